@@ -1,0 +1,16 @@
+from django.core.management.base import BaseCommand, CommandError
+
+from apiauth.services import api_token_revoke_by_name
+
+
+class Command(BaseCommand):
+    help = "Revoke every active API token with the given name."
+
+    def add_arguments(self, parser):
+        parser.add_argument("name")
+
+    def handle(self, *args, name: str, **options):
+        revoked = api_token_revoke_by_name(name=name)
+        if not revoked:
+            raise CommandError(f"No active token is named {name!r}.")
+        self.stdout.write(f"Revoked {revoked} token(s) named {name!r}.")

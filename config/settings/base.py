@@ -1,0 +1,187 @@
+"""Settings for every environment; production differs only by environment variables.
+
+Every variable read here is listed, with a comment, in `.env.example`.
+"""
+
+from pathlib import Path
+
+import environ
+
+BASE_DIR = Path(__file__).resolve().parent.parent.parent
+
+env = environ.Env()
+environ.Env.read_env(BASE_DIR / ".env", overwrite=False)  # optional local overrides
+
+# --- Django core -----------------------------------------------------------------------
+DEBUG = env.bool("DJANGO_DEBUG", default=False)
+# The development key only works with DEBUG on; production must set its own (issue 8).
+SECRET_KEY = env("DJANGO_SECRET_KEY", default="dev-only-insecure-key-change-me")
+ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[::1]"])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "drf_spectacular",
+    "django_celery_results",
+    "apiauth",
+    "orders",
+    "notifications",
+    "infra",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+DATABASES = {
+    "default": env.db("DATABASE_URL", default="postgres://postgres@127.0.0.1:5432/orders"),
+}
+# Persistent connections for web processes; Celery workers use CELERY_DB_REUSE_MAX below.
+DATABASES["default"]["CONN_MAX_AGE"] = env.int("DATABASE_CONN_MAX_AGE", default=60)
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = BASE_DIR / "var" / "static"
+
+# --- API ------------------------------------------------------------------------------
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": ["apiauth.authentication.BearerTokenAuthentication"],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "UNAUTHENTICATED_USER": None,
+    "EXCEPTION_HANDLER": "config.api_errors.api_exception_handler",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Order notifications API",
+    "DESCRIPTION": "Orders in, customer emails out: never lost, never sent twice.",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+}
+
+# --- Broker and Celery ---------------------------------------------------------------
+# The one place the broker is configured; each non-default setting says why.
+# Reference: ../shared/reference/celery-rabbitmq.md §A (item numbers below).
+CELERY_BROKER_URL = env("CELERY_BROKER_URL", default="amqp://guest:guest@127.0.0.1:5672/orders")
+RABBITMQ_MANAGEMENT_URL = env("RABBITMQ_MANAGEMENT_URL", default="http://guest:guest@127.0.0.1:15672")
+# A nack or a lost confirm must raise, never drop a retry silently (item 6).
+CELERY_BROKER_TRANSPORT_OPTIONS = {"confirm_publish": True, "confirm_timeout": 10}
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True  # workers wait for the broker (item 13)
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+CELERY_BROKER_CONNECTION_TIMEOUT = 5  # a dead broker must not hang a publish (kombu #1024)
+# A channel error (consumer timeout, 406) must reconnect, not kill the worker (item 11).
+CELERY_BROKER_CHANNEL_ERROR_RETRY = True
+CELERY_ACCEPT_CONTENT = ["json"]  # never unpickle what arrives on the wire
+CELERY_TASK_SERIALIZER = "json"
+CELERY_RESULT_SERIALIZER = "json"
+CELERY_TASK_ACKS_LATE = True  # ack only after the result is committed (item 7)
+# A failed task is rejected to the dead-letter queue, not acked away (item 8).
+CELERY_TASK_ACKS_ON_FAILURE = False
+# A killed child requeues; the quorum delivery limit stops a poison loop (item 9).
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_TASK_ACKS_ON_TIMEOUT = True  # a hard time limit must not requeue in a hot loop (item 10)
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1  # nothing waits behind a slow task (item 7)
+# After a connection loss late-ack tasks cannot be acked; stop them rather than run twice (item 12).
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
+CELERY_WORKER_SOFT_SHUTDOWN_TIMEOUT = 10.0  # finish a provider call before a restart (item 15)
+CELERY_TASK_TIME_LIMIT = 120
+CELERY_TASK_SOFT_TIME_LIMIT = 90  # below the hard limit, so the handler can record the outcome
+# Only failures are stored: the notification tables are the ledger, not the result backend (§H).
+CELERY_RESULT_BACKEND = "django-db"
+CELERY_RESULT_EXTENDED = True
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_TASK_STORE_ERRORS_EVEN_IF_IGNORED = True
+CELERY_RESULT_EXPIRES = 7 * 24 * 3600
+CELERY_WORKER_SEND_TASK_EVENTS = True  # Flower needs task events (item 19)
+CELERY_TASK_SEND_SENT_EVENT = True
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+# Celery closes the Django connection around every task unless this is set: 270 vs 814
+# tasks/s measured (perf-anchors §5). Reusing it is safe because health checks are on.
+CELERY_DB_REUSE_MAX = env.int("CELERY_DB_REUSE_MAX", default=1000)
+CELERY_BEAT_SCHEDULE = {
+    "relay-outbox-sweep": {
+        "task": "notifications.relay_outbox_sweep",
+        "schedule": env.float("OUTBOX_SWEEP_INTERVAL_SECONDS", default=5.0),
+        # A sweep that waited longer than one interval is stale: the next one replaces it.
+        "options": {"expires": env.float("OUTBOX_SWEEP_INTERVAL_SECONDS", default=5.0)},
+    },
+}
+CELERY_BEAT_SCHEDULE_FILENAME = str(BASE_DIR / "var" / "celerybeat-schedule")
+# task_queues and task_routes come from the one topology module.
+from notifications.broker.topology import CELERY_TASK_QUEUES as CELERY_TASK_QUEUES  # noqa: E402
+from notifications.broker.topology import CELERY_TASK_ROUTES as CELERY_TASK_ROUTES  # noqa: E402
+
+CELERY_TASK_DEFAULT_QUEUE = "orders.maintenance"
+CELERY_TASK_DEFAULT_EXCHANGE = "orders.maintenance"
+CELERY_TASK_DEFAULT_EXCHANGE_TYPE = "topic"
+
+# --- Outbox relay -----------------------------------------------------------------------
+OUTBOX_RELAY_BATCH_SIZE = env.int("OUTBOX_RELAY_BATCH_SIZE", default=200)
+# How long a claimed row is reserved for the process that claimed it; after a crash the
+# sweep takes it over once the lease has run out.
+OUTBOX_CLAIM_LEASE_SECONDS = env.int("OUTBOX_CLAIM_LEASE_SECONDS", default=15)
+OUTBOX_CONFIRM_TIMEOUT_SECONDS = env.float("OUTBOX_CONFIRM_TIMEOUT_SECONDS", default=10.0)
+
+# --- Mail provider ------------------------------------------------------------------------
+MAIL_PROVIDER_CLASS = env("MAIL_PROVIDER_CLASS", default="notifications.providers.http.HttpMailProvider")
+MAIL_PROVIDER_URL = env("MAIL_PROVIDER_URL", default="http://127.0.0.1:8025")
+MAIL_PROVIDER_API_KEY = env("MAIL_PROVIDER_API_KEY", default="dev-mail-key")
+MAIL_FROM_ADDRESS = env("MAIL_FROM_ADDRESS", default="Orders <orders@example.com>")
+MAIL_PROVIDER_CONNECT_TIMEOUT_SECONDS = env.float("MAIL_PROVIDER_CONNECT_TIMEOUT_SECONDS", default=5.0)
+MAIL_PROVIDER_READ_TIMEOUT_SECONDS = env.float("MAIL_PROVIDER_READ_TIMEOUT_SECONDS", default=30.0)
+# How long a worker owns a notification while it calls the provider: longer than both
+# timeouts together, so a live call never loses its lease.
+NOTIFICATION_LEASE_SECONDS = env.int("NOTIFICATION_LEASE_SECONDS", default=60)
+
+# --- Logging --------------------------------------------------------------------------------
+LOG_LEVEL = env("LOG_LEVEL", default="INFO")
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(processName)s %(name)s: %(message)s"},
+    },
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
+    "loggers": {
+        "django.db.backends": {"level": "INFO"},
+        "amqp": {"level": "WARNING"},
+        "kombu": {"level": "WARNING"},
+    },
+}

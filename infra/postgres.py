@@ -1,0 +1,27 @@
+"""Creating the application database on a fresh machine (development and CI only)."""
+
+import psycopg
+from django.conf import settings
+from psycopg import sql
+
+
+def database_ensure(alias: str = "default") -> bool:
+    """Create the configured database if it does not exist; True if it was created."""
+    config = settings.DATABASES[alias]
+    params = {
+        "host": config.get("HOST") or None,
+        "port": config.get("PORT") or None,
+        "user": config.get("USER") or None,
+        "password": config.get("PASSWORD") or None,
+        "dbname": "postgres",  # the maintenance database every cluster has
+        "connect_timeout": 5,
+        "autocommit": True,
+    }
+    with psycopg.connect(**{k: v for k, v in params.items() if v is not None}) as connection:
+        exists = connection.execute(
+            "SELECT 1 FROM pg_database WHERE datname = %s", [config["NAME"]]
+        ).fetchone()
+        if exists:
+            return False
+        connection.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(config["NAME"])))
+        return True

@@ -1,0 +1,54 @@
+"""The RabbitMQ management HTTP API: vhosts for development and tests, queue figures."""
+
+from urllib.parse import quote, urlsplit
+
+import requests
+
+
+class RabbitAdmin:
+    def __init__(self, management_url: str, timeout: float = 10.0):
+        parts = urlsplit(management_url)
+        self._base = f"{parts.scheme}://{parts.hostname}:{parts.port or 15672}/api"
+        self._auth = (parts.username or "guest", parts.password or "guest")
+        self._timeout = timeout
+
+    def vhost_ensure(self, vhost: str, *, user: str) -> None:
+        """Create the vhost if missing and give `user` full rights on it (idempotent)."""
+        self._request("PUT", f"/vhosts/{quote(vhost, safe='')}", json={})
+        self._request(
+            "PUT",
+            f"/permissions/{quote(vhost, safe='')}/{quote(user, safe='')}",
+            json={"configure": ".*", "write": ".*", "read": ".*"},
+        )
+
+    def vhost_delete(self, vhost: str) -> None:
+        response = self._request("DELETE", f"/vhosts/{quote(vhost, safe='')}", allow=(404,))
+        response.close()
+
+    def queue(self, vhost: str, name: str) -> dict:
+        return self._request("GET", f"/queues/{quote(vhost, safe='')}/{quote(name, safe='')}").json()
+
+    def _request(self, method: str, path: str, *, allow: tuple[int, ...] = (), **kwargs) -> requests.Response:
+        response = requests.request(
+            method, self._base + path, auth=self._auth, timeout=self._timeout, **kwargs
+        )
+        if response.status_code >= 400 and response.status_code not in allow:
+            raise RuntimeError(
+                f"RabbitMQ management API {method} {path} answered {response.status_code}: "
+                f"{response.text[:300]}"
+            )
+        return response
+
+
+def vhost_of(broker_url: str) -> str:
+    path = urlsplit(broker_url).path
+    return requests.utils.unquote(path[1:]) if len(path) > 1 else "/"
+
+
+def user_of(broker_url: str) -> str:
+    return urlsplit(broker_url).username or "guest"
+
+
+def broker_url_with_vhost(broker_url: str, vhost: str) -> str:
+    parts = urlsplit(broker_url)
+    return parts._replace(path="/" + quote(vhost, safe="")).geturl()
