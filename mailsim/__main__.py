@@ -1,0 +1,87 @@
+"""Command line: ``python -m mailsim [--host H] [--port P] [--data-dir D] [--api-key K]``.
+
+Every option falls back to a MAILSIM_* environment variable, then to a development default.
+"""
+
+import argparse
+import logging
+import os
+import signal
+import threading
+
+from mailsim.server import SimulatorServer
+from mailsim.simulator import DEFAULT_WINDOW_SECONDS, Simulator
+
+logger = logging.getLogger("mailsim")
+
+
+def _port(value: str) -> int:
+    port = int(value)
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError("port must be between 0 and 65535")
+    return port
+
+
+def _positive_seconds(value: str) -> float:
+    seconds = float(value)
+    if not seconds > 0:
+        raise argparse.ArgumentTypeError("must be a positive number of seconds")
+    return seconds
+
+
+def _non_empty(value: str) -> str:
+    if not value:
+        raise argparse.ArgumentTypeError("must not be empty")
+    return value
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    env = os.environ
+    parser = argparse.ArgumentParser(prog="python -m mailsim", description="Mail provider simulator.")
+    parser.add_argument("--host", default=env.get("MAILSIM_HOST", "127.0.0.1"))
+    parser.add_argument(
+        "--port", type=_port, default=env.get("MAILSIM_PORT", "8025"), help="0 picks a free port"
+    )
+    parser.add_argument("--data-dir", default=env.get("MAILSIM_DATA_DIR", "var/mailsim"))
+    parser.add_argument("--api-key", type=_non_empty, default=env.get("MAILSIM_API_KEY", "dev-mail-key"))
+    parser.add_argument(
+        "--idempotency-window-seconds",
+        type=_positive_seconds,
+        default=env.get("MAILSIM_IDEMPOTENCY_WINDOW_SECONDS", str(DEFAULT_WINDOW_SECONDS)),
+    )
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    simulator = Simulator.open(args.data_dir, args.api_key, args.idempotency_window_seconds)
+    if simulator.store.released_in_flight:
+        logger.warning(
+            "released %d in-flight idempotency key(s) left by a previous run",
+            simulator.store.released_in_flight,
+        )
+    try:
+        server = SimulatorServer((args.host, args.port), simulator)
+    except OSError as exc:
+        logger.error("cannot listen on %s:%s: %s", args.host, args.port, exc)
+        simulator.close()
+        return 1
+
+    def stop(signum: int, frame: object) -> None:
+        # shutdown() waits for serve_forever() to return, so it must not run on the serving thread.
+        threading.Thread(target=server.shutdown, daemon=True).start()
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    print(f"mailsim listening on {server.url}", flush=True)
+    try:
+        server.serve_forever(poll_interval=0.2)
+    finally:
+        server.server_close()
+        simulator.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,44 @@
+"""The simulator's shared state: store, clock, fault rules and the settings the endpoints need."""
+
+import hashlib
+import os
+from dataclasses import dataclass
+
+from mailsim.clock import Clock
+from mailsim.faults import FaultBook
+from mailsim.store import Store
+
+DB_FILENAME = "mailsim.sqlite3"
+DEFAULT_WINDOW_SECONDS = 24 * 60 * 60
+
+
+@dataclass
+class Simulator:
+    store: Store
+    clock: Clock
+    faults: FaultBook
+    api_key: str
+    idempotency_window_seconds: float = DEFAULT_WINDOW_SECONDS
+
+    @classmethod
+    def open(cls, data_dir: str, api_key: str, idempotency_window_seconds: float) -> "Simulator":
+        os.makedirs(data_dir, exist_ok=True)
+        store = Store(os.path.join(data_dir, DB_FILENAME))
+        clock = Clock(store.load_clock_offset())
+        return cls(store, clock, FaultBook(), api_key, idempotency_window_seconds)
+
+    @property
+    def api_key_hash(self) -> str:
+        # Records are keyed by a hash so the API key itself is never written to disk.
+        return hashlib.sha256(self.api_key.encode()).hexdigest()
+
+    def advance_clock(self, seconds: float) -> None:
+        self.store.save_clock_offset(self.clock.advance(seconds))
+
+    def reset(self) -> None:
+        self.store.reset()
+        self.faults.clear()
+        self.clock.reset()
+
+    def close(self) -> None:
+        self.store.close()
