@@ -1,0 +1,122 @@
+"""State changes of a notification around one provider call, each in its own short
+transaction: claim (lease + attempt row) before the call, record (outcome + inbox) after.
+No transaction is open while the provider is called."""
+
+import logging
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from notifications.delivery import reasons
+from notifications.delivery.errors import InFlightError, NeedsReviewError
+from notifications.delivery.state import inbox_record, notification_set_status, resend_is_safe
+from notifications.identity import current_process_name, process_is_gone
+from notifications.models import DeliveryAttempt, Notification
+from notifications.outbox import notification_expect
+from notifications.providers.base import MailProvider
+from notifications.registry import EventType
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Claim:
+    notification: Notification
+    attempt: DeliveryAttempt
+
+
+@dataclass(frozen=True)
+class AlreadyDone:
+    result: str
+
+
+def notification_claim(
+    *, order, event_type: EventType, event_id: uuid.UUID, worker: str, provider: MailProvider
+) -> Claim | AlreadyDone:
+    """Take the notification's lease and write the attempt row, or say why not to send."""
+    decision = _claim_in_transaction(
+        order=order, event_type=event_type, event_id=event_id, worker=worker, provider=provider
+    )
+    if isinstance(decision, Exception):
+        raise decision  # raised after the commit, so the state change it describes is kept
+    return decision
+
+
+@transaction.atomic
+def _claim_in_transaction(*, order, event_type, event_id, worker, provider):
+    notification = (
+        Notification.objects.select_for_update()
+        .filter(order=order, kind=event_type.notification_kind)
+        .first()
+    )
+    if notification is None:  # an event from before the notification existed: create it now
+        notification_expect(order=order, kind=event_type.notification_kind)
+        notification = Notification.objects.select_for_update().get(
+            order=order, kind=event_type.notification_kind
+        )
+    now = timezone.now()
+    status = notification.status
+    if status in (Notification.Status.SENT, Notification.Status.SKIPPED):
+        inbox_record(event_id=event_id, event_type=event_type, result=status)
+        return AlreadyDone(result=f"already {status}")
+    if status in (Notification.Status.FAILED, Notification.Status.NEEDS_REVIEW, Notification.Status.REJECTED):
+        logger.info("event %s: notification %s is %s, nothing sent", event_id, notification.pk, status)
+        return AlreadyDone(result=reasons.AWAITING_REVIEW.format(status=status))
+    if status == Notification.Status.SENDING and _lease_is_live(notification, now):
+        return InFlightError(f"Another worker ({notification.lease_owner}) is sending this email right now.")
+    if _close_unfinished_attempts(notification, now) and not resend_is_safe(notification, provider, now):
+        notification_set_status(
+            notification,
+            Notification.Status.NEEDS_REVIEW,
+            now,
+            reason=reasons.WORKER_STOPPED + reasons.RESEND_UNSAFE,
+        )
+        return NeedsReviewError(notification.last_error)
+    return _start_attempt(notification, event_id=event_id, worker=worker, now=now)
+
+
+def _lease_is_live(notification: Notification, now: datetime) -> bool:
+    if notification.lease_expires_at is None or notification.lease_expires_at <= now:
+        return False
+    return not process_is_gone(notification.lease_owner)
+
+
+def _close_unfinished_attempts(notification: Notification, now: datetime) -> bool:
+    """An attempt that started and never finished is a call whose outcome nobody saw."""
+    closed = notification.attempts.filter(finished_at__isnull=True).update(
+        finished_at=now, outcome=DeliveryAttempt.Outcome.UNKNOWN, error="the worker stopped during the call"
+    )
+    if closed:
+        logger.warning("notification %s: %d attempt(s) ended without an outcome", notification.pk, closed)
+    return bool(closed)
+
+
+def _start_attempt(notification: Notification, *, event_id, worker: str, now: datetime) -> Claim:
+    notification.status = Notification.Status.SENDING
+    notification.status_changed_at = now
+    notification.lease_owner = current_process_name()
+    notification.lease_expires_at = now + timedelta(seconds=settings.NOTIFICATION_LEASE_SECONDS)
+    notification.attempt_count += 1
+    notification.first_attempt_at = notification.first_attempt_at or now
+    notification.save(
+        update_fields=[
+            "status",
+            "status_changed_at",
+            "lease_owner",
+            "lease_expires_at",
+            "attempt_count",
+            "first_attempt_at",
+        ]
+    )
+    attempt = DeliveryAttempt.objects.create(
+        notification=notification,
+        event_id=event_id,
+        number=notification.attempt_count,
+        worker=worker,
+        started_at=now,
+    )
+    return Claim(notification=notification, attempt=attempt)

@@ -1,0 +1,43 @@
+"""What went wrong with a delivery, by what to do about it. The task's retry declaration
+names these classes; the handler raises them after it has recorded the state.
+
+Each error carries a reason in plain words for the person reviewing it, and the
+technical detail separately.
+"""
+
+
+class DeliveryError(Exception):
+    error_class = "error"
+
+    def __init__(self, reason: str, *, detail: str = ""):
+        super().__init__(reason)
+        self.reason = reason
+        self.detail = detail
+
+
+class TransientError(DeliveryError):
+    """Worth trying again later: the provider or a dependency is briefly unavailable."""
+
+    error_class = "transient"
+
+    def __init__(self, reason: str, *, detail: str = "", retry_after: float | None = None):
+        super().__init__(reason, detail=detail)
+        self.retry_after = retry_after
+
+
+class InFlightError(TransientError):
+    """Someone else is sending this notification right now; look again shortly."""
+
+    error_class = "in_flight"
+
+
+class PermanentError(DeliveryError):
+    """Trying again cannot help: the message goes to the dead-letter queue with the reason."""
+
+    error_class = "permanent"
+
+
+class NeedsReviewError(PermanentError):
+    """The outcome is unknown and a resend could duplicate the email: a person decides."""
+
+    error_class = "needs_review"

@@ -1,0 +1,90 @@
+"""Handling one event delivery: the effect-once path of DESIGN §2.
+
+inbox check → re-read the order → claim the notification (lease + attempt row) → call the
+provider with the notification's stable key → record the outcome and the inbox row in one
+transaction. The task acks only after this returns.
+"""
+
+import logging
+import time
+import uuid
+from dataclasses import dataclass
+
+from notifications.delivery import reasons
+from notifications.delivery.claims import AlreadyDone, notification_claim
+from notifications.delivery.emails import email_render
+from notifications.delivery.errors import PermanentError
+from notifications.delivery.outcomes import notification_record_outcome
+from notifications.envelope import EnvelopeError, envelope_parse
+from notifications.models import ProcessedEvent
+from notifications.providers.base import mail_provider
+from notifications.registry import EVENT_TYPES
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """What the task knows about this delivery of the message."""
+
+    worker: str
+    retries: int
+    max_retries: int
+
+    @property
+    def final_attempt(self) -> bool:
+        return self.retries >= self.max_retries
+
+
+def event_handle(*, raw_envelope: object, delivery: Delivery) -> str:
+    try:
+        envelope = envelope_parse(raw_envelope)
+    except EnvelopeError as exc:
+        raise PermanentError(str(exc), detail=repr(raw_envelope)[:500]) from exc
+    event_type = EVENT_TYPES[envelope.event_type]
+    if ProcessedEvent.objects.filter(event_id=envelope.event_id, handler=event_type.handler).exists():
+        logger.info(
+            "event %s already processed by %s: duplicate ignored", envelope.event_id, event_type.handler
+        )
+        return "duplicate"
+    order = _order_get(envelope.order_id)
+    provider = mail_provider()
+    claim = notification_claim(
+        order=order,
+        event_type=event_type,
+        event_id=envelope.event_id,
+        worker=delivery.worker,
+        provider=provider,
+    )
+    if isinstance(claim, AlreadyDone):
+        return claim.result
+    email = email_render(notification=claim.notification, order=order, event_id=str(envelope.event_id))
+    started = time.monotonic()
+    result = provider.send(email)
+    logger.info(
+        "event %s order %s notification %s attempt %d: provider said %s %s",
+        envelope.event_id,
+        order.id,
+        claim.notification.pk,
+        claim.attempt.number,
+        result.outcome,
+        result.http_status or "",
+    )
+    return notification_record_outcome(
+        claim=claim,
+        result=result,
+        event_type=event_type,
+        provider=provider,
+        to=email.to,
+        duration_ms=int((time.monotonic() - started) * 1000),
+        final_attempt=delivery.final_attempt,
+    )
+
+
+def _order_get(order_id: uuid.UUID):
+    from orders.models import Order  # orders imports notifications to write its events
+
+    order = Order.objects.filter(id=order_id).first()
+    if order is None:
+        raise PermanentError(reasons.ORDER_MISSING.format(order_id=order_id))
+    return order

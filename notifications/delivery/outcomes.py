@@ -1,0 +1,120 @@
+"""Recording what the provider answered, in one transaction with the inbox row, and
+deciding what happens next (DESIGN §7)."""
+
+import logging
+from datetime import datetime
+
+from django.db import transaction
+from django.utils import timezone
+
+from notifications.delivery import reasons
+from notifications.delivery.claims import Claim
+from notifications.delivery.errors import InFlightError, NeedsReviewError, PermanentError, TransientError
+from notifications.delivery.state import inbox_record, notification_set_status, resend_is_safe
+from notifications.models import DeliveryAttempt, Notification
+from notifications.providers.base import MailProvider, Outcome, SendResult
+from notifications.registry import EventType
+
+logger = logging.getLogger(__name__)
+
+
+def notification_record_outcome(
+    *,
+    claim: Claim,
+    result: SendResult,
+    event_type: EventType,
+    provider: MailProvider,
+    to: str,
+    duration_ms: int,
+    final_attempt: bool,
+) -> str:
+    """Store the outcome; return "sent", or raise the error that tells the task what to do."""
+    error = _record_in_transaction(
+        claim=claim,
+        result=result,
+        event_type=event_type,
+        provider=provider,
+        to=to,
+        duration_ms=duration_ms,
+        final_attempt=final_attempt,
+    )
+    if error is not None:
+        raise error  # after the commit: the recorded state stands whatever the task does next
+    return Notification.Status.SENT
+
+
+@transaction.atomic
+def _record_in_transaction(*, claim, result, event_type, provider, to, duration_ms, final_attempt):
+    now = timezone.now()
+    notification = Notification.objects.select_for_update().get(pk=claim.notification.pk)
+    _finish_attempt(claim.attempt, result, now, duration_ms)
+    if notification.status == Notification.Status.SENT:
+        return None  # another delivery recorded the send first; the provider key made it one email
+    reason = reasons.reason_for_result(result, to=to)
+    detail = _detail(result)
+    match result.outcome:
+        case Outcome.ACCEPTED:
+            _mark_sent(notification, result, now)
+            inbox_record(event_id=claim.attempt.event_id, event_type=event_type, result="sent")
+            return None
+        case Outcome.TRANSIENT | Outcome.IN_FLIGHT if not final_attempt:
+            notification_set_status(
+                notification, Notification.Status.PENDING, now, reason=reason, detail=detail
+            )
+            error_type = InFlightError if result.outcome == Outcome.IN_FLIGHT else TransientError
+            return error_type(reason, detail=detail, retry_after=result.retry_after)
+        case Outcome.TRANSIENT | Outcome.IN_FLIGHT:
+            gave_up = reasons.GAVE_UP.format(attempts=notification.attempt_count, last=reason)
+            notification_set_status(
+                notification, Notification.Status.FAILED, now, reason=gave_up, detail=detail
+            )
+            return PermanentError(gave_up, detail=detail)
+        case Outcome.UNKNOWN if not final_attempt and resend_is_safe(notification, provider, now):
+            # The provider dedupes by key and still remembers it: the resend is safe.
+            notification_set_status(
+                notification, Notification.Status.PENDING, now, reason=reason, detail=detail
+            )
+            return TransientError(reason, detail=detail, retry_after=result.retry_after)
+        case Outcome.UNKNOWN:
+            review = reason + reasons.RESEND_UNSAFE
+            notification_set_status(
+                notification, Notification.Status.NEEDS_REVIEW, now, reason=review, detail=detail
+            )
+            return NeedsReviewError(review, detail=detail)
+        case Outcome.KEY_CONFLICT:
+            logger.error("notification %s: provider reports a key conflict: %s", notification.pk, detail)
+            notification_set_status(
+                notification, Notification.Status.NEEDS_REVIEW, now, reason=reason, detail=detail
+            )
+            return NeedsReviewError(reason, detail=detail)
+        case _:  # Outcome.PERMANENT
+            notification_set_status(
+                notification, Notification.Status.FAILED, now, reason=reason, detail=detail
+            )
+            return PermanentError(reason, detail=detail)
+
+
+def _finish_attempt(attempt: DeliveryAttempt, result: SendResult, now: datetime, duration_ms: int) -> None:
+    DeliveryAttempt.objects.filter(pk=attempt.pk).update(
+        finished_at=now,
+        outcome=result.outcome.value,
+        http_status=result.http_status,
+        error=_detail(result)[:2000],
+        provider_message_id=result.provider_message_id,
+        duration_ms=duration_ms,
+    )
+
+
+def _mark_sent(notification: Notification, result: SendResult, now: datetime) -> None:
+    notification_set_status(
+        notification,
+        Notification.Status.SENT,
+        now,
+        provider_message_id=result.provider_message_id,
+        sent_at=now,
+    )
+
+
+def _detail(result: SendResult) -> str:
+    parts = [f"HTTP {result.http_status}" if result.http_status else "", result.error_code, result.detail]
+    return "; ".join(part for part in parts if part)

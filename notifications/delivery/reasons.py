@@ -1,0 +1,41 @@
+"""Reasons in plain words, for the person who reviews a notification; the technical detail
+is stored next to them."""
+
+from notifications.providers.base import Outcome, SendResult
+
+
+def reason_for_result(result: SendResult, *, to: str) -> str:
+    status = f" (HTTP {result.http_status})" if result.http_status else ""
+    match result.outcome:
+        case Outcome.TRANSIENT:
+            return f"The mail provider was temporarily unavailable{status}; we will try again."
+        case Outcome.IN_FLIGHT:
+            return "The mail provider is still processing an earlier attempt of this email."
+        case Outcome.PERMANENT:
+            return (
+                f"The mail provider refused the email to {to}{status}: {result.detail or 'no reason given'}"
+            )
+        case Outcome.UNKNOWN:
+            return (
+                f"The connection to the mail provider broke after the email was handed over{status}, "
+                "so we cannot tell whether it was sent."
+            )
+        case Outcome.KEY_CONFLICT:
+            return (
+                "The mail provider already has a different email under this notification's key. "
+                "Something was sent earlier; it is not sent again."
+            )
+    return "The email was accepted by the mail provider."
+
+
+GAVE_UP = "The mail provider kept failing; we gave up after {attempts} attempts. Last problem: {last}"
+WORKER_STOPPED = (
+    "A worker stopped while it was handing this email to the mail provider, so we cannot tell "
+    "whether it was sent."
+)
+RESEND_UNSAFE = (
+    " The mail provider cannot recognise a resend of the same email (no idempotency key, or its "
+    "memory of the key has expired), so a person must check before it is sent again."
+)
+AWAITING_REVIEW = "The notification is {status} and waits for a person; this delivery changed nothing."
+ORDER_MISSING = "The order {order_id} does not exist in the database."

@@ -1,0 +1,56 @@
+"""Small state writes shared by the claim and the outcome steps."""
+
+import uuid
+from datetime import datetime, timedelta
+
+from notifications.models import Notification, ProcessedEvent
+from notifications.providers.base import MailProvider
+from notifications.registry import EventType
+
+# Resend automatically only while the provider still remembers the key, with this margin.
+IDEMPOTENCY_WINDOW_MARGIN = timedelta(minutes=5)
+
+
+def notification_set_status(
+    notification: Notification, status: str, now: datetime, *, reason: str = "", detail: str = "", **fields
+) -> None:
+    """Move to `status`, releasing the lease; `reason` is what a reviewer reads."""
+    notification.status = status
+    notification.status_changed_at = now
+    notification.lease_owner = ""
+    notification.lease_expires_at = None
+    notification.error_class = (
+        "" if status in (Notification.Status.SENT, Notification.Status.PENDING) else status
+    )
+    notification.last_error = reason
+    notification.last_error_detail = detail
+    for name, value in fields.items():
+        setattr(notification, name, value)
+    notification.save(
+        update_fields=[
+            "status",
+            "status_changed_at",
+            "lease_owner",
+            "lease_expires_at",
+            "error_class",
+            "last_error",
+            "last_error_detail",
+            *fields,
+        ]
+    )
+
+
+def inbox_record(*, event_id: uuid.UUID, event_type: EventType, result: str) -> None:
+    # ON CONFLICT DO NOTHING: a second copy finishing at the same moment is not an error.
+    ProcessedEvent.objects.bulk_create(
+        [ProcessedEvent(event_id=event_id, handler=event_type.handler, result=result)],
+        ignore_conflicts=True,
+    )
+
+
+def resend_is_safe(notification: Notification, provider: MailProvider, now: datetime) -> bool:
+    """True while the provider is sure to recognise a resend under the same key."""
+    window = provider.idempotency_window
+    if window is None or notification.first_attempt_at is None:
+        return False
+    return now < notification.first_attempt_at + window - IDEMPOTENCY_WINDOW_MARGIN

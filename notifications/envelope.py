@@ -1,0 +1,61 @@
+"""The message envelope: the only thing that travels on the wire. Ids only, no personal
+data; the handler re-reads the order from the database."""
+
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+
+from notifications.registry import EVENT_TYPES
+
+ENVELOPE_FIELDS = ("event_id", "event_type", "schema_version", "order_id", "occurred_at")
+
+
+class EnvelopeError(ValueError):
+    """The message cannot be understood; retrying will not change that."""
+
+
+@dataclass(frozen=True)
+class Envelope:
+    event_id: uuid.UUID
+    event_type: str
+    schema_version: int
+    order_id: uuid.UUID
+    occurred_at: datetime
+
+    def as_message(self) -> dict:
+        return {
+            "event_id": str(self.event_id),
+            "event_type": self.event_type,
+            "schema_version": self.schema_version,
+            "order_id": str(self.order_id),
+            "occurred_at": self.occurred_at.isoformat(),
+        }
+
+
+def envelope_parse(raw: object) -> Envelope:
+    if not isinstance(raw, dict):
+        raise EnvelopeError(f"The message body is not an event envelope (got {type(raw).__name__}).")
+    missing = [name for name in ENVELOPE_FIELDS if name not in raw]
+    if missing:
+        raise EnvelopeError(f"The event envelope lacks the field(s): {', '.join(missing)}.")
+    extra = sorted(set(raw) - set(ENVELOPE_FIELDS))
+    if extra:
+        raise EnvelopeError(f"The event envelope has unknown field(s): {', '.join(extra)}.")
+    event_type = EVENT_TYPES.get(raw["event_type"])
+    if event_type is None:
+        raise EnvelopeError(f"The event type {raw['event_type']!r} is unknown to this service.")
+    if raw["schema_version"] not in event_type.schema_versions:
+        raise EnvelopeError(
+            f"Schema version {raw['schema_version']!r} of {event_type.name} is not supported "
+            f"(supported: {sorted(event_type.schema_versions)})."
+        )
+    try:
+        return Envelope(
+            event_id=uuid.UUID(str(raw["event_id"])),
+            event_type=event_type.name,
+            schema_version=raw["schema_version"],
+            order_id=uuid.UUID(str(raw["order_id"])),
+            occurred_at=datetime.fromisoformat(str(raw["occurred_at"])),
+        )
+    except ValueError as exc:
+        raise EnvelopeError(f"The event envelope has a malformed field: {exc}.") from exc

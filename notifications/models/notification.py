@@ -1,0 +1,86 @@
+from django.conf import settings
+from django.db import models
+
+
+class Notification(models.Model):
+    """One customer email, from the moment the order is committed to its final state."""
+
+    class Kind(models.TextChoices):
+        ORDER_CONFIRMATION = "order_confirmation", "Order confirmation"
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        SENDING = "sending"
+        SENT = "sent"
+        FAILED = "failed"
+        NEEDS_REVIEW = "needs_review", "Needs review"
+        SKIPPED = "skipped"
+        REJECTED = "rejected"
+
+    order = models.ForeignKey("orders.Order", on_delete=models.PROTECT, related_name="notifications")
+    kind = models.CharField(max_length=32, choices=Kind.choices)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    # Sent to the provider on every attempt: the provider's dedupe is what makes a resend
+    # after a lost answer safe. Derived from (kind, order), so it never changes.
+    idempotency_key = models.CharField(max_length=64, unique=True)
+    provider_message_id = models.CharField(max_length=255, blank=True)
+    attempt_count = models.PositiveIntegerField(default=0)
+    first_attempt_at = models.DateTimeField(null=True, blank=True)
+    # Who is calling the provider right now and until when; another delivery of the same
+    # event waits instead of sending in parallel.
+    lease_owner = models.CharField(max_length=100, blank=True)
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
+    error_class = models.CharField(max_length=32, blank=True)
+    last_error = models.TextField(blank=True)  # in plain words, for the person reviewing it
+    last_error_detail = models.TextField(blank=True)  # the technical detail
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    reviewer_comment = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    status_changed_at = models.DateTimeField()
+    sent_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["order", "kind"], name="notification_unique_order_kind"),
+        ]
+        indexes = [models.Index(fields=["status", "status_changed_at"], name="notification_status_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} for {self.order_id}: {self.status}"
+
+
+class DeliveryAttempt(models.Model):
+    """One call to the mail provider. Written before the call and completed after it: an
+    attempt with a start and no finish is a call whose outcome nobody saw."""
+
+    class Outcome(models.TextChoices):
+        ACCEPTED = "accepted"
+        TRANSIENT = "transient"
+        PERMANENT = "permanent"
+        UNKNOWN = "unknown"
+        IN_FLIGHT = "in_flight", "In flight"
+        KEY_CONFLICT = "key_conflict", "Key conflict"
+
+    notification = models.ForeignKey(Notification, on_delete=models.CASCADE, related_name="attempts")
+    event_id = models.UUIDField()
+    number = models.PositiveIntegerField()
+    worker = models.CharField(max_length=100)
+    started_at = models.DateTimeField()
+    finished_at = models.DateTimeField(null=True, blank=True)
+    outcome = models.CharField(max_length=16, choices=Outcome.choices, blank=True)
+    http_status = models.PositiveSmallIntegerField(null=True, blank=True)
+    error = models.TextField(blank=True)
+    provider_message_id = models.CharField(max_length=255, blank=True)
+    duration_ms = models.PositiveIntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["notification", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["notification", "number"], name="attempt_unique_number"),
+        ]
+
+    def __str__(self) -> str:
+        return f"attempt {self.number} of {self.notification_id}: {self.outcome or 'running'}"

@@ -1,0 +1,165 @@
+"""The outbox relay: claim in one short transaction, publish outside it, mark in a second.
+
+No row lock is held across broker I/O. A claim is a lease (`next_attempt_at` in the
+future), so two relays never publish the same row at the same time, and rows of a relay
+that died come back by themselves when the lease runs out. A row is marked published only
+after the broker's confirm, and only if the broker did not return it as unroutable.
+"""
+
+import logging
+import time
+import uuid
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.db.models import F
+from django.utils import timezone
+
+from notifications.broker.topology import EVENTS_EXCHANGE
+from notifications.identity import current_process_name
+from notifications.models import OutboxEvent
+from notifications.registry import EVENT_TYPES
+from notifications.relay.publisher import OutgoingMessage, PublishError, process_publisher
+
+logger = logging.getLogger(__name__)
+
+HANDLE_EVENT_TASK = "notifications.handle_event"
+# After the on-commit publish failed once, the web process leaves publishing to the sweep
+# for this long, so a broker outage does not add a connect timeout to every request.
+FAST_PATH_PAUSE_SECONDS = 10.0
+_fast_path_paused_until = 0.0
+
+
+@dataclass
+class RelayReport:
+    published: int = 0
+    failed: int = 0
+    errors: list[str] = field(default_factory=list)
+
+
+def publish_backoff(attempts: int) -> timedelta:
+    """Wait before the next try of a row whose publish failed: 2 s doubling to 5 min."""
+    return timedelta(seconds=min(300, 2 ** min(attempts, 9)))
+
+
+def relay_publish_committed(*, event_ids: list[uuid.UUID]) -> None:
+    """The on-commit fast path: publish the events this process just committed.
+
+    Never raises: the order is committed and the request must still answer. Whatever is not
+    published here stays in the outbox for the sweep.
+    """
+    global _fast_path_paused_until
+    if time.monotonic() < _fast_path_paused_until:
+        _release_claims(event_ids, error="left to the sweep: the broker was unreachable recently")
+        return
+    events = list(OutboxEvent.objects.filter(id__in=event_ids, published_at__isnull=True))
+    try:
+        _publish_and_mark(events)
+    except Exception as exc:
+        _fast_path_paused_until = time.monotonic() + FAST_PATH_PAUSE_SECONDS
+        logger.warning("on-commit publish failed, the sweep will publish: %s", exc)
+
+
+def relay_outbox_sweep(*, batch_size: int | None = None, time_budget_seconds: float = 4.0) -> RelayReport:
+    """Publish what is still unpublished (crash leftovers, failed fast paths, back-offs)."""
+    batch_size = batch_size or settings.OUTBOX_RELAY_BATCH_SIZE
+    report = RelayReport()
+    started = time.monotonic()
+    while time.monotonic() - started < time_budget_seconds:
+        events = outbox_claim_batch(limit=batch_size)
+        if not events:
+            break
+        try:
+            batch = _publish_and_mark(events)
+        except PublishError as exc:
+            report.failed += len(events)
+            report.errors.append(str(exc))
+            break  # the broker is away: the rows have their back-off, try on the next sweep
+        report.published += batch.published
+        report.failed += batch.failed
+        if len(events) < batch_size:
+            break
+    return report
+
+
+def outbox_claim_batch(*, limit: int) -> list[OutboxEvent]:
+    """Claim up to `limit` publishable rows, oldest first, in one short transaction."""
+    lease = timedelta(seconds=settings.OUTBOX_CLAIM_LEASE_SECONDS)
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(
+            f"""
+            UPDATE {OutboxEvent._meta.db_table} AS o
+               SET next_attempt_at = now() + %s, claimed_by = %s
+             WHERE o.id IN (
+                   SELECT id FROM {OutboxEvent._meta.db_table}
+                    WHERE published_at IS NULL
+                      AND (next_attempt_at IS NULL OR next_attempt_at <= now())
+                    ORDER BY created_at
+                    LIMIT %s
+                    FOR UPDATE SKIP LOCKED)
+            RETURNING o.id
+            """,
+            [lease, current_process_name(), limit],
+        )
+        ids = [row[0] for row in cursor.fetchall()]
+    return list(OutboxEvent.objects.filter(id__in=ids).order_by("created_at"))
+
+
+def _publish_and_mark(events: list[OutboxEvent]) -> RelayReport:
+    if not events:
+        return RelayReport()
+    messages = [_outgoing_message(event) for event in events]
+    try:
+        publish = process_publisher().publish(messages)
+    except PublishError as exc:
+        _record_failures({event.id: f"broker unreachable: {exc}" for event in events})
+        raise
+    _mark_published(publish.confirmed)
+    _record_failures(publish.failed)
+    for event_id, reason in publish.failed.items():
+        logger.error("outbox event %s was not published: %s", event_id, reason)
+    return RelayReport(published=len(publish.confirmed), failed=len(publish.failed))
+
+
+def _outgoing_message(event: OutboxEvent) -> OutgoingMessage:
+    # The routing key is the event type; the registry knows every type the relay may send.
+    # An unknown type is still published: the broker returns it, and we record why.
+    if event.event_type not in EVENT_TYPES:
+        logger.error("outbox event %s has unregistered type %r", event.id, event.event_type)
+    return OutgoingMessage(
+        event_id=event.id,
+        task_name=HANDLE_EVENT_TASK,
+        args=(event.payload,),
+        exchange=EVENTS_EXCHANGE.name,
+        routing_key=event.event_type,
+    )
+
+
+def _mark_published(event_ids: list[uuid.UUID]) -> None:
+    if not event_ids:
+        return
+    OutboxEvent.objects.filter(id__in=event_ids, published_at__isnull=True).update(
+        published_at=timezone.now(),
+        next_attempt_at=None,
+        publish_attempts=F("publish_attempts") + 1,
+        last_publish_error="",
+    )
+
+
+def _record_failures(failures: dict[uuid.UUID, str]) -> None:
+    now = timezone.now()
+    for event in OutboxEvent.objects.filter(id__in=failures, published_at__isnull=True):
+        attempts = event.publish_attempts + 1
+        OutboxEvent.objects.filter(pk=event.pk, published_at__isnull=True).update(
+            publish_attempts=attempts,
+            last_publish_error=failures[event.id][:2000],
+            next_attempt_at=now + publish_backoff(attempts),
+        )
+
+
+def _release_claims(event_ids: list[uuid.UUID], *, error: str) -> None:
+    OutboxEvent.objects.filter(id__in=event_ids, published_at__isnull=True).update(
+        next_attempt_at=None, last_publish_error=error
+    )

@@ -1,0 +1,14 @@
+from django.contrib import admin
+
+from orders.models import Order
+
+
+@admin.register(Order)
+class OrderAdmin(admin.ModelAdmin):
+    list_display = ["id", "customer_email", "amount", "currency", "status", "version", "created_at"]
+    list_filter = ["status", "currency"]
+    search_fields = ["id", "customer_email"]
+    readonly_fields = [field.name for field in Order._meta.fields]
+
+    def has_add_permission(self, request) -> bool:
+        return False  # orders come in through the API, which writes their events too

@@ -1,0 +1,43 @@
+import uuid
+
+from django.db import models
+
+
+class Order(models.Model):
+    class Status(models.TextChoices):
+        CREATED = "created"
+        PAID = "paid"
+        CANCELLED = "cancelled"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    customer_email = models.EmailField()
+    amount = models.DecimalField(max_digits=12, decimal_places=2)
+    currency = models.CharField(max_length=3)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.CREATED)
+    # Incremented on every change, so an event can say which state of the order it saw.
+    version = models.PositiveIntegerField(default=1)
+    # A client's Idempotency-Key is unique per API token: a retried POST finds its order.
+    api_token = models.ForeignKey(
+        "apiauth.ApiToken", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    # NULL, not "", for "no key": the partial unique constraint must ignore keyless orders.
+    idempotency_key = models.CharField(max_length=255, null=True, blank=True)  # noqa: DJ001
+    # SHA-256 of the request body that created the order: the same key with another body is
+    # a client bug, answered with 422 instead of silently returning a different order.
+    request_fingerprint = models.CharField(max_length=64, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["api_token", "idempotency_key"],
+                condition=models.Q(idempotency_key__isnull=False),
+                name="order_unique_client_idempotency_key",
+            ),
+            models.CheckConstraint(condition=models.Q(amount__gt=0), name="order_amount_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Order {self.id} ({self.status})"

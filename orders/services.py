@@ -1,0 +1,92 @@
+import hashlib
+import json
+from dataclasses import dataclass
+from decimal import Decimal
+
+from django.db import IntegrityError, transaction
+
+from notifications.outbox import order_event_emit
+from notifications.registry import ORDER_CREATED
+from orders.models import Order
+
+
+class IdempotencyKeyReused(Exception):
+    """The client sent the same Idempotency-Key with a different request body."""
+
+
+@dataclass(frozen=True)
+class OrderCreation:
+    order: Order
+    replayed: bool  # True when a retried request found the order it created before
+
+
+@transaction.atomic(durable=True)
+def order_create(
+    *,
+    customer_email: str,
+    amount: Decimal,
+    currency: str,
+    api_token=None,
+    idempotency_key: str | None = None,
+    request_fingerprint: str = "",
+) -> Order:
+    """The order and its `order.created` event commit together, or neither does."""
+    order = Order.objects.create(
+        customer_email=customer_email,
+        amount=amount,
+        currency=currency,
+        api_token=api_token,
+        idempotency_key=idempotency_key,
+        request_fingerprint=request_fingerprint,
+    )
+    order_event_emit(order=order, event_type=ORDER_CREATED)
+    return order
+
+
+def order_create_idempotent(
+    *, customer_email: str, amount: Decimal, currency: str, api_token, idempotency_key: str | None
+) -> OrderCreation:
+    """Create an order; a retry with the same Idempotency-Key returns the first one.
+
+    The unique constraint decides between two concurrent retries, not a read before the
+    write: the loser of the race gets the winner's order.
+    """
+    fingerprint = request_fingerprint(customer_email=customer_email, amount=amount, currency=currency)
+    if idempotency_key is not None:
+        existing = _order_for_key(api_token=api_token, idempotency_key=idempotency_key)
+        if existing is not None:
+            return _replay(existing, fingerprint)
+    try:
+        order = order_create(
+            customer_email=customer_email,
+            amount=amount,
+            currency=currency,
+            api_token=api_token,
+            idempotency_key=idempotency_key,
+            request_fingerprint=fingerprint,
+        )
+    except IntegrityError:
+        existing = _order_for_key(api_token=api_token, idempotency_key=idempotency_key)
+        if idempotency_key is None or existing is None:
+            raise
+        return _replay(existing, fingerprint)
+    return OrderCreation(order=order, replayed=False)
+
+
+def request_fingerprint(*, customer_email: str, amount: Decimal, currency: str) -> str:
+    canonical = json.dumps(
+        {"customer_email": customer_email, "amount": str(amount), "currency": currency}, sort_keys=True
+    )
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def _order_for_key(*, api_token, idempotency_key: str) -> Order | None:
+    return Order.objects.filter(api_token=api_token, idempotency_key=idempotency_key).first()
+
+
+def _replay(order: Order, fingerprint: str) -> OrderCreation:
+    if order.request_fingerprint != fingerprint:
+        raise IdempotencyKeyReused(
+            "This Idempotency-Key was already used for a different order. Use a new key for a new order."
+        )
+    return OrderCreation(order=order, replayed=True)
