@@ -1,0 +1,41 @@
+"""Looking into the test vhost's queues from a test."""
+
+import json
+
+from django.conf import settings
+from kombu import Connection
+
+from notifications.broker.topology import DEAD_LETTER_QUEUES, MAINTENANCE_QUEUE, WORK_QUEUES
+
+
+def queue_ready_count(name: str) -> int:
+    with Connection(settings.CELERY_BROKER_URL) as connection:
+        _, ready, _ = connection.default_channel.queue_declare(queue=name, passive=True)
+        return ready
+
+
+def queues_purge() -> None:
+    with Connection(settings.CELERY_BROKER_URL) as connection:
+        for queue in [*WORK_QUEUES, *DEAD_LETTER_QUEUES, MAINTENANCE_QUEUE]:
+            connection.default_channel.queue_purge(queue.name)
+
+
+def queue_peek(name: str, limit: int = 100) -> list[dict]:
+    """Read messages without consuming them: get each, then requeue them all at the end."""
+    messages = []
+    with Connection(settings.CELERY_BROKER_URL) as connection:
+        channel = connection.channel()
+        for _ in range(limit):
+            message = channel.basic_get(queue=name, no_ack=False)
+            if message is None:
+                break
+            messages.append(
+                {
+                    "headers": dict(message.properties.get("application_headers") or {}),
+                    "properties": {k: v for k, v in message.properties.items() if k != "application_headers"},
+                    "body": json.loads(message.body),
+                    "redelivered": message.delivery_info.get("redelivered"),
+                }
+            )
+        channel.close()  # unacked messages go back to the queue
+    return messages

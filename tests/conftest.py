@@ -1,0 +1,178 @@
+"""Shared fixtures: the test vhost, the mail simulator, real Celery workers.
+
+Everything runs against real PostgreSQL (pytest-django's test database) and real RabbitMQ
+(a vhost of this run, removed at the end). Nothing here replaces our own infrastructure.
+"""
+
+import itertools
+import os
+import sys
+import time
+from urllib.parse import quote
+
+import pytest
+import requests
+
+from tests.processes import ManagedProcess
+
+PYTHON = sys.executable
+
+
+@pytest.fixture(scope="session")
+def broker(django_db_setup):
+    """The run's own vhost with the full topology, deleted when the session ends."""
+    from django.conf import settings
+
+    from infra.rabbitmq import RabbitAdmin, user_of
+    from notifications.broker.declare import topology_declare
+
+    admin = RabbitAdmin(settings.RABBITMQ_MANAGEMENT_URL)
+    admin.vhost_ensure(settings.TEST_RABBITMQ_VHOST, user=user_of(settings.CELERY_BROKER_URL))
+    topology_declare(broker_url=settings.CELERY_BROKER_URL)
+    yield settings.CELERY_BROKER_URL
+    admin.vhost_delete(settings.TEST_RABBITMQ_VHOST)
+
+
+@pytest.fixture
+def clean_queues(broker):
+    from tests.broker import queues_purge
+
+    queues_purge()
+    yield
+    queues_purge()
+
+
+class MailSim:
+    """Our mail provider simulator, over real HTTP."""
+
+    def __init__(self, url: str):
+        self.url = url
+
+    def reset(self) -> None:
+        requests.post(f"{self.url}/_sim/reset", timeout=5).raise_for_status()
+
+    def messages(self) -> list[dict]:
+        return requests.get(f"{self.url}/_sim/messages", timeout=5).json()["messages"]
+
+    def requests_log(self) -> list[dict]:
+        return requests.get(f"{self.url}/_sim/requests", timeout=5).json()["requests"]
+
+    def set_faults(self, *rules: dict, seed: int = 0) -> None:
+        response = requests.post(
+            f"{self.url}/_sim/faults", json={"rules": list(rules), "seed": seed}, timeout=5
+        )
+        response.raise_for_status()
+
+
+@pytest.fixture(scope="session")
+def mailsim_process(tmp_path_factory):
+    data_dir = tmp_path_factory.mktemp("mailsim")
+    process = ManagedProcess(
+        "mailsim",
+        [PYTHON, "-m", "mailsim", "--host", "127.0.0.1", "--port", "0", "--data-dir", str(data_dir)],
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        log_path=data_dir / "mailsim.log",
+    ).start(ready=r"mailsim listening on http://\S+")
+    yield process
+    process.stop()
+
+
+@pytest.fixture(scope="session")
+def mailsim_url(mailsim_process):
+    from django.test import override_settings
+
+    from notifications.providers.base import mail_provider
+
+    url = mailsim_process.wait_for_log(r"mailsim listening on (http://\S+)", timeout=1).group(1)
+    override = override_settings(MAIL_PROVIDER_URL=url)
+    override.enable()
+    mail_provider.cache_clear()
+    yield url
+    override.disable()
+    mail_provider.cache_clear()
+
+
+@pytest.fixture
+def mailsim(mailsim_url):
+    sim = MailSim(mailsim_url)
+    sim.reset()
+    return sim
+
+
+def service_env(*, broker_url: str, mail_url: str, **extra: str) -> dict[str, str]:
+    """The environment of a product process started by a test: the test database and vhost."""
+    from django.db import connection
+
+    db = connection.settings_dict
+    credentials = quote(db["USER"] or "")
+    if db["PASSWORD"]:
+        credentials += ":" + quote(db["PASSWORD"])
+    database_url = f"postgres://{credentials}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+    return {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings.base",
+        "DATABASE_URL": database_url,
+        "CELERY_BROKER_URL": broker_url,
+        "MAIL_PROVIDER_URL": mail_url,
+        "PYTHONUNBUFFERED": "1",
+        **extra,
+    }
+
+
+_worker_numbers = itertools.count(1)
+
+
+@pytest.fixture
+def start_worker(broker, mailsim_url, tmp_path):
+    """Start real `celery worker` processes; all are stopped when the test ends."""
+    started: list[ManagedProcess] = []
+
+    def start(*, queues: str = "orders.confirmations", concurrency: int = 2, **extra_env) -> ManagedProcess:
+        number = next(_worker_numbers)
+        worker = ManagedProcess(
+            f"worker{number}",
+            [
+                PYTHON,
+                "-m",
+                "celery",
+                "-A",
+                "config",
+                "worker",
+                "-Q",
+                queues,
+                "-c",
+                str(concurrency),
+                "-n",
+                f"test{number}@%h",
+                "--without-gossip",
+                "--without-mingle",
+                "-l",
+                "INFO",
+            ],
+            env=service_env(broker_url=broker, mail_url=mailsim_url, **extra_env),
+            log_path=tmp_path / f"worker{number}.log",
+        )
+        started.append(worker)
+        return worker.start(ready=r" ready\.", timeout=60)
+
+    yield start
+    for worker in started:
+        worker.stop()
+
+
+def wait_until(predicate, *, timeout: float, interval: float = 0.2, message: str = "condition"):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval)
+    raise AssertionError(f"{message} not reached within {timeout}s")
+
+
+@pytest.fixture
+def api_token(db):
+    from apiauth.services import api_token_create
+
+    _, raw = api_token_create(name="tests")
+    return raw

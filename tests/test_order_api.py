@@ -1,0 +1,175 @@
+"""The order API: auth, validation, the order and its outbox row, client idempotency."""
+
+import uuid
+
+import pytest
+from django.db import transaction
+from rest_framework.test import APIClient
+
+from notifications.models import Notification, OutboxEvent
+from notifications.outbox import order_event_emit
+from notifications.registry import ORDER_CREATED
+from orders.models import Order
+
+pytestmark = pytest.mark.django_db
+
+VALID_ORDER = {"customer_email": "ada@example.com", "amount": "49.90", "currency": "EUR"}
+
+
+@pytest.fixture
+def client(api_token):
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {api_token}")
+    return client
+
+
+def test_post_creates_the_order_its_outbox_event_and_a_pending_notification(client):
+    # when
+    response = client.post("/api/orders/", VALID_ORDER, format="json")
+    # then
+    assert response.status_code == 201, response.content
+    body = response.json()
+    order = Order.objects.get(id=body["id"])
+    assert order.customer_email == "ada@example.com"
+    assert str(order.amount) == "49.90"
+    assert [(n["kind"], n["status"], n["attempts"]) for n in body["notifications"]] == [
+        ("order_confirmation", "pending", 0)
+    ]
+    event = OutboxEvent.objects.get(aggregate_id=str(order.id))
+    assert event.event_type == "order.created"
+    assert event.payload == {
+        "event_id": str(event.id),
+        "event_type": "order.created",
+        "schema_version": 1,
+        "order_id": str(order.id),
+        "occurred_at": event.payload["occurred_at"],
+    }
+    assert "ada@example.com" not in str(event.payload)  # no personal data on the wire
+
+
+def test_get_shows_the_order_and_each_notification_with_status_attempts_and_age(client):
+    order_id = client.post("/api/orders/", VALID_ORDER, format="json").json()["id"]
+    # when
+    response = client.get(f"/api/orders/{order_id}/")
+    # then
+    assert response.status_code == 200
+    body = response.json()
+    assert body["id"] == order_id
+    assert body["status"] == "created"
+    [notification] = body["notifications"]
+    assert notification["status"] == "pending"
+    assert notification["attempts"] == 0
+    assert notification["status_changed_at"]
+    assert notification["age_seconds"] >= 0
+
+
+def test_unknown_order_is_a_404_with_a_json_message(client):
+    response = client.get(f"/api/orders/{uuid.uuid4()}/")
+    assert response.status_code == 404
+    assert response.json()["error"] == "not_found"
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({**VALID_ORDER, "customer_email": "not-an-address"}, "customer_email"),
+        ({**VALID_ORDER, "amount": "-3"}, "amount"),
+        ({**VALID_ORDER, "amount": "0"}, "amount"),
+        ({**VALID_ORDER, "amount": "12.345"}, "amount"),
+        ({**VALID_ORDER, "amount": "abc"}, "amount"),
+        ({**VALID_ORDER, "currency": "euro"}, "currency"),
+        ({"amount": "1.00", "currency": "EUR"}, "customer_email"),
+        ({**VALID_ORDER, "discount": "100%"}, "discount"),
+    ],
+)
+def test_invalid_input_is_a_400_with_the_field_errors_and_creates_nothing(client, body, field):
+    response = client.post("/api/orders/", body, format="json")
+    assert response.status_code == 400
+    assert response.json()["error"] == "invalid_request"
+    assert field in response.json()["fields"]
+    assert Order.objects.count() == 0
+    assert OutboxEvent.objects.count() == 0
+
+
+def test_a_body_that_is_not_json_is_a_400(client):
+    response = client.generic("POST", "/api/orders/", "{not json", content_type="application/json")
+    assert response.status_code == 400
+    assert "JSON" in response.json()["message"]
+
+
+def test_requests_without_a_valid_token_are_refused():
+    anonymous = APIClient()
+    assert anonymous.post("/api/orders/", VALID_ORDER, format="json").status_code == 401
+    anonymous.credentials(HTTP_AUTHORIZATION="Bearer ont_wrong")
+    response = anonymous.post("/api/orders/", VALID_ORDER, format="json")
+    assert response.status_code == 401
+    assert "unknown or has been revoked" in response.json()["message"]
+    assert Order.objects.count() == 0
+
+
+def test_retried_post_with_the_same_idempotency_key_returns_the_same_order(client):
+    first = client.post("/api/orders/", VALID_ORDER, format="json", HTTP_IDEMPOTENCY_KEY="checkout-42")
+    # when
+    second = client.post("/api/orders/", VALID_ORDER, format="json", HTTP_IDEMPOTENCY_KEY="checkout-42")
+    # then
+    assert first.status_code == second.status_code == 201
+    assert first.json()["id"] == second.json()["id"]
+    assert second.headers["Idempotent-Replayed"] == "true"
+    assert Order.objects.count() == 1
+    assert OutboxEvent.objects.count() == 1
+    assert Notification.objects.count() == 1
+
+
+def test_the_same_idempotency_key_with_a_different_body_is_refused(client):
+    client.post("/api/orders/", VALID_ORDER, format="json", HTTP_IDEMPOTENCY_KEY="checkout-43")
+    response = client.post(
+        "/api/orders/", {**VALID_ORDER, "amount": "1.00"}, format="json", HTTP_IDEMPOTENCY_KEY="checkout-43"
+    )
+    assert response.status_code == 422
+    assert response.json()["error"] == "idempotency_key_reused"
+    assert Order.objects.count() == 1
+
+
+def test_different_idempotency_keys_make_different_orders(client):
+    a = client.post("/api/orders/", VALID_ORDER, format="json", HTTP_IDEMPOTENCY_KEY="a").json()["id"]
+    b = client.post("/api/orders/", VALID_ORDER, format="json", HTTP_IDEMPOTENCY_KEY="b").json()["id"]
+    assert a != b
+
+
+def test_an_idempotency_key_with_control_characters_is_a_400(client):
+    response = client.post("/api/orders/", VALID_ORDER, format="json", HTTP_IDEMPOTENCY_KEY="a b")
+    assert response.status_code == 400
+    assert "Idempotency-Key" in response.json()["fields"]
+
+
+def test_the_openapi_schema_describes_the_order_endpoints(client):
+    response = client.get("/api/schema/", HTTP_ACCEPT="application/json")
+    assert response.status_code == 200
+    assert "/api/orders/" in response.content.decode()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_order_transaction_that_rolls_back_leaves_no_outbox_row_and_runs_no_publish(
+    django_capture_on_commit_callbacks,
+):
+    # given an order transaction that fails after its event was written
+    def place_order_then_fail():
+        with transaction.atomic():
+            order = Order.objects.create(customer_email="x@example.com", amount="5.00", currency="EUR")
+            order_event_emit(order=order, event_type=ORDER_CREATED)
+            raise RuntimeError("the payment check failed")
+
+    # when
+    with django_capture_on_commit_callbacks() as callbacks, pytest.raises(RuntimeError, match="payment"):
+        place_order_then_fail()
+    # then
+    assert Order.objects.count() == 0
+    assert OutboxEvent.objects.count() == 0
+    assert Notification.objects.count() == 0
+    assert callbacks == []
+
+
+def test_committing_an_order_registers_exactly_one_publish_hook(client, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks() as callbacks:
+        client.post("/api/orders/", VALID_ORDER, format="json")
+    assert len(callbacks) == 1

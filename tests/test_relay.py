@@ -1,0 +1,118 @@
+"""The outbox relay against the real broker: confirms, returns, claims, the sweep."""
+
+import threading
+import uuid
+from datetime import timedelta
+
+import pytest
+from django.db import connection
+from django.utils import timezone
+
+from notifications.models import OutboxEvent
+from notifications.relay.relay import outbox_claim_batch, relay_outbox_sweep
+from orders.services import order_create
+from tests.broker import queue_peek, queue_ready_count, queues_purge
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
+
+
+def _orders_left_by_a_crash(count: int) -> list[OutboxEvent]:
+    """Committed orders whose events are unpublished and unclaimed, as after a relay died
+    between the broker's confirm and the mark (its claims have run out since)."""
+    for number in range(count):
+        order_create(customer_email=f"c{number}@example.com", amount="10.00", currency="EUR")
+    OutboxEvent.objects.update(published_at=None, next_attempt_at=timezone.now() - timedelta(seconds=1))
+    queues_purge()
+    return list(OutboxEvent.objects.all())
+
+
+def test_the_on_commit_hook_publishes_the_event_with_the_event_id_as_task_id():
+    # when
+    order = order_create(customer_email="a@example.com", amount="10.00", currency="EUR")
+    # then
+    event = OutboxEvent.objects.get(aggregate_id=str(order.id))
+    assert event.published_at is not None
+    assert event.publish_attempts == 1
+    [message] = queue_peek("orders.confirmations")
+    assert message["headers"]["id"] == str(event.id)
+    assert message["headers"]["task"] == "notifications.handle_event"
+    assert message["properties"]["message_id"] == str(event.id)
+    assert message["properties"]["delivery_mode"] == 2
+    assert message["body"][0] == [event.payload]
+    assert "a@example.com" not in str(message)
+
+
+def test_the_sweep_publishes_crash_leftovers_in_one_pipelined_batch():
+    leftovers = _orders_left_by_a_crash(120)
+    assert queue_ready_count("orders.confirmations") == 0
+    # when
+    report = relay_outbox_sweep(batch_size=200)
+    # then
+    assert report.published == 120
+    assert report.failed == 0
+    assert OutboxEvent.objects.filter(published_at__isnull=True).count() == 0
+    assert queue_ready_count("orders.confirmations") == len(leftovers)
+
+
+def test_the_sweep_leaves_rows_under_a_live_claim_alone():
+    _orders_left_by_a_crash(1)
+    OutboxEvent.objects.update(next_attempt_at=timezone.now() + timedelta(seconds=30))
+    # when: another process still holds its claim
+    report = relay_outbox_sweep()
+    # then
+    assert report.published == 0
+    assert OutboxEvent.objects.get().published_at is None
+
+
+def test_an_unroutable_event_stays_unpublished_with_the_reason_and_a_back_off():
+    # given an event type that no queue is bound to
+    event = OutboxEvent.objects.create(
+        event_type="order.refunded",
+        aggregate_type="order",
+        aggregate_id=str(uuid.uuid4()),
+        payload={"event_id": "x"},
+        created_at=timezone.now(),
+    )
+    # when
+    report = relay_outbox_sweep()
+    # then
+    event.refresh_from_db()
+    assert report.failed == 1
+    assert event.published_at is None
+    assert event.publish_attempts == 1
+    assert "unroutable" in event.last_publish_error
+    assert event.next_attempt_at > timezone.now()
+    assert queue_ready_count("orders.confirmations") == 0
+
+
+def test_two_relays_claiming_at_once_never_claim_the_same_row():
+    _orders_left_by_a_crash(200)
+    claimed: list[list] = []
+    barrier = threading.Barrier(2)
+
+    def claim():
+        barrier.wait()
+        try:
+            claimed.append([event.id for event in outbox_claim_batch(limit=150)])
+        finally:
+            connection.close()  # each thread has its own database connection
+
+    threads = [threading.Thread(target=claim) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    first, second = claimed
+    assert not set(first) & set(second)
+    assert len(first) + len(second) == 200
+
+
+def test_the_claim_query_uses_the_partial_index_of_unpublished_rows():
+    with connection.cursor() as cursor:
+        cursor.execute("SET enable_seqscan = off")  # a tiny table would be scanned anyway
+        cursor.execute(
+            "EXPLAIN SELECT id FROM notifications_outboxevent WHERE published_at IS NULL "
+            "AND (next_attempt_at IS NULL OR next_attempt_at <= now()) ORDER BY created_at LIMIT 100"
+        )
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+    assert "outbox_unpublished_idx" in plan
