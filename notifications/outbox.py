@@ -12,6 +12,7 @@ from notifications.envelope import Envelope
 from notifications.identity import current_process_name
 from notifications.models import Notification, OutboxEvent
 from notifications.registry import EventType
+from notifications.relay.relay import relay_publish_committed
 
 
 def order_event_emit(*, order, event_type: EventType) -> OutboxEvent:
@@ -23,6 +24,17 @@ def order_event_emit(*, order, event_type: EventType) -> OutboxEvent:
     """
     if not transaction.get_connection().in_atomic_block:
         raise RuntimeError("order_event_emit must run inside the order's transaction")
+    event = outbox_event_build(order=order, event_type=event_type)
+    event.next_attempt_at = event.created_at + timedelta(seconds=settings.OUTBOX_CLAIM_LEASE_SECONDS)
+    event.claimed_by = current_process_name()
+    event.save(force_insert=True)
+    notification_expect(order=order, kind=event_type.notification_kind)
+    transaction.on_commit(partial(relay_publish_committed, event_ids=[event.id]), robust=True)
+    return event
+
+
+def outbox_event_build(*, order, event_type: EventType) -> OutboxEvent:
+    """The outbox row of an order event, not yet saved and not claimed by anyone."""
     now = timezone.now()
     envelope = Envelope(
         event_id=uuid.uuid4(),
@@ -31,7 +43,7 @@ def order_event_emit(*, order, event_type: EventType) -> OutboxEvent:
         order_id=order.id,
         occurred_at=now,
     )
-    event = OutboxEvent.objects.create(
+    return OutboxEvent(
         id=envelope.event_id,
         event_type=event_type.name,
         aggregate_type="order",
@@ -39,14 +51,7 @@ def order_event_emit(*, order, event_type: EventType) -> OutboxEvent:
         schema_version=envelope.schema_version,
         payload=envelope.as_message(),
         created_at=now,
-        next_attempt_at=now + timedelta(seconds=settings.OUTBOX_CLAIM_LEASE_SECONDS),
-        claimed_by=current_process_name(),
     )
-    notification_expect(order=order, kind=event_type.notification_kind)
-    from notifications.relay.relay import relay_publish_committed  # the relay imports models
-
-    transaction.on_commit(partial(relay_publish_committed, event_ids=[event.id]), robust=True)
-    return event
 
 
 def notification_expect(*, order, kind: str) -> Notification:

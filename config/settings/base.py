@@ -36,6 +36,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",  # the admin's static files under gunicorn
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -142,7 +143,9 @@ CELERY_BEAT_SCHEDULE = {
         "options": {"expires": env.float("OUTBOX_SWEEP_INTERVAL_SECONDS", default=5.0)},
     },
 }
-CELERY_BEAT_SCHEDULE_FILENAME = str(BASE_DIR / "var" / "celerybeat-schedule")
+CELERY_BEAT_SCHEDULE_FILENAME = env(
+    "CELERY_BEAT_SCHEDULE_FILENAME", default=str(BASE_DIR / "var" / "celerybeat-schedule")
+)
 # task_queues and task_routes come from the one topology module.
 from notifications.broker.topology import CELERY_TASK_QUEUES as CELERY_TASK_QUEUES  # noqa: E402
 from notifications.broker.topology import CELERY_TASK_ROUTES as CELERY_TASK_ROUTES  # noqa: E402

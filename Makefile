@@ -1,0 +1,55 @@
+# The one entry point. `make run` runs the product, `make test` passes the tests.
+SHELL := /bin/bash
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+# Product processes find gunicorn, celery and python of the virtualenv first.
+export PATH := $(CURDIR)/$(BIN):$(PATH)
+
+.PHONY: run test lint format setup services venv token
+
+$(BIN)/.installed: requirements.txt
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements.txt
+	@touch $@
+
+venv: $(BIN)/.installed
+
+services:
+	@scripts/ensure-services.sh
+
+## setup: database, migrations, broker vhost and topology, static files (idempotent)
+setup: venv services
+	@mkdir -p var
+	$(BIN)/python manage.py ensure_database
+	$(BIN)/python manage.py migrate --no-input
+	$(BIN)/python manage.py ensure_vhost
+	$(BIN)/python manage.py declare_topology
+	$(BIN)/python manage.py collectstatic --no-input --verbosity 0
+
+## run: the whole product in the foreground (web, worker, relay, beat, flower, mailsim); Ctrl-C stops all
+run: setup
+	@test -s var/flower-password || $(BIN)/python -c "import secrets; print(secrets.token_urlsafe(12))" > var/flower-password
+	@token=$$($(BIN)/python manage.py create_api_token dev --replace 2>/dev/null); \
+	  echo; \
+	  echo "  API token (dev):  $$token"; \
+	  echo "  try:  curl -s -X POST http://127.0.0.1:8000/api/orders/ -H \"Authorization: Bearer $$token\" \\"; \
+	  echo "          -H 'Content-Type: application/json' -d '{\"customer_email\":\"ada@example.com\",\"amount\":\"49.90\",\"currency\":\"EUR\"}'"; \
+	  echo "  Flower:           http://127.0.0.1:5555  (user ops, password $$(cat var/flower-password))"; \
+	  echo "  Mail simulator:   http://127.0.0.1:8025/_sim/messages"; \
+	  echo "  Admin:            http://127.0.0.1:8000/admin/  (manage.py createsuperuser)"; \
+	  echo
+	FLOWER_BASIC_AUTH=ops:$$(cat var/flower-password) $(BIN)/honcho start -f Procfile
+
+## test: the whole suite against real PostgreSQL and RabbitMQ (own database, own vhost)
+test: venv services
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+lint: venv
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: venv
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .

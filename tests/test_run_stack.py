@@ -1,0 +1,116 @@
+"""The Procfile that `make run` starts, run for real: web (gunicorn), worker, relay, beat,
+Flower and the mail simulator under honcho, on free ports, the test database and vhost."""
+
+import socket
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import requests
+
+from notifications.models import Notification
+from notifications.outbox import notification_expect, outbox_event_build
+from notifications.registry import ORDER_CREATED
+from orders.models import Order
+from tests.conftest import service_env, wait_until
+from tests.processes import REPO, ManagedProcess
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture
+def stack(broker, tmp_path: Path):
+    ports = {"web": _free_port(), "flower": _free_port(), "mailsim": _free_port()}
+    mail_url = f"http://127.0.0.1:{ports['mailsim']}"
+    env = service_env(
+        broker_url=broker,
+        mail_url=mail_url,
+        PATH=f"{Path(sys.executable).parent}:/usr/bin:/bin",
+        WEB_PORT=str(ports["web"]),
+        FLOWER_PORT=str(ports["flower"]),
+        FLOWER_BASIC_AUTH="ops:test-password",
+        MAILSIM_PORT=str(ports["mailsim"]),
+        MAILSIM_DATA_DIR=str(tmp_path / "mailsim"),
+        CELERY_BEAT_SCHEDULE_FILENAME=str(tmp_path / "beat-schedule"),
+        OUTBOX_SWEEP_INTERVAL_SECONDS="1",
+    )
+    honcho = ManagedProcess(
+        "honcho",
+        [str(Path(sys.executable).parent / "honcho"), "start", "-f", str(REPO / "Procfile")],
+        env=env,
+        log_path=tmp_path / "stack.log",
+    )
+    honcho.start(ready=r"worker@\S+ ready\.", timeout=90)
+    honcho.wait_for_log(r"relay@\S+ ready\.", timeout=60)
+    wait_until(lambda: _answers(f"http://127.0.0.1:{ports['web']}/healthz"), timeout=30, message="web up")
+    wait_until(lambda: _answers(f"{mail_url}/_sim/health"), timeout=30, message="mailsim up")
+    yield {name: f"http://127.0.0.1:{port}" for name, port in ports.items()} | {"process": honcho}
+    honcho.stop(timeout=30)
+
+
+def _answers(url: str, **kwargs) -> bool:
+    try:
+        return requests.get(url, timeout=2, **kwargs).status_code < 500
+    except requests.ConnectionError:
+        return False
+
+
+def test_twenty_orders_posted_to_the_running_stack_are_all_sent_within_ten_seconds(stack, api_token):
+    session = requests.Session()
+    session.headers["Authorization"] = f"Bearer {api_token}"
+    started = time.monotonic()
+    order_ids = []
+    for number in range(20):
+        response = session.post(
+            f"{stack['web']}/api/orders/",
+            json={"customer_email": f"stack{number}@example.com", "amount": "12.00", "currency": "EUR"},
+            timeout=10,
+        )
+        assert response.status_code == 201, response.text
+        order_ids.append(response.json()["id"])
+
+    def all_sent() -> bool:
+        statuses = [session.get(f"{stack['web']}/api/orders/{i}/", timeout=5).json() for i in order_ids]
+        return all(order["notifications"][0]["status"] == "sent" for order in statuses)
+
+    wait_until(all_sent, timeout=10 - (time.monotonic() - started), interval=0.25, message="20 sent in 10 s")
+    messages = requests.get(f"{stack['mailsim']}/_sim/messages", timeout=5).json()["messages"]
+    assert len(messages) == 20
+    assert Notification.objects.filter(status="sent").count() == 20
+
+
+def test_the_stack_serves_readiness_flower_with_auth_and_the_admin_static_files(stack):
+    assert requests.get(f"{stack['web']}/readyz", timeout=10).json() == {"ready": True, "problems": []}
+    assert requests.get(f"{stack['flower']}/api/workers", timeout=10).status_code == 401
+    workers = wait_until(
+        lambda: requests.get(
+            f"{stack['flower']}/api/workers?refresh=1", auth=("ops", "test-password"), timeout=10
+        ).json(),
+        timeout=20,
+        message="Flower lists workers",
+    )
+    assert any(name.startswith("worker@") for name in workers)
+    assert requests.get(f"{stack['web']}/static/admin/css/base.css", timeout=5).status_code == 200
+
+
+def test_the_beat_sweep_publishes_an_event_whose_fast_path_never_ran(stack):
+    # given an order committed by a process that died before its on-commit publish
+    order = Order.objects.create(customer_email="orphan@example.com", amount="3.00", currency="EUR")
+    notification_expect(order=order, kind=ORDER_CREATED.notification_kind)
+    event = outbox_event_build(order=order, event_type=ORDER_CREATED)
+    event.save()
+    # then beat's sweep publishes it and the worker sends it
+    wait_until(
+        lambda: Notification.objects.filter(order=order, status="sent").exists(),
+        timeout=20,
+        message="orphaned event sent by the sweep",
+    )
+    event.refresh_from_db()
+    assert event.published_at is not None
