@@ -5,9 +5,9 @@ from django.conf import settings
 from psycopg import sql
 
 
-def database_ensure(alias: str = "default") -> bool:
-    """Create the configured database if it does not exist; True if it was created."""
-    config = settings.DATABASES[alias]
+def database_ensure(config: dict | None = None) -> bool:
+    """Create the database (default: the configured one) if it does not exist; True if created."""
+    config = config or settings.DATABASES["default"]
     params = {
         "host": config.get("HOST") or None,
         "port": config.get("PORT") or None,

@@ -1,0 +1,216 @@
+"""The handler's decisions, called directly (no worker), against the real simulator."""
+
+import uuid
+from datetime import timedelta
+
+import pytest
+from celery.exceptions import Reject
+from django.utils import timezone
+
+from notifications.delivery.errors import InFlightError, NeedsReviewError, PermanentError, TransientError
+from notifications.delivery.handler import Delivery, event_handle
+from notifications.models import DeliveryAttempt, Notification, OutboxEvent, ProcessedEvent
+from notifications.providers.base import mail_provider
+from notifications.tasks import handle_event
+from orders.models import Order
+from orders.services import order_create
+
+pytestmark = pytest.mark.django_db
+
+FIRST_DELIVERY = Delivery(worker="test pid 1", retries=0, max_retries=8)
+LAST_DELIVERY = Delivery(worker="test pid 1", retries=8, max_retries=8)
+
+
+@pytest.fixture
+def order(django_capture_on_commit_callbacks) -> Order:
+    with django_capture_on_commit_callbacks(execute=False):  # no broker needed here
+        return order_create(customer_email="ada@example.com", amount="49.90", currency="EUR")
+
+
+def _envelope(order: Order) -> dict:
+    return OutboxEvent.objects.get(aggregate_id=str(order.id)).payload
+
+
+def _notification(order: Order) -> Notification:
+    return Notification.objects.get(order=order)
+
+
+def test_a_first_delivery_sends_once_and_records_the_attempt_and_the_inbox_row(order, mailsim):
+    # when
+    result = event_handle(raw_envelope=_envelope(order), delivery=FIRST_DELIVERY)
+    # then
+    assert result == "sent"
+    notification = _notification(order)
+    [message] = mailsim.messages()
+    assert notification.status == "sent"
+    assert notification.provider_message_id == message["id"]
+    assert message["idempotency_key"] == notification.idempotency_key
+    assert message["event_id"] == _envelope(order)["event_id"]
+    [attempt] = notification.attempts.all()
+    assert (attempt.outcome, attempt.http_status, attempt.number) == ("accepted", 200, 1)
+    assert attempt.finished_at is not None
+    assert ProcessedEvent.objects.filter(event_id=_envelope(order)["event_id"], result="sent").count() == 1
+
+
+def test_a_second_delivery_of_a_processed_event_changes_nothing(order, mailsim):
+    event_handle(raw_envelope=_envelope(order), delivery=FIRST_DELIVERY)
+    # when
+    result = event_handle(raw_envelope=_envelope(order), delivery=FIRST_DELIVERY)
+    # then
+    assert result == "duplicate"
+    assert len(mailsim.messages()) == 1
+    assert _notification(order).attempt_count == 1
+
+
+def test_another_event_for_an_already_sent_notification_is_recorded_and_not_sent(order, mailsim):
+    event_handle(raw_envelope=_envelope(order), delivery=FIRST_DELIVERY)
+    other_event = {**_envelope(order), "event_id": str(uuid.uuid4())}
+    # when
+    result = event_handle(raw_envelope=other_event, delivery=FIRST_DELIVERY)
+    # then
+    assert result == "already sent"
+    assert len(mailsim.messages()) == 1
+    assert ProcessedEvent.objects.filter(event_id=other_event["event_id"]).exists()
+
+
+def test_a_live_lease_of_another_worker_makes_the_delivery_wait_without_calling_the_provider(order, mailsim):
+    Notification.objects.filter(order=order).update(
+        status="sending",
+        lease_owner="other-host:4242",
+        lease_expires_at=timezone.now() + timedelta(seconds=30),
+    )
+    with pytest.raises(InFlightError):
+        event_handle(raw_envelope=_envelope(order), delivery=FIRST_DELIVERY)
+    assert mailsim.requests_log() == []
+    assert _notification(order).status == "sending"
+
+
+def test_an_attempt_that_never_finished_is_unknown_and_resent_with_the_same_key_inside_the_window(
+    order, mailsim
+):
+    # given a worker that died after the provider accepted the email, before recording it
+    notification = _notification(order)
+    crashed_at = timezone.now() - timedelta(minutes=2)
+    Notification.objects.filter(pk=notification.pk).update(
+        status="sending",
+        lease_owner="gone-host:1",
+        lease_expires_at=crashed_at + timedelta(seconds=60),
+        attempt_count=1,
+        first_attempt_at=crashed_at,
+    )
+    DeliveryAttempt.objects.create(
+        notification=notification,
+        event_id=_envelope(order)["event_id"],
+        number=1,
+        worker="w",
+        started_at=crashed_at,
+    )
+    from notifications.delivery.emails import email_render
+
+    first = mail_provider().send(email_render(notification=notification, order=order, event_id="e"))
+    assert first.outcome == "accepted"
+    # when the message is redelivered
+    result = event_handle(raw_envelope=_envelope(order), delivery=FIRST_DELIVERY)
+    # then
+    assert result == "sent"
+    outcomes = list(notification.attempts.order_by("number").values_list("outcome", flat=True))
+    assert outcomes == ["unknown", "accepted"]
+    [message] = mailsim.messages()
+    assert _notification(order).provider_message_id == message["id"] == first.provider_message_id
+
+
+def test_an_unfinished_attempt_outside_the_providers_window_goes_to_review_and_is_not_resent(order, mailsim):
+    notification = _notification(order)
+    long_ago = timezone.now() - timedelta(days=2)
+    Notification.objects.filter(pk=notification.pk).update(
+        status="sending", lease_owner="gone-host:1", lease_expires_at=long_ago, first_attempt_at=long_ago
+    )
+    DeliveryAttempt.objects.create(
+        notification=notification,
+        event_id=_envelope(order)["event_id"],
+        number=1,
+        worker="w",
+        started_at=long_ago,
+    )
+    # when
+    with pytest.raises(NeedsReviewError):
+        event_handle(raw_envelope=_envelope(order), delivery=FIRST_DELIVERY)
+    # then
+    notification.refresh_from_db()
+    assert notification.status == "needs_review"
+    assert "cannot tell whether it was sent" in notification.last_error
+    assert mailsim.requests_log() == []
+
+
+def test_a_lease_held_by_a_dead_process_on_this_host_is_void(order, mailsim):
+    import socket
+
+    Notification.objects.filter(order=order).update(
+        status="sending",
+        lease_owner=f"{socket.gethostname()}:999999",  # no such pid
+        lease_expires_at=timezone.now() + timedelta(seconds=30),
+    )
+    assert event_handle(raw_envelope=_envelope(order), delivery=FIRST_DELIVERY) == "sent"
+    assert len(mailsim.messages()) == 1
+
+
+def test_a_rejected_address_fails_at_once_with_a_reason_in_plain_words(order, mailsim):
+    mailsim.set_faults({"kind": "reject"})
+    with pytest.raises(PermanentError):
+        event_handle(raw_envelope=_envelope(order), delivery=FIRST_DELIVERY)
+    notification = _notification(order)
+    assert notification.status == "failed"
+    assert notification.last_error.startswith("The mail provider refused the email to ada@example.com")
+    assert "422" in notification.last_error_detail
+    assert not ProcessedEvent.objects.exists()  # a replay after a fix is processed
+
+
+def test_a_transient_failure_is_retried_and_on_the_last_attempt_the_notification_fails(order, mailsim):
+    mailsim.set_faults({"kind": "503", "retry_after": 7})
+    with pytest.raises(TransientError) as transient:
+        event_handle(raw_envelope=_envelope(order), delivery=FIRST_DELIVERY)
+    assert transient.value.retry_after == 7
+    assert _notification(order).status == "pending"
+    # when the retries are used up
+    with pytest.raises(PermanentError, match="gave up after 2 attempts"):
+        event_handle(raw_envelope=_envelope(order), delivery=LAST_DELIVERY)
+    assert _notification(order).status == "failed"
+    assert mailsim.messages() == []
+
+
+def test_the_same_key_with_different_content_is_a_conflict_for_review(order, mailsim):
+    event_handle(raw_envelope=_envelope(order), delivery=FIRST_DELIVERY)
+    # given the email's content drifted (a bug) and the notification is sent again
+    Order.objects.filter(pk=order.pk).update(amount="1.00")
+    Notification.objects.filter(order=order).update(status="pending")
+    ProcessedEvent.objects.all().delete()
+    # when
+    with pytest.raises(NeedsReviewError):
+        event_handle(raw_envelope=_envelope(order), delivery=FIRST_DELIVERY)
+    # then
+    assert _notification(order).status == "needs_review"
+    assert len(mailsim.messages()) == 1
+
+
+def test_an_event_for_an_order_that_does_not_exist_is_permanent(order):
+    envelope = {**_envelope(order), "order_id": str(uuid.uuid4())}
+    with pytest.raises(PermanentError, match="does not exist"):
+        event_handle(raw_envelope=envelope, delivery=FIRST_DELIVERY)
+
+
+@pytest.mark.parametrize(
+    ("change", "reason"),
+    [
+        (lambda e: "not a dict", "not an event envelope"),
+        (lambda e: {k: v for k, v in e.items() if k != "order_id"}, "lacks the field"),
+        (lambda e: {**e, "customer_email": "x@example.com"}, "unknown field"),
+        (lambda e: {**e, "event_type": "order.teleported"}, "is unknown"),
+        (lambda e: {**e, "schema_version": 99}, "Schema version 99"),
+        (lambda e: {**e, "event_id": "not-a-uuid"}, "malformed"),
+    ],
+)
+def test_a_malformed_envelope_is_rejected_to_the_dead_letter_queue_with_its_reason(order, change, reason):
+    with pytest.raises(Reject) as rejected:
+        handle_event(change(_envelope(order)))
+    assert rejected.value.requeue is False
+    assert reason in str(rejected.value.reason)

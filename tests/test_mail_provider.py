@@ -1,0 +1,99 @@
+"""The HTTP adapter's classification of what the provider does, over real HTTP."""
+
+import socket
+
+import pytest
+
+from notifications.delivery.retry_policy import retry_delay_seconds
+from notifications.providers.base import OutboundEmail, Outcome
+from notifications.providers.http import HttpMailProvider
+
+
+def _email(key: str = "key-1", to: str = "ada@example.com") -> OutboundEmail:
+    return OutboundEmail(idempotency_key=key, to=to, subject="Hello", text="Body", event_id="event-1")
+
+
+@pytest.fixture
+def provider(mailsim, settings):
+    settings.MAIL_PROVIDER_READ_TIMEOUT_SECONDS = 1.0
+    return HttpMailProvider()
+
+
+def test_an_accepted_email_has_the_providers_message_id(provider, mailsim):
+    result = provider.send(_email())
+    assert result.outcome == Outcome.ACCEPTED
+    assert result.provider_message_id == mailsim.messages()[0]["id"]
+
+
+def test_a_resend_with_the_same_key_is_accepted_with_the_same_id_and_nothing_new_is_sent(provider, mailsim):
+    first = provider.send(_email())
+    second = provider.send(_email())
+    assert second.outcome == Outcome.ACCEPTED
+    assert second.provider_message_id == first.provider_message_id
+    assert len(mailsim.messages()) == 1
+
+
+@pytest.mark.parametrize(
+    ("rule", "outcome", "status"),
+    [
+        ({"kind": "503", "retry_after": 4}, Outcome.TRANSIENT, 503),
+        ({"kind": "429", "retry_after": 2}, Outcome.TRANSIENT, 429),
+        ({"kind": "reject"}, Outcome.PERMANENT, 422),
+        ({"kind": "accept_then_drop"}, Outcome.UNKNOWN, None),
+        ({"kind": "stall", "seconds": 2}, Outcome.UNKNOWN, None),
+        ({"kind": "stall_then_reject", "seconds": 2}, Outcome.UNKNOWN, None),
+        ({"kind": "hold", "seconds": 2}, Outcome.UNKNOWN, None),
+    ],
+)
+def test_each_provider_fault_is_classified(provider, mailsim, rule, outcome, status):
+    mailsim.set_faults({**rule, "times": 1})
+    result = provider.send(_email())
+    assert result.outcome == outcome
+    assert result.http_status == status
+    if "retry_after" in rule:
+        assert result.retry_after == rule["retry_after"]
+
+
+def test_a_second_request_while_the_first_holds_the_key_is_in_flight(provider, mailsim):
+    import threading
+
+    mailsim.set_faults({"kind": "hold", "seconds": 1.5, "times": 1})
+    slow = threading.Thread(target=provider.send, args=(_email(),))
+    slow.start()
+    import time
+
+    time.sleep(0.5)
+    result = HttpMailProvider().send(_email())
+    slow.join()
+    assert result.outcome == Outcome.IN_FLIGHT
+    assert len(mailsim.messages()) == 1
+
+
+def test_a_refused_connection_is_transient_because_nothing_was_sent(settings):
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]  # closed again: nothing listens there
+    settings.MAIL_PROVIDER_URL = f"http://127.0.0.1:{port}"
+    assert HttpMailProvider().send(_email()).outcome == Outcome.TRANSIENT
+
+
+def test_a_wrong_api_key_is_permanent(mailsim, settings):
+    settings.MAIL_PROVIDER_API_KEY = "wrong"
+    result = HttpMailProvider().send(_email())
+    assert result.outcome == Outcome.PERMANENT
+    assert result.http_status == 401
+
+
+@pytest.mark.parametrize(
+    ("retry", "low", "high"), [(1, 5, 6), (2, 10, 12), (3, 20, 24), (5, 60, 72), (9, 60, 72)]
+)
+def test_the_retry_delay_doubles_from_5_s_up_to_60_s_with_up_to_20_percent_jitter(retry, low, high):
+    delays = {retry_delay_seconds(retry_number=retry) for _ in range(200)}
+    assert min(delays) >= low
+    assert max(delays) <= high
+    assert all(isinstance(delay, int) for delay in delays)
+
+
+def test_the_retry_delay_honours_retry_after_and_is_never_below_one_second():
+    assert retry_delay_seconds(retry_number=1, retry_after=30) >= 30
+    assert retry_delay_seconds(retry_number=0, retry_after=0) >= 1
