@@ -3,7 +3,8 @@ FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
-    DJANGO_SETTINGS_MODULE=config.settings.base
+    DJANGO_SETTINGS_MODULE=config.settings.base \
+    DJANGO_STATIC_ROOT=/app/static
 
 WORKDIR /app
 COPY requirements.txt .

@@ -19,14 +19,13 @@ venv: $(BIN)/.installed
 services:
 	@scripts/ensure-services.sh
 
-## setup: database, migrations, broker vhost and topology, static files (idempotent)
+## setup: database, migrations, broker vhost and topology (idempotent)
 setup: venv services
 	@mkdir -p var
 	$(BIN)/python manage.py ensure_database
 	$(BIN)/python manage.py migrate --no-input
 	$(BIN)/python manage.py ensure_vhost
 	$(BIN)/python manage.py declare_topology
-	$(BIN)/python manage.py collectstatic --no-input --verbosity 0
 
 ## run: the whole product in the foreground (web, worker, relay, beat, flower, mailsim); Ctrl-C stops all
 run: setup

@@ -77,7 +77,10 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "var" / "static"
+# WhiteNoise serves the admin's files straight from the apps, so no process depends on a
+# collectstatic step having run; the Docker image sets a root and collects them at build.
+STATIC_ROOT = env("DJANGO_STATIC_ROOT", default=None)
+WHITENOISE_USE_FINDERS = True
 
 # --- API ------------------------------------------------------------------------------
 REST_FRAMEWORK = {
