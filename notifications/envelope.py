@@ -41,10 +41,11 @@ def envelope_parse(raw: object) -> Envelope:
     extra = sorted(set(raw) - set(ENVELOPE_FIELDS))
     if extra:
         raise EnvelopeError(f"The event envelope has unknown field(s): {', '.join(extra)}.")
-    event_type = EVENT_TYPES.get(raw["event_type"])
+    event_type = EVENT_TYPES.get(raw["event_type"]) if isinstance(raw["event_type"], str) else None
     if event_type is None:
         raise EnvelopeError(f"The event type {raw['event_type']!r} is unknown to this service.")
-    if raw["schema_version"] not in event_type.schema_versions:
+    # type() and not isinstance(): True is an int in Python, and not a schema version.
+    if type(raw["schema_version"]) is not int or raw["schema_version"] not in event_type.schema_versions:
         raise EnvelopeError(
             f"Schema version {raw['schema_version']!r} of {event_type.name} is not supported "
             f"(supported: {sorted(event_type.schema_versions)})."
@@ -57,5 +58,5 @@ def envelope_parse(raw: object) -> Envelope:
             order_id=uuid.UUID(str(raw["order_id"])),
             occurred_at=datetime.fromisoformat(str(raw["occurred_at"])),
         )
-    except ValueError as exc:
+    except (TypeError, ValueError) as exc:
         raise EnvelopeError(f"The event envelope has a malformed field: {exc}.") from exc

@@ -4,10 +4,12 @@ import os
 
 from celery import Task, shared_task
 from celery.exceptions import Reject
+from django.conf import settings
+from django.db import InterfaceError, OperationalError
 
-from notifications.delivery.errors import PermanentError, TransientError
+from notifications.delivery.errors import InFlightError, PermanentError, TransientError
 from notifications.delivery.handler import Delivery, event_handle
-from notifications.delivery.retry_policy import MAX_RETRIES, retry_delay_seconds
+from notifications.delivery.retry_policy import IN_FLIGHT_DELAY_SECONDS, MAX_RETRIES, retry_delay_seconds
 from notifications.registry import EVENT_TYPES
 from notifications.relay.relay import relay_outbox_sweep
 
@@ -16,16 +18,26 @@ class EventTask(Task):
     """Retries come back to the work queue they came from, after our back-off."""
 
     def retry(self, args=None, kwargs=None, exc=None, throw=True, eta=None, countdown=None, **options):
-        if isinstance(exc, TransientError) and countdown is None and eta is None:
-            countdown = retry_delay_seconds(
-                retry_number=self.request.retries + 1, retry_after=exc.retry_after
-            )
-        envelope = (self.request.args or [{}])[0]
-        event_type = EVENT_TYPES.get(envelope.get("event_type")) if isinstance(envelope, dict) else None
-        if event_type is not None:
-            # Through orders.retry, keyed by the queue name: back to this queue only.
-            options.setdefault("queue", event_type.queue)
+        if isinstance(exc, InFlightError):
+            countdown = IN_FLIGHT_DELAY_SECONDS
+            # Waiting for another worker's lease is not a failed attempt: the next message
+            # keeps this retry number (Celery adds one). Leases expire, so this ends.
+            self.request.retries = max(0, self.request.retries - 1)
+        elif countdown is None and eta is None:
+            retry_after = getattr(exc, "retry_after", None)
+            countdown = retry_delay_seconds(retry_number=self.request.retries + 1, retry_after=retry_after)
+        queue = _work_queue_of(self.request.args)
+        if queue is not None:
+            options.setdefault("queue", queue)  # through orders.retry, keyed by the queue's name
+        # py-amqp waits for the retry's confirm without a limit unless the publish sets one.
+        options.setdefault("confirm_timeout", settings.TASK_RETRY_CONFIRM_TIMEOUT_SECONDS)
         return super().retry(args, kwargs, exc=exc, throw=throw, eta=eta, countdown=countdown, **options)
+
+
+def _work_queue_of(args) -> str | None:
+    envelope = (args or [None])[0]
+    event_type = EVENT_TYPES.get(envelope.get("event_type")) if isinstance(envelope, dict) else None
+    return event_type.queue if event_type else None
 
 
 @shared_task(
@@ -34,7 +46,9 @@ class EventTask(Task):
     name="notifications.handle_event",
     acks_late=True,
     reject_on_worker_lost=True,  # bounded by the quorum queue's delivery limit
-    autoretry_for=(TransientError,),
+    acks_on_timeout=False,  # a hard time limit requeues; the delivery limit bounds it too
+    # A database that is briefly away is transient too; nothing was recorded, so retry.
+    autoretry_for=(TransientError, OperationalError, InterfaceError),
     max_retries=MAX_RETRIES,
 )
 def handle_event(self, envelope):
@@ -50,7 +64,7 @@ def handle_event(self, envelope):
         raise Reject(exc.reason, requeue=False) from exc
 
 
-@shared_task(name="notifications.relay_outbox_sweep", ignore_result=True)
+@shared_task(name="notifications.relay_outbox_sweep", ignore_result=True, soft_time_limit=30, time_limit=45)
 def relay_outbox_sweep_task():
     report = relay_outbox_sweep()
     return {"published": report.published, "failed": report.failed}

@@ -49,7 +49,14 @@ class MailSim:
         self.url = url
 
     def reset(self) -> None:
+        # A request of an earlier test may still be held in flight (fault "hold"); it would
+        # store its email after the reset, in this test's records. Let it finish first.
+        wait_until(lambda: not self._keys_in_flight(), timeout=15, message="mailsim idle")
         requests.post(f"{self.url}/_sim/reset", timeout=5).raise_for_status()
+
+    def _keys_in_flight(self) -> list[dict]:
+        records = requests.get(f"{self.url}/_sim/idempotency", timeout=5).json()["records"]
+        return [record for record in records if record["state"] == "in_flight"]
 
     def messages(self) -> list[dict]:
         return requests.get(f"{self.url}/_sim/messages", timeout=5).json()["messages"]

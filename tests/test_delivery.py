@@ -123,7 +123,11 @@ def test_an_unfinished_attempt_outside_the_providers_window_goes_to_review_and_i
     notification = _notification(order)
     long_ago = timezone.now() - timedelta(days=2)
     Notification.objects.filter(pk=notification.pk).update(
-        status="sending", lease_owner="gone-host:1", lease_expires_at=long_ago, first_attempt_at=long_ago
+        status="sending",
+        lease_owner="gone-host:1",
+        lease_expires_at=long_ago,
+        first_attempt_at=long_ago,
+        attempt_count=1,
     )
     DeliveryAttempt.objects.create(
         notification=notification,
@@ -207,6 +211,9 @@ def test_an_event_for_an_order_that_does_not_exist_is_permanent(order):
         (lambda e: {**e, "event_type": "order.teleported"}, "is unknown"),
         (lambda e: {**e, "schema_version": 99}, "Schema version 99"),
         (lambda e: {**e, "event_id": "not-a-uuid"}, "malformed"),
+        (lambda e: {**e, "event_type": ["order.created"]}, "is unknown"),
+        (lambda e: {**e, "schema_version": True}, "Schema version True"),
+        (lambda e: {**e, "occurred_at": 12}, "malformed"),
     ],
 )
 def test_a_malformed_envelope_is_rejected_to_the_dead_letter_queue_with_its_reason(order, change, reason):
@@ -214,3 +221,118 @@ def test_a_malformed_envelope_is_rejected_to_the_dead_letter_queue_with_its_reas
         handle_event(change(_envelope(order)))
     assert rejected.value.requeue is False
     assert reason in str(rejected.value.reason)
+
+
+def _finished_attempt(order: Order, *, outcome: str, started_at) -> None:
+    notification = _notification(order)
+    DeliveryAttempt.objects.create(
+        notification=notification,
+        event_id=_envelope(order)["event_id"],
+        number=notification.attempt_count + 1,
+        worker="w",
+        started_at=started_at,
+        finished_at=started_at,
+        outcome=outcome,
+    )
+    Notification.objects.filter(pk=notification.pk).update(
+        attempt_count=notification.attempt_count + 1,
+        first_attempt_at=notification.first_attempt_at or started_at,
+    )
+
+
+def test_a_later_delivery_after_an_unknown_outcome_outside_the_window_goes_to_review(order, mailsim):
+    # given an attempt two days ago whose outcome nobody knows, and a replayed event today
+    _finished_attempt(order, outcome="unknown", started_at=timezone.now() - timedelta(days=2))
+    # when
+    with pytest.raises(NeedsReviewError):
+        event_handle(raw_envelope=_envelope(order), delivery=FIRST_DELIVERY)
+    # then
+    assert _notification(order).status == "needs_review"
+    assert "may have reached the customer" in _notification(order).last_error
+    assert mailsim.requests_log() == []
+
+
+def test_giving_up_after_an_earlier_unknown_outcome_asks_for_review_instead_of_failing(order, mailsim):
+    _finished_attempt(order, outcome="unknown", started_at=timezone.now() - timedelta(minutes=3))
+    mailsim.set_faults({"kind": "503"})
+    with pytest.raises(NeedsReviewError, match="gave up"):
+        event_handle(raw_envelope=_envelope(order), delivery=LAST_DELIVERY)
+    assert _notification(order).status == "needs_review"
+
+
+def test_giving_up_after_transient_failures_only_fails_with_its_own_class(order, mailsim):
+    mailsim.set_faults({"kind": "503"})
+    with pytest.raises(PermanentError):
+        event_handle(raw_envelope=_envelope(order), delivery=LAST_DELIVERY)
+    notification = _notification(order)
+    assert (notification.status, notification.error_class) == ("failed", "retries_exhausted")
+
+
+def test_the_provider_still_processing_our_key_is_never_a_final_failure(order, mailsim, settings):
+    settings.MAIL_PROVIDER_READ_TIMEOUT_SECONDS = 0.5
+    mail_provider.cache_clear()
+    try:
+        mailsim.set_faults({"kind": "hold", "seconds": 2, "times": 1})
+        with pytest.raises(TransientError):  # the first call times out while the key is held
+            event_handle(raw_envelope=_envelope(order), delivery=FIRST_DELIVERY)
+        # when the last allowed delivery finds the provider still working on the key
+        with pytest.raises(InFlightError):
+            event_handle(raw_envelope=_envelope(order), delivery=LAST_DELIVERY)
+        # then
+        assert _notification(order).status == "pending"
+    finally:
+        mail_provider.cache_clear()
+
+
+def test_an_attempt_whose_lease_was_taken_over_leaves_the_new_holders_state_alone(order, mailsim):
+    from notifications.delivery.claims import notification_claim
+    from notifications.delivery.outcomes import notification_record_outcome
+    from notifications.providers.base import Outcome, SendResult
+    from notifications.registry import ORDER_CREATED
+
+    claim = notification_claim(
+        order=order, event_type=ORDER_CREATED, event_id=uuid.uuid4(), worker="w", provider=mail_provider()
+    )
+    Notification.objects.filter(order=order).update(lease_owner="other-host:7")  # taken over
+    # when our (slow) attempt comes back with a transient failure
+    with pytest.raises(InFlightError):
+        notification_record_outcome(
+            claim=claim,
+            result=SendResult(Outcome.TRANSIENT, http_status=503),
+            event_type=ORDER_CREATED,
+            provider=mail_provider(),
+            to=order.customer_email,
+            duration_ms=5,
+            final_attempt=False,
+        )
+    # then
+    notification = _notification(order)
+    assert (notification.status, notification.lease_owner) == ("sending", "other-host:7")
+    assert notification.attempts.get(number=1).outcome == "transient"
+
+
+def test_a_provider_call_interrupted_by_the_soft_time_limit_is_recorded_as_unknown(order, mailsim):
+    import signal
+
+    from celery.exceptions import SoftTimeLimitExceeded
+
+    def soft_time_limit(signum, frame):  # what Celery's pool does in the child at the soft limit
+        raise SoftTimeLimitExceeded()
+
+    mailsim.set_faults({"kind": "stall", "seconds": 3, "times": 1})
+    previous = signal.signal(signal.SIGALRM, soft_time_limit)
+    signal.setitimer(signal.ITIMER_REAL, 0.5)
+    try:
+        with pytest.raises(TransientError):  # unknown, the provider dedupes: retry with the key
+            event_handle(raw_envelope=_envelope(order), delivery=FIRST_DELIVERY)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    notification = _notification(order)
+    assert notification.status == "pending"
+    [attempt] = notification.attempts.all()
+    assert attempt.outcome == "unknown"
+    assert "interrupted" in attempt.error
+    # and the retry finds the stored email under the same key: still one email
+    assert event_handle(raw_envelope=_envelope(order), delivery=FIRST_DELIVERY) == "sent"
+    assert len(mailsim.messages()) == 1

@@ -7,6 +7,7 @@ import pytest
 from notifications.delivery.retry_policy import retry_delay_seconds
 from notifications.providers.base import OutboundEmail, Outcome
 from notifications.providers.http import HttpMailProvider
+from tests.conftest import wait_until
 
 
 def _email(key: str = "key-1", to: str = "ada@example.com") -> OutboundEmail:
@@ -66,6 +67,7 @@ def test_a_second_request_while_the_first_holds_the_key_is_in_flight(provider, m
     result = HttpMailProvider().send(_email())
     slow.join()
     assert result.outcome == Outcome.IN_FLIGHT
+    wait_until(lambda: mailsim.messages(), timeout=5, message="the held request completes")
     assert len(mailsim.messages()) == 1
 
 

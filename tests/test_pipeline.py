@@ -113,3 +113,35 @@ def test_a_provider_that_is_briefly_unavailable_is_retried_and_the_email_sent_on
     assert outcomes == ["transient", "transient", "accepted"]
     assert len(mailsim.messages()) == 1
     assert notification.last_error == ""
+
+
+def _terminate_other_database_connections() -> int:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+        return cursor.fetchone()[0]
+
+
+def test_workers_recover_from_dropped_database_connections_and_keep_dead_lettering(mailsim, start_worker):
+    # given a worker that has done work, so its processes hold database connections
+    start_worker(concurrency=1)
+    first = order_create(customer_email="before@example.com", amount="5.00", currency="EUR")
+    wait_until(
+        lambda: Notification.objects.filter(order=first, status="sent").exists(), timeout=20, message="1st"
+    )
+    # when the database drops every connection (a restart or failover)
+    assert _terminate_other_database_connections() >= 1
+    # then a permanent failure still reaches the dead-letter queue (the worker's main process
+    # stores the failure before it rejects the message) and the worker goes on sending
+    mailsim.set_faults({"kind": "reject", "to_contains": "rejected@", "times": 1})
+    order_create(customer_email="rejected@example.com", amount="5.00", currency="EUR")
+    wait_until(lambda: queue_ready_count("orders.confirmations.dlq") == 1, timeout=20, message="dead letter")
+    second = order_create(customer_email="after@example.com", amount="5.00", currency="EUR")
+    wait_until(
+        lambda: Notification.objects.filter(order=second, status="sent").exists(), timeout=20, message="2nd"
+    )
+    assert sorted(m["to"][0] for m in mailsim.messages()) == ["after@example.com", "before@example.com"]

@@ -58,7 +58,9 @@ def test_a_message_redelivered_past_the_delivery_limit_is_dead_lettered_not_loop
 def test_every_work_queue_is_a_durable_quorum_queue_with_a_dead_letter_exchange(broker):
     from infra.rabbitmq import RabbitAdmin
 
-    queue = RabbitAdmin(settings.RABBITMQ_MANAGEMENT_URL).queue(settings.TEST_RABBITMQ_VHOST, "orders.confirmations")
+    queue = RabbitAdmin(settings.RABBITMQ_MANAGEMENT_URL).queue(
+        settings.TEST_RABBITMQ_VHOST, "orders.confirmations"
+    )
     assert queue["durable"] is True
     assert queue["arguments"]["x-queue-type"] == "quorum"
     assert queue["arguments"]["x-dead-letter-exchange"] == "orders.events.dlx"

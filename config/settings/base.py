@@ -104,8 +104,10 @@ SPECTACULAR_SETTINGS = {
 # Reference: ../shared/reference/celery-rabbitmq.md §A (item numbers below).
 CELERY_BROKER_URL = env("CELERY_BROKER_URL", default="amqp://guest:guest@127.0.0.1:5672/orders")
 RABBITMQ_MANAGEMENT_URL = env("RABBITMQ_MANAGEMENT_URL", default="http://guest:guest@127.0.0.1:15672")
-# A nack or a lost confirm must raise, never drop a retry silently (item 6).
-CELERY_BROKER_TRANSPORT_OPTIONS = {"confirm_publish": True, "confirm_timeout": 10}
+# A nack or a lost confirm must raise, never drop a retry silently (item 6). The wait has no
+# timeout here (py-amqp ignores one in these options); retries pass their own.
+CELERY_BROKER_TRANSPORT_OPTIONS = {"confirm_publish": True}
+TASK_RETRY_CONFIRM_TIMEOUT_SECONDS = 10
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True  # workers wait for the broker (item 13)
 CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 CELERY_BROKER_CONNECTION_TIMEOUT = 5  # a dead broker must not hang a publish (kombu #1024)
@@ -119,15 +121,20 @@ CELERY_TASK_ACKS_LATE = True  # ack only after the result is committed (item 7)
 CELERY_TASK_ACKS_ON_FAILURE = False
 # A killed child requeues; the quorum delivery limit stops a poison loop (item 9).
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
-CELERY_TASK_ACKS_ON_TIMEOUT = True  # a hard time limit must not requeue in a hot loop (item 10)
+# A hard time limit acks by default, so a queue without a delivery limit cannot hot-loop
+# (item 10); the event handler overrides it, because its quorum queue has one.
+CELERY_TASK_ACKS_ON_TIMEOUT = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1  # nothing waits behind a slow task (item 7)
 # After a connection loss late-ack tasks cannot be acked; stop them rather than run twice (item 12).
 CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
 CELERY_WORKER_SOFT_SHUTDOWN_TIMEOUT = 10.0  # finish a provider call before a restart (item 15)
-CELERY_TASK_TIME_LIMIT = 120
-CELERY_TASK_SOFT_TIME_LIMIT = 90  # below the hard limit, so the handler can record the outcome
+# A provider call takes at most connect + read timeout (35 s); the soft limit interrupts
+# anything slower while the handler can still record the outcome.
+CELERY_TASK_SOFT_TIME_LIMIT = env.int("TASK_SOFT_TIME_LIMIT_SECONDS", default=60)
+CELERY_TASK_TIME_LIMIT = env.int("TASK_TIME_LIMIT_SECONDS", default=75)
 # Only failures are stored: the notification tables are the ledger, not the result backend (§H).
-CELERY_RESULT_BACKEND = "django-db"
+# django-celery-results, made to survive a database restart (infra/result_backend.py).
+CELERY_RESULT_BACKEND = "infra.result_backend.ResilientDatabaseBackend"
 CELERY_RESULT_EXTENDED = True
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_STORE_ERRORS_EVEN_IF_IGNORED = True
@@ -161,7 +168,8 @@ CELERY_TASK_DEFAULT_EXCHANGE_TYPE = "topic"
 OUTBOX_RELAY_BATCH_SIZE = env.int("OUTBOX_RELAY_BATCH_SIZE", default=200)
 # How long a claimed row is reserved for the process that claimed it; after a crash the
 # sweep takes it over once the lease has run out.
-OUTBOX_CLAIM_LEASE_SECONDS = env.int("OUTBOX_CLAIM_LEASE_SECONDS", default=15)
+# Longer than the worst publish (connect 5 s + confirms 10 s), so claims do not overlap.
+OUTBOX_CLAIM_LEASE_SECONDS = env.int("OUTBOX_CLAIM_LEASE_SECONDS", default=30)
 OUTBOX_CONFIRM_TIMEOUT_SECONDS = env.float("OUTBOX_CONFIRM_TIMEOUT_SECONDS", default=10.0)
 
 # --- Mail provider ------------------------------------------------------------------------
@@ -171,9 +179,9 @@ MAIL_PROVIDER_API_KEY = env("MAIL_PROVIDER_API_KEY", default="dev-mail-key")
 MAIL_FROM_ADDRESS = env("MAIL_FROM_ADDRESS", default="Orders <orders@example.com>")
 MAIL_PROVIDER_CONNECT_TIMEOUT_SECONDS = env.float("MAIL_PROVIDER_CONNECT_TIMEOUT_SECONDS", default=5.0)
 MAIL_PROVIDER_READ_TIMEOUT_SECONDS = env.float("MAIL_PROVIDER_READ_TIMEOUT_SECONDS", default=30.0)
-# How long a worker owns a notification while it calls the provider: longer than both
-# timeouts together, so a live call never loses its lease.
-NOTIFICATION_LEASE_SECONDS = env.int("NOTIFICATION_LEASE_SECONDS", default=60)
+# How long a worker owns a notification while it calls the provider: longer than the task's
+# hard time limit, so a live call never loses its lease to a second copy of the event.
+NOTIFICATION_LEASE_SECONDS = env.int("NOTIFICATION_LEASE_SECONDS", default=90)
 
 # --- Logging --------------------------------------------------------------------------------
 LOG_LEVEL = env("LOG_LEVEL", default="INFO")

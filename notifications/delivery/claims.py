@@ -13,7 +13,12 @@ from django.utils import timezone
 
 from notifications.delivery import reasons
 from notifications.delivery.errors import InFlightError, NeedsReviewError
-from notifications.delivery.state import inbox_record, notification_set_status, resend_is_safe
+from notifications.delivery.state import (
+    attempts_uncertain,
+    inbox_record,
+    notification_set_status,
+    resend_is_safe,
+)
 from notifications.identity import current_process_name, process_is_gone
 from notifications.models import DeliveryAttempt, Notification
 from notifications.outbox import notification_expect
@@ -68,12 +73,14 @@ def _claim_in_transaction(*, order, event_type, event_id, worker, provider):
         return AlreadyDone(result=reasons.AWAITING_REVIEW.format(status=status))
     if status == Notification.Status.SENDING and _lease_is_live(notification, now):
         return InFlightError(f"Another worker ({notification.lease_owner}) is sending this email right now.")
-    if _close_unfinished_attempts(notification, now) and not resend_is_safe(notification, provider, now):
+    if _outcome_uncertain(notification, now) and not resend_is_safe(notification, provider, now):
+        reason = (
+            reasons.WORKER_STOPPED
+            if notification.status == Notification.Status.SENDING
+            else reasons.UNCERTAIN
+        )
         notification_set_status(
-            notification,
-            Notification.Status.NEEDS_REVIEW,
-            now,
-            reason=reasons.WORKER_STOPPED + reasons.RESEND_UNSAFE,
+            notification, Notification.Status.NEEDS_REVIEW, now, reason=reason + reasons.RESEND_UNSAFE
         )
         return NeedsReviewError(notification.last_error)
     return _start_attempt(notification, event_id=event_id, worker=worker, now=now)
@@ -85,14 +92,18 @@ def _lease_is_live(notification: Notification, now: datetime) -> bool:
     return not process_is_gone(notification.lease_owner)
 
 
-def _close_unfinished_attempts(notification: Notification, now: datetime) -> bool:
-    """An attempt that started and never finished is a call whose outcome nobody saw."""
+def _outcome_uncertain(notification: Notification, now: datetime) -> bool:
+    """Whether an earlier attempt may have been sent: one that ended unknown or in flight,
+    or one that started and never finished (its worker died during the call)."""
+    if notification.attempt_count == 0:
+        return False  # the common first delivery: no query
     closed = notification.attempts.filter(finished_at__isnull=True).update(
         finished_at=now, outcome=DeliveryAttempt.Outcome.UNKNOWN, error="the worker stopped during the call"
     )
     if closed:
         logger.warning("notification %s: %d attempt(s) ended without an outcome", notification.pk, closed)
-    return bool(closed)
+        return True
+    return attempts_uncertain(notification)
 
 
 def _start_attempt(notification: Notification, *, event_id, worker: str, now: datetime) -> Claim:

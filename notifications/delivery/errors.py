@@ -37,6 +37,12 @@ class PermanentError(DeliveryError):
     error_class = "permanent"
 
 
+class RetriesExhaustedError(PermanentError):
+    """A transient failure that lasted longer than our retries."""
+
+    error_class = "retries_exhausted"
+
+
 class NeedsReviewError(PermanentError):
     """The outcome is unknown and a resend could duplicate the email: a person decides."""
 

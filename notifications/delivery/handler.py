@@ -17,7 +17,7 @@ from notifications.delivery.errors import PermanentError
 from notifications.delivery.outcomes import notification_record_outcome
 from notifications.envelope import EnvelopeError, envelope_parse
 from notifications.models import ProcessedEvent
-from notifications.providers.base import mail_provider
+from notifications.providers.base import MailProvider, Outcome, SendResult, mail_provider
 from notifications.registry import EVENT_TYPES
 
 logger = logging.getLogger(__name__)
@@ -58,9 +58,8 @@ def event_handle(*, raw_envelope: object, delivery: Delivery) -> str:
     )
     if isinstance(claim, AlreadyDone):
         return claim.result
-    email = email_render(notification=claim.notification, order=order, event_id=str(envelope.event_id))
     started = time.monotonic()
-    result = provider.send(email)
+    result = _render_and_send(claim, order=order, event_id=str(envelope.event_id), provider=provider)
     logger.info(
         "event %s order %s notification %s attempt %d: provider said %s %s",
         envelope.event_id,
@@ -75,10 +74,25 @@ def event_handle(*, raw_envelope: object, delivery: Delivery) -> str:
         result=result,
         event_type=event_type,
         provider=provider,
-        to=email.to,
+        to=order.customer_email,
         duration_ms=int((time.monotonic() - started) * 1000),
         final_attempt=delivery.final_attempt,
     )
+
+
+def _render_and_send(claim, *, order, event_id: str, provider: MailProvider) -> SendResult:
+    """Never raises: whatever happens after the claim must end in a recorded outcome, or the
+    notification would stay `sending` with nobody to finish it."""
+    try:
+        email = email_render(notification=claim.notification, order=order, event_id=event_id)
+    except Exception as exc:  # a template bug: nothing was sent, and retrying will not help
+        logger.exception("event %s: the email could not be rendered", event_id)
+        return SendResult(Outcome.PERMANENT, detail=f"the email could not be rendered: {exc!r}")
+    try:
+        return provider.send(email)
+    except Exception as exc:  # includes the soft time limit: the request may have left
+        logger.exception("event %s: the provider call was interrupted", event_id)
+        return SendResult(Outcome.UNKNOWN, detail=f"the provider call was interrupted: {exc!r}")
 
 
 def _order_get(order_id: uuid.UUID):

@@ -9,8 +9,20 @@ from django.utils import timezone
 
 from notifications.delivery import reasons
 from notifications.delivery.claims import Claim
-from notifications.delivery.errors import InFlightError, NeedsReviewError, PermanentError, TransientError
-from notifications.delivery.state import inbox_record, notification_set_status, resend_is_safe
+from notifications.delivery.errors import (
+    InFlightError,
+    NeedsReviewError,
+    PermanentError,
+    RetriesExhaustedError,
+    TransientError,
+)
+from notifications.delivery.state import (
+    attempts_uncertain,
+    inbox_record,
+    notification_set_status,
+    resend_is_safe,
+)
+from notifications.identity import current_process_name
 from notifications.models import DeliveryAttempt, Notification
 from notifications.providers.base import MailProvider, Outcome, SendResult
 from notifications.registry import EventType
@@ -50,48 +62,61 @@ def _record_in_transaction(*, claim, result, event_type, provider, to, duration_
     _finish_attempt(claim.attempt, result, now, duration_ms)
     if notification.status == Notification.Status.SENT:
         return None  # another delivery recorded the send first; the provider key made it one email
+    if result.outcome == Outcome.ACCEPTED:  # a fact, whoever holds the lease now
+        _mark_sent(notification, result, now)
+        inbox_record(event_id=claim.attempt.event_id, event_type=event_type, result="sent")
+        return None
+    if (
+        notification.status != Notification.Status.SENDING
+        or notification.lease_owner != current_process_name()
+    ):
+        # Our lease was taken over: the new holder finishes the notification, not us.
+        logger.warning("notification %s: lease lost during attempt %d", notification.pk, claim.attempt.number)
+        return InFlightError(reasons.LEASE_LOST)
+    next_status, error = _next_step(notification, result, provider, now, to=to, final_attempt=final_attempt)
+    notification_set_status(
+        notification,
+        next_status,
+        now,
+        reason=error.reason,
+        detail=error.detail,
+        error_class=error.error_class,
+    )
+    return error
+
+
+def _next_step(notification, result, provider, now, *, to: str, final_attempt: bool):
+    """What a failed attempt leads to: the next status, and the error that tells the task."""
     reason = reasons.reason_for_result(result, to=to)
     detail = _detail(result)
     match result.outcome:
-        case Outcome.ACCEPTED:
-            _mark_sent(notification, result, now)
-            inbox_record(event_id=claim.attempt.event_id, event_type=event_type, result="sent")
-            return None
-        case Outcome.TRANSIENT | Outcome.IN_FLIGHT if not final_attempt:
-            notification_set_status(
-                notification, Notification.Status.PENDING, now, reason=reason, detail=detail
+        case Outcome.IN_FLIGHT:  # the provider is still working on our key: never a failure
+            return Notification.Status.PENDING, InFlightError(reason, detail=detail)
+        case Outcome.TRANSIENT if not final_attempt:
+            return Notification.Status.PENDING, TransientError(
+                reason, detail=detail, retry_after=result.retry_after
             )
-            error_type = InFlightError if result.outcome == Outcome.IN_FLIGHT else TransientError
-            return error_type(reason, detail=detail, retry_after=result.retry_after)
-        case Outcome.TRANSIENT | Outcome.IN_FLIGHT:
+        case Outcome.TRANSIENT:
             gave_up = reasons.GAVE_UP.format(attempts=notification.attempt_count, last=reason)
-            notification_set_status(
-                notification, Notification.Status.FAILED, now, reason=gave_up, detail=detail
-            )
-            return PermanentError(gave_up, detail=detail)
+            if attempts_uncertain(notification):  # an earlier try may have gone out: a person checks
+                return Notification.Status.NEEDS_REVIEW, NeedsReviewError(
+                    gave_up + " " + reasons.UNCERTAIN, detail=detail
+                )
+            return Notification.Status.FAILED, RetriesExhaustedError(gave_up, detail=detail)
         case Outcome.UNKNOWN if not final_attempt and resend_is_safe(notification, provider, now):
             # The provider dedupes by key and still remembers it: the resend is safe.
-            notification_set_status(
-                notification, Notification.Status.PENDING, now, reason=reason, detail=detail
+            return Notification.Status.PENDING, TransientError(
+                reason, detail=detail, retry_after=result.retry_after
             )
-            return TransientError(reason, detail=detail, retry_after=result.retry_after)
         case Outcome.UNKNOWN:
-            review = reason + reasons.RESEND_UNSAFE
-            notification_set_status(
-                notification, Notification.Status.NEEDS_REVIEW, now, reason=review, detail=detail
+            return Notification.Status.NEEDS_REVIEW, NeedsReviewError(
+                reason + reasons.RESEND_UNSAFE, detail=detail
             )
-            return NeedsReviewError(review, detail=detail)
         case Outcome.KEY_CONFLICT:
             logger.error("notification %s: provider reports a key conflict: %s", notification.pk, detail)
-            notification_set_status(
-                notification, Notification.Status.NEEDS_REVIEW, now, reason=reason, detail=detail
-            )
-            return NeedsReviewError(reason, detail=detail)
+            return Notification.Status.NEEDS_REVIEW, NeedsReviewError(reason, detail=detail)
         case _:  # Outcome.PERMANENT
-            notification_set_status(
-                notification, Notification.Status.FAILED, now, reason=reason, detail=detail
-            )
-            return PermanentError(reason, detail=detail)
+            return Notification.Status.FAILED, PermanentError(reason, detail=detail)
 
 
 def _finish_attempt(attempt: DeliveryAttempt, result: SendResult, now: datetime, duration_ms: int) -> None:

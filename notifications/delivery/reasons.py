@@ -33,9 +33,11 @@ WORKER_STOPPED = (
     "A worker stopped while it was handing this email to the mail provider, so we cannot tell "
     "whether it was sent."
 )
+UNCERTAIN = "An earlier attempt may have reached the customer: its outcome is unknown."
 RESEND_UNSAFE = (
     " The mail provider cannot recognise a resend of the same email (no idempotency key, or its "
     "memory of the key has expired), so a person must check before it is sent again."
 )
+LEASE_LOST = "Another worker took over this email while this attempt was running."
 AWAITING_REVIEW = "The notification is {status} and waits for a person; this delivery changed nothing."
 ORDER_MISSING = "The order {order_id} does not exist in the database."

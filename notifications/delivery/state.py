@@ -3,7 +3,7 @@
 import uuid
 from datetime import datetime, timedelta
 
-from notifications.models import Notification, ProcessedEvent
+from notifications.models import DeliveryAttempt, Notification, ProcessedEvent
 from notifications.providers.base import MailProvider
 from notifications.registry import EventType
 
@@ -12,16 +12,22 @@ IDEMPOTENCY_WINDOW_MARGIN = timedelta(minutes=5)
 
 
 def notification_set_status(
-    notification: Notification, status: str, now: datetime, *, reason: str = "", detail: str = "", **fields
+    notification: Notification,
+    status: str,
+    now: datetime,
+    *,
+    reason: str = "",
+    detail: str = "",
+    error_class: str = "",
+    **fields,
 ) -> None:
-    """Move to `status`, releasing the lease; `reason` is what a reviewer reads."""
+    """Move to `status`, releasing the lease; `reason` is what a reviewer reads and
+    `error_class` the kind of failure it was (empty when there is none)."""
     notification.status = status
     notification.status_changed_at = now
     notification.lease_owner = ""
     notification.lease_expires_at = None
-    notification.error_class = (
-        "" if status in (Notification.Status.SENT, Notification.Status.PENDING) else status
-    )
+    notification.error_class = error_class
     notification.last_error = reason
     notification.last_error_detail = detail
     for name, value in fields.items():
@@ -54,3 +60,11 @@ def resend_is_safe(notification: Notification, provider: MailProvider, now: date
     if window is None or notification.first_attempt_at is None:
         return False
     return now < notification.first_attempt_at + window - IDEMPOTENCY_WINDOW_MARGIN
+
+
+UNCERTAIN_OUTCOMES = (DeliveryAttempt.Outcome.UNKNOWN, DeliveryAttempt.Outcome.IN_FLIGHT)
+
+
+def attempts_uncertain(notification: Notification) -> bool:
+    """Whether a finished earlier attempt may have reached the customer."""
+    return notification.attempts.filter(outcome__in=UNCERTAIN_OUTCOMES).exists()

@@ -1,0 +1,44 @@
+"""Settings that only work together: refused at start-up with a clear message."""
+
+from django.conf import settings
+from django.core.checks import Error, register
+
+
+@register()
+def timing_settings_check(app_configs, **kwargs) -> list[Error]:
+    errors = []
+    provider_call = (
+        settings.MAIL_PROVIDER_CONNECT_TIMEOUT_SECONDS + settings.MAIL_PROVIDER_READ_TIMEOUT_SECONDS
+    )
+    if provider_call >= settings.CELERY_TASK_SOFT_TIME_LIMIT:
+        errors.append(
+            Error(
+                f"TASK_SOFT_TIME_LIMIT_SECONDS ({settings.CELERY_TASK_SOFT_TIME_LIMIT}) must exceed the "
+                f"provider's connect + read timeouts ({provider_call:g} s), or calls are cut short.",
+                id="notifications.E001",
+            )
+        )
+    if settings.CELERY_TASK_TIME_LIMIT <= settings.CELERY_TASK_SOFT_TIME_LIMIT:
+        errors.append(
+            Error(
+                "TASK_TIME_LIMIT_SECONDS must exceed TASK_SOFT_TIME_LIMIT_SECONDS.", id="notifications.E002"
+            )
+        )
+    if settings.NOTIFICATION_LEASE_SECONDS <= settings.CELERY_TASK_TIME_LIMIT:
+        errors.append(
+            Error(
+                f"NOTIFICATION_LEASE_SECONDS ({settings.NOTIFICATION_LEASE_SECONDS}) must exceed "
+                f"TASK_TIME_LIMIT_SECONDS ({settings.CELERY_TASK_TIME_LIMIT}): a live provider call must "
+                "never lose its lease to a second copy of the event.",
+                id="notifications.E003",
+            )
+        )
+    if settings.OUTBOX_CLAIM_LEASE_SECONDS <= settings.OUTBOX_CONFIRM_TIMEOUT_SECONDS + 5:
+        errors.append(
+            Error(
+                "OUTBOX_CLAIM_LEASE_SECONDS must exceed OUTBOX_CONFIRM_TIMEOUT_SECONDS plus the 5 s connect "
+                "timeout, or two relays publish the same rows.",
+                id="notifications.E004",
+            )
+        )
+    return errors
