@@ -116,3 +116,39 @@ def test_the_claim_query_uses_the_partial_index_of_unpublished_rows():
         )
         plan = "\n".join(row[0] for row in cursor.fetchall())
     assert "outbox_unpublished_idx" in plan
+
+
+@pytest.fixture
+def broker_away(settings, monkeypatch):
+    """The broker is unreachable until the test calls the returned function."""
+    from notifications.relay import relay
+
+    reachable = settings.CELERY_BROKER_URL
+    settings.CELERY_BROKER_URL = "amqp://guest:guest@127.0.0.1:1/nowhere"  # nothing listens on port 1
+
+    def broker_back():
+        settings.CELERY_BROKER_URL = reachable
+
+    yield broker_back
+    monkeypatch.setattr(relay, "_fast_path_paused_until", 0.0)  # later tests start unpaused
+
+
+def test_orders_are_accepted_while_the_broker_is_away_and_published_by_the_sweep_when_it_returns(broker_away):
+    # when
+    order = order_create(customer_email="a@example.com", amount="10.00", currency="EUR")
+    second = order_create(customer_email="b@example.com", amount="10.00", currency="EUR")
+    # then both orders committed; their events wait in the outbox with the reason
+    events = OutboxEvent.objects.filter(aggregate_id__in=[str(order.id), str(second.id)])
+    assert [event.published_at for event in events] == [None, None]
+    first_event = events.get(aggregate_id=str(order.id))
+    assert first_event.last_publish_error.startswith("broker unreachable")
+    assert "left to the sweep" in events.get(aggregate_id=str(second.id)).last_publish_error
+    assert relay_outbox_sweep().published == 0  # still away: nothing lost, nothing marked
+    # when the broker is back (and the back-off has passed)
+    broker_away()
+    OutboxEvent.objects.update(next_attempt_at=timezone.now() - timedelta(seconds=1))
+    report = relay_outbox_sweep()
+    # then
+    assert report.published == 2
+    assert OutboxEvent.objects.filter(published_at__isnull=True).count() == 0
+    assert queue_ready_count("orders.confirmations") == 2

@@ -1,12 +1,15 @@
-"""The test run: its own RabbitMQ vhost (created and removed by tests/conftest.py) and
-pytest-django's own database, so a `make run` stack on the same machine is untouched."""
+"""The test run: its own RabbitMQ vhost (created and removed by tests/conftest.py) and its
+own database (created and dropped by pytest-django), both named for this run, so neither a
+`make run` stack nor another test run on the same machine is touched."""
 
 import os
 import uuid
 
 from config.settings.base import *  # noqa: F403
-from config.settings.base import CELERY_BROKER_URL
+from config.settings.base import CELERY_BROKER_URL, DATABASES
 from infra.rabbitmq import broker_url_with_vhost
 
-TEST_RABBITMQ_VHOST = os.environ.setdefault("TEST_RABBITMQ_VHOST", f"orders-test-{uuid.uuid4().hex[:8]}")
+RUN_ID = os.environ.setdefault("TEST_RUN_ID", uuid.uuid4().hex[:8])
+TEST_RABBITMQ_VHOST = os.environ.get("TEST_RABBITMQ_VHOST") or f"orders-test-{RUN_ID}"
 CELERY_BROKER_URL = broker_url_with_vhost(CELERY_BROKER_URL, TEST_RABBITMQ_VHOST)
+DATABASES["default"]["TEST"] = {"NAME": f"test_orders_{RUN_ID}"}

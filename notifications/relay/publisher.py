@@ -43,12 +43,12 @@ class ConfirmingPublisher:
     """One connection and one confirm-mode channel, reused across batches.
 
     Heartbeats are off because the relay can sit idle between batches and cannot answer them
-    (reference §E, kombu #1024); a dead connection shows up as an error or a missing confirm
-    instead, and the publisher is then rebuilt.
+    (reference §E, kombu #1024); a dead connection shows up as an error, a write timeout or a
+    missing confirm instead, and the publisher is then rebuilt.
     """
 
     def __init__(self, *, broker_url: str, confirm_timeout: float, connect_timeout: float = 5.0):
-        self._broker_url = broker_url
+        self.broker_url = broker_url
         self._confirm_timeout = confirm_timeout
         self._connect_timeout = connect_timeout
         self._connection: Connection | None = None
@@ -59,9 +59,11 @@ class ConfirmingPublisher:
         self._returned: dict[uuid.UUID, str] = {}
         self._nacked: set[uuid.UUID] = set()
 
-    def publish(self, messages: list[OutgoingMessage]) -> PublishReport:
+    def publish(
+        self, messages: list[OutgoingMessage], *, confirm_timeout: float | None = None
+    ) -> PublishReport:
         try:
-            return self._publish(messages)
+            return self._publish(messages, confirm_timeout or self._confirm_timeout)
         except Exception as exc:
             self.close()
             raise PublishError(f"{type(exc).__name__}: {exc}") from exc
@@ -76,13 +78,13 @@ class ConfirmingPublisher:
             except Exception:  # closing a broken connection may fail; it is gone either way
                 logger.debug("closing a broken broker connection failed", exc_info=True)
 
-    def _publish(self, messages: list[OutgoingMessage]) -> PublishReport:
+    def _publish(self, messages: list[OutgoingMessage], confirm_timeout: float) -> PublishReport:
         self._ensure_channel()
         self._returned.clear()
         self._nacked.clear()
         for message in messages:
             self._send(message)
-        unconfirmed = self._wait_for_confirms()
+        unconfirmed = self._wait_for_confirms(confirm_timeout)
         report = PublishReport()
         for message in messages:
             if message.event_id in self._returned:
@@ -103,7 +105,13 @@ class ConfirmingPublisher:
     def _ensure_channel(self) -> None:
         if self._producer is not None:
             return
-        connection = Connection(self._broker_url, heartbeat=0, connect_timeout=self._connect_timeout)
+        connection = Connection(
+            self.broker_url,
+            heartbeat=0,
+            connect_timeout=self._connect_timeout,
+            # A broker that stops reading (memory alarm, half-open socket) must not hang us.
+            transport_options={"write_timeout": self._connect_timeout},
+        )
         connection.ensure_connection(max_retries=1)
         channel = connection.channel()
         channel.confirm_select()
@@ -134,8 +142,8 @@ class ConfirmingPublisher:
             **properties,
         )
 
-    def _wait_for_confirms(self) -> set[uuid.UUID]:
-        deadline = time.monotonic() + self._confirm_timeout
+    def _wait_for_confirms(self, confirm_timeout: float) -> set[uuid.UUID]:
+        deadline = time.monotonic() + confirm_timeout
         while self._pending:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
@@ -171,7 +179,9 @@ def process_publisher() -> ConfirmingPublisher:
     from django.conf import settings
 
     publisher = getattr(_local, "publisher", None)
-    if publisher is None:
+    if publisher is None or publisher.broker_url != settings.CELERY_BROKER_URL:
+        if publisher is not None:
+            publisher.close()
         publisher = ConfirmingPublisher(
             broker_url=settings.CELERY_BROKER_URL,
             confirm_timeout=settings.OUTBOX_CONFIRM_TIMEOUT_SECONDS,

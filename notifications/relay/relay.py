@@ -29,6 +29,9 @@ HANDLE_EVENT_TASK = "notifications.handle_event"
 # After the on-commit publish failed once, the web process leaves publishing to the sweep
 # for this long, so a broker outage does not add a connect timeout to every request.
 FAST_PATH_PAUSE_SECONDS = 10.0
+# The on-commit publish runs inside the web request: it waits briefly, and whatever is not
+# confirmed by then is left to the sweep (a late confirm only means one extra copy).
+FAST_PATH_CONFIRM_TIMEOUT_SECONDS = 2.0
 _fast_path_paused_until = 0.0
 
 
@@ -56,7 +59,7 @@ def relay_publish_committed(*, event_ids: list[uuid.UUID]) -> None:
         return
     events = list(OutboxEvent.objects.filter(id__in=event_ids, published_at__isnull=True))
     try:
-        _publish_and_mark(events)
+        _publish_and_mark(events, confirm_timeout=FAST_PATH_CONFIRM_TIMEOUT_SECONDS)
     except Exception as exc:
         _fast_path_paused_until = time.monotonic() + FAST_PATH_PAUSE_SECONDS
         logger.warning("on-commit publish failed, the sweep will publish: %s", exc)
@@ -107,12 +110,12 @@ def outbox_claim_batch(*, limit: int) -> list[OutboxEvent]:
     return list(OutboxEvent.objects.filter(id__in=ids).order_by("created_at"))
 
 
-def _publish_and_mark(events: list[OutboxEvent]) -> RelayReport:
+def _publish_and_mark(events: list[OutboxEvent], *, confirm_timeout: float | None = None) -> RelayReport:
     if not events:
         return RelayReport()
     messages = [_outgoing_message(event) for event in events]
     try:
-        publish = process_publisher().publish(messages)
+        publish = process_publisher().publish(messages, confirm_timeout=confirm_timeout)
     except PublishError as exc:
         _record_failures({event.id: f"broker unreachable: {exc}" for event in events})
         raise
