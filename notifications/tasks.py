@@ -50,6 +50,7 @@ def _work_queue_of(args) -> str | None:
     # A database that is briefly away is transient too; nothing was recorded, so retry.
     autoretry_for=(TransientError, OperationalError, InterfaceError),
     max_retries=MAX_RETRIES,
+    Request="notifications.worker.request:DeadLetteringRequest",
 )
 def handle_event(self, envelope):
     delivery = Delivery(
@@ -60,8 +61,8 @@ def handle_event(self, envelope):
     try:
         return event_handle(raw_envelope=envelope, delivery=delivery)
     except PermanentError as exc:
-        # Straight to the dead-letter queue, with the reason in the task's failure record.
-        raise Reject(exc.reason, requeue=False) from exc
+        # Straight to the dead-letter queue, with the reason (notifications/worker/request.py).
+        raise Reject(exc, requeue=False) from exc
 
 
 @shared_task(name="notifications.relay_outbox_sweep", ignore_result=True, soft_time_limit=30, time_limit=45)

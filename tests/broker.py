@@ -33,9 +33,18 @@ def queue_peek(name: str, limit: int = 100) -> list[dict]:
                 {
                     "headers": dict(message.properties.get("application_headers") or {}),
                     "properties": {k: v for k, v in message.properties.items() if k != "application_headers"},
-                    "body": json.loads(message.body),
+                    "body": _decoded(message),
                     "redelivered": message.delivery_info.get("redelivered"),
                 }
             )
         channel.close()  # unacked messages go back to the queue
     return messages
+
+
+def _decoded(message):
+    if message.properties.get("content_type") != "application/json":
+        return message.body  # raw bytes: a dead-lettered pickle is never unpickled
+    try:
+        return json.loads(message.body)
+    except ValueError:
+        return message.body

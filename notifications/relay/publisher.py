@@ -18,14 +18,32 @@ from config.celery import app
 
 logger = logging.getLogger(__name__)
 
+TRACKING_HEADER = "x-publish-id"
+
 
 @dataclass(frozen=True)
 class OutgoingMessage:
+    """A Celery task message carrying one event; task id = message id = event id."""
+
     event_id: uuid.UUID
     task_name: str
     args: tuple
     exchange: str
     routing_key: str
+
+
+@dataclass(frozen=True)
+class RawMessage:
+    """Bytes published exactly as they are (a dead letter keeps the body it arrived with)."""
+
+    event_id: uuid.UUID  # only our bookkeeping key: the message keeps its own properties
+    body: bytes
+    exchange: str
+    routing_key: str
+    content_type: str | None
+    content_encoding: str | None
+    headers: dict
+    properties: dict
 
 
 @dataclass
@@ -60,7 +78,7 @@ class ConfirmingPublisher:
         self._nacked: set[uuid.UUID] = set()
 
     def publish(
-        self, messages: list[OutgoingMessage], *, confirm_timeout: float | None = None
+        self, messages: list[OutgoingMessage | RawMessage], *, confirm_timeout: float | None = None
     ) -> PublishReport:
         try:
             return self._publish(messages, confirm_timeout or self._confirm_timeout)
@@ -78,7 +96,7 @@ class ConfirmingPublisher:
             except Exception:  # closing a broken connection may fail; it is gone either way
                 logger.debug("closing a broken broker connection failed", exc_info=True)
 
-    def _publish(self, messages: list[OutgoingMessage], confirm_timeout: float) -> PublishReport:
+    def _publish(self, messages: list[OutgoingMessage | RawMessage], confirm_timeout: float) -> PublishReport:
         self._ensure_channel()
         self._returned.clear()
         self._nacked.clear()
@@ -92,9 +110,7 @@ class ConfirmingPublisher:
             elif message.event_id in self._nacked:
                 report.failed[message.event_id] = "the broker refused the message (nack)"
             elif message.event_id in unconfirmed:
-                report.failed[message.event_id] = (
-                    f"no confirm from the broker within {self._confirm_timeout}s"
-                )
+                report.failed[message.event_id] = f"no confirm from the broker within {confirm_timeout:g} s"
             else:
                 report.confirmed.append(message.event_id)
         if unconfirmed:
@@ -122,18 +138,36 @@ class ConfirmingPublisher:
         self._producer = Producer(channel, serializer="json", auto_declare=False)
         self._published = 0
 
-    def _send(self, message: OutgoingMessage) -> None:
-        task_id = str(message.event_id)
-        headers, properties, body, _ = app.amqp.create_task_message(
-            task_id, message.task_name, message.args, {}
-        )
+    def _send(self, message: OutgoingMessage | RawMessage) -> None:
         self._published += 1
         self._pending[self._published] = message.event_id
+        # Our tracking id rides in a header: a returned message is matched by it, whatever
+        # message_id the message itself carries.
+        tracking = {TRACKING_HEADER: str(message.event_id)}
+        if isinstance(message, RawMessage):
+            self._producer.publish(
+                message.body,
+                exchange=message.exchange,
+                routing_key=message.routing_key,
+                content_type=message.content_type,
+                content_encoding=message.content_encoding,
+                headers={**message.headers, **tracking},
+                mandatory=True,
+                delivery_mode=2,
+                retry=False,
+                declare=[],
+                **message.properties,
+            )
+            return
+        task_id = str(message.event_id)
+        headers, properties, body, _ = app.amqp.create_task_message(
+            task_id, message.task_name, message.args, {}, ignore_result=True
+        )
         self._producer.publish(
             body,
             exchange=message.exchange,
             routing_key=message.routing_key,
-            headers=headers,
+            headers={**headers, **tracking},
             mandatory=True,
             delivery_mode=2,  # persistent
             message_id=task_id,
@@ -167,7 +201,8 @@ class ConfirmingPublisher:
     def _on_return(self, exc, exchange: str, routing_key: str, message) -> None:
         # A returned message is still acked afterwards; the return is what tells us no queue
         # took it. It arrives before that ack on the same channel.
-        event_id = uuid.UUID(message.properties["message_id"])
+        headers = message.properties.get("application_headers") or {}
+        event_id = uuid.UUID(headers[TRACKING_HEADER])
         self._returned[event_id] = f"unroutable: no queue is bound to {exchange!r} with key {routing_key!r}"
 
 

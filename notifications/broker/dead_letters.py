@@ -1,0 +1,91 @@
+"""Dead-lettering with a reason.
+
+RabbitMQ's own dead-lettering (a reject without requeue) records only *that* a message was
+rejected. Our workers instead publish the message, byte for byte, to the dead-letter
+exchange with the reason in its headers, wait for the broker's confirm, and only then ack
+the original. A crash in between leaves the original to be redelivered: at worst a second
+copy in the DLQ, never none. If the copy cannot be published, the caller falls back to a
+plain reject, and RabbitMQ dead-letters it (at-least-once) without our reason.
+"""
+
+import logging
+import re
+import uuid
+from datetime import UTC, datetime
+
+from notifications.broker.topology import DEAD_LETTER_EXCHANGE, EVENTS_EXCHANGE, RETRY_EXCHANGE
+from notifications.registry import EVENT_TYPES, work_queue_names
+from notifications.relay.publisher import PublishError, RawMessage, process_publisher
+
+logger = logging.getLogger(__name__)
+
+REASON_HEADER = "x-dead-letter-reason"  # plain words, for the person on duty
+CLASS_HEADER = "x-dead-letter-class"  # malformed, permanent, retries_exhausted, needs_review, ...
+AT_HEADER = "x-dead-lettered-at"
+BY_HEADER = "x-dead-lettered-by"
+ORIGIN_EXCHANGE_HEADER = "x-original-exchange"
+ORIGIN_ROUTING_KEY_HEADER = "x-original-routing-key"
+QUEUE_HEADER = "x-original-queue"
+
+_DELAY_PREFIX = re.compile(r"^(?:[01]\.){28}")  # Celery's native delayed-delivery routing prefix
+
+
+def work_queue_for_delivery(exchange: str, routing_key: str) -> str | None:
+    """Which of our work queues a delivery came from, judged by how it was routed."""
+    routing_key = _DELAY_PREFIX.sub("", routing_key or "")
+    if exchange == EVENTS_EXCHANGE.name:
+        event_type = EVENT_TYPES.get(routing_key)
+        return event_type.queue if event_type else None
+    if exchange in ("", RETRY_EXCHANGE.name) or exchange.startswith("celery_delayed"):
+        return routing_key if routing_key in work_queue_names() else None
+    return None
+
+
+def dead_letter_publish(
+    *,
+    body: bytes,
+    content_type: str | None,
+    content_encoding: str | None,
+    headers: dict | None,
+    properties: dict,
+    delivery_info: dict,
+    reason: str,
+    error_class: str,
+    worker: str,
+) -> bool:
+    """Publish a copy with its reason to the DLQ of its work queue; True once confirmed."""
+    exchange = delivery_info.get("exchange") or ""
+    routing_key = delivery_info.get("routing_key") or ""
+    queue = work_queue_for_delivery(exchange, routing_key)
+    if queue is None:
+        logger.error("cannot tell the work queue of a message from %r/%r", exchange, routing_key)
+        return False
+    copy = RawMessage(
+        event_id=uuid.uuid4(),
+        body=body,
+        exchange=DEAD_LETTER_EXCHANGE.name,
+        routing_key=queue,
+        content_type=content_type,
+        content_encoding=content_encoding,
+        headers={
+            **(headers or {}),
+            REASON_HEADER: reason[:2000],
+            CLASS_HEADER: error_class,
+            AT_HEADER: datetime.now(UTC).isoformat(),
+            BY_HEADER: worker,
+            ORIGIN_EXCHANGE_HEADER: exchange,
+            ORIGIN_ROUTING_KEY_HEADER: routing_key,
+            QUEUE_HEADER: queue,
+        },
+        properties={key: properties[key] for key in ("message_id", "correlation_id") if properties.get(key)},
+    )
+    try:
+        report = process_publisher().publish([copy])
+    except PublishError as exc:
+        logger.error("dead-lettering a message from %s failed: %s", queue, exc)
+        return False
+    if report.failed:
+        logger.error("dead-lettering a message from %s failed: %s", queue, report.failed[copy.event_id])
+        return False
+    logger.warning("dead-lettered a message from %s (%s): %s", queue, error_class, reason)
+    return True

@@ -1,0 +1,54 @@
+"""The worker's consumer, with our dead-lettering for messages that never become a task.
+
+Celery acks a message whose body cannot be decoded (reference, DESIGN §4: "nothing may be
+dropped") and rejects unknown or invalid ones without saying why. Here each goes to the
+dead-letter queue with its reason, and the worker carries on with the next message.
+"""
+
+from celery.worker.consumer import Consumer
+from kombu.exceptions import ContentDisallowed
+
+from notifications.broker.dead_letters import dead_letter_publish
+from notifications.worker.failures import failure_reason
+
+
+class DeadLetteringConsumer(Consumer):
+    def on_decode_error(self, message, exc):
+        self._dead_letter(message, f"The message body could not be decoded: {exc}", "malformed")
+
+    def on_unknown_message(self, body, message):
+        self._dead_letter(
+            message, "The message is not a Celery task message (it has no 'task' header).", "malformed"
+        )
+
+    def on_unknown_task(self, body, message, exc):
+        name = (message.headers or {}).get("task")
+        self._dead_letter(
+            message,
+            f"No task named {name!r} is registered in this worker: the message was sent to the wrong "
+            "queue, or by a newer release.",
+            "unknown_task",
+        )
+
+    def on_invalid_task(self, body, message, exc):
+        if isinstance(exc, ContentDisallowed):  # e.g. pickle: refused before any decoding
+            self._dead_letter(message, *failure_reason(exc, content_type=message.content_type))
+            return
+        self._dead_letter(message, f"The message is not a valid task message: {exc}", "malformed")
+
+    def _dead_letter(self, message, reason: str, error_class: str) -> None:
+        published = dead_letter_publish(
+            body=message.body,
+            content_type=message.content_type,
+            content_encoding=message.content_encoding,
+            headers=message.headers,
+            properties=message.properties,
+            delivery_info=message.delivery_info,
+            reason=reason,
+            error_class=error_class,
+            worker=self.hostname,
+        )
+        if published:
+            message.ack()
+        else:  # the broker dead-letters it (at-least-once), without our reason; never an ack
+            message.reject(requeue=False)
