@@ -16,7 +16,7 @@ from notifications.relay.relay import relay_publish_committed
 
 
 def order_event_emit(*, order, event_type: EventType) -> OutboxEvent:
-    """Record an order event and the pending notification it will produce.
+    """Record an order event and the pending notification it will produce, if any.
 
     Must run inside the transaction that changed the order. The row is born claimed by this
     process, so the beat sweep leaves it alone while the on-commit hook publishes it; if this
@@ -28,7 +28,8 @@ def order_event_emit(*, order, event_type: EventType) -> OutboxEvent:
     event.next_attempt_at = event.created_at + timedelta(seconds=settings.OUTBOX_CLAIM_LEASE_SECONDS)
     event.claimed_by = current_process_name()
     event.save(force_insert=True)
-    notification_expect(order=order, kind=event_type.notification_kind)
+    if event_type.notification_kind:
+        notification_expect(order=order, kind=event_type.notification_kind)
     transaction.on_commit(partial(relay_publish_committed, event_ids=[event.id]), robust=True)
     return event
 

@@ -10,6 +10,7 @@ from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from orders.changes import OrderChangeConflict, OrderNotFound
 from orders.selectors import order_get_with_notifications
 from orders.services import IdempotencyKeyReused, order_create_idempotent
 
@@ -88,6 +89,32 @@ class OrderDetailApi(APIView):
         order = order_get_with_notifications(order_id=order_id)
         if order is None:
             raise NotFound(f"No order has the id {order_id}.")
+        return Response(OrderOutputSerializer(order).data)
+
+
+class OrderChangeApi(APIView):
+    """POST /api/orders/<id>/pay/ and /cancel/: one view, the change named by the route."""
+
+    change = None  # set by as_view(change=...)
+
+    class InputSerializer(serializers.Serializer):
+        version = serializers.IntegerField(
+            required=False,
+            min_value=1,
+            help_text="The version you saw; the change is refused if it moved on.",
+        )
+
+    @extend_schema(request=InputSerializer, responses={200: OrderOutputSerializer})
+    def post(self, request, order_id):
+        serializer = self.InputSerializer(data=request.data if isinstance(request.data, dict) else {})
+        serializer.is_valid(raise_exception=True)
+        try:
+            self.change(order_id=order_id, expected_version=serializer.validated_data.get("version"))
+        except OrderNotFound as exc:
+            raise NotFound(str(exc)) from exc
+        except OrderChangeConflict as exc:
+            return Response({"error": "conflict", "message": str(exc)}, status=status.HTTP_409_CONFLICT)
+        order = order_get_with_notifications(order_id=order_id)
         return Response(OrderOutputSerializer(order).data)
 
 

@@ -134,7 +134,7 @@ def start_worker(broker, mailsim_url, tmp_path):
     """Start real `celery worker` processes; all are stopped when the test ends."""
     started: list[ManagedProcess] = []
 
-    def start(*, queues: str = "orders.confirmations", concurrency: int = 2, **extra_env) -> ManagedProcess:
+    def start(*, concurrency: int = 2, **extra_env) -> ManagedProcess:
         number = next(_worker_numbers)
         worker = ManagedProcess(
             f"worker{number}",
@@ -145,8 +145,8 @@ def start_worker(broker, mailsim_url, tmp_path):
                 "-A",
                 "config",
                 "worker",
-                "-Q",
-                queues,
+                "-X",
+                "orders.maintenance",  # every work queue, as bin/worker does
                 "-c",
                 str(concurrency),
                 "-n",

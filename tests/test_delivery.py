@@ -291,7 +291,11 @@ def test_an_attempt_whose_lease_was_taken_over_leaves_the_new_holders_state_alon
     from notifications.registry import ORDER_CREATED
 
     claim = notification_claim(
-        order=order, event_type=ORDER_CREATED, event_id=uuid.uuid4(), worker="w", provider=mail_provider()
+        order_id=order.id,
+        event_type=ORDER_CREATED,
+        event_id=uuid.uuid4(),
+        worker="w",
+        provider=mail_provider(),
     )
     Notification.objects.filter(order=order).update(lease_owner="other-host:7")  # taken over
     # when our (slow) attempt comes back with a transient failure

@@ -12,7 +12,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from notifications.delivery import reasons
-from notifications.delivery.errors import InFlightError, NeedsReviewError
+from notifications.delivery.errors import InFlightError, NeedsReviewError, PermanentError
+from notifications.delivery.rules import Action, notification_decide
 from notifications.delivery.state import (
     attempts_uncertain,
     inbox_record,
@@ -30,6 +31,7 @@ logger = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class Claim:
+    order: object  # orders.models.Order, read under its row lock
     notification: Notification
     attempt: DeliveryAttempt
 
@@ -40,11 +42,11 @@ class AlreadyDone:
 
 
 def notification_claim(
-    *, order, event_type: EventType, event_id: uuid.UUID, worker: str, provider: MailProvider
+    *, order_id: uuid.UUID, event_type: EventType, event_id: uuid.UUID, worker: str, provider: MailProvider
 ) -> Claim | AlreadyDone:
     """Take the notification's lease and write the attempt row, or say why not to send."""
     decision = _claim_in_transaction(
-        order=order, event_type=event_type, event_id=event_id, worker=worker, provider=provider
+        order_id=order_id, event_type=event_type, event_id=event_id, worker=worker, provider=provider
     )
     if isinstance(decision, Exception):
         raise decision  # raised after the commit, so the state change it describes is kept
@@ -52,17 +54,14 @@ def notification_claim(
 
 
 @transaction.atomic
-def _claim_in_transaction(*, order, event_type, event_id, worker, provider):
-    notification = (
-        Notification.objects.select_for_update()
-        .filter(order=order, kind=event_type.notification_kind)
-        .first()
-    )
-    if notification is None:  # an event from before the notification existed: create it now
-        notification_expect(order=order, kind=event_type.notification_kind)
-        notification = Notification.objects.select_for_update().get(
-            order=order, kind=event_type.notification_kind
-        )
+def _claim_in_transaction(*, order_id, event_type, event_id, worker, provider):
+    from orders.models import Order  # orders imports notifications to write its events
+
+    # Lock order: the order row, then the notification (the same order everywhere).
+    order = Order.objects.select_for_update(no_key=True).filter(id=order_id).first()
+    if order is None:
+        return PermanentError(reasons.ORDER_MISSING.format(order_id=order_id))
+    notification = _notification_locked(order, event_type.notification_kind)
     now = timezone.now()
     status = notification.status
     if status in (Notification.Status.SENT, Notification.Status.SKIPPED):
@@ -73,17 +72,33 @@ def _claim_in_transaction(*, order, event_type, event_id, worker, provider):
         return AlreadyDone(result=reasons.AWAITING_REVIEW.format(status=status))
     if status == Notification.Status.SENDING and _lease_is_live(notification, now):
         return InFlightError(f"Another worker ({notification.lease_owner}) is sending this email right now.")
+    decision = notification_decide(notification=notification, order=order)
+    if decision.action == Action.SKIP:
+        notification_set_status(notification, Notification.Status.SKIPPED, now, reason=decision.reason)
+        inbox_record(event_id=event_id, event_type=event_type, result=Notification.Status.SKIPPED)
+        return AlreadyDone(result=Notification.Status.SKIPPED)
+    if decision.action == Action.WAIT:
+        return InFlightError(decision.reason)
     if _outcome_uncertain(notification, now) and not resend_is_safe(notification, provider, now):
-        reason = (
-            reasons.WORKER_STOPPED
-            if notification.status == Notification.Status.SENDING
-            else reasons.UNCERTAIN
-        )
+        reason = reasons.WORKER_STOPPED if status == Notification.Status.SENDING else reasons.UNCERTAIN
+        error = NeedsReviewError(reason + reasons.RESEND_UNSAFE)
         notification_set_status(
-            notification, Notification.Status.NEEDS_REVIEW, now, reason=reason + reasons.RESEND_UNSAFE
+            notification,
+            Notification.Status.NEEDS_REVIEW,
+            now,
+            reason=error.reason,
+            error_class=error.error_class,
         )
-        return NeedsReviewError(notification.last_error)
-    return _start_attempt(notification, event_id=event_id, worker=worker, now=now)
+        return error
+    return _start_attempt(order, notification, event_id=event_id, worker=worker, now=now)
+
+
+def _notification_locked(order, kind: str) -> Notification:
+    notification = Notification.objects.select_for_update().filter(order=order, kind=kind).first()
+    if notification is None:  # an event from before the notification existed: create it now
+        notification_expect(order=order, kind=kind)
+        notification = Notification.objects.select_for_update().get(order=order, kind=kind)
+    return notification
 
 
 def _lease_is_live(notification: Notification, now: datetime) -> bool:
@@ -106,7 +121,7 @@ def _outcome_uncertain(notification: Notification, now: datetime) -> bool:
     return attempts_uncertain(notification)
 
 
-def _start_attempt(notification: Notification, *, event_id, worker: str, now: datetime) -> Claim:
+def _start_attempt(order, notification: Notification, *, event_id, worker: str, now: datetime) -> Claim:
     notification.status = Notification.Status.SENDING
     notification.status_changed_at = now
     notification.lease_owner = current_process_name()
@@ -130,4 +145,4 @@ def _start_attempt(notification: Notification, *, event_id, worker: str, now: da
         worker=worker,
         started_at=now,
     )
-    return Claim(notification=notification, attempt=attempt)
+    return Claim(order=order, notification=notification, attempt=attempt)

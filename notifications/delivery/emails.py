@@ -15,6 +15,14 @@ def email_render(*, notification: Notification, order, event_id: str) -> Outboun
             f"Amount: {order.amount} {order.currency}\n\n"
             "We will write again when it ships.\n"
         )
+    elif notification.kind == Notification.Kind.ORDER_CANCELLATION:
+        subject = f"Your order {str(order.id)[:8]} is cancelled"
+        text = (
+            "Your order has been cancelled.\n\n"
+            f"Order number: {order.id}\n"
+            f"Amount: {order.amount} {order.currency}\n\n"
+            "If you paid for it, the amount is refunded to you.\n"
+        )
     else:
         raise ValueError(f"no email template for notification kind {notification.kind!r}")
     return OutboundEmail(

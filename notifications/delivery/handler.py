@@ -1,8 +1,10 @@
-"""Handling one event delivery: the effect-once path of DESIGN §2.
+"""Handling one event delivery.
 
-inbox check → re-read the order → claim the notification (lease + attempt row) → call the
-provider with the notification's stable key → record the outcome and the inbox row in one
-transaction. The task acks only after this returns.
+Effect-once types (customer emails), DESIGN §2: inbox check → claim the notification under
+the order's row lock (re-reading the order, applying the rules, lease + attempt row) → call
+the provider with the notification's stable key → record the outcome and the inbox row in
+one transaction. At-least-once types run their handler directly. The task acks only after
+this returns.
 """
 
 import logging
@@ -11,14 +13,14 @@ import uuid
 from dataclasses import dataclass
 
 from notifications.delivery import reasons
-from notifications.delivery.claims import AlreadyDone, notification_claim
+from notifications.delivery.claims import AlreadyDone, Claim, notification_claim
 from notifications.delivery.emails import email_render
 from notifications.delivery.errors import PermanentError
 from notifications.delivery.outcomes import notification_record_outcome
-from notifications.envelope import EnvelopeError, envelope_parse
+from notifications.envelope import Envelope, EnvelopeError, envelope_parse
 from notifications.models import ProcessedEvent
 from notifications.providers.base import MailProvider, Outcome, SendResult, mail_provider
-from notifications.registry import EVENT_TYPES
+from notifications.registry import EVENT_TYPES, Guarantee
 
 logger = logging.getLogger(__name__)
 
@@ -42,15 +44,16 @@ def event_handle(*, raw_envelope: object, delivery: Delivery) -> str:
     except EnvelopeError as exc:
         raise PermanentError(str(exc), detail=repr(raw_envelope)[:500]) from exc
     event_type = EVENT_TYPES[envelope.event_type]
+    if event_type.guarantee == Guarantee.AT_LEAST_ONCE:
+        return _at_least_once_handle(envelope)
     if ProcessedEvent.objects.filter(event_id=envelope.event_id, handler=event_type.handler).exists():
         logger.info(
             "event %s already processed by %s: duplicate ignored", envelope.event_id, event_type.handler
         )
         return "duplicate"
-    order = _order_get(envelope.order_id)
     provider = mail_provider()
     claim = notification_claim(
-        order=order,
+        order_id=envelope.order_id,
         event_type=event_type,
         event_id=envelope.event_id,
         worker=delivery.worker,
@@ -59,11 +62,11 @@ def event_handle(*, raw_envelope: object, delivery: Delivery) -> str:
     if isinstance(claim, AlreadyDone):
         return claim.result
     started = time.monotonic()
-    result = _render_and_send(claim, order=order, event_id=str(envelope.event_id), provider=provider)
+    result = _render_and_send(claim, event_id=str(envelope.event_id), provider=provider)
     logger.info(
         "event %s order %s notification %s attempt %d: provider said %s %s",
         envelope.event_id,
-        order.id,
+        claim.order.id,
         claim.notification.pk,
         claim.attempt.number,
         result.outcome,
@@ -74,17 +77,17 @@ def event_handle(*, raw_envelope: object, delivery: Delivery) -> str:
         result=result,
         event_type=event_type,
         provider=provider,
-        to=order.customer_email,
+        to=claim.order.customer_email,
         duration_ms=int((time.monotonic() - started) * 1000),
         final_attempt=delivery.final_attempt,
     )
 
 
-def _render_and_send(claim, *, order, event_id: str, provider: MailProvider) -> SendResult:
+def _render_and_send(claim: Claim, *, event_id: str, provider: MailProvider) -> SendResult:
     """Never raises: whatever happens after the claim must end in a recorded outcome, or the
     notification would stay `sending` with nobody to finish it."""
     try:
-        email = email_render(notification=claim.notification, order=order, event_id=event_id)
+        email = email_render(notification=claim.notification, order=claim.order, event_id=event_id)
     except Exception as exc:  # a template bug: nothing was sent, and retrying will not help
         logger.exception("event %s: the email could not be rendered", event_id)
         return SendResult(Outcome.PERMANENT, detail=f"the email could not be rendered: {exc!r}")
@@ -95,10 +98,18 @@ def _render_and_send(claim, *, order, event_id: str, provider: MailProvider) -> 
         return SendResult(Outcome.UNKNOWN, detail=f"the provider call was interrupted: {exc!r}")
 
 
-def _order_get(order_id: uuid.UUID):
+def _at_least_once_handle(envelope: Envelope) -> str:
     from orders.models import Order  # orders imports notifications to write its events
+    from orders.sales import daily_sales_count_payment
 
-    order = Order.objects.filter(id=order_id).first()
+    handlers = {"daily_sales_count": daily_sales_count_payment}
+    order = _order_or_permanent(Order, envelope.order_id)
+    handlers[EVENT_TYPES[envelope.event_type].handler](order=order, day=envelope.occurred_at.date())
+    return "counted"
+
+
+def _order_or_permanent(model, order_id: uuid.UUID):
+    order = model.objects.filter(id=order_id).first()
     if order is None:
         raise PermanentError(reasons.ORDER_MISSING.format(order_id=order_id))
     return order

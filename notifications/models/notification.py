@@ -7,6 +7,7 @@ class Notification(models.Model):
 
     class Kind(models.TextChoices):
         ORDER_CONFIRMATION = "order_confirmation", "Order confirmation"
+        ORDER_CANCELLATION = "order_cancellation", "Order cancellation"
 
     class Status(models.TextChoices):
         PENDING = "pending"

@@ -1,0 +1,53 @@
+"""Which email an order gets, decided on the order's state when the email's turn comes.
+
+The rules (docs/failure-handling.md shows them per ordering of events):
+- Confirmation: sent unless the order is cancelled by then; then `skipped`. Once sent, it
+  stays sent: an email cannot be taken back.
+- Cancellation: sent for every cancelled order, but never before a confirmation that is
+  being sent at that moment: it waits until the confirmation is done, so the customer
+  never reads "cancelled" before "confirmed".
+The claim holds the order's row lock while it decides, and a cancel takes the same lock to
+change the order, so a decision never rests on a state that is changing under it.
+"""
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from notifications.models import Notification
+
+
+class Action(StrEnum):
+    SEND = "send"
+    SKIP = "skip"
+    WAIT = "wait"
+
+
+@dataclass(frozen=True)
+class Decision:
+    action: Action
+    reason: str = ""
+
+
+SEND = Decision(Action.SEND)
+
+
+def notification_decide(*, notification: Notification, order) -> Decision:
+    from orders.models import Order  # orders imports notifications to write its events
+
+    cancelled = order.status == Order.Status.CANCELLED
+    if notification.kind == Notification.Kind.ORDER_CONFIRMATION:
+        if cancelled:
+            return Decision(Action.SKIP, "The order was cancelled before its confirmation was sent.")
+        return SEND
+    if notification.kind == Notification.Kind.ORDER_CANCELLATION:
+        if not cancelled:
+            return Decision(Action.SKIP, "The order is not cancelled.")
+        confirmation = Notification.objects.filter(
+            order=order, kind=Notification.Kind.ORDER_CONFIRMATION
+        ).first()
+        if confirmation is not None and confirmation.status == Notification.Status.SENDING:
+            return Decision(
+                Action.WAIT, "The order confirmation is being sent right now; the cancellation follows it."
+            )
+        return SEND
+    raise ValueError(f"no rule for notification kind {notification.kind!r}")

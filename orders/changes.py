@@ -1,0 +1,62 @@
+"""Order state changes after creation: pay and cancel. Each writes its event in the same
+transaction, and bumps the order's version so a client can refuse to act on a stale view."""
+
+from dataclasses import dataclass
+from uuid import UUID
+
+from django.db import transaction
+
+from notifications.outbox import order_event_emit
+from notifications.registry import ORDER_CANCELLED, ORDER_PAID, EventType
+from orders.models import Order
+
+
+class OrderNotFound(Exception):
+    pass
+
+
+class OrderChangeConflict(Exception):
+    """The change does not fit the order's current state or version; nothing was changed."""
+
+
+@dataclass(frozen=True)
+class OrderChange:
+    order: Order
+    changed: bool  # False when the order already was in the target state (a retried request)
+
+
+# From which states each change may happen, and what it leads to.
+_TRANSITIONS: dict[str, tuple[set[str], str, EventType]] = {
+    "pay": ({Order.Status.CREATED}, Order.Status.PAID, ORDER_PAID),
+    "cancel": ({Order.Status.CREATED, Order.Status.PAID}, Order.Status.CANCELLED, ORDER_CANCELLED),
+}
+
+
+def order_pay(*, order_id: UUID, expected_version: int | None = None) -> OrderChange:
+    return _order_change(order_id=order_id, change="pay", expected_version=expected_version)
+
+
+def order_cancel(*, order_id: UUID, expected_version: int | None = None) -> OrderChange:
+    return _order_change(order_id=order_id, change="cancel", expected_version=expected_version)
+
+
+@transaction.atomic(durable=True)
+def _order_change(*, order_id: UUID, change: str, expected_version: int | None) -> OrderChange:
+    allowed_from, target, event_type = _TRANSITIONS[change]
+    order = Order.objects.select_for_update(no_key=True).filter(id=order_id).first()
+    if order is None:
+        raise OrderNotFound(f"No order has the id {order_id}.")
+    if order.status == target:
+        return OrderChange(order=order, changed=False)  # a retry of a change that happened
+    if expected_version is not None and expected_version != order.version:
+        raise OrderChangeConflict(
+            f"The order is at version {order.version}, not {expected_version}: it changed meanwhile. "
+            "Read it again before deciding."
+        )
+    if order.status not in allowed_from:
+        raise OrderChangeConflict(f"A {order.status} order cannot be {target}.")
+    order.status = target
+    order.version += 1
+    order.save(update_fields=["status", "version", "updated_at"])
+    order_event_emit(order=order, event_type=event_type)
+    return OrderChange(order=order, changed=True)
