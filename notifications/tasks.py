@@ -9,7 +9,7 @@ from django.db import InterfaceError, OperationalError
 
 from notifications.delivery.errors import InFlightError, PermanentError, TransientError
 from notifications.delivery.handler import Delivery, event_handle
-from notifications.delivery.retry_policy import IN_FLIGHT_DELAY_SECONDS, MAX_RETRIES, retry_delay_seconds
+from notifications.delivery.retry_policy import IN_FLIGHT_DELAY_SECONDS, max_retries, retry_delay_seconds
 from notifications.registry import EVENT_TYPES
 from notifications.relay.relay import relay_outbox_sweep
 
@@ -49,7 +49,7 @@ def _work_queue_of(args) -> str | None:
     acks_on_timeout=False,  # a hard time limit requeues; the delivery limit bounds it too
     # A database that is briefly away is transient too; nothing was recorded, so retry.
     autoretry_for=(TransientError, OperationalError, InterfaceError),
-    max_retries=MAX_RETRIES,
+    max_retries=max_retries(),
     Request="notifications.worker.request:DeadLetteringRequest",
 )
 def handle_event(self, envelope):

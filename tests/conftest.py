@@ -5,9 +5,11 @@ Everything runs against real PostgreSQL (pytest-django's test database) and real
 """
 
 import itertools
+import json
 import os
 import sys
 import time
+from pathlib import Path
 from urllib.parse import quote
 
 import pytest
@@ -183,3 +185,43 @@ def api_token(db):
 
     _, raw = api_token_create(name="tests")
     return raw
+
+
+class SmtpSim:
+    def __init__(self, data_dir: Path, port: int):
+        self.data_dir = data_dir
+        self.port = port
+
+    def messages(self) -> list[dict]:
+        path = self.data_dir / "messages.jsonl"
+        return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+    def set_fault(self, **fault) -> None:
+        (self.data_dir / "faults.json").write_text(json.dumps(fault))
+
+    def reset(self) -> None:
+        for name in ("messages.jsonl", "faults.json"):
+            (self.data_dir / name).unlink(missing_ok=True)
+
+
+@pytest.fixture(scope="session")
+def smtp_process(tmp_path_factory):
+    data_dir = tmp_path_factory.mktemp("smtp")
+    process = ManagedProcess(
+        "smtp",
+        [sys.executable, "-m", "mailsim.smtp", "--port", "0", "--data-dir", str(data_dir)],
+        env={"PYTHONUNBUFFERED": "1", "PATH": "/usr/bin:/bin"},
+        log_path=data_dir / "smtp.log",
+    ).start(ready=r"mailsim smtp listening on \S+")
+    yield process, data_dir
+    process.stop()
+
+
+@pytest.fixture
+def smtpsim(smtp_process) -> SmtpSim:
+    """The SMTP twin, emptied; point a provider at `smtpsim.port`."""
+    process, data_dir = smtp_process
+    port = int(process.wait_for_log(r"listening on [\d.]+:(\d+)", timeout=1).group(1))
+    sim = SmtpSim(data_dir, port)
+    sim.reset()
+    return sim

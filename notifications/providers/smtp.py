@@ -1,0 +1,74 @@
+"""An SMTP mail provider, through Django's SMTP email backend.
+
+SMTP has no idempotency key: a server that received the whole message and then lost the
+connection before its reply may have queued it (RFC 1047). So this adapter says it cannot
+dedupe (`idempotency_window = None`), and such an unknown outcome goes to a person instead
+of being resent. Failures before the message left are safe to retry: a refused connection,
+or a 4xx reply, which tells the client the server did not take the message.
+"""
+
+import contextlib
+import smtplib
+
+from django.conf import settings
+from django.core.mail import EmailMessage, get_connection
+
+from notifications.providers.base import OutboundEmail, Outcome, SendResult
+
+
+class SmtpMailProvider:
+    name = "smtp"
+    idempotency_window = None  # SMTP cannot recognise a resend
+
+    def send(self, email: OutboundEmail) -> SendResult:
+        connection = get_connection(
+            "django.core.mail.backends.smtp.EmailBackend",
+            fail_silently=False,
+            timeout=settings.MAIL_PROVIDER_READ_TIMEOUT_SECONDS,
+        )
+        try:
+            connection.open()  # its own step: a failure here happened before anything was sent
+        except (OSError, smtplib.SMTPException) as exc:
+            return SendResult(Outcome.TRANSIENT, detail=f"could not connect to the SMTP server: {exc!r}")
+        try:
+            connection.send_messages([_message(email, connection)])
+        except smtplib.SMTPRecipientsRefused as exc:
+            codes = [code for code, _ in exc.recipients.values()]
+            outcome = Outcome.TRANSIENT if all(400 <= code < 500 for code in codes) else Outcome.PERMANENT
+            return SendResult(
+                outcome, error_code=",".join(map(str, codes)), detail=f"recipient refused: {exc.recipients}"
+            )
+        except smtplib.SMTPResponseException as exc:  # a reply with a code: the server decided
+            outcome = Outcome.TRANSIENT if 400 <= exc.smtp_code < 500 else Outcome.PERMANENT
+            return SendResult(outcome, http_status=None, error_code=str(exc.smtp_code), detail=_text(exc))
+        except (OSError, smtplib.SMTPException) as exc:  # dropped or timed out mid-conversation
+            return SendResult(Outcome.UNKNOWN, detail=f"the SMTP conversation broke off: {exc!r}")
+        finally:
+            with contextlib.suppress(OSError, smtplib.SMTPException):
+                connection.close()  # the conversation is over either way
+        return SendResult(Outcome.ACCEPTED, provider_message_id=_message_id(email))
+
+
+def _message(email: OutboundEmail, connection) -> EmailMessage:
+    return EmailMessage(
+        subject=email.subject,
+        body=email.text,
+        from_email=settings.MAIL_FROM_ADDRESS,
+        to=[email.to],
+        connection=connection,
+        headers={
+            # Stable per email: a receiving system that dedupes by Message-ID sees one message.
+            "Message-ID": _message_id(email),
+            "X-Idempotency-Key": email.idempotency_key,
+            "X-Event-Id": email.event_id,
+        },
+    )
+
+
+def _message_id(email: OutboundEmail) -> str:
+    return f"<{email.idempotency_key}@orders.local>"
+
+
+def _text(exc: smtplib.SMTPResponseException) -> str:
+    error = exc.smtp_error
+    return error.decode(errors="replace") if isinstance(error, bytes) else str(error)
