@@ -152,3 +152,38 @@ def test_orders_are_accepted_while_the_broker_is_away_and_published_by_the_sweep
     assert report.published == 2
     assert OutboxEvent.objects.filter(published_at__isnull=True).count() == 0
     assert queue_ready_count("orders.confirmations") == 2
+
+
+def test_a_lost_confirm_leaves_the_event_unpublished_and_the_sweep_publishes_it_again(settings, monkeypatch):
+    from urllib.parse import urlsplit
+
+    from notifications.relay import relay
+    from tests.tcp_proxy import TcpProxy
+
+    # given a network between us and the broker that holds back the broker's replies
+    real = urlsplit(settings.CELERY_BROKER_URL)
+    proxy = TcpProxy(real.hostname, real.port or 5672)
+    settings.CELERY_BROKER_URL = real._replace(
+        netloc=f"{real.username}:{real.password}@127.0.0.1:{proxy.port}"
+    ).geturl()
+    try:
+        order_create(customer_email="first@example.com", amount="10.00", currency="EUR")  # connects
+        queues_purge()
+        proxy.hold_replies()
+        # when an order is placed: its message reaches the broker, the confirm does not
+        order = order_create(customer_email="a@example.com", amount="10.00", currency="EUR")
+        event = OutboxEvent.objects.get(aggregate_id=str(order.id))
+        assert event.published_at is None
+        assert "no confirm from the broker" in event.last_publish_error
+        # then, once the network heals, the sweep publishes it again
+        proxy.release_replies()
+        monkeypatch.setattr(relay, "_fast_path_paused_until", 0.0)
+        OutboxEvent.objects.update(next_attempt_at=timezone.now() - timedelta(seconds=1))
+        assert relay_outbox_sweep().published == 1
+    finally:
+        proxy.close()
+    event.refresh_from_db()
+    assert event.published_at is not None
+    # the broker holds both copies; the consumer's inbox makes them one email
+    copies = queue_peek("orders.confirmations")
+    assert [copy["headers"]["id"] for copy in copies] == [str(event.id)] * 2

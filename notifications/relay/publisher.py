@@ -87,14 +87,17 @@ class ConfirmingPublisher:
             raise PublishError(f"{type(exc).__name__}: {exc}") from exc
 
     def close(self) -> None:
+        """Drop the connection without the AMQP closing handshake: we close after errors
+        and missing confirms, when a broker that stopped answering would never send the
+        close-ok, and waiting for it would hang the caller."""
         connection, self._connection = self._connection, None
         self._channel = self._producer = None
         self._pending.clear()
         if connection is not None:
             try:
-                connection.close()
-            except Exception:  # closing a broken connection may fail; it is gone either way
-                logger.debug("closing a broken broker connection failed", exc_info=True)
+                connection.collect()
+            except Exception:  # the socket may already be gone; it is released either way
+                logger.debug("releasing a broken broker connection failed", exc_info=True)
 
     def _publish(self, messages: list[OutgoingMessage | RawMessage], confirm_timeout: float) -> PublishReport:
         self._ensure_channel()
