@@ -1,6 +1,7 @@
 """A TCP proxy that can hold back what the server sends: a network that loses (delays)
 the broker's publisher confirms while the messages themselves get through."""
 
+import contextlib
 import socket
 import threading
 
@@ -25,10 +26,8 @@ class TcpProxy:
     def close(self) -> None:
         self._downstream_open.set()
         for sock in [self._listener, *self._sockets]:
-            try:
+            with contextlib.suppress(OSError):
                 sock.close()
-            except OSError:
-                pass
 
     def _accept(self) -> None:
         while True:
@@ -57,7 +56,5 @@ class TcpProxy:
             pass
         finally:
             for sock in (source, sink):
-                try:
+                with contextlib.suppress(OSError):
                     sock.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass

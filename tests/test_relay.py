@@ -119,18 +119,24 @@ def test_the_claim_query_uses_the_partial_index_of_unpublished_rows():
 
 
 @pytest.fixture
-def broker_away(settings, monkeypatch):
-    """The broker is unreachable until the test calls the returned function."""
+def fast_path_unpaused():
+    """After a test that made the on-commit publish fail, later tests start unpaused."""
     from notifications.relay import relay
 
+    yield
+    relay._fast_path_paused_until = 0.0
+
+
+@pytest.fixture
+def broker_away(settings, fast_path_unpaused):
+    """The broker is unreachable until the test calls the returned function."""
     reachable = settings.CELERY_BROKER_URL
     settings.CELERY_BROKER_URL = "amqp://guest:guest@127.0.0.1:1/nowhere"  # nothing listens on port 1
 
     def broker_back():
         settings.CELERY_BROKER_URL = reachable
 
-    yield broker_back
-    monkeypatch.setattr(relay, "_fast_path_paused_until", 0.0)  # later tests start unpaused
+    return broker_back
 
 
 def test_orders_are_accepted_while_the_broker_is_away_and_published_by_the_sweep_when_it_returns(broker_away):
@@ -154,10 +160,11 @@ def test_orders_are_accepted_while_the_broker_is_away_and_published_by_the_sweep
     assert queue_ready_count("orders.confirmations") == 2
 
 
-def test_a_lost_confirm_leaves_the_event_unpublished_and_the_sweep_publishes_it_again(settings, monkeypatch):
+def test_a_lost_confirm_leaves_the_event_unpublished_and_the_sweep_publishes_it_again(
+    settings, fast_path_unpaused
+):
     from urllib.parse import urlsplit
 
-    from notifications.relay import relay
     from tests.tcp_proxy import TcpProxy
 
     # given a network between us and the broker that holds back the broker's replies
@@ -177,7 +184,6 @@ def test_a_lost_confirm_leaves_the_event_unpublished_and_the_sweep_publishes_it_
         assert "no confirm from the broker" in event.last_publish_error
         # then, once the network heals, the sweep publishes it again
         proxy.release_replies()
-        monkeypatch.setattr(relay, "_fast_path_paused_until", 0.0)
         OutboxEvent.objects.update(next_attempt_at=timezone.now() - timedelta(seconds=1))
         assert relay_outbox_sweep().published == 1
     finally:
