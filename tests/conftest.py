@@ -131,42 +131,47 @@ def service_env(*, broker_url: str, mail_url: str, **extra: str) -> dict[str, st
 _worker_numbers = itertools.count(1)
 
 
+def _worker(*, broker: str, mail_url: str, log_dir: Path, concurrency: int, **extra_env) -> ManagedProcess:
+    number = next(_worker_numbers)
+    return ManagedProcess(
+        f"worker{number}",
+        [
+            *(PYTHON, "-m", "celery", "-A", "config", "worker"),
+            *("-X", "orders.maintenance"),  # every work queue, as bin/worker does
+            *("-c", str(concurrency), "-n", f"test{number}@%h"),
+            *("--without-gossip", "--without-mingle", "-l", "INFO"),
+        ],
+        env=service_env(broker_url=broker, mail_url=mail_url, **extra_env),
+        log_path=log_dir / f"worker{number}.log",
+    ).start(ready=r" ready\.", timeout=60)
+
+
 @pytest.fixture
 def start_worker(broker, mailsim_url, tmp_path):
     """Start real `celery worker` processes; all are stopped when the test ends."""
     started: list[ManagedProcess] = []
 
     def start(*, concurrency: int = 2, **extra_env) -> ManagedProcess:
-        number = next(_worker_numbers)
-        worker = ManagedProcess(
-            f"worker{number}",
-            [
-                PYTHON,
-                "-m",
-                "celery",
-                "-A",
-                "config",
-                "worker",
-                "-X",
-                "orders.maintenance",  # every work queue, as bin/worker does
-                "-c",
-                str(concurrency),
-                "-n",
-                f"test{number}@%h",
-                "--without-gossip",
-                "--without-mingle",
-                "-l",
-                "INFO",
-            ],
-            env=service_env(broker_url=broker, mail_url=mailsim_url, **extra_env),
-            log_path=tmp_path / f"worker{number}.log",
+        started.append(
+            _worker(
+                broker=broker, mail_url=mailsim_url, log_dir=tmp_path, concurrency=concurrency, **extra_env
+            )
         )
-        started.append(worker)
-        return worker.start(ready=r" ready\.", timeout=60)
+        return started[-1]
 
     yield start
     for worker in started:
         worker.stop()
+
+
+@pytest.fixture(scope="module")
+def module_worker(broker, mailsim_url, tmp_path_factory):
+    """One real worker for a whole test module (with default settings)."""
+    worker = _worker(
+        broker=broker, mail_url=mailsim_url, log_dir=tmp_path_factory.mktemp("worker"), concurrency=2
+    )
+    yield worker
+    worker.stop()
 
 
 def wait_until(predicate, *, timeout: float, interval: float = 0.2, message: str = "condition"):
