@@ -41,6 +41,22 @@ def work_queue_for_delivery(exchange: str, routing_key: str) -> str | None:
     return None
 
 
+def dead_letter_message(message, *, reason: str, error_class: str, worker: str) -> bool:
+    """Publish a copy of a received kombu message, with its reason, to the DLQ of its work
+    queue; True once the broker confirmed it (the caller then acks the original)."""
+    return dead_letter_publish(
+        body=message.body,
+        content_type=message.content_type,
+        content_encoding=message.content_encoding,
+        headers=message.headers,
+        properties=message.properties,
+        delivery_info=message.delivery_info,
+        reason=reason,
+        error_class=error_class,
+        worker=worker,
+    )
+
+
 def dead_letter_publish(
     *,
     body: bytes,

@@ -8,7 +8,7 @@ dead-letter queue with its reason, and the worker carries on with the next messa
 from celery.worker.consumer import Consumer
 from kombu.exceptions import ContentDisallowed
 
-from notifications.broker.dead_letters import dead_letter_publish
+from notifications.broker.dead_letters import dead_letter_message
 from notifications.worker.failures import failure_reason
 
 
@@ -37,18 +37,7 @@ class DeadLetteringConsumer(Consumer):
         self._dead_letter(message, f"The message is not a valid task message: {exc}", "malformed")
 
     def _dead_letter(self, message, reason: str, error_class: str) -> None:
-        published = dead_letter_publish(
-            body=message.body,
-            content_type=message.content_type,
-            content_encoding=message.content_encoding,
-            headers=message.headers,
-            properties=message.properties,
-            delivery_info=message.delivery_info,
-            reason=reason,
-            error_class=error_class,
-            worker=self.hostname,
-        )
-        if published:
+        if dead_letter_message(message, reason=reason, error_class=error_class, worker=self.hostname):
             message.ack()
         else:  # the broker dead-letters it (at-least-once), without our reason; never an ack
             message.reject(requeue=False)

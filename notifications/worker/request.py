@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 
 from celery.worker.request import Request
 
-from notifications.broker.dead_letters import dead_letter_publish, work_queue_for_delivery
+from notifications.broker.dead_letters import dead_letter_message, work_queue_for_delivery
 from notifications.worker.failures import failure_reason
 
 
@@ -50,14 +50,8 @@ class DeadLetteringRequest(Request):
 
     def _dead_letter(self, reason: str, error_class: str) -> bool:
         """Copy to the DLQ with the reason, then ack; False if the copy could not be made."""
-        message = self._message
-        published = dead_letter_publish(
-            body=message.body,
-            content_type=message.content_type,
-            content_encoding=message.content_encoding,
-            headers=message.headers,
-            properties=message.properties,
-            delivery_info=self.delivery_info or {},
+        published = dead_letter_message(
+            self._message,
             reason=reason or "The task failed.",
             error_class=error_class or "error",
             worker=self.hostname,
