@@ -10,6 +10,7 @@ from django.db import InterfaceError, OperationalError
 from notifications.delivery.errors import InFlightError, PermanentError, TransientError
 from notifications.delivery.handler import Delivery, event_handle
 from notifications.delivery.retry_policy import IN_FLIGHT_DELAY_SECONDS, max_retries, retry_delay_seconds
+from notifications.operations.reconcile import reconcile_run
 from notifications.registry import EVENT_TYPES
 from notifications.relay.relay import relay_outbox_sweep
 
@@ -69,3 +70,9 @@ def handle_event(self, envelope):
 def relay_outbox_sweep_task():
     report = relay_outbox_sweep()
     return {"published": report.published, "failed": report.failed}
+
+
+@shared_task(name="notifications.reconcile", ignore_result=True, soft_time_limit=600, time_limit=660)
+def reconcile_task():
+    # Repairing is safe: a republished event is a no-op for the inbox, one email for the provider.
+    return reconcile_run(repair=True).summary

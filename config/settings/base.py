@@ -6,6 +6,7 @@ Every variable read here is listed, with a comment, in `.env.example`.
 from pathlib import Path
 
 import environ
+from celery.schedules import crontab
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
@@ -154,6 +155,10 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": env.float("OUTBOX_SWEEP_INTERVAL_SECONDS", default=5.0),
         # A sweep that waited longer than one interval is stale: the next one replaces it.
         "options": {"expires": env.float("OUTBOX_SWEEP_INTERVAL_SECONDS", default=5.0)},
+    },
+    "reconcile-daily": {
+        "task": "notifications.reconcile",
+        "schedule": crontab(hour=3, minute=17),  # a quiet hour; the report waits in the admin
     },
 }
 CELERY_BEAT_SCHEDULE_FILENAME = env(

@@ -26,6 +26,9 @@ BY_HEADER = "x-dead-lettered-by"
 ORIGIN_EXCHANGE_HEADER = "x-original-exchange"
 ORIGIN_ROUTING_KEY_HEADER = "x-original-routing-key"
 QUEUE_HEADER = "x-original-queue"
+# Kept across replays, so a message that fails again shows its whole history.
+COUNT_HEADER = "x-dead-letter-count"
+FIRST_AT_HEADER = "x-first-dead-lettered-at"
 
 _DELAY_PREFIX = re.compile(r"^(?:[01]\.){28}")  # Celery's native delayed-delivery routing prefix
 
@@ -76,6 +79,8 @@ def dead_letter_publish(
     if queue is None:
         logger.error("cannot tell the work queue of a message from %r/%r", exchange, routing_key)
         return False
+    headers = headers or {}
+    now = datetime.now(UTC).isoformat()
     copy = RawMessage(
         event_id=uuid.uuid4(),
         body=body,
@@ -84,10 +89,12 @@ def dead_letter_publish(
         content_type=content_type,
         content_encoding=content_encoding,
         headers={
-            **(headers or {}),
+            **headers,
             REASON_HEADER: reason[:2000],
             CLASS_HEADER: error_class,
-            AT_HEADER: datetime.now(UTC).isoformat(),
+            AT_HEADER: now,
+            FIRST_AT_HEADER: headers.get(FIRST_AT_HEADER) or now,
+            COUNT_HEADER: int(headers.get(COUNT_HEADER) or 0) + 1,
             BY_HEADER: worker,
             ORIGIN_EXCHANGE_HEADER: exchange,
             ORIGIN_ROUTING_KEY_HEADER: routing_key,
@@ -104,4 +111,28 @@ def dead_letter_publish(
         logger.error("dead-lettering a message from %s failed: %s", queue, report.failed[copy.event_id])
         return False
     logger.warning("dead-lettered a message from %s (%s): %s", queue, error_class, reason)
+    _history_record(headers, properties, queue=queue, reason=reason, error_class=error_class, worker=worker)
     return True
+
+
+def _history_record(headers: dict, properties: dict, **fields) -> None:
+    """A row for `trace_event`; the DLQ holds the message itself, so a database that is away
+    here loses only history."""
+    from django.db import DatabaseError, close_old_connections
+
+    from notifications.models import DeadLetterRecord
+
+    try:
+        event_id = uuid.UUID(str(headers.get("id")))
+    except ValueError:
+        event_id = None
+    try:
+        close_old_connections()
+        DeadLetterRecord.objects.create(
+            event_id=event_id,
+            message_id=str(properties.get("message_id") or "")[:255],
+            dead_lettered_at=datetime.now(UTC),
+            **fields,
+        )
+    except DatabaseError as exc:
+        logger.error("could not record the dead letter of event %s: %s", event_id, exc)

@@ -88,4 +88,7 @@ DEAD_LETTER_QUEUES = [dead_letter_queue(queue.name) for queue in WORK_QUEUES]
 
 # What Celery consumes and routes (read by settings).
 CELERY_TASK_QUEUES = [*WORK_QUEUES, MAINTENANCE_QUEUE]
-CELERY_TASK_ROUTES = {"notifications.relay_outbox_sweep": {"queue": MAINTENANCE_QUEUE.name}}
+CELERY_TASK_ROUTES = {
+    "notifications.relay_outbox_sweep": {"queue": MAINTENANCE_QUEUE.name},
+    "notifications.reconcile": {"queue": MAINTENANCE_QUEUE.name},
+}

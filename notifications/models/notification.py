@@ -48,6 +48,7 @@ class Notification(models.Model):
             models.UniqueConstraint(fields=["order", "kind"], name="notification_unique_order_kind"),
         ]
         indexes = [models.Index(fields=["status", "status_changed_at"], name="notification_status_idx")]
+        permissions = [("review_notification", "Can retry, reject and assign notifications")]
 
     def __str__(self) -> str:
         return f"{self.get_kind_display()} for {self.order_id}: {self.status}"

@@ -1,0 +1,70 @@
+from django.conf import settings
+from django.db import models
+
+
+class OperatorAction(models.Model):
+    """Who did what to which notification or dead letter, when, and with what result.
+    Every admin action and every replay or discard writes one."""
+
+    class Action(models.TextChoices):
+        RETRY = "retry"
+        REJECT = "reject"
+        ASSIGN = "assign"
+        REPLAY = "replay"
+        DISCARD = "discard"
+
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    actor_name = models.CharField(max_length=150)  # kept when the user is gone; the OS user for commands
+    action = models.CharField(max_length=16, choices=Action.choices)
+    notification = models.ForeignKey(
+        "notifications.Notification", null=True, blank=True, on_delete=models.SET_NULL, related_name="actions"
+    )
+    event_id = models.UUIDField(null=True, blank=True)
+    comment = models.TextField(blank=True)
+    result = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)  # empty: interrupted before its end
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["event_id"], name="operator_action_event_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.actor_name} {self.action} {self.event_id or self.notification_id}: {self.result}"
+
+
+class DeadLetterRecord(models.Model):
+    """History of a message our workers dead-lettered (the DLQ holds the message itself)."""
+
+    event_id = models.UUIDField(null=True, blank=True)  # empty when the message had no readable id
+    message_id = models.CharField(max_length=255, blank=True)
+    queue = models.CharField(max_length=100)
+    error_class = models.CharField(max_length=32)
+    reason = models.TextField()
+    worker = models.CharField(max_length=255)
+    dead_lettered_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-dead_lettered_at"]
+        indexes = [models.Index(fields=["event_id"], name="dead_letter_event_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.queue} {self.event_id}: {self.error_class}"
+
+
+class ReconcileReport(models.Model):
+    """One run of the reconcile job: what it found and what it repaired."""
+
+    started_at = models.DateTimeField()
+    finished_at = models.DateTimeField()
+    summary = models.TextField()  # in plain words, for the admin list
+    findings = models.JSONField()
+    repaired = models.JSONField(default=dict)
+
+    class Meta:
+        ordering = ["-started_at"]
+
+    def __str__(self) -> str:
+        return f"reconcile {self.started_at:%Y-%m-%d %H:%M}: {self.summary}"

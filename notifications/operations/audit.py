@@ -1,0 +1,34 @@
+"""The record of what operators did: started before the action, finished after it, so an
+action interrupted half-way is visible as such."""
+
+import uuid
+
+from django.utils import timezone
+
+from notifications.models import Notification, OperatorAction
+
+
+def action_start(
+    *,
+    action: str,
+    actor_name: str,
+    actor=None,
+    notification: Notification | None = None,
+    event_id: uuid.UUID | None = None,
+    comment: str = "",
+) -> OperatorAction:
+    return OperatorAction.objects.create(
+        action=action,
+        actor=actor,
+        actor_name=actor_name,
+        notification=notification,
+        event_id=event_id,
+        comment=comment,
+        result="started",
+    )
+
+
+def action_finish(record: OperatorAction, *, result: str) -> None:
+    record.result = result
+    record.finished_at = timezone.now()
+    record.save(update_fields=["result", "finished_at"])

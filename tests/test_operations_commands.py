@@ -1,0 +1,99 @@
+"""trace_event, outbox_status and reconcile against a real worker and broker."""
+
+import json
+from datetime import timedelta
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+from django.utils import timezone
+
+from notifications.models import Notification, OutboxEvent, ReconcileReport
+from orders.services import order_create
+from tests.broker import queue_ready_count, queues_purge
+from tests.conftest import wait_until
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
+FAST_RETRIES = {"DELIVERY_MAX_RETRIES": "2", "DELIVERY_RETRY_BASE_DELAY_SECONDS": "1"}
+
+
+def _command(*args) -> str:
+    out = StringIO()
+    call_command(*args, stdout=out, stderr=StringIO())
+    return out.getvalue()
+
+
+def test_trace_event_shows_every_step_of_a_retried_dead_lettered_and_replayed_event(mailsim, start_worker):
+    # given: a 503 (retried), then a rejection (dead-lettered), then a replay that succeeds
+    mailsim.set_faults({"kind": "503", "times": 1, "retry_after": 1}, {"kind": "reject", "times": 1})
+    start_worker(**FAST_RETRIES)
+    order = order_create(customer_email="traced@example.com", amount="5.00", currency="EUR")
+    wait_until(lambda: queue_ready_count("orders.confirmations.dlq") == 1, timeout=30, message="dead letter")
+    _command("replay_dead_letters", "replay", "--yes", "--actor", "ops")
+    wait_until(
+        lambda: Notification.objects.filter(order=order, status="sent").exists(), timeout=20, message="sent"
+    )
+    event = OutboxEvent.objects.get(aggregate_id=str(order.id))
+    # when
+    trace = _command("trace_event", str(event.id))
+    # then, in time order
+    expected = [
+        f"order {order.id} created",
+        f"event {event.id} order.created written to the outbox",
+        "published to RabbitMQ",
+        "attempt 1 by test",
+        "transient HTTP 503",
+        "attempt 2 by test",
+        "permanent HTTP 422",
+        "dead-lettered from orders.confirmations (permanent)",
+        "replay by ops: published again to orders.confirmations",
+        "attempt 3 by test",
+        "accepted HTTP 200",
+        "notification order_confirmation is sent",
+    ]
+    positions = [trace.find(words) for words in expected]
+    assert all(position >= 0 for position in positions), trace
+    assert positions == sorted(positions), trace
+    assert _command("trace_event", str(order.id)) == trace  # by order id: the same single event
+
+
+def test_outbox_status_reports_backlog_statuses_and_dead_letter_depths_as_json(mailsim, start_worker):
+    start_worker()
+    order = order_create(customer_email="status@example.com", amount="5.00", currency="EUR")
+    wait_until(
+        lambda: Notification.objects.filter(order=order, status="sent").exists(), timeout=20, message="sent"
+    )
+    status = json.loads(_command("outbox_status", "--json"))
+    assert status["outbox_backlog"] == 0
+    assert status["oldest_unpublished_age_seconds"] is None
+    assert status["notifications_by_status"] == {"sent": 1}
+    assert status["dead_letter_queues"] == {
+        "orders.analytics.dlq": 0,
+        "orders.cancellations.dlq": 0,
+        "orders.confirmations.dlq": 0,
+    }
+
+
+def test_reconcile_finds_an_email_whose_message_was_lost_and_repair_sends_it_once(mailsim, start_worker):
+    # given an order whose event the outbox says is published, but the broker lost it
+    # (a broker failure without replication, or a database restored to a later point)
+    order = order_create(customer_email="lost@example.com", amount="5.00", currency="EUR")
+    queues_purge()
+    long_ago = timezone.now() - timedelta(hours=1)
+    Notification.objects.filter(order=order).update(status_changed_at=long_ago)
+    OutboxEvent.objects.filter(aggregate_id=str(order.id)).update(published_at=long_ago)
+    # when
+    findings = json.loads(_command("reconcile", "--json"))["findings"]
+    # then it is found
+    assert [n["order"] for n in findings["stuck_notifications"]] == [str(order.id)]
+    assert len(findings["published_but_unprocessed_events"]) == 1
+    # and a repair sends it, once
+    start_worker()
+    _command("reconcile", "--repair")
+    wait_until(
+        lambda: Notification.objects.filter(order=order, status="sent").exists(), timeout=20, message="sent"
+    )
+    assert len(mailsim.messages()) == 1
+    report = ReconcileReport.objects.order_by("-started_at").first()
+    assert report.repaired["republished"] == [str(OutboxEvent.objects.get(aggregate_id=str(order.id)).id)]
+    assert "1 event(s) republished" in report.summary
