@@ -43,6 +43,7 @@ run: setup
 
 ## test: the whole suite against real PostgreSQL and RabbitMQ (own database, own vhost)
 test: venv services
+	@scripts/ensure-browser.sh
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 lint: venv

@@ -21,6 +21,20 @@ PYTHON = sys.executable
 
 
 @pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
+    """pytest-django's test database, dropped at the end even if a connection was left open
+    (a live-server or browser thread): those are ended first, so no database is left behind."""
+    yield
+    from django.db import connection
+
+    with django_db_blocker.unblock(), connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+
+
+@pytest.fixture(scope="session")
 def broker(django_db_setup):
     """The run's own vhost with the full topology, deleted when the session ends."""
     from django.conf import settings

@@ -340,3 +340,17 @@ def test_a_provider_call_interrupted_by_the_soft_time_limit_is_recorded_as_unkno
     # and the retry finds the stored email under the same key: still one email
     assert event_handle(raw_envelope=_envelope(order), delivery=FIRST_DELIVERY) == "sent"
     assert len(mailsim.messages()) == 1
+
+
+def test_a_rendering_failure_is_explained_as_our_bug_not_the_providers():
+    from notifications.delivery.handler import RENDER_ERROR
+    from notifications.delivery.reasons import reason_for_result
+    from notifications.providers.base import Outcome, SendResult
+
+    reason = reason_for_result(
+        SendResult(Outcome.PERMANENT, error_code=RENDER_ERROR, detail="KeyError('amount')"),
+        to="ada@example.com",
+    )
+    assert reason == (
+        "The email could not be rendered (a bug in its template, nothing was sent): KeyError('amount')"
+    )

@@ -13,3 +13,6 @@ RUN_ID = os.environ.setdefault("TEST_RUN_ID", uuid.uuid4().hex[:8])
 TEST_RABBITMQ_VHOST = os.environ.get("TEST_RABBITMQ_VHOST") or f"orders-test-{RUN_ID}"
 CELERY_BROKER_URL = broker_url_with_vhost(CELERY_BROKER_URL, TEST_RABBITMQ_VHOST)
 DATABASES["default"]["TEST"] = {"NAME": f"test_orders_{RUN_ID}"}
+# The live server answers each request on a new thread; a persistent connection there would
+# outlive the thread and keep the test database from being dropped at the end.
+DATABASES["default"]["CONN_MAX_AGE"] = 0

@@ -24,6 +24,8 @@ from notifications.registry import EVENT_TYPES, Guarantee
 
 logger = logging.getLogger(__name__)
 
+RENDER_ERROR = "render_error"  # our own failure, before the provider was called
+
 
 @dataclass(frozen=True)
 class Delivery:
@@ -90,7 +92,7 @@ def _render_and_send(claim: Claim, *, event_id: str, provider: MailProvider) -> 
         email = email_render(notification=claim.notification, order=claim.order, event_id=event_id)
     except Exception as exc:  # a template bug: nothing was sent, and retrying will not help
         logger.exception("event %s: the email could not be rendered", event_id)
-        return SendResult(Outcome.PERMANENT, detail=f"the email could not be rendered: {exc!r}")
+        return SendResult(Outcome.PERMANENT, error_code=RENDER_ERROR, detail=f"{exc!r}")
     try:
         return provider.send(email)
     except Exception as exc:  # includes the soft time limit: the request may have left

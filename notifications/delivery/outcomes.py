@@ -124,7 +124,7 @@ def _finish_attempt(attempt: DeliveryAttempt, result: SendResult, now: datetime,
         finished_at=now,
         outcome=result.outcome.value,
         http_status=result.http_status,
-        error=_detail(result)[:2000],
+        error="" if result.outcome == Outcome.ACCEPTED else _detail(result)[:2000],
         provider_message_id=result.provider_message_id,
         duration_ms=duration_ms,
     )

@@ -11,6 +11,10 @@ def reason_for_result(result: SendResult, *, to: str) -> str:
             return f"The mail provider was temporarily unavailable{status}; we will try again."
         case Outcome.IN_FLIGHT:
             return "The mail provider is still processing an earlier attempt of this email."
+        case Outcome.PERMANENT if result.error_code == "render_error":
+            return (
+                f"The email could not be rendered (a bug in its template, nothing was sent): {result.detail}"
+            )
         case Outcome.PERMANENT:
             return (
                 f"The mail provider refused the email to {to}{status}: {result.detail or 'no reason given'}"

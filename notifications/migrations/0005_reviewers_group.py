@@ -3,17 +3,7 @@
 from django.contrib.auth.management import create_permissions
 from django.db import migrations
 
-GROUP = "Notification reviewers"
-PERMISSIONS = [
-    ("notifications", "review_notification"),
-    ("notifications", "view_notification"),
-    ("notifications", "view_deliveryattempt"),
-    ("notifications", "view_operatoraction"),
-    ("notifications", "view_outboxevent"),
-    ("notifications", "view_deadletterrecord"),
-    ("notifications", "view_reconcilereport"),
-    ("orders", "view_order"),
-]
+from notifications.reviewers import GROUP_NAME, reviewers_group_ensure
 
 
 def create_group(apps, schema_editor):
@@ -24,15 +14,11 @@ def create_group(apps, schema_editor):
         app_config.models_module = True
         create_permissions(app_config, apps=apps, verbosity=0)
         app_config.models_module = None
-    Group = apps.get_model("auth", "Group")
-    Permission = apps.get_model("auth", "Permission")
-    group, _ = Group.objects.get_or_create(name=GROUP)
-    for app_label, codename in PERMISSIONS:
-        group.permissions.add(Permission.objects.get(content_type__app_label=app_label, codename=codename))
+    reviewers_group_ensure(apps.get_model("auth", "Group"), apps.get_model("auth", "Permission"))
 
 
 def remove_group(apps, schema_editor):
-    apps.get_model("auth", "Group").objects.filter(name=GROUP).delete()
+    apps.get_model("auth", "Group").objects.filter(name=GROUP_NAME).delete()
 
 
 class Migration(migrations.Migration):

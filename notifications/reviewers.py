@@ -1,0 +1,26 @@
+"""The "Notification reviewers" group: who may act on notifications that need a person.
+Created by a data migration; `reviewers_group_ensure` recreates it (tests flush tables)."""
+
+GROUP_NAME = "Notification reviewers"
+GROUP_PERMISSIONS = [
+    ("notifications", "review_notification"),
+    ("notifications", "view_notification"),
+    ("notifications", "view_deliveryattempt"),
+    ("notifications", "view_operatoraction"),
+    ("notifications", "view_outboxevent"),
+    ("notifications", "view_deadletterrecord"),
+    ("notifications", "view_reconcilereport"),
+    ("orders", "view_order"),
+]
+
+
+def reviewers_group_ensure(group_model=None, permission_model=None):
+    """Create the group with its permissions if missing (models can be a migration's)."""
+    if group_model is None:
+        from django.contrib.auth.models import Group as group_model
+        from django.contrib.auth.models import Permission as permission_model
+    group, _ = group_model.objects.get_or_create(name=GROUP_NAME)
+    for app_label, codename in GROUP_PERMISSIONS:
+        permission = permission_model.objects.get(content_type__app_label=app_label, codename=codename)
+        group.permissions.add(permission)
+    return group
