@@ -5,7 +5,7 @@ from datetime import timedelta
 from io import StringIO
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 from django.utils import timezone
 
 from notifications.models import Notification, OutboxEvent, ReconcileReport
@@ -97,3 +97,46 @@ def test_reconcile_finds_an_email_whose_message_was_lost_and_repair_sends_it_onc
     report = ReconcileReport.objects.order_by("-started_at").first()
     assert report.repaired["republished"] == [str(OutboxEvent.objects.get(aggregate_id=str(order.id)).id)]
     assert "1 event(s) republished" in report.summary
+
+
+def _forget(order) -> None:
+    """As if the database were restored to a point before this order existed."""
+    from notifications.models import DeliveryAttempt, ProcessedEvent
+
+    events = OutboxEvent.objects.filter(aggregate_id=str(order.id))
+    ProcessedEvent.objects.filter(event_id__in=events.values("id")).delete()
+    DeliveryAttempt.objects.filter(notification__order=order).delete()
+    Notification.objects.filter(order=order).delete()
+    events.delete()
+    order.delete()
+
+
+def test_after_a_restore_events_of_vanished_orders_go_to_the_dlq_and_lost_publishes_are_redone(mailsim):
+    from notifications.broker.dead_letters import CLASS_HEADER, REASON_HEADER
+    from tests.broker import queue_peek
+
+    # given an order whose event was delivered before the crash, but the restore lost that
+    kept = order_create(customer_email="kept@example.com", amount="5.00", currency="EUR")
+    queues_purge()
+    OutboxEvent.objects.filter(aggregate_id=str(kept.id)).update(published_at=None, next_attempt_at=None)
+    # and an order whose event waits in the broker, while the restored database lacks the order
+    vanished = order_create(customer_email="vanished@example.com", amount="5.00", currency="EUR")
+    vanished_id = str(vanished.id)
+    _forget(vanished)
+    # when
+    output = _command("reconcile", "--after-restore")
+    # then
+    assert "2 queued message(s) checked" not in output  # the kept order's message was purged
+    assert "1 of orders not in the database moved to the dead-letter queue" in output
+    assert "1 outbox event(s) published" in output
+    [dead] = queue_peek("orders.confirmations.dlq")
+    assert dead["headers"][CLASS_HEADER] == "restore"
+    assert vanished_id in dead["headers"][REASON_HEADER]
+    [requeued] = queue_peek("orders.confirmations")
+    assert requeued["body"][0][0]["order_id"] == str(kept.id)
+
+
+def test_the_restore_check_refuses_while_workers_consume(mailsim, start_worker):
+    start_worker()
+    with pytest.raises(CommandError, match="stop them first"):
+        _command("reconcile", "--after-restore")

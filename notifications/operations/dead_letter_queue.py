@@ -127,11 +127,11 @@ def _parse(queue: str, message) -> DeadLetter:
         first_at=first_at,
         last_at=last_at,
         count=count,
-        envelope=_envelope(message.body, properties.get("content_type")),
+        envelope=envelope_of(message.body, properties.get("content_type")),
     )
 
 
-def _envelope(body: bytes, content_type: str | None) -> dict | None:
+def envelope_of(body: bytes, content_type: str | None) -> dict | None:
     """The event envelope of a Celery task message, or None if there is none to read."""
     if content_type != "application/json":
         return None  # never decode anything else (a pickle stays bytes)

@@ -5,6 +5,7 @@ from datetime import timedelta
 from django.core.management.base import BaseCommand, CommandError
 
 from notifications.operations.reconcile import reconcile_run
+from notifications.operations.restore_check import WorkersRunning, restore_check
 
 
 class Command(BaseCommand):
@@ -16,11 +17,19 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--repair", action="store_true", help="republish the events of what is stuck")
         parser.add_argument(
+            "--after-restore",
+            action="store_true",
+            help="after a database restore, with the workers stopped: move queued events of orders the "
+            "database no longer has to the dead-letter queue, publish the outbox, then reconcile",
+        )
+        parser.add_argument(
             "--stuck-after", default="15m", help="unfinished for longer than this: 15m, 2h, 1d"
         )
         parser.add_argument("--json", action="store_true", help="print the findings as JSON")
 
-    def handle(self, *args, repair: bool, stuck_after: str, json: bool, **options):
+    def handle(self, *args, repair: bool, stuck_after: str, json: bool, after_restore: bool, **options):
+        if after_restore:
+            self._restore_check()
         match = re.fullmatch(r"(\d+)([mhd])", stuck_after.strip())
         if not match:
             raise CommandError(f"--stuck-after takes a duration like 15m, 2h or 1d, not {stuck_after!r}.")
@@ -30,6 +39,17 @@ class Command(BaseCommand):
             self.stdout.write(_dumps({"findings": report.findings, "repaired": report.repaired}))
         else:
             self.stdout.write(f"{report.summary} (report {report.pk}, shown in the admin)")
+
+    def _restore_check(self) -> None:
+        try:
+            result = restore_check()
+        except WorkersRunning as exc:
+            raise CommandError(str(exc)) from exc
+        self.stdout.write(
+            f"restore check: {result.messages_checked} queued message(s) checked, "
+            f"{len(result.dead_lettered)} of orders not in the database moved to the dead-letter queue, "
+            f"{result.events_published} outbox event(s) published"
+        )
 
 
 def _dumps(value) -> str:

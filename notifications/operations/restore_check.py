@@ -1,0 +1,59 @@
+"""After a database restore to an earlier point, before the workers and the relay start.
+
+The broker did not go back in time with the database: its work queues may hold events of
+orders the database no longer has, and the outbox has events whose `published_at` was lost.
+This check moves the former to the dead-letter queue with that reason (byte for byte, the
+copy confirmed before the original is removed), and publishes the latter now; the inbox and
+the provider key absorb what had been delivered before the crash.
+"""
+
+from dataclasses import dataclass, field
+
+from django.conf import settings
+from kombu import Connection
+
+from notifications.broker.dead_letters import dead_letter_message
+from notifications.broker.topology import WORK_QUEUES
+from notifications.identity import current_process_name
+from notifications.operations.dead_letter_queue import envelope_of
+from notifications.relay.relay import relay_outbox_sweep
+
+
+class WorkersRunning(Exception):
+    pass
+
+
+@dataclass
+class RestoreCheck:
+    messages_checked: int = 0
+    dead_lettered: list[str] = field(default_factory=list)  # event ids of orders not in the database
+    events_published: int = 0
+
+
+def restore_check(*, allow_consumers: bool = False) -> RestoreCheck:
+    from orders.models import Order
+
+    result = RestoreCheck()
+    with Connection(settings.CELERY_BROKER_URL, connect_timeout=5) as connection:
+        channel = connection.channel()
+        busy = {q.name: channel.queue_declare(queue=q.name, passive=True)[2] for q in WORK_QUEUES}
+        if any(busy.values()) and not allow_consumers:
+            raise WorkersRunning(f"Workers are consuming {busy}: stop them first, or they race this check.")
+        for queue in WORK_QUEUES:
+            while (raw := channel.basic_get(queue=queue.name, no_ack=False)) is not None:
+                message = channel.message_to_python(raw)  # a kombu Message: headers, ack()
+                result.messages_checked += 1
+                order_id = (envelope_of(message.body, message.content_type) or {}).get("order_id")
+                if order_id and not Order.objects.filter(id=order_id).exists():
+                    reason = (
+                        f"The order {order_id} is not in the database (restored to an earlier point?): "
+                        "decide whether it must be entered again, then discard this message."
+                    )
+                    if dead_letter_message(
+                        message, reason=reason, error_class="restore", worker=current_process_name()
+                    ):
+                        message.ack()
+                        result.dead_lettered.append(str(message.headers.get("id")))
+        # closing the channel puts back, unacked, every message whose order exists
+    result.events_published = relay_outbox_sweep(time_budget_seconds=60).published
+    return result
