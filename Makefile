@@ -39,6 +39,7 @@ run: setup
 	  echo "  Mail simulator:   http://127.0.0.1:8025/_sim/messages"; \
 	  echo "  Admin:            http://127.0.0.1:8000/admin/  (manage.py createsuperuser)"; \
 	  echo
+	@rm -rf var/prometheus  # counts of an earlier run's processes
 	FLOWER_BASIC_AUTH=ops:$$(cat var/flower-password) $(BIN)/honcho start -f Procfile
 
 ## test: the whole suite against real PostgreSQL and RabbitMQ (own database, own vhost)

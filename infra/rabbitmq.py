@@ -25,6 +25,10 @@ class RabbitAdmin:
         response = self._request("DELETE", f"/vhosts/{quote(vhost, safe='')}", allow=(404,))
         response.close()
 
+    def queues(self, vhost_quoted: str) -> list[dict]:
+        columns = "name,messages_ready,messages_unacknowledged,consumers,message_stats.redeliver"
+        return self._request("GET", f"/queues/{vhost_quoted}?columns={columns}").json()
+
     def queue(self, vhost: str, name: str) -> dict:
         return self._request("GET", f"/queues/{quote(vhost, safe='')}/{quote(name, safe='')}").json()
 

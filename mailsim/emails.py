@@ -6,6 +6,8 @@ a rejected body never consumes the key.
 """
 
 import hmac
+import json
+import logging
 import time
 import uuid
 from dataclasses import dataclass
@@ -17,6 +19,7 @@ from mailsim.validation import EmailRequest, ValidationError, parse_email
 from mailsim.wire import Request, Response, error_response, json_response
 
 MAX_KEY_LENGTH = 256
+logger = logging.getLogger("mailsim.requests")
 
 
 @dataclass
@@ -44,6 +47,19 @@ def handle_send(sim: Simulator, request: Request) -> Response:
         message_id=outcome.message_id,
     )
     sim.store.log_request(entry)
+    # One JSON line a request, so the event id that travelled in X-Event-Id finds it here too.
+    logger.info(
+        json.dumps(
+            {
+                "component": "mailsim",
+                "event_id": event_id,
+                "idempotency_key": key,
+                "status": entry.status,
+                "outcome": entry.outcome,
+                "message_id": entry.message_id,
+            }
+        )
+    )
     if outcome.stall_seconds:
         # The message is already stored and logged; only the answer is late.
         time.sleep(outcome.stall_seconds)

@@ -1,5 +1,6 @@
 import hashlib
 import json
+import logging
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -7,7 +8,10 @@ from django.db import IntegrityError, transaction
 
 from notifications.outbox import order_event_emit
 from notifications.registry import ORDER_CREATED
+from observability.metrics import ORDERS_ACCEPTED
 from orders.models import Order
+
+logger = logging.getLogger(__name__)
 
 
 class IdempotencyKeyReused(Exception):
@@ -39,7 +43,8 @@ def order_create(
         idempotency_key=idempotency_key,
         request_fingerprint=request_fingerprint,
     )
-    order_event_emit(order=order, event_type=ORDER_CREATED)
+    event = order_event_emit(order=order, event_type=ORDER_CREATED)
+    logger.info("order accepted", extra={"order_id": str(order.id), "event_id": str(event.id)})
     return order
 
 
@@ -70,6 +75,7 @@ def order_create_idempotent(
         if idempotency_key is None or existing is None:
             raise
         return _replay(existing, fingerprint)
+    ORDERS_ACCEPTED.labels("false").inc()
     return OrderCreation(order=order, replayed=False)
 
 
@@ -89,4 +95,5 @@ def _replay(order: Order, fingerprint: str) -> OrderCreation:
         raise IdempotencyKeyReused(
             "This Idempotency-Key was already used for a different order. Use a new key for a new order."
         )
+    ORDERS_ACCEPTED.labels("true").inc()
     return OrderCreation(order=order, replayed=True)

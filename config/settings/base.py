@@ -33,6 +33,7 @@ INSTALLED_APPS = [
     "orders",
     "notifications",
     "infra",
+    "observability",
 ]
 
 MIDDLEWARE = [
@@ -203,14 +204,21 @@ EMAIL_USE_TLS = env.bool("EMAIL_USE_TLS", default=False)
 NOTIFICATION_LEASE_SECONDS = env.int("NOTIFICATION_LEASE_SECONDS", default=90)
 
 # --- Logging --------------------------------------------------------------------------------
+# JSON lines by default (one event's id on every line, observability/logs.py); "plain" reads
+# better in a terminal.
 LOG_LEVEL = env("LOG_LEVEL", default="INFO")
+LOG_FORMAT = env("LOG_FORMAT", default="json")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
+    "filters": {"context": {"()": "observability.logs.ContextFilter"}},
     "formatters": {
+        "json": {"()": "observability.logs.JsonLinesFormatter"},
         "plain": {"format": "%(asctime)s %(levelname)s %(processName)s %(name)s: %(message)s"},
     },
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT, "filters": ["context"]},
+    },
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
     "loggers": {
         "django.db.backends": {"level": "INFO"},

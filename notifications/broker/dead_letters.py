@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from notifications.broker.topology import DEAD_LETTER_EXCHANGE, EVENTS_EXCHANGE, RETRY_EXCHANGE
 from notifications.registry import EVENT_TYPES, work_queue_names
 from notifications.relay.publisher import PublishError, RawMessage, process_publisher
+from observability.metrics import DEAD_LETTERS
 
 logger = logging.getLogger(__name__)
 
@@ -110,7 +111,9 @@ def dead_letter_publish(
     if report.failed:
         logger.error("dead-lettering a message from %s failed: %s", queue, report.failed[copy.event_id])
         return False
-    logger.warning("dead-lettered a message from %s (%s): %s", queue, error_class, reason)
+    DEAD_LETTERS.labels(queue, error_class).inc()
+    extra = {"event_id": str(headers.get("id") or ""), "dead_letter_class": error_class}
+    logger.warning("dead-lettered a message from %s (%s): %s", queue, error_class, reason, extra=extra)
     _history_record(headers, properties, queue=queue, reason=reason, error_class=error_class, worker=worker)
     return True
 

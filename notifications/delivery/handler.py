@@ -21,6 +21,8 @@ from notifications.envelope import Envelope, EnvelopeError, envelope_parse
 from notifications.models import ProcessedEvent
 from notifications.providers.base import MailProvider, Outcome, SendResult, mail_provider
 from notifications.registry import EVENT_TYPES, Guarantee
+from observability.logs import log_context, log_context_add
+from observability.metrics import PROVIDER_CALL_SECONDS, PROVIDER_CALLS
 
 logger = logging.getLogger(__name__)
 
@@ -45,6 +47,11 @@ def event_handle(*, raw_envelope: object, delivery: Delivery) -> str:
         envelope = envelope_parse(raw_envelope)
     except EnvelopeError as exc:
         raise PermanentError(str(exc), detail=repr(raw_envelope)[:500]) from exc
+    with log_context(event_id=envelope.event_id, order_id=envelope.order_id):
+        return _handle(envelope, delivery)
+
+
+def _handle(envelope: Envelope, delivery: Delivery) -> str:
     event_type = EVENT_TYPES[envelope.event_type]
     if event_type.guarantee == Guarantee.AT_LEAST_ONCE:
         return _at_least_once_handle(envelope)
@@ -62,17 +69,16 @@ def event_handle(*, raw_envelope: object, delivery: Delivery) -> str:
         provider=provider,
     )
     if isinstance(claim, AlreadyDone):
+        logger.info("event handled without a send: %s", claim.result)
         return claim.result
+    log_context_add(notification_id=claim.notification.pk, attempt=claim.attempt.number)
     started = time.monotonic()
     result = _render_and_send(claim, event_id=str(envelope.event_id), provider=provider)
+    elapsed = time.monotonic() - started
+    PROVIDER_CALLS.labels(provider.name, result.outcome.value).inc()
+    PROVIDER_CALL_SECONDS.labels(provider.name).observe(elapsed)
     logger.info(
-        "event %s order %s notification %s attempt %d: provider said %s %s",
-        envelope.event_id,
-        claim.order.id,
-        claim.notification.pk,
-        claim.attempt.number,
-        result.outcome,
-        result.http_status or "",
+        "provider said %s %s", result.outcome, result.http_status or "", extra={"provider": provider.name}
     )
     return notification_record_outcome(
         claim=claim,
@@ -80,7 +86,7 @@ def event_handle(*, raw_envelope: object, delivery: Delivery) -> str:
         event_type=event_type,
         provider=provider,
         to=claim.order.customer_email,
-        duration_ms=int((time.monotonic() - started) * 1000),
+        duration_ms=int(elapsed * 1000),
         final_attempt=delivery.final_attempt,
     )
 

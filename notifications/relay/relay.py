@@ -22,6 +22,7 @@ from notifications.identity import current_process_name
 from notifications.models import OutboxEvent
 from notifications.registry import EVENT_TYPES
 from notifications.relay.publisher import OutgoingMessage, PublishError, process_publisher
+from observability.metrics import RELAY_PUBLISHES
 
 logger = logging.getLogger(__name__)
 
@@ -118,12 +119,30 @@ def _publish_and_mark(events: list[OutboxEvent], *, confirm_timeout: float | Non
         publish = process_publisher().publish(messages, confirm_timeout=confirm_timeout)
     except PublishError as exc:
         _record_failures({event.id: f"broker unreachable: {exc}" for event in events})
+        RELAY_PUBLISHES.labels("broker_error").inc(len(events))
         raise
     _mark_published(publish.confirmed)
     _record_failures(publish.failed)
+    orders = {event.id: event.aggregate_id for event in events}
+    RELAY_PUBLISHES.labels("confirmed").inc(len(publish.confirmed))
+    for event_id in publish.confirmed:
+        logger.info("event published", extra={"event_id": str(event_id), "order_id": orders[event_id]})
     for event_id, reason in publish.failed.items():
-        logger.error("outbox event %s was not published: %s", event_id, reason)
+        RELAY_PUBLISHES.labels(_failure_kind(reason)).inc()
+        extra = {"event_id": str(event_id), "order_id": orders[event_id]}
+        logger.error("outbox event %s was not published: %s", event_id, reason, extra=extra)
     return RelayReport(published=len(publish.confirmed), failed=len(publish.failed))
+
+
+def _failure_kind(reason: str) -> str:
+    for prefix, kind in (
+        ("unroutable", "returned"),
+        ("the broker refused", "nacked"),
+        ("no confirm", "unconfirmed"),
+    ):
+        if reason.startswith(prefix):
+            return kind
+    return "broker_error"
 
 
 def _outgoing_message(event: OutboxEvent) -> OutgoingMessage:

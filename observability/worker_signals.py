@@ -1,0 +1,13 @@
+"""A Celery pool child that exits leaves metric files behind; its live gauges must go."""
+
+import os
+
+from celery import signals
+
+
+@signals.worker_process_shutdown.connect
+def forget_the_metrics_of_an_exiting_child(pid=None, **kwargs) -> None:
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(pid or os.getpid())
