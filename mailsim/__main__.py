@@ -9,6 +9,7 @@ import os
 import signal
 import threading
 
+from mailsim.logs import logging_configure
 from mailsim.server import SimulatorServer
 from mailsim.simulator import DEFAULT_WINDOW_SECONDS, Simulator
 
@@ -54,7 +55,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    logging_configure()
     simulator = Simulator.open(args.data_dir, args.api_key, args.idempotency_window_seconds)
     if simulator.store.released_in_flight:
         logger.warning(

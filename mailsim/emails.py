@@ -6,7 +6,6 @@ a rejected body never consumes the key.
 """
 
 import hmac
-import json
 import logging
 import time
 import uuid
@@ -47,18 +46,18 @@ def handle_send(sim: Simulator, request: Request) -> Response:
         message_id=outcome.message_id,
     )
     sim.store.log_request(entry)
-    # One JSON line a request, so the event id that travelled in X-Event-Id finds it here too.
+    # One log line a request, so the event id that travelled in X-Event-Id finds it here too.
     logger.info(
-        json.dumps(
-            {
-                "component": "mailsim",
-                "event_id": event_id,
-                "idempotency_key": key,
-                "status": entry.status,
-                "outcome": entry.outcome,
-                "message_id": entry.message_id,
-            }
-        )
+        "request %s",
+        outcome.name,
+        extra={
+            "component": "mailsim",
+            "event_id": event_id,
+            "idempotency_key": key,
+            "status": entry.status,
+            "outcome": outcome.name,
+            "message_id": entry.message_id,
+        },
     )
     if outcome.stall_seconds:
         # The message is already stored and logged; only the answer is late.

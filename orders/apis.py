@@ -20,6 +20,7 @@ IDEMPOTENCY_KEY_PATTERN = re.compile(r"^[\x21-\x7e]{1,255}$")  # visible ASCII, 
 class NotificationOutputSerializer(serializers.Serializer):
     kind = serializers.CharField()
     status = serializers.CharField()
+    status_text = serializers.CharField(source="get_status_display", help_text="the status in words")
     attempts = serializers.IntegerField(source="attempt_count")
     status_changed_at = serializers.DateTimeField()
     age_seconds = serializers.SerializerMethodField()

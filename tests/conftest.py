@@ -7,6 +7,7 @@ Everything runs against real PostgreSQL (pytest-django's test database) and real
 import itertools
 import json
 import os
+import socket
 import sys
 import time
 from pathlib import Path
@@ -15,7 +16,7 @@ from urllib.parse import quote
 import pytest
 import requests
 
-from tests.processes import ManagedProcess
+from tests.processes import REPO, ManagedProcess
 
 PYTHON = sys.executable
 
@@ -244,3 +245,49 @@ def smtpsim(smtp_process) -> SmtpSim:
     sim = SmtpSim(data_dir, port)
     sim.reset()
     return sim
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture
+def stack(broker, tmp_path: Path):
+    """The Procfile of `make run` under honcho: web (gunicorn), worker, relay, beat, Flower and
+    the mail simulator, on free ports, against the test database and vhost."""
+    ports = {"web": _free_port(), "flower": _free_port(), "mailsim": _free_port()}
+    mail_url = f"http://127.0.0.1:{ports['mailsim']}"
+    env = service_env(
+        broker_url=broker,
+        mail_url=mail_url,
+        PATH=f"{Path(sys.executable).parent}:/usr/bin:/bin",
+        WEB_PORT=str(ports["web"]),
+        FLOWER_PORT=str(ports["flower"]),
+        FLOWER_BASIC_AUTH="ops:test-password",
+        MAILSIM_PORT=str(ports["mailsim"]),
+        MAILSIM_DATA_DIR=str(tmp_path / "mailsim"),
+        CELERY_BEAT_SCHEDULE_FILENAME=str(tmp_path / "beat-schedule"),
+        OUTBOX_SWEEP_INTERVAL_SECONDS="1",
+        PROMETHEUS_MULTIPROC_DIR=str(tmp_path / "prometheus"),
+    )
+    honcho = ManagedProcess(
+        "honcho",
+        [str(Path(sys.executable).parent / "honcho"), "start", "-f", str(REPO / "Procfile")],
+        env=env,
+        log_path=tmp_path / "stack.log",
+    )
+    honcho.start(ready=r"worker@\S+ ready\.", timeout=90)
+    honcho.wait_for_log(r"relay@\S+ ready\.", timeout=60)
+    wait_until(lambda: _answers(f"http://127.0.0.1:{ports['web']}/healthz"), timeout=30, message="web up")
+    wait_until(lambda: _answers(f"{mail_url}/_sim/health"), timeout=30, message="mailsim up")
+    yield {name: f"http://127.0.0.1:{port}" for name, port in ports.items()} | {"process": honcho}
+    honcho.stop(timeout=30)
+
+
+def _answers(url: str, **kwargs) -> bool:
+    try:
+        return requests.get(url, timeout=2, **kwargs).status_code < 500
+    except requests.ConnectionError:
+        return False

@@ -1,5 +1,6 @@
-"""A TCP proxy that can hold back what the server sends: a network that loses (delays)
-the broker's publisher confirms while the messages themselves get through."""
+"""A TCP proxy between a process and PostgreSQL or RabbitMQ, to make the network fail on
+purpose: hold back what the server sends (confirms that do not come), or cut it off
+altogether (the server is unreachable) and bring it back on the same port."""
 
 import contextlib
 import socket
@@ -23,9 +24,21 @@ class TcpProxy:
     def release_replies(self) -> None:
         self._downstream_open.set()
 
+    def cut(self) -> None:
+        """Drop every connection and refuse new ones, as if the server were down."""
+        self.close()
+        self._sockets = []
+
+    def restore(self) -> None:
+        """Listen again on the same port."""
+        self._listener = socket.create_server(("127.0.0.1", self.port))
+        threading.Thread(target=self._accept, daemon=True).start()
+
     def close(self) -> None:
         self._downstream_open.set()
         for sock in [self._listener, *self._sockets]:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
             with contextlib.suppress(OSError):
                 sock.close()
 
@@ -35,7 +48,11 @@ class TcpProxy:
                 client, _ = self._listener.accept()
             except OSError:
                 return
-            server = socket.create_connection(self.target)
+            try:
+                server = socket.create_connection(self.target)
+            except OSError:
+                client.close()
+                continue
             self._sockets += [client, server]
             threading.Thread(target=self._pump, args=(client, server, None), daemon=True).start()
             threading.Thread(

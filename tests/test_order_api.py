@@ -58,6 +58,7 @@ def test_get_shows_the_order_and_each_notification_with_status_attempts_and_age(
     assert body["status"] == "created"
     [notification] = body["notifications"]
     assert notification["status"] == "pending"
+    assert notification["status_text"] == "pending"
     assert notification["attempts"] == 0
     assert notification["status_changed_at"]
     assert notification["age_seconds"] >= 0

@@ -188,6 +188,7 @@ def test_a_lost_confirm_leaves_the_event_unpublished_and_the_sweep_publishes_it_
         assert relay_outbox_sweep().published == 1
     finally:
         proxy.close()
+        settings.CELERY_BROKER_URL = real.geturl()
     event.refresh_from_db()
     assert event.published_at is not None
     # the broker holds both copies; the consumer's inbox makes them one email

@@ -10,13 +10,13 @@ class Notification(models.Model):
         ORDER_CANCELLATION = "order_cancellation", "Order cancellation"
 
     class Status(models.TextChoices):
-        PENDING = "pending"
-        SENDING = "sending"
-        SENT = "sent"
-        FAILED = "failed"
-        NEEDS_REVIEW = "needs_review", "Needs review"
-        SKIPPED = "skipped"
-        REJECTED = "rejected"
+        PENDING = "pending", "pending"
+        SENDING = "sending", "sending"
+        SENT = "sent", "sent"
+        FAILED = "failed", "failed"
+        NEEDS_REVIEW = "needs_review", "needs review"
+        SKIPPED = "skipped", "skipped"
+        REJECTED = "rejected", "rejected"
 
     order = models.ForeignKey("orders.Order", on_delete=models.PROTECT, related_name="notifications")
     kind = models.CharField(max_length=32, choices=Kind.choices)

@@ -1,0 +1,56 @@
+"""The alert rules: valid for Prometheus, firing on the series they are for, naming only
+metrics this service exports, and each pointing to a section of the runbook that exists."""
+
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+from observability import collectors
+
+REPO = Path(__file__).resolve().parent.parent
+RULES = REPO / "ops" / "prometheus" / "alerts.yml"
+RUNBOOK = REPO / "docs" / "operations.md"
+
+
+def _alerts() -> list[dict]:
+    return [rule for group in yaml.safe_load(RULES.read_text())["groups"] for rule in group["rules"]]
+
+
+def test_promtool_accepts_the_rules_and_their_unit_tests_pass():
+    found = subprocess.run(
+        [REPO / "scripts" / "ensure-promtool.sh"], capture_output=True, text=True, timeout=300
+    )
+    promtool = found.stdout.strip()
+    assert promtool, f"promtool could not be had from Debian's prometheus package: {found.stderr}"
+    for command in (["check", "rules", "alerts.yml"], ["test", "rules", "alerts.test.yml"]):
+        result = subprocess.run([promtool, *command], cwd=RULES.parent, capture_output=True, text=True)
+        assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.django_db
+def test_every_alert_names_only_metrics_this_service_exports(client, broker):
+    collectors._broker_cache = (0.0, None)  # read the test vhost now, not a cached answer
+    exposition = client.get("/metrics").content.decode()
+    exported = set()
+    for name, kind in re.findall(r"^# TYPE (\S+) (\S+)$", exposition, re.MULTILINE):
+        suffixes = {"counter": ["_total"], "histogram": ["_bucket", "_count", "_sum"]}.get(kind, [""])
+        base = name.removesuffix("_total") if kind == "counter" else name  # both spellings occur
+        exported |= {base + suffix for suffix in suffixes}
+    for alert in _alerts():
+        used = set(re.findall(r"\borders_[a-z_]+", alert["expr"]))
+        assert used, alert["alert"]
+        assert used <= exported, (alert["alert"], used - exported)
+
+
+def test_every_alert_links_to_a_runbook_section_that_exists():
+    headings = re.findall(r"^#+ (.+)$", RUNBOOK.read_text(), re.MULTILINE)
+    anchors = {re.sub(r"[^a-z0-9 -]", "", heading.lower()).replace(" ", "-") for heading in headings}
+    for alert in _alerts():
+        path, _, anchor = alert["annotations"]["runbook_url"].partition("#")
+        assert (REPO / path) == RUNBOOK, alert["alert"]
+        assert anchor in anchors, (alert["alert"], anchor)
+        assert alert["annotations"]["summary"]
+        assert alert["labels"]["severity"] in ("page", "ticket")
