@@ -15,9 +15,12 @@ def queue_ready_count(name: str) -> int:
 
 
 def queues_purge() -> None:
+    """Empty our queues, and Celery's delay queues: a retry of the previous test may wait
+    there and would arrive in the next test otherwise."""
+    delay_queues = [f"celery_delayed_{level}" for level in range(28)]
     with Connection(settings.CELERY_BROKER_URL) as connection:
-        for queue in [*WORK_QUEUES, *DEAD_LETTER_QUEUES, MAINTENANCE_QUEUE]:
-            connection.default_channel.queue_purge(queue.name)
+        for name in [q.name for q in (*WORK_QUEUES, *DEAD_LETTER_QUEUES, MAINTENANCE_QUEUE)] + delay_queues:
+            connection.default_channel.queue_purge(name)
 
 
 def queue_peek(name: str, limit: int = 100) -> list[dict]:

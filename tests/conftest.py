@@ -247,7 +247,7 @@ def smtpsim(smtp_process) -> SmtpSim:
     return sim
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
@@ -257,7 +257,7 @@ def _free_port() -> int:
 def stack(broker, tmp_path: Path):
     """The Procfile of `make run` under honcho: web (gunicorn), worker, relay, beat, Flower and
     the mail simulator, on free ports, against the test database and vhost."""
-    ports = {"web": _free_port(), "flower": _free_port(), "mailsim": _free_port()}
+    ports = {"web": free_port(), "flower": free_port(), "mailsim": free_port()}
     mail_url = f"http://127.0.0.1:{ports['mailsim']}"
     env = service_env(
         broker_url=broker,

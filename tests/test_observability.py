@@ -13,7 +13,7 @@ from django.conf import settings
 from prometheus_client.parser import text_string_to_metric_families
 
 from notifications.models import Notification, OutboxEvent
-from tests.conftest import service_env, wait_until
+from tests.conftest import free_port, service_env, wait_until
 from tests.processes import ManagedProcess
 from tests.tcp_proxy import TcpProxy
 
@@ -141,7 +141,7 @@ def test_readyz_turns_unready_without_the_database_or_the_broker_and_ready_again
     env = service_env(broker_url=broker, mail_url=mailsim_url)
     env["DATABASE_URL"] = env["DATABASE_URL"].replace(f":{db['PORT'] or 5432}/", f":{database_proxy.port}/")
     env["CELERY_BROKER_URL"] = broker.replace(f":{broker_url.port or 5672}/", f":{broker_proxy.port}/")
-    port = _free_port()
+    port = free_port()
     web = ManagedProcess(
         "web",
         [sys.executable, "-m", "gunicorn", "config.wsgi:application", "-b", f"127.0.0.1:{port}", "-w", "1"],
@@ -229,11 +229,3 @@ def test_the_dashboard_shows_todays_figures_and_the_latency_picture(
 def test_the_dashboard_is_for_staff_only(client, django_user_model):
     client.force_login(django_user_model.objects.create_user("someone", password="pw"))
     assert client.get("/admin/dashboard/").status_code == 302
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]

@@ -12,6 +12,7 @@ import time
 import uuid
 from dataclasses import dataclass
 
+from infra.crash_points import crash_point
 from notifications.delivery import reasons
 from notifications.delivery.claims import AlreadyDone, Claim, notification_claim
 from notifications.delivery.emails import email_render
@@ -80,7 +81,9 @@ def _handle(envelope: Envelope, delivery: Delivery) -> str:
     logger.info(
         "provider said %s %s", result.outcome, result.http_status or "", extra={"provider": provider.name}
     )
-    return notification_record_outcome(
+    if result.outcome == Outcome.ACCEPTED:
+        crash_point("worker.after_provider_accept")
+    recorded = notification_record_outcome(
         claim=claim,
         result=result,
         event_type=event_type,
@@ -89,6 +92,8 @@ def _handle(envelope: Envelope, delivery: Delivery) -> str:
         duration_ms=int(elapsed * 1000),
         final_attempt=delivery.final_attempt,
     )
+    crash_point("worker.after_commit")
+    return recorded
 
 
 def _render_and_send(claim: Claim, *, event_id: str, provider: MailProvider) -> SendResult:

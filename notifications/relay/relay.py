@@ -17,6 +17,7 @@ from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from infra.crash_points import crash_point
 from notifications.broker.topology import EVENTS_EXCHANGE
 from notifications.identity import current_process_name
 from notifications.models import OutboxEvent
@@ -55,6 +56,7 @@ def relay_publish_committed(*, event_ids: list[uuid.UUID]) -> None:
     published here stays in the outbox for the sweep.
     """
     global _fast_path_paused_until
+    crash_point("api.after_commit")
     if time.monotonic() < _fast_path_paused_until:
         _release_claims(event_ids, error="left to the sweep: the broker was unreachable recently")
         return
@@ -121,6 +123,7 @@ def _publish_and_mark(events: list[OutboxEvent], *, confirm_timeout: float | Non
         _record_failures({event.id: f"broker unreachable: {exc}" for event in events})
         RELAY_PUBLISHES.labels("broker_error").inc(len(events))
         raise
+    crash_point("relay.after_confirm")
     _mark_published(publish.confirmed)
     _record_failures(publish.failed)
     orders = {event.id: event.aggregate_id for event in events}
