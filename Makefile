@@ -6,7 +6,8 @@ BIN := $(VENV)/bin
 # Product processes find gunicorn, celery and python of the virtualenv first.
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
-.PHONY: run test lint format setup services venv token
+.PHONY: run test drill lint format setup services venv token
+ORDERS ?= 1000
 
 $(BIN)/.installed: requirements.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -46,6 +47,11 @@ run: setup
 test: venv services
 	@scripts/ensure-browser.sh
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+## drill: the fault drill (kills, a broker restart, dropped connections, provider faults,
+## republished events) on its own database and RabbitMQ node; report in docs/drills/
+drill: venv services
+	$(BIN)/python -m drill --orders $(ORDERS)
 
 lint: venv
 	$(BIN)/ruff check .

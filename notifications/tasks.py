@@ -7,6 +7,7 @@ from celery.exceptions import Reject
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
+from infra.sabotage import DEDUPE_BROKEN, naive_send
 from notifications.delivery.errors import InFlightError, PermanentError, TransientError
 from notifications.delivery.handler import Delivery, event_handle
 from notifications.delivery.retry_policy import IN_FLIGHT_DELAY_SECONDS, max_retries, retry_delay_seconds
@@ -54,6 +55,8 @@ def _work_queue_of(args) -> str | None:
     Request="notifications.worker.request:DeadLetteringRequest",
 )
 def handle_event(self, envelope):
+    if DEDUPE_BROKEN:  # the drill's self-test only (infra/sabotage.py)
+        return naive_send(envelope)
     delivery = Delivery(
         worker=f"{self.request.hostname} pid {os.getpid()}",
         retries=self.request.retries,

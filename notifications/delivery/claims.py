@@ -73,13 +73,16 @@ def _claim_in_transaction(*, order_id, event_type, event_id, worker, provider):
     if status == Notification.Status.SENDING and _lease_is_live(notification, now):
         return InFlightError(f"Another worker ({notification.lease_owner}) is sending this email right now.")
     decision = notification_decide(notification=notification, order=order)
-    if decision.action == Action.SKIP:
+    uncertain = _outcome_uncertain(notification, now)
+    # Skipping is only honest if no earlier attempt may have gone out; otherwise the resend
+    # under the same key tells (the provider replays it), or a person does.
+    if decision.action == Action.SKIP and not uncertain:
         notification_set_status(notification, Notification.Status.SKIPPED, now, reason=decision.reason)
         inbox_record(event_id=event_id, event_type=event_type, result=Notification.Status.SKIPPED)
         return AlreadyDone(result=Notification.Status.SKIPPED)
     if decision.action == Action.WAIT:
         return InFlightError(decision.reason)
-    if _outcome_uncertain(notification, now) and not resend_is_safe(notification, provider, now):
+    if uncertain and not resend_is_safe(notification, provider, now):
         reason = reasons.WORKER_STOPPED if status == Notification.Status.SENDING else reasons.UNCERTAIN
         error = NeedsReviewError(reason + reasons.RESEND_UNSAFE)
         notification_set_status(

@@ -1,0 +1,161 @@
+"""What the drill does to the product while orders flow: kills, a broker restart, dropped
+database connections, a misbehaving mail provider, and events published again out of order."""
+
+import json
+import random
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+
+import psycopg
+import requests
+from kombu import Connection, Producer
+
+from drill.stack import DrillStack
+
+PROVIDER_FAULTS = [
+    {"kind": "503", "rate": 0.05, "retry_after": 1},
+    {"kind": "429", "rate": 0.03, "retry_after": 1},
+    {"kind": "stall", "rate": 0.02, "seconds": 3},  # past the drill's 2 s read timeout: unknown
+    {"kind": "accept_then_drop", "rate": 0.03},
+]
+
+
+@dataclass
+class ChaosLog:
+    worker_kills: int = 0
+    relay_kills: int = 0
+    broker_restarts: int = 0
+    database_terminations: int = 0
+    republished_copies: int = 0
+    events: list[str] = field(default_factory=list)
+
+    def note(self, what: str) -> None:
+        self.events.append(f"{time.strftime('%H:%M:%S')} {what}")
+
+
+class Chaos(threading.Thread):
+    def __init__(
+        self, stack: DrillStack, *, seed: int, kill_every: float, broker_restart_after: float | None
+    ):
+        super().__init__(daemon=True)
+        self.stack = stack
+        self.rng = random.Random(seed)
+        self.kill_every = kill_every
+        self.broker_restart_after = broker_restart_after
+        self.log = ChaosLog()
+        self._halt = threading.Event()
+
+    def provider_faults_on(self) -> None:
+        requests.post(
+            f"{self.stack.mailsim_url}/_sim/faults", json={"rules": PROVIDER_FAULTS, "seed": 7}, timeout=5
+        ).raise_for_status()
+        self.log.note("provider faults on: 503, 429, stalls past the read timeout, accept-then-drop")
+
+    def provider_faults_off(self) -> None:
+        requests.delete(f"{self.stack.mailsim_url}/_sim/faults", timeout=5).raise_for_status()
+
+    def stop(self) -> None:
+        self._halt.set()
+        self.join(timeout=120)
+
+    def run(self) -> None:
+        started = time.monotonic()
+        # one of each kind early, so even a short drill sees every fault; then at random
+        steps = [self._kill_worker, self._kill_relay, self._terminate_connections, self._republish]
+        for step in steps:
+            if self._halt.wait(self.kill_every / 2):
+                return
+            step()
+        while not self._halt.wait(self.kill_every):
+            if (
+                self.broker_restart_after is not None
+                and time.monotonic() - started > self.broker_restart_after
+            ):
+                self.broker_restart_after = None
+                self._restart_broker()
+                continue
+            self.rng.choice(steps)()
+        if self.broker_restart_after is not None:  # the stream ended first: restart it now
+            self._restart_broker()
+
+    def _kill_worker(self) -> None:
+        self.log.note(f"SIGKILL {self.stack.kill_and_restart('worker', self.rng)}, restarted")
+        self.log.worker_kills += 1
+
+    def _kill_relay(self) -> None:
+        self.log.note(f"SIGKILL {self.stack.kill_and_restart('relay', self.rng)}, restarted")
+        self.log.relay_kills += 1
+
+    def _restart_broker(self) -> None:
+        self.stack.rabbit.restart_app()
+        self.log.broker_restarts += 1
+        self.log.note("RabbitMQ restarted (stop_app, start_app)")
+
+    def _terminate_connections(self) -> None:
+        terminated = self.stack.terminate_database_connections()
+        self.log.database_terminations += 1
+        self.log.note(f"pg_terminate_backend: {terminated} database connections dropped")
+
+    def _republish(self) -> None:
+        copies = republish_some(self.stack, self.rng, share=0.1)
+        self.log.republished_copies += copies
+        self.log.note(f"{copies} copies of published events sent again, shuffled")
+
+
+def republish_some(stack: DrillStack, rng: random.Random, *, share: float) -> int:
+    """Publish 2 or 3 more copies of a share of the published events, in shuffled order: what a
+    relay that lost its confirms, or a network that duplicated, would do."""
+    with psycopg.connect(stack.database_dsn) as connection:
+        rows = connection.execute(
+            "SELECT id, event_type, payload FROM notifications_outboxevent WHERE published_at IS NOT NULL"
+        ).fetchall()
+    chosen = [row for row in rows if rng.random() < share]
+    copies = [row for row in chosen for _ in range(rng.choice((2, 3)))]
+    rng.shuffle(copies)
+    try:
+        with Connection(stack.rabbit.url, connect_timeout=5) as connection:
+            producer = Producer(connection.channel())
+            for event_id, event_type, payload in copies:
+                producer.publish(
+                    json.dumps(
+                        [[payload], {}, {"callbacks": None, "errbacks": None, "chain": None, "chord": None}]
+                    ),
+                    exchange="orders.events",
+                    routing_key=event_type,
+                    content_type="application/json",
+                    content_encoding="utf-8",
+                    headers=_task_headers(str(event_id)),
+                    message_id=str(event_id),
+                    correlation_id=str(uuid.UUID(str(event_id))),
+                    delivery_mode=2,
+                )
+    except Exception:  # the broker may be restarting: fewer copies this time, not a failed drill
+        return 0
+    return len(copies)
+
+
+def _task_headers(event_id: str) -> dict:
+    """Celery's task message headers (protocol 2) for the event's task id."""
+    return {
+        "lang": "py",
+        "task": "notifications.handle_event",
+        "id": event_id,
+        "root_id": event_id,
+        "parent_id": None,
+        "group": None,
+        "group_index": None,
+        "shadow": None,
+        "eta": None,
+        "expires": None,
+        "retries": 0,
+        "timelimit": [None, None],
+        "argsrepr": "",
+        "kwargsrepr": "",
+        "origin": "drill",
+        "ignore_result": True,
+        "replaced_task_nesting": 0,
+        "stamped_headers": None,
+        "stamps": {},
+    }

@@ -1,0 +1,78 @@
+"""Real processes for the tests and the drills: start one, wait until it says it is ready,
+stop or kill it (the whole process group)."""
+
+import contextlib
+import os
+import re
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+class ManagedProcess:
+    def __init__(self, name: str, command: list[str], *, env: dict[str, str], log_path: Path):
+        self.name = name
+        self.command = command
+        self.env = env
+        self.log_path = log_path
+        self.process: subprocess.Popen | None = None
+
+    def start(self, *, ready: str, timeout: float = 30.0) -> "ManagedProcess":
+        log = open(self.log_path, "ab")  # noqa: SIM115 - the child owns it while it runs
+        self.process = subprocess.Popen(
+            self.command,
+            cwd=REPO,
+            env=self.env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group: we can signal its children too
+        )
+        log.close()
+        self.wait_for_log(ready, timeout=timeout)
+        return self
+
+    def wait_for_log(self, pattern: str, *, timeout: float, start_at: int = 0) -> re.Match:
+        deadline = time.monotonic() + timeout
+        regex = re.compile(pattern)
+        while time.monotonic() < deadline:
+            match = regex.search(self.log_text()[start_at:])
+            if match:
+                return match
+            if self.process.poll() is not None:
+                raise RuntimeError(f"{self.name} exited ({self.process.returncode}):\n{self.log_tail()}")
+            time.sleep(0.1)
+        raise TimeoutError(f"{self.name} did not log {pattern!r} within {timeout}s:\n{self.log_tail()}")
+
+    def log_text(self) -> str:
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+    def log_tail(self, lines: int = 60) -> str:
+        return "\n".join(self.log_text().splitlines()[-lines:])
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def stop(self, timeout: float = 15.0) -> None:
+        """SIGTERM the group (a warm shutdown for Celery), then SIGKILL what is left."""
+        if self.process is None or self.process.poll() is not None:
+            return
+        self._signal_group(signal.SIGTERM)
+        try:
+            self.process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.kill()
+        self._signal_group(signal.SIGKILL)  # children that outlived their parent
+
+    def kill(self) -> None:
+        if self.process is None:
+            return
+        self._signal_group(signal.SIGKILL)
+        self.process.wait(timeout=10)
+
+    def _signal_group(self, sig: int) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.process.pid, sig)

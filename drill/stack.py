@@ -1,0 +1,140 @@
+"""The real product under drill: its own database, its own RabbitMQ node, and every process
+of the Procfile (web, 2 relays, N workers, beat, the mail simulator), started with bin/*."""
+
+import os
+import random
+import subprocess
+import sys
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import psycopg
+
+from drill.broker_node import PrivateRabbit, _free_port
+from drill.processes import REPO, ManagedProcess
+
+PG = {"host": "127.0.0.1", "port": 5432, "user": "postgres"}
+
+
+@dataclass
+class DrillStack:
+    workdir: Path
+    workers: int = 2
+    relays: int = 2
+    extra_env: dict[str, str] = field(default_factory=dict)
+    database: str = field(default_factory=lambda: f"orders_drill_{uuid.uuid4().hex[:8]}")
+    rabbit: PrivateRabbit = field(default_factory=PrivateRabbit)
+    processes: dict[str, ManagedProcess] = field(default_factory=dict)
+    web_port: int = field(default_factory=_free_port)
+    mailsim_port: int = field(default_factory=_free_port)
+
+    @property
+    def web_url(self) -> str:
+        return f"http://127.0.0.1:{self.web_port}"
+
+    @property
+    def mailsim_url(self) -> str:
+        return f"http://127.0.0.1:{self.mailsim_port}"
+
+    @property
+    def database_dsn(self) -> str:
+        return f"postgres://{PG['user']}@{PG['host']}:{PG['port']}/{self.database}"
+
+    def env(self) -> dict[str, str]:
+        return {
+            **os.environ,
+            "PATH": f"{Path(sys.executable).parent}:{os.environ.get('PATH', '/usr/bin:/bin')}",
+            "DJANGO_SETTINGS_MODULE": "config.settings.base",
+            "DATABASE_URL": self.database_dsn,
+            "CELERY_BROKER_URL": self.rabbit.url,
+            "MAIL_PROVIDER_URL": self.mailsim_url,
+            "MAILSIM_PORT": str(self.mailsim_port),
+            "MAILSIM_DATA_DIR": str(self.workdir / "mailsim"),
+            "WEB_PORT": str(self.web_port),
+            "PROMETHEUS_MULTIPROC_DIR": str(self.workdir / "prometheus"),
+            "CELERY_BEAT_SCHEDULE_FILENAME": str(self.workdir / "beat-schedule"),
+            "PYTHONUNBUFFERED": "1",
+            # Short clocks, so a drill settles in minutes: fast retries, a provider read timeout
+            # that a "stall" fault outlasts, short leases and sweeps.
+            "DELIVERY_RETRY_BASE_DELAY_SECONDS": "1",
+            "DELIVERY_RETRY_MAX_DELAY_SECONDS": "8",
+            "DELIVERY_MAX_RETRIES": "10",
+            "MAIL_PROVIDER_CONNECT_TIMEOUT_SECONDS": "1",
+            "MAIL_PROVIDER_READ_TIMEOUT_SECONDS": "2",
+            "TASK_SOFT_TIME_LIMIT_SECONDS": "20",
+            "TASK_TIME_LIMIT_SECONDS": "25",
+            "NOTIFICATION_LEASE_SECONDS": "30",
+            "OUTBOX_CLAIM_LEASE_SECONDS": "8",
+            "OUTBOX_CONFIRM_TIMEOUT_SECONDS": "2",
+            "OUTBOX_SWEEP_INTERVAL_SECONDS": "1",
+            "LOG_LEVEL": "INFO",  # the drill waits for the processes' "ready" lines
+            **self.extra_env,
+        }
+
+    def start(self) -> "DrillStack":
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self.rabbit.start()
+        with psycopg.connect(**PG, dbname="postgres", autocommit=True) as connection:
+            connection.execute(f'CREATE DATABASE "{self.database}"')
+        self._manage("migrate", "--no-input")
+        self._manage("declare_topology")
+        self.token = self._manage("create_api_token", "drill").strip()
+        self._start("mailsim", ["bin/mailsim"], ready=r"listening on")
+        self._start("web", ["bin/web"], ready=r"Booting worker")
+        for number in range(self.relays):
+            self.start_relay(number)
+        for number in range(self.workers):
+            self.start_worker(number)
+        self._start("beat", ["bin/beat"], ready=r"beat: Starting|Scheduler")
+        return self
+
+    def start_worker(self, number: int) -> None:
+        self._start(f"worker{number}", ["bin/worker"], ready=r"ready", WORKER_NAME=f"worker{number}")
+
+    def start_relay(self, number: int) -> None:
+        self._start(f"relay{number}", ["bin/relay"], ready=r"ready", RELAY_NAME=f"relay{number}")
+
+    def kill_and_restart(self, kind: str, rng: random.Random) -> str:
+        """SIGKILL a random worker or relay (its whole process group), then start it again."""
+        name = rng.choice([n for n in self.processes if n.startswith(kind)])
+        self.processes[name].kill()
+        number = int(name.removeprefix(kind))
+        (self.start_worker if kind == "worker" else self.start_relay)(number)
+        return name
+
+    def terminate_database_connections(self) -> int:
+        with psycopg.connect(**PG, dbname="postgres", autocommit=True) as connection:
+            row = connection.execute(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = %s",
+                [self.database],
+            ).fetchone()
+        return row[0]
+
+    def stop(self, *, keep_database: bool = False) -> None:
+        for process in self.processes.values():
+            process.stop(timeout=20)
+        self.rabbit.stop()
+        if not keep_database:
+            with psycopg.connect(**PG, dbname="postgres", autocommit=True) as connection:
+                connection.execute(f'DROP DATABASE IF EXISTS "{self.database}" WITH (FORCE)')
+
+    def _start(self, name: str, command: list[str], *, ready: str, **env) -> None:
+        process = ManagedProcess(
+            name, command, env={**self.env(), **env}, log_path=self.workdir / f"{name}.log"
+        )
+        self.processes[name] = process
+        process.start(ready=ready, timeout=90)
+
+    def _manage(self, *args: str) -> str:
+        result = subprocess.run(
+            [sys.executable, "manage.py", *args],
+            cwd=REPO,
+            env=self.env(),
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        if result.returncode != 0:
+            raise RuntimeError(f"manage.py {' '.join(args)} failed: {result.stderr[-2000:]}")
+        return result.stdout
