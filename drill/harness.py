@@ -30,7 +30,7 @@ class DrillConfig:
     workers: int = 2
     relays: int = 2
     kill_every: float = 4.0  # seconds between faults
-    broker_restart_at: float = 0.4  # share of the stream after which RabbitMQ restarts once
+    broker_restart_at: float | None = 0.4  # share of the stream after which RabbitMQ restarts once
     settle_timeout: float = 240.0
     seed: int = 42
     extra_env: dict[str, str] = field(default_factory=dict)  # e.g. a deliberately broken build
@@ -61,7 +61,11 @@ def drill_run(config: DrillConfig) -> DrillReport:
             stack,
             seed=config.seed,
             kill_every=config.kill_every,
-            broker_restart_after=config.orders / config.rate * config.broker_restart_at,
+            broker_restart_after=(
+                None
+                if config.broker_restart_at is None
+                else config.orders / config.rate * config.broker_restart_at
+            ),
         )
         chaos.provider_faults_on()
         chaos.start()

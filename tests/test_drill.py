@@ -3,8 +3,6 @@ relays are SIGKILLed, RabbitMQ restarts, database connections drop, the provider
 and events are published again out of order. The verdict comes from the simulator's records
 and the database. And a deliberately broken build must fail it: the drill can fail."""
 
-import pytest
-
 from drill.harness import DrillConfig, drill_run, report_markdown
 
 
@@ -25,11 +23,15 @@ def test_a_short_drill_ends_with_nothing_lost_and_nothing_doubled():
     assert {"503", "429", "stall", "accept_then_drop"} <= set(report.faults_injected)
 
 
-@pytest.mark.timeout(400)
 def test_a_build_that_breaks_deduplication_fails_the_drill():
     report = drill_run(
         DrillConfig(
-            orders=120, rate=30, kill_every=2, extra_env={"FAULT_BREAK_DEDUPE": "1"}, settle_timeout=90
+            orders=80,
+            rate=30,
+            kill_every=1.5,
+            broker_restart_at=None,  # duplicates come from redeliveries and republished copies alone
+            extra_env={"FAULT_BREAK_DEDUPE": "1"},
+            settle_timeout=20,  # a broken build need not settle; the verdict is what counts
         )
     )
     assert not report.passed

@@ -103,7 +103,7 @@ def test_a_connection_dropped_after_the_provider_accepted_is_retried_with_the_sa
 
 def test_a_provider_that_is_briefly_unavailable_is_retried_and_the_email_sent_once(mailsim, start_worker):
     mailsim.set_faults({"kind": "503", "times": 2, "retry_after": 1})
-    start_worker()
+    start_worker(DELIVERY_RETRY_BASE_DELAY_SECONDS="1")
     # when
     order = order_create(customer_email="later@example.com", amount="5.00", currency="EUR")
     # then
