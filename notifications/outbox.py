@@ -29,8 +29,9 @@ def order_event_emit(*, order, event_type: EventType) -> OutboxEvent:
     event.claimed_by = current_process_name()
     event.save(force_insert=True)
     if event_type.notification_kind:
-        notification_expect(order=order, kind=event_type.notification_kind)
-    transaction.on_commit(partial(relay_publish_committed, event_ids=[event.id]), robust=True)
+        notification_create_pending(order=order, kind=event_type.notification_kind)
+    # The row itself goes to the hook: it was written here and is ours until the claim runs out.
+    transaction.on_commit(partial(relay_publish_committed, events=[event]), robust=True)
     return event
 
 
@@ -55,8 +56,14 @@ def outbox_event_build(*, order, event_type: EventType) -> OutboxEvent:
     )
 
 
+def notification_create_pending(*, order, kind: str) -> None:
+    """The notification exists from the order's commit on, so its status is visible at once.
+    One INSERT … ON CONFLICT DO NOTHING: the unique (order, kind) makes a second one a no-op."""
+    Notification.objects.bulk_create([_pending(order, kind)], ignore_conflicts=True)
+
+
 def notification_expect(*, order, kind: str) -> Notification:
-    """The notification exists from the order's commit on, so its status is visible at once."""
+    """The notification of (order, kind), created pending if it does not exist yet."""
     notification, _ = Notification.objects.get_or_create(
         order=order,
         kind=kind,
@@ -66,6 +73,15 @@ def notification_expect(*, order, kind: str) -> Notification:
         },
     )
     return notification
+
+
+def _pending(order, kind: str) -> Notification:
+    return Notification(
+        order=order,
+        kind=kind,
+        idempotency_key=notification_idempotency_key(order_id=order.id, kind=kind),
+        status_changed_at=timezone.now(),
+    )
 
 
 # A fixed namespace: the key for (kind, order) is the same in every process and after a

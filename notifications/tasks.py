@@ -12,6 +12,7 @@ from notifications.delivery.errors import InFlightError, PermanentError, Transie
 from notifications.delivery.handler import Delivery, event_handle
 from notifications.delivery.retry_policy import IN_FLIGHT_DELAY_SECONDS, max_retries, retry_delay_seconds
 from notifications.operations.reconcile import reconcile_run
+from notifications.operations.retention import retention_run
 from notifications.registry import EVENT_TYPES
 from notifications.relay.relay import relay_outbox_sweep
 
@@ -79,3 +80,9 @@ def relay_outbox_sweep_task():
 def reconcile_task():
     # Repairing is safe: a republished event is a no-op for the inbox, one email for the provider.
     return reconcile_run(repair=True).summary
+
+
+@shared_task(name="notifications.retention", ignore_result=True, soft_time_limit=1800, time_limit=1900)
+def retention_task():
+    report = retention_run()
+    return {"outbox_deleted": report.outbox_deleted, "inbox_deleted": report.inbox_deleted}

@@ -107,17 +107,6 @@ def test_two_relays_claiming_at_once_never_claim_the_same_row():
     assert len(first) + len(second) == 200
 
 
-def test_the_claim_query_uses_the_partial_index_of_unpublished_rows():
-    with connection.cursor() as cursor:
-        cursor.execute("SET enable_seqscan = off")  # a tiny table would be scanned anyway
-        cursor.execute(
-            "EXPLAIN SELECT id FROM notifications_outboxevent WHERE published_at IS NULL "
-            "AND (next_attempt_at IS NULL OR next_attempt_at <= now()) ORDER BY created_at LIMIT 100"
-        )
-        plan = "\n".join(row[0] for row in cursor.fetchall())
-    assert "outbox_unpublished_idx" in plan
-
-
 @pytest.fixture
 def fast_path_unpaused():
     """After a test that made the on-commit publish fail, later tests start unpaused."""

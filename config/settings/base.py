@@ -26,6 +26,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "django.contrib.postgres",
     "rest_framework",
     "drf_spectacular",
     "django_celery_results",
@@ -157,6 +158,10 @@ CELERY_BEAT_SCHEDULE = {
         # A sweep that waited longer than one interval is stale: the next one replaces it.
         "options": {"expires": env.float("OUTBOX_SWEEP_INTERVAL_SECONDS", default=5.0)},
     },
+    "retention-hourly": {
+        "task": "notifications.retention",
+        "schedule": crontab(minute=41),
+    },
     "reconcile-daily": {
         "task": "notifications.reconcile",
         "schedule": crontab(hour=3, minute=17),  # a quiet hour; the report waits in the admin
@@ -180,6 +185,12 @@ OUTBOX_RELAY_BATCH_SIZE = env.int("OUTBOX_RELAY_BATCH_SIZE", default=200)
 # Longer than the worst publish (connect 5 s + confirms 10 s), so claims do not overlap.
 OUTBOX_CLAIM_LEASE_SECONDS = env.int("OUTBOX_CLAIM_LEASE_SECONDS", default=30)
 OUTBOX_CONFIRM_TIMEOUT_SECONDS = env.float("OUTBOX_CONFIRM_TIMEOUT_SECONDS", default=10.0)
+
+# How long published outbox events and inbox rows are kept (the retention job, hourly). Keep
+# the inbox at least as long as the outbox, and longer than any redelivery can take.
+OUTBOX_RETENTION_DAYS = env.int("OUTBOX_RETENTION_DAYS", default=7)
+INBOX_RETENTION_DAYS = env.int("INBOX_RETENTION_DAYS", default=30)
+RETENTION_BATCH_SIZE = env.int("RETENTION_BATCH_SIZE", default=5000)
 
 # --- Mail provider ------------------------------------------------------------------------
 MAIL_PROVIDER_CLASS = env("MAIL_PROVIDER_CLASS", default="notifications.providers.http.HttpMailProvider")

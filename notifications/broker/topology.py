@@ -91,4 +91,5 @@ CELERY_TASK_QUEUES = [*WORK_QUEUES, MAINTENANCE_QUEUE]
 CELERY_TASK_ROUTES = {
     "notifications.relay_outbox_sweep": {"queue": MAINTENANCE_QUEUE.name},
     "notifications.reconcile": {"queue": MAINTENANCE_QUEUE.name},
+    "notifications.retention": {"queue": MAINTENANCE_QUEUE.name},
 }

@@ -22,7 +22,7 @@ from notifications.delivery.state import (
 )
 from notifications.identity import current_process_name, process_is_gone
 from notifications.models import DeliveryAttempt, Notification
-from notifications.outbox import notification_expect
+from notifications.outbox import notification_create_pending
 from notifications.providers.base import MailProvider
 from notifications.registry import EventType
 
@@ -99,7 +99,7 @@ def _claim_in_transaction(*, order_id, event_type, event_id, worker, provider):
 def _notification_locked(order, kind: str) -> Notification:
     notification = Notification.objects.select_for_update().filter(order=order, kind=kind).first()
     if notification is None:  # an event from before the notification existed: create it now
-        notification_expect(order=order, kind=kind)
+        notification_create_pending(order=order, kind=kind)
         notification = Notification.objects.select_for_update().get(order=order, kind=kind)
     return notification
 

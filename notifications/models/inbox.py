@@ -1,3 +1,4 @@
+from django.contrib.postgres.indexes import BrinIndex
 from django.db import models
 
 
@@ -15,6 +16,7 @@ class ProcessedEvent(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["event_id", "handler"], name="inbox_unique_event_handler"),
         ]
+        indexes = [BrinIndex(fields=["processed_at"], name="inbox_processed_brin")]  # retention
 
     def __str__(self) -> str:
         return f"{self.handler} {self.event_id}: {self.result}"

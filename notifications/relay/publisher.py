@@ -76,6 +76,10 @@ class ConfirmingPublisher:
         self._pending: dict[int, uuid.UUID] = {}
         self._returned: dict[uuid.UUID, str] = {}
         self._nacked: set[uuid.UUID] = set()
+        # Broker round trips of this process, for the tests that pin the cost per order: one
+        # batch is one write of its messages and one wait for all their confirms.
+        self.batches_published = 0
+        self.messages_published = 0
 
     def publish(
         self, messages: list[OutgoingMessage | RawMessage], *, confirm_timeout: float | None = None
@@ -105,6 +109,8 @@ class ConfirmingPublisher:
         self._nacked.clear()
         for message in messages:
             self._send(message)
+        self.batches_published += 1
+        self.messages_published += len(messages)
         unconfirmed = self._wait_for_confirms(confirm_timeout)
         report = PublishReport()
         for message in messages:

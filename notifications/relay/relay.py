@@ -49,18 +49,20 @@ def publish_backoff(attempts: int) -> timedelta:
     return timedelta(seconds=min(300, 2 ** min(attempts, 9)))
 
 
-def relay_publish_committed(*, event_ids: list[uuid.UUID]) -> None:
+def relay_publish_committed(*, events: list[OutboxEvent]) -> None:
     """The on-commit fast path: publish the events this process just committed.
 
     Never raises: the order is committed and the request must still answer. Whatever is not
-    published here stays in the outbox for the sweep.
+    published here stays in the outbox for the sweep. The rows are not read again: this
+    process wrote them and holds their claim, so nobody else has published them.
     """
     global _fast_path_paused_until
     crash_point("api.after_commit")
     if time.monotonic() < _fast_path_paused_until:
-        _release_claims(event_ids, error="left to the sweep: the broker was unreachable recently")
+        _release_claims(
+            [event.id for event in events], error="left to the sweep: the broker was unreachable recently"
+        )
         return
-    events = list(OutboxEvent.objects.filter(id__in=event_ids, published_at__isnull=True))
     try:
         _publish_and_mark(events, confirm_timeout=FAST_PATH_CONFIRM_TIMEOUT_SECONDS)
     except Exception as exc:

@@ -1,0 +1,69 @@
+"""The cost per order, pinned: SQL statements and broker round trips per created order, per
+relayed event and per processed event. A change that adds work to the hot path fails here,
+not in a benchmark nobody reads. (Statements counted include BEGIN and COMMIT.)"""
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from notifications.delivery.handler import Delivery, event_handle
+from notifications.models import OutboxEvent
+from notifications.relay.publisher import process_publisher
+from notifications.relay.relay import relay_outbox_sweep
+from orders.services import order_create
+from tests.broker import queues_purge
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
+
+# token; BEGIN, order, outbox, notification, COMMIT; mark published; 2 reads for the answer
+ORDER_API_STATEMENTS = 9
+# inbox check; claim: BEGIN, order, notification, update, attempt, COMMIT; the record: 6 alike
+HANDLER_STATEMENTS = 13
+# claim (BEGIN, UPDATE … RETURNING, COMMIT), read the rows, mark; then a claim that finds none
+SWEEP_STATEMENTS = 8
+
+
+def _statements(action) -> int:
+    with CaptureQueriesContext(connection) as captured:
+        action()
+    return len(captured.captured_queries)
+
+
+def test_creating_an_order_through_the_api_costs_few_statements_and_one_broker_round_trip(api_token):
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {api_token}")
+    body = {"customer_email": "cost@example.com", "amount": "1.00", "currency": "EUR"}
+    client.post("/api/orders/", body, format="json")  # warm: the token's last-used time is written once
+    publisher = process_publisher()
+    batches, messages = publisher.batches_published, publisher.messages_published
+    # when
+    statements = _statements(lambda: client.post("/api/orders/", body, format="json"))
+    # then
+    assert statements <= ORDER_API_STATEMENTS
+    assert (publisher.batches_published - batches, publisher.messages_published - messages) == (1, 1)
+
+
+def test_relaying_a_backlog_costs_a_handful_of_statements_and_one_round_trip_per_batch():
+    for number in range(200):
+        order_create(customer_email=f"r{number}@example.com", amount="1.00", currency="EUR")
+    OutboxEvent.objects.update(published_at=None, next_attempt_at=timezone.now())
+    queues_purge()
+    publisher = process_publisher()
+    batches = publisher.batches_published
+    # when
+    statements = _statements(lambda: relay_outbox_sweep(batch_size=200))
+    # then: one batch of 200, and one more claim that finds nothing
+    assert statements <= SWEEP_STATEMENTS
+    assert publisher.batches_published - batches == 1
+
+
+def test_processing_an_event_costs_two_short_transactions_and_an_inbox_check(mailsim):
+    order = order_create(customer_email="handler@example.com", amount="1.00", currency="EUR")
+    envelope = OutboxEvent.objects.get(aggregate_id=str(order.id)).payload
+    delivery = Delivery(worker="cost pid 1", retries=0, max_retries=8)
+    statements = _statements(lambda: event_handle(raw_envelope=envelope, delivery=delivery))
+    assert statements <= HANDLER_STATEMENTS
+    # and a duplicate delivery costs one
+    assert _statements(lambda: event_handle(raw_envelope=envelope, delivery=delivery)) == 1
