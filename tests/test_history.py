@@ -27,15 +27,17 @@ def history():
                 (id, event_type, aggregate_type, aggregate_id, schema_version, payload, created_at,
                  published_at, claimed_by, publish_attempts, last_publish_error)
             SELECT gen_random_uuid(), 'order.created', 'order', gen_random_uuid()::text, 1, '{}'::jsonb,
-                   now() - (%s - n) * interval '26 seconds', now() - (%s - n) * interval '26 seconds', '', 1, ''
-              FROM generate_series(1, %s) AS n
+                   at, at, '', 1, ''
+              FROM generate_series(1, %s) AS n,
+                   LATERAL (SELECT now() - (%s - n) * interval '26 seconds' AS at) AS t
             """,
-            [HISTORY, HISTORY, HISTORY],
+            [HISTORY, HISTORY],
         )
         cursor.execute(
             """
             INSERT INTO notifications_processedevent (event_id, handler, result, processed_at)
-            SELECT gen_random_uuid(), 'order_confirmation_email', 'sent', now() - (%s - n) * interval '26 seconds'
+            SELECT gen_random_uuid(), 'order_confirmation_email', 'sent',
+                   now() - (%s - n) * interval '26 seconds'
               FROM generate_series(1, %s) AS n
             """,
             [HISTORY, HISTORY],
