@@ -64,7 +64,8 @@ def _plan(sql: str, params=()) -> str:
 def test_the_relays_claim_reads_only_the_unpublished_rows_through_their_partial_index(history):
     plan = _plan(
         "SELECT id FROM notifications_outboxevent WHERE published_at IS NULL "
-        "AND (next_attempt_at IS NULL OR next_attempt_at <= now()) ORDER BY created_at LIMIT 200 FOR UPDATE SKIP LOCKED"
+        "AND (next_attempt_at IS NULL OR next_attempt_at <= now()) "
+        "ORDER BY created_at LIMIT 200 FOR UPDATE SKIP LOCKED"
     )
     assert "outbox_unpublished_idx" in plan, plan
     assert "Seq Scan" not in plan, plan
@@ -89,7 +90,8 @@ def test_retention_removes_old_history_in_small_batches_and_keeps_what_is_recent
     # delete finds them through the BRIN index instead of scanning the table
     an_hour_of_old_rows = OutboxEvent.objects.order_by("created_at").values_list("created_at", flat=True)[140]
     plan = _plan(
-        "SELECT id FROM notifications_outboxevent WHERE created_at < %s AND published_at IS NOT NULL LIMIT 5000",
+        "SELECT id FROM notifications_outboxevent "
+        "WHERE created_at < %s AND published_at IS NOT NULL LIMIT 5000",
         [an_hour_of_old_rows],
     )
     assert "outbox_created_brin" in plan, plan
