@@ -21,6 +21,8 @@ class ManagedProcess:
         self.process: subprocess.Popen | None = None
 
     def start(self, *, ready: str, timeout: float = 30.0) -> "ManagedProcess":
+        # A restarted process appends to the same log: only what it writes now says "ready".
+        self.log_offset = len(self.log_text())
         log = open(self.log_path, "ab")  # noqa: SIM115 - the child owns it while it runs
         self.process = subprocess.Popen(
             self.command,
@@ -31,7 +33,7 @@ class ManagedProcess:
             start_new_session=True,  # its own process group: we can signal its children too
         )
         log.close()
-        self.wait_for_log(ready, timeout=timeout)
+        self.wait_for_log(ready, timeout=timeout, start_at=self.log_offset)
         return self
 
     def wait_for_log(self, pattern: str, *, timeout: float, start_at: int = 0) -> re.Match:

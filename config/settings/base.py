@@ -179,7 +179,8 @@ CELERY_TASK_DEFAULT_EXCHANGE = "orders.maintenance"
 CELERY_TASK_DEFAULT_EXCHANGE_TYPE = "topic"
 
 # --- Outbox relay -----------------------------------------------------------------------
-OUTBOX_RELAY_BATCH_SIZE = env.int("OUTBOX_RELAY_BATCH_SIZE", default=200)
+# Bench: batches of 500 drained a backlog ~25 % faster than 200 (fewer claim commits).
+OUTBOX_RELAY_BATCH_SIZE = env.int("OUTBOX_RELAY_BATCH_SIZE", default=500)
 # How long a claimed row is reserved for the process that claimed it; after a crash the
 # sweep takes it over once the lease has run out.
 # Longer than the worst publish (connect 5 s + confirms 10 s), so claims do not overlap.

@@ -6,19 +6,24 @@ confirms are collected together. And without `mandatory` an unroutable message i
 dropped even with confirms on (reference §E); here the broker returns it and we say so.
 """
 
+import json
 import logging
+import os
+import socket
 import threading
 import time
 import uuid
 from dataclasses import dataclass, field
 
-from kombu import Connection, Producer
+import amqp
+from kombu import Connection
 
 from config.celery import app
 
 logger = logging.getLogger(__name__)
 
 TRACKING_HEADER = "x-publish-id"
+_ORIGIN = f"relay@{socket.gethostname()}:{os.getpid()}"
 
 
 @dataclass(frozen=True)
@@ -71,7 +76,6 @@ class ConfirmingPublisher:
         self._connect_timeout = connect_timeout
         self._connection: Connection | None = None
         self._channel = None
-        self._producer: Producer | None = None
         self._published = 0  # delivery tags count from 1 on a confirm-mode channel
         self._pending: dict[int, uuid.UUID] = {}
         self._returned: dict[uuid.UUID, str] = {}
@@ -95,7 +99,7 @@ class ConfirmingPublisher:
         and missing confirms, when a broker that stopped answering would never send the
         close-ok, and waiting for it would hang the caller."""
         connection, self._connection = self._connection, None
-        self._channel = self._producer = None
+        self._channel = None
         self._pending.clear()
         if connection is not None:
             try:
@@ -128,7 +132,7 @@ class ConfirmingPublisher:
         return report
 
     def _ensure_channel(self) -> None:
-        if self._producer is not None:
+        if self._channel is not None:
             return
         connection = Connection(
             self.broker_url,
@@ -144,7 +148,6 @@ class ConfirmingPublisher:
         channel.events["basic_nack"].add(self._on_nack)
         channel.events["basic_return"].add(self._on_return)
         self._connection, self._channel = connection, channel
-        self._producer = Producer(channel, serializer="json", auto_declare=False)
         self._published = 0
 
     def _send(self, message: OutgoingMessage | RawMessage) -> None:
@@ -154,35 +157,29 @@ class ConfirmingPublisher:
         # message_id the message itself carries.
         tracking = {TRACKING_HEADER: str(message.event_id)}
         if isinstance(message, RawMessage):
-            self._producer.publish(
+            body, content_type, content_encoding = (
                 message.body,
-                exchange=message.exchange,
-                routing_key=message.routing_key,
-                content_type=message.content_type,
-                content_encoding=message.content_encoding,
-                headers={**message.headers, **tracking},
-                mandatory=True,
-                delivery_mode=2,
-                retry=False,
-                declare=[],
-                **message.properties,
+                message.content_type,
+                message.content_encoding,
             )
-            return
-        task_id = str(message.event_id)
-        headers, properties, body, _ = app.amqp.create_task_message(
-            task_id, message.task_name, message.args, {}, ignore_result=True
-        )
-        self._producer.publish(
-            body,
+            headers, properties = {**message.headers, **tracking}, message.properties
+        else:
+            body, headers, properties = _task_message(message)
+            headers.update(tracking)
+            content_type, content_encoding = "application/json", "utf-8"
+        # Straight to py-amqp: kombu's Producer added a fifth to the cost of each message.
+        self._channel.basic_publish(
+            amqp.Message(
+                body,
+                content_type=content_type,
+                content_encoding=content_encoding,
+                application_headers=headers,
+                delivery_mode=2,  # persistent
+                **properties,
+            ),
             exchange=message.exchange,
             routing_key=message.routing_key,
-            headers={**headers, **tracking},
             mandatory=True,
-            delivery_mode=2,  # persistent
-            message_id=task_id,
-            retry=False,
-            declare=[],
-            **properties,
         )
 
     def _wait_for_confirms(self, confirm_timeout: float) -> set[uuid.UUID]:
@@ -213,6 +210,24 @@ class ConfirmingPublisher:
         headers = message.properties.get("application_headers") or {}
         event_id = uuid.UUID(headers[TRACKING_HEADER])
         self._returned[event_id] = f"unroutable: no queue is bound to {exchange!r} with key {routing_key!r}"
+
+
+def _task_message(message: OutgoingMessage) -> tuple[bytes, dict, dict]:
+    """A Celery task message (protocol 2): task id = message id = the event id."""
+    task_id = str(message.event_id)
+    headers, properties, body, _ = app.amqp.create_task_message(
+        task_id,
+        message.task_name,
+        message.args,
+        {},
+        ignore_result=True,
+        # What Flower shows for the arguments. Given here because Celery's own safe repr of
+        # the envelope was a third of the relay's time per message.
+        argsrepr=f"({message.routing_key} {task_id})",
+        kwargsrepr="{}",
+        origin=_ORIGIN,
+    )
+    return json.dumps(body).encode(), headers, {**properties, "message_id": task_id}
 
 
 _local = threading.local()

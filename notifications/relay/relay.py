@@ -93,26 +93,32 @@ def relay_outbox_sweep(*, batch_size: int | None = None, time_budget_seconds: fl
 
 
 def outbox_claim_batch(*, limit: int) -> list[OutboxEvent]:
-    """Claim up to `limit` publishable rows, oldest first, in one short transaction."""
+    """Claim up to `limit` publishable rows, oldest first, in one short transaction; the
+    UPDATE returns what publishing needs, so the rows are not read a second time."""
     lease = timedelta(seconds=settings.OUTBOX_CLAIM_LEASE_SECONDS)
+    table = OutboxEvent._meta.db_table
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(
             f"""
-            UPDATE {OutboxEvent._meta.db_table} AS o
+            UPDATE {table} AS o
                SET next_attempt_at = now() + %s, claimed_by = %s
              WHERE o.id IN (
-                   SELECT id FROM {OutboxEvent._meta.db_table}
+                   SELECT id FROM {table}
                     WHERE published_at IS NULL
                       AND (next_attempt_at IS NULL OR next_attempt_at <= now())
                     ORDER BY created_at
                     LIMIT %s
                     FOR UPDATE SKIP LOCKED)
-            RETURNING o.id
+            RETURNING o.id, o.event_type, o.aggregate_id, o.payload, o.created_at
             """,
             [lease, current_process_name(), limit],
         )
-        ids = [row[0] for row in cursor.fetchall()]
-    return list(OutboxEvent.objects.filter(id__in=ids).order_by("created_at"))
+        rows = cursor.fetchall()
+    events = [
+        OutboxEvent(id=id_, event_type=type_, aggregate_id=aggregate, payload=payload, created_at=created)
+        for id_, type_, aggregate, payload, created in rows
+    ]
+    return sorted(events, key=lambda event: event.created_at)
 
 
 def _publish_and_mark(events: list[OutboxEvent], *, confirm_timeout: float | None = None) -> RelayReport:

@@ -1,0 +1,119 @@
+"""The benchmark's own world: a database and a vhost of its own, the mail simulator, and the
+workers of both pipelines, started and stopped phase by phase. Set up before Django is."""
+
+import os
+import sys
+import uuid
+from pathlib import Path
+
+import psycopg
+import requests
+
+from drill.broker_node import _free_port
+from drill.processes import REPO, ManagedProcess
+
+PG = {"host": "127.0.0.1", "port": 5432, "user": "postgres"}
+MANAGEMENT = "http://127.0.0.1:15672/api"
+
+
+class BenchEnvironment:
+    def __init__(self, workdir: Path):
+        run = uuid.uuid4().hex[:8]
+        self.workdir = workdir
+        self.database = f"orders_bench_{run}"
+        self.vhost = f"orders-bench-{run}"
+        self.mailsim_port = _free_port()
+        self.processes: dict[str, ManagedProcess] = {}
+
+    @property
+    def database_url(self) -> str:
+        return f"postgres://{PG['user']}@{PG['host']}:{PG['port']}/{self.database}"
+
+    @property
+    def broker_url(self) -> str:
+        return f"amqp://guest:guest@127.0.0.1:5672/{self.vhost}"
+
+    @property
+    def mailsim_url(self) -> str:
+        return f"http://127.0.0.1:{self.mailsim_port}"
+
+    def env(self, **extra: str) -> dict[str, str]:
+        return {
+            **os.environ,
+            "PATH": f"{Path(sys.executable).parent}:{os.environ.get('PATH', '/usr/bin:/bin')}",
+            "DJANGO_SETTINGS_MODULE": "config.settings.bench",
+            "DATABASE_URL": self.database_url,
+            "CELERY_BROKER_URL": self.broker_url,
+            "MAIL_PROVIDER_URL": self.mailsim_url,
+            "MAILSIM_PORT": str(self.mailsim_port),
+            "MAILSIM_DATA_DIR": str(self.workdir / "mailsim"),
+            "PROMETHEUS_MULTIPROC_DIR": str(self.workdir / "prometheus"),
+            "CELERY_BEAT_SCHEDULE_FILENAME": str(self.workdir / "beat-schedule"),
+            "LOG_LEVEL": "INFO",
+            "PYTHONUNBUFFERED": "1",
+            **extra,
+        }
+
+    def create(self) -> None:
+        (self.workdir / "prometheus").mkdir(parents=True, exist_ok=True)
+        with psycopg.connect(**PG, dbname="postgres", autocommit=True) as connection:
+            connection.execute(f'CREATE DATABASE "{self.database}"')
+        auth = ("guest", "guest")
+        requests.put(f"{MANAGEMENT}/vhosts/{self.vhost}", auth=auth, timeout=10).raise_for_status()
+        requests.put(
+            f"{MANAGEMENT}/permissions/{self.vhost}/guest",
+            json={"configure": ".*", "write": ".*", "read": ".*"},
+            auth=auth,
+            timeout=10,
+        ).raise_for_status()
+        os.environ.update(self.env(LOG_LEVEL="WARNING"))  # the runner is a process of the benchmark too
+        self._manage("migrate", "--no-input")
+        self._manage("declare_topology")
+        self.start("mailsim", ["bin/mailsim"], ready="listening on")
+
+    def start(self, name: str, command: list[str], *, ready: str = " ready", **env: str) -> ManagedProcess:
+        process = ManagedProcess(name, command, env=self.env(**env), log_path=self.workdir / f"{name}.log")
+        self.processes[name] = process
+        return process.start(ready=ready, timeout=90)
+
+    def start_our_worker(self) -> ManagedProcess:
+        return self.start("worker", ["bin/worker"], WORKER_NAME="bench-worker", WORKER_CONCURRENCY="2")
+
+    def start_our_relay(self) -> None:
+        self.start("relay", ["bin/relay"], RELAY_NAME="bench-relay")
+        self.start("beat", ["bin/beat"], ready="Scheduler|beat: Starting")
+
+    def start_naive_worker(self) -> ManagedProcess:
+        command = [sys.executable, "-m", "celery", "-A", "bench.naive.pipeline:naive_app", "worker"]
+        return self.start(
+            "naive", [*command, "-Q", "bench.naive", "-c", "2", "-n", "bench-naive@%h", "-l", "INFO"]
+        )
+
+    def stop(self, name: str) -> None:
+        process = self.processes.pop(name, None)
+        if process is not None:
+            process.stop(timeout=30)
+
+    def destroy(self) -> None:
+        for name in list(self.processes):
+            self.stop(name)
+        requests.delete(f"{MANAGEMENT}/vhosts/{self.vhost}", auth=("guest", "guest"), timeout=10)
+        from django.db import connections
+
+        connections.close_all()
+        with psycopg.connect(**PG, dbname="postgres", autocommit=True) as connection:
+            connection.execute(f'DROP DATABASE IF EXISTS "{self.database}" WITH (FORCE)')
+
+    def _manage(self, *args: str) -> None:
+        import subprocess
+
+        result = subprocess.run(
+            [sys.executable, "manage.py", *args],
+            cwd=REPO,
+            env=self.env(),
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        if result.returncode != 0:
+            raise RuntimeError(f"manage.py {' '.join(args)}: {result.stderr[-2000:]}")

@@ -1,0 +1,234 @@
+"""The measurements. Each returns plain numbers; the runner repeats them and reports medians
+with their spread. Throughput is counted from the database's own timestamps (commit and
+`sent_at`), so the clock of a measurement is the system's, not the load generator's."""
+
+import os
+import statistics
+import time
+import uuid
+from datetime import timedelta
+
+import psycopg
+from amqp import Connection as AmqpConnection
+from amqp import Message
+from django.db import connection
+
+from bench.naive.models import NaiveOrder
+from bench.naive.pipeline import naive_order_create
+from notifications.models import Notification, OutboxEvent
+from notifications.relay import relay as relay_module
+from notifications.relay.publisher import OutgoingMessage, process_publisher
+from notifications.relay.relay import HANDLE_EVENT_TASK, outbox_claim_batch, relay_outbox_sweep
+from orders.services import order_create
+
+# --- the raw limits ---------------------------------------------------------------------------
+
+
+def raw_publish_with_pipelined_confirms(broker_host: str, vhost: str, messages: int = 20_000) -> float:
+    """A minimal client (py-amqp): persistent messages to a durable quorum queue, all written,
+    then every confirm collected. The broker's own ceiling for what our relay does."""
+    with AmqpConnection(host=broker_host, userid="guest", password="guest", virtual_host=vhost) as conn:
+        channel = conn.channel()
+        channel.queue_declare(
+            "bench.raw", durable=True, auto_delete=False, arguments={"x-queue-type": "quorum"}
+        )
+        channel.confirm_select()
+        acked = 0
+
+        def on_ack(tag, multiple):
+            nonlocal acked
+            acked = tag if multiple else acked + 1
+
+        channel.events["basic_ack"].add(on_ack)
+        body = b"x" * 200
+        started = time.perf_counter()
+        for _ in range(messages):
+            channel.basic_publish(Message(body, delivery_mode=2), exchange="", routing_key="bench.raw")
+        while acked < messages:
+            conn.drain_events(timeout=30)
+        elapsed = time.perf_counter() - started
+        channel.queue_delete("bench.raw")
+    return messages / elapsed
+
+
+def raw_order_and_outbox_transactions(database_url: str, count: int = 3000) -> float:
+    """Plain psycopg: one transaction = INSERT order + INSERT outbox row, one connection."""
+    with psycopg.connect(database_url) as conn:
+        started = time.perf_counter()
+        for _ in range(count):
+            order_id = uuid.uuid4()
+            with conn.transaction():
+                conn.execute(
+                    "INSERT INTO orders_order (id, customer_email, amount, currency, status, version, "
+                    "request_fingerprint, created_at, updated_at) "
+                    "VALUES (%s, 'raw@bench.example', 1, 'EUR', 'created', 1, '', now(), now())",
+                    [order_id],
+                )
+                conn.execute(
+                    "INSERT INTO notifications_outboxevent (id, event_type, aggregate_type, aggregate_id, "
+                    "schema_version, payload, created_at, published_at, claimed_by, publish_attempts, "
+                    "last_publish_error) "
+                    "VALUES (%s, 'bench.raw', 'order', %s, 1, '{}', now(), now(), '', 1, '')",
+                    [uuid.uuid4(), str(order_id)],
+                )
+        elapsed = time.perf_counter() - started
+        conn.execute("DELETE FROM notifications_outboxevent WHERE event_type = 'bench.raw'")
+        conn.execute("DELETE FROM orders_order WHERE customer_email = 'raw@bench.example'")
+    return count / elapsed
+
+
+# --- the relay over a backlog ------------------------------------------------------------------
+
+
+def backlog_create(events: int) -> None:
+    """Unpublished `order.created` events (their orders are not needed: no worker runs)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            """
+            INSERT INTO notifications_outboxevent (id, event_type, aggregate_type, aggregate_id,
+                schema_version, payload, created_at, claimed_by, publish_attempts, last_publish_error)
+            SELECT id, 'order.created', 'order', gen_random_uuid()::text, 1,
+                   jsonb_build_object(
+                       'event_id', id::text, 'event_type', 'order.created', 'schema_version', 1,
+                       'order_id', gen_random_uuid()::text, 'occurred_at', now()::text),
+                   now(), '', 0, ''
+              FROM (SELECT gen_random_uuid() AS id FROM generate_series(1, %s)) AS ids
+            """,
+            [events],
+        )
+
+
+def relay_drain_pipelined() -> float:
+    """Our relay as configured (OUTBOX_RELAY_BATCH_SIZE): claim a batch, publish it all,
+    collect the confirms, mark; until empty."""
+    events = OutboxEvent.objects.filter(published_at__isnull=True).count()
+    started = time.perf_counter()
+    while relay_outbox_sweep(time_budget_seconds=3600).published:
+        pass
+    return events / (time.perf_counter() - started)
+
+
+def relay_drain_waiting_for_each_confirm() -> float:
+    """The same claims and marks, but each message waits for its own confirm before the next:
+    what a relay built on Celery's `confirm_publish` does."""
+    events = OutboxEvent.objects.filter(published_at__isnull=True).count()
+    publisher = process_publisher()
+    started = time.perf_counter()
+    while batch := outbox_claim_batch(limit=200):
+        confirmed = []
+        for event in batch:
+            message = OutgoingMessage(
+                event.id, HANDLE_EVENT_TASK, (event.payload,), "orders.events", event.event_type
+            )
+            confirmed += publisher.publish([message]).confirmed
+        relay_module._mark_published(confirmed)
+    return events / (time.perf_counter() - started)
+
+
+def backlog_reset() -> None:
+    OutboxEvent.objects.update(published_at=None, next_attempt_at=None)
+
+
+# --- orders, both pipelines ---------------------------------------------------------------------
+
+
+def ours_place(count: int, *, rate: float | None = None) -> None:
+    _place(
+        lambda n: order_create(customer_email=f"b{n}@bench.example", amount="9.90", currency="EUR"),
+        count,
+        rate,
+    )
+
+
+def naive_place(count: int, *, rate: float | None = None) -> None:
+    _place(
+        lambda n: naive_order_create(customer_email=f"b{n}@bench.example", amount="9.90", currency="EUR"),
+        count,
+        rate,
+    )
+
+
+def _place(create, count: int, rate: float | None) -> None:
+    started = time.perf_counter()
+    for number in range(count):
+        create(number)
+        if rate:
+            time.sleep(max(0.0, started + (number + 1) / rate - time.perf_counter()))
+
+
+def ours_wait_all_sent(timeout: float = 300) -> None:
+    _wait(lambda: not Notification.objects.exclude(status="sent").exists(), timeout)
+
+
+def naive_wait_all_sent(timeout: float = 300) -> None:
+    _wait(lambda: not NaiveOrder.objects.exclude(status="sent").exists(), timeout)
+
+
+def _wait(done, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while not done():
+        if time.monotonic() > deadline:
+            raise TimeoutError("the pipeline did not finish in time")
+        time.sleep(0.2)
+
+
+def ours_completions() -> list[tuple]:
+    return list(Notification.objects.values_list("created_at", "sent_at"))
+
+
+def naive_completions() -> list[tuple]:
+    return list(NaiveOrder.objects.values_list("created_at", "sent_at"))
+
+
+def throughput(completions: list[tuple]) -> float:
+    """Orders per second from the first commit to the last acceptance."""
+    first = min(created for created, _ in completions)
+    last = max(sent for _, sent in completions)
+    return len(completions) / max((last - first).total_seconds(), 1e-6)
+
+
+def drain_rate(completions: list[tuple]) -> float:
+    """Orders per second from the first acceptance to the last (a queued backlog)."""
+    sent = sorted(sent for _, sent in completions)
+    return (len(sent) - 1) / max((sent[-1] - sent[0]).total_seconds(), 1e-6)
+
+
+def latencies_ms(completions: list[tuple]) -> dict[str, float]:
+    values = sorted((sent - created) / timedelta(milliseconds=1) for created, sent in completions)
+    cuts = statistics.quantiles(values, n=100)
+    return {"p50": cuts[49], "p95": cuts[94], "p99": cuts[98], "count": len(values)}
+
+
+def clear_orders() -> None:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "TRUNCATE notifications_deliveryattempt, notifications_processedevent, "
+            "notifications_notification, notifications_outboxevent, orders_order, naive_naiveorder, "
+            "notifications_deadletterrecord, "
+            "notifications_operatoraction CASCADE"
+        )
+
+
+def resident_memory_kib(process_group_leader: int) -> int:
+    """RSS of a process and its children (a Celery worker and its pool)."""
+    total = 0
+    for status in _group_status_files(process_group_leader):
+        for line in status.splitlines():
+            if line.startswith("VmRSS:"):
+                total += int(line.split()[1])
+    return total
+
+
+def _group_status_files(leader: int) -> list[str]:
+
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            if os.getpgid(int(entry)) == leader:
+                with open(f"/proc/{entry}/status") as file:
+                    found.append(file.read())
+        except (ProcessLookupError, FileNotFoundError, PermissionError):
+            continue
+    return found

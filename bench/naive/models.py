@@ -1,0 +1,15 @@
+from django.db import models
+
+
+class NaiveOrder(models.Model):
+    """The order of the naive pipeline: no outbox, no inbox, no idempotency key."""
+
+    customer_email = models.EmailField()
+    amount = models.DecimalField(max_digits=12, decimal_places=2)
+    currency = models.CharField(max_length=3)
+    status = models.CharField(max_length=16, default="created")
+    created_at = models.DateTimeField(auto_now_add=True)
+    sent_at = models.DateTimeField(null=True)
+
+    def __str__(self) -> str:
+        return f"naive order {self.pk}"

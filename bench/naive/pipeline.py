@@ -1,0 +1,54 @@
+"""The naive baseline most teams write first: insert the order, `.delay()` a task on commit,
+the task calls the mail provider and writes `sent`. No outbox (a crash after the commit
+loses the email), no confirms, no inbox, no idempotency key (a redelivery sends it twice).
+The benchmark runs it beside our pipeline to show the price of the guarantees."""
+
+from functools import partial
+
+import requests
+from celery import Celery
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+# Celery's defaults, as a team would start with them: no publisher confirms, acks early.
+# Comparable settings are kept equal: the broker, JSON, connection reuse, the worker count.
+naive_app = Celery("naive")
+naive_app.conf.update(
+    broker_url=settings.CELERY_BROKER_URL,
+    task_serializer="json",
+    accept_content=["json"],
+    task_ignore_result=True,
+    task_default_queue="bench.naive",
+    worker_hijack_root_logger=False,
+    CELERY_DB_REUSE_MAX=settings.CELERY_DB_REUSE_MAX,
+)
+_session = requests.Session()
+
+
+@naive_app.task(name="bench.naive_send")
+def naive_send(order_id: int) -> None:
+    from bench.naive.models import NaiveOrder
+
+    order = NaiveOrder.objects.get(pk=order_id)
+    _session.post(
+        settings.MAIL_PROVIDER_URL.rstrip("/") + "/emails",
+        json={
+            "from": settings.MAIL_FROM_ADDRESS,
+            "to": [order.customer_email],
+            "subject": "Confirmed",
+            "text": "Thanks",
+        },
+        headers={"Authorization": f"Bearer {settings.MAIL_PROVIDER_API_KEY}"},
+        timeout=(5, 30),
+    ).raise_for_status()
+    NaiveOrder.objects.filter(pk=order_id).update(status="sent", sent_at=timezone.now())
+
+
+def naive_order_create(*, customer_email: str, amount, currency: str) -> int:
+    from bench.naive.models import NaiveOrder
+
+    with transaction.atomic():
+        order = NaiveOrder.objects.create(customer_email=customer_email, amount=amount, currency=currency)
+        transaction.on_commit(partial(naive_send.delay, order.id))
+    return order.id

@@ -1,0 +1,142 @@
+"""The benchmark's report: JSON for machines, a Markdown table for people, and a picture of
+commit → sent latency against offered load for both pipelines."""
+
+import json
+from pathlib import Path
+
+TARGETS = {
+    "relay_pipelined_over_waiting_each_confirm": (">=", 4.0),
+    "saturating_ours_over_naive": (">=", 0.7),
+}
+
+
+def report_write(results: dict, directory: Path) -> list[Path]:
+    directory.mkdir(parents=True, exist_ok=True)
+    json_path = directory / "bench-latest.json"
+    json_path.write_text(json.dumps(results, indent=2, sort_keys=True, default=str) + "\n")
+    markdown_path = directory / "bench-latest.md"
+    markdown_path.write_text(report_markdown(results))
+    chart_path = directory / "latency.png"
+    latency_chart(results, chart_path)
+    return [json_path, markdown_path, chart_path]
+
+
+def targets_check(results: dict) -> dict[str, bool]:
+    ratios = results["ratios"]
+    checks = {name: ratios[name] >= bound for name, (_, bound) in TARGETS.items()}
+    at_50 = results["latency_ms"]["ours"][50]
+    checks["ours_p50_at_50_per_s_le_10ms"] = at_50["p50"]["median"] <= 10
+    checks["ours_p99_at_50_per_s_le_50ms"] = at_50["p99"]["median"] <= 50
+    soak = results["soak"]
+    checks["worker_rss_growth_under_10_percent"] = soak["worker_rss_growth"] < 0.10
+    checks["relay_rss_growth_under_10_percent"] = soak["relay_rss_growth"] < 0.10
+    return checks
+
+
+def report_markdown(results: dict) -> str:
+    def figure(key):
+        value = results[key]
+        return f"{value['median']:,.0f} ({value['min']:,.0f} to {value['max']:,.0f})"
+
+    r = results["ratios"]
+    rows = [
+        ("raw: broker, persistent messages with pipelined confirms, msg/s", "raw_broker_confirms_msgs_per_s"),
+        ("raw: PostgreSQL order + outbox transaction, tx/s", "raw_pg_order_outbox_tx_per_s"),
+        ("relay over a 20,000-event backlog, events/s", "relay_backlog_events_per_s"),
+        ("the same relay waiting for each confirm, events/s", "relay_waiting_each_confirm_events_per_s"),
+        ("consumer drain, ours, orders/s", "drain_ours_per_s"),
+        ("consumer drain, naive, orders/s", "drain_naive_per_s"),
+        ("saturating end to end (commit → sent), ours, orders/s", "saturating_ours_orders_per_s"),
+        ("saturating end to end, naive, orders/s", "saturating_naive_orders_per_s"),
+    ]
+    lines = [
+        "| measurement | median (min to max) |",
+        "|---|---:|",
+        *(f"| {label} | {figure(key)} |" for label, key in rows),
+        "",
+        "| commit → sent latency, ms | offered orders/s | p50 | p95 | p99 |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for pipeline in ("ours", "naive"):
+        for load, quantiles in results["latency_ms"][pipeline].items():
+            cells = " | ".join(f"{quantiles[q]['median']:.1f}" for q in ("p50", "p95", "p99"))
+            lines.append(f"| {pipeline} | {load} | {cells} |")
+    soak = results["soak"]
+    checks = targets_check(results)
+    at_50 = results["latency_ms"]["ours"][50]
+    targets = [
+        (
+            "relay pipelined ÷ waiting for each confirm",
+            f"{r['relay_pipelined_over_waiting_each_confirm']:.2f}",
+            "≥ 4",
+            checks["relay_pipelined_over_waiting_each_confirm"],
+        ),
+        ("relay ÷ raw broker confirms", f"{r['relay_over_raw_broker_confirms']:.2f}", "-", None),
+        (
+            "saturating end to end, ours ÷ naive",
+            f"{r['saturating_ours_over_naive']:.2f}",
+            "≥ 0.7",
+            checks["saturating_ours_over_naive"],
+        ),
+        ("consumer drain, ours ÷ naive", f"{r['drain_ours_over_naive']:.2f}", "-", None),
+        (
+            "p50 at 50 orders/s, ours",
+            f"{at_50['p50']['median']:.1f} ms",
+            "≤ 10 ms",
+            checks["ours_p50_at_50_per_s_le_10ms"],
+        ),
+        (
+            "p99 at 50 orders/s, ours",
+            f"{at_50['p99']['median']:.1f} ms",
+            "≤ 50 ms",
+            checks["ours_p99_at_50_per_s_le_50ms"],
+        ),
+        (
+            f"worker RSS growth, {soak['seconds']:.0f} s soak at {soak['orders_per_s']:.0f} orders/s",
+            f"{soak['worker_rss_growth']:+.1%}",
+            "< 10 %",
+            checks["worker_rss_growth_under_10_percent"],
+        ),
+        (
+            "relay RSS growth, the same soak",
+            f"{soak['relay_rss_growth']:+.1%}",
+            "< 10 %",
+            checks["relay_rss_growth_under_10_percent"],
+        ),
+    ]
+    lines += ["", "| ratio or target | value | target | met |", "|---|---:|---:|---|"]
+    lines += [
+        f"| {name} | {value} | {target} | {'-' if met is None else _yes(met)} |"
+        for name, value, target, met in targets
+    ]
+    runs = len(results["relay_backlog_events_per_s"]["runs"])
+    lines += ["", f"Whole run: {results['seconds']:.0f} s. Medians of {runs} runs each."]
+    return "\n".join(lines) + "\n"
+
+
+def latency_chart(results: dict, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axis = plt.subplots(figsize=(7, 4.2), dpi=110)
+    for pipeline, colour in (("ours", "#417690"), ("naive", "#c0392b")):
+        table = results["latency_ms"][pipeline]
+        loads = sorted(int(load) for load in table)
+        for quantile, style in (("p50", "-"), ("p99", "--")):
+            values = [table[load if load in table else str(load)][quantile]["median"] for load in loads]
+            axis.plot(loads, values, style, marker="o", color=colour, label=f"{pipeline} {quantile}")
+    axis.set_xlabel("offered load, orders/s")
+    axis.set_ylabel("commit → sent, ms")
+    axis.set_yscale("log")
+    axis.set_title("Commit → sent latency: our pipeline and the naive baseline")
+    axis.grid(True, which="both", alpha=0.3)
+    axis.legend()
+    figure.tight_layout()
+    figure.savefig(path)
+    plt.close(figure)
+
+
+def _yes(met: bool) -> str:
+    return "yes" if met else "**no**"

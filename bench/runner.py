@@ -1,0 +1,205 @@
+"""`make bench`: the price of the guarantees, measured side by side in one run.
+
+Phases, each on the benchmark's own database and vhost: the raw limits (broker confirms from
+a minimal client, the PostgreSQL order + outbox transaction), the relay over a 20,000-event
+backlog (ours, and the same relay waiting for each confirm), the consumers' drain, saturating
+end-to-end throughput, commit → sent latency at fixed offered loads, and a memory soak.
+Both pipelines run the same worker count against the same mail simulator.
+"""
+
+import statistics
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from kombu import Connection
+
+from bench.environment import BenchEnvironment
+
+OFFERED_LOADS = (25, 50, 100)
+
+
+def spread(values: list[float]) -> dict:
+    return {"median": statistics.median(values), "min": min(values), "max": max(values), "runs": values}
+
+
+def repeat(measure: Callable[[], float], times: int) -> dict:
+    return spread([measure() for _ in range(times)])
+
+
+class BenchRun:
+    def __init__(
+        self, workdir: Path, *, repeats: int = 3, load_seconds: float = 10, soak_seconds: float = 180
+    ):
+        self.env = BenchEnvironment(workdir)
+        self.repeats = repeats
+        self.load_seconds = load_seconds
+        self.soak_seconds = soak_seconds
+        self.results: dict = {}
+
+    def run(self) -> dict:
+        started = time.monotonic()
+        self.env.create()
+        import django
+
+        django.setup()
+        from bench import measure
+
+        self.m = measure
+        try:
+            self._raw_limits()
+            self._relay()
+            self._drain()
+            self._saturation()
+            self._latency()
+            self._soak()
+        finally:
+            self.env.destroy()
+        self.results["seconds"] = round(time.monotonic() - started, 1)
+        self.results["ratios"] = ratios(self.results)
+        return self.results
+
+    def _raw_limits(self) -> None:
+        m = self.m
+        self.results["raw_broker_confirms_msgs_per_s"] = repeat(
+            lambda: m.raw_publish_with_pipelined_confirms("127.0.0.1", self.env.vhost), self.repeats
+        )
+        self.results["raw_pg_order_outbox_tx_per_s"] = repeat(
+            lambda: m.raw_order_and_outbox_transactions(self.env.database_url), self.repeats
+        )
+
+    def _relay(self) -> None:
+        m = self.m
+        pipelined, per_confirm = [], []
+        for _ in range(self.repeats):
+            m.clear_orders()
+            m.backlog_create(20_000)
+            pipelined.append(m.relay_drain_pipelined())
+            self._purge()
+            m.backlog_reset()
+            per_confirm.append(m.relay_drain_waiting_for_each_confirm())
+            self._purge()
+        m.clear_orders()
+        self.results["relay_backlog_events_per_s"] = spread(pipelined)
+        self.results["relay_waiting_each_confirm_events_per_s"] = spread(per_confirm)
+
+    def _drain(self) -> None:
+        m = self.m
+        ours, naive = [], []
+        for _ in range(self.repeats):
+            m.ours_place(2000)  # queued, no worker yet
+            self.env.start_our_worker()
+            m.ours_wait_all_sent()
+            ours.append(m.drain_rate(m.ours_completions()))
+            self.env.stop("worker")
+            m.clear_orders()
+            m.naive_place(2000)
+            self.env.start_naive_worker()
+            m.naive_wait_all_sent()
+            naive.append(m.drain_rate(m.naive_completions()))
+            self.env.stop("naive")
+            m.clear_orders()
+        self.results["drain_ours_per_s"] = spread(ours)
+        self.results["drain_naive_per_s"] = spread(naive)
+
+    def _saturation(self) -> None:
+        m = self.m
+        ours, naive = [], []
+        for _ in range(self.repeats):
+            ours.append(self._saturate("ours", m.ours_place, m.ours_wait_all_sent, m.ours_completions))
+            naive.append(self._saturate("naive", m.naive_place, m.naive_wait_all_sent, m.naive_completions))
+        self.results["saturating_ours_orders_per_s"] = spread(ours)
+        self.results["saturating_naive_orders_per_s"] = spread(naive)
+
+    def _saturate(self, pipeline: str, place, wait, completions) -> float:
+        self._start_pipeline(pipeline)
+        deadline = time.monotonic() + self.load_seconds
+        while time.monotonic() < deadline:
+            place(100)
+        wait()
+        rate = self.m.throughput(completions())
+        self._stop_pipeline(pipeline)
+        self.m.clear_orders()
+        return rate
+
+    def _latency(self) -> None:
+        m = self.m
+        table: dict = {"ours": {}, "naive": {}}
+        for pipeline, place, wait, completions in (
+            ("ours", m.ours_place, m.ours_wait_all_sent, m.ours_completions),
+            ("naive", m.naive_place, m.naive_wait_all_sent, m.naive_completions),
+        ):
+            self._start_pipeline(pipeline)
+            for load in OFFERED_LOADS:
+                runs = []
+                for _ in range(self.repeats):
+                    place(int(load * self.load_seconds), rate=load)
+                    wait()
+                    runs.append(m.latencies_ms(completions()))
+                    m.clear_orders()
+                table[pipeline][load] = {q: spread([run[q] for run in runs]) for q in ("p50", "p95", "p99")}
+            self._stop_pipeline(pipeline)
+        self.results["latency_ms"] = table
+
+    def _soak(self) -> None:
+        m = self.m
+        rate = self.results["saturating_ours_orders_per_s"]["median"] / 2
+        self._start_pipeline("ours")
+        samples: dict[str, list[int]] = {"worker": [], "relay": []}
+        started = time.monotonic()
+        placed = 0
+        while time.monotonic() - started < self.soak_seconds:
+            target = int((time.monotonic() - started) * rate)
+            m.ours_place(max(0, target - placed))
+            placed = max(placed, target)
+            if len(samples["worker"]) < (time.monotonic() - started) / 5:
+                for name in samples:
+                    samples[name].append(m.resident_memory_kib(self.env.processes[name].pid))
+            time.sleep(0.05)
+        m.ours_wait_all_sent()
+        self._stop_pipeline("ours")
+        m.clear_orders()
+        window = max(1, len(samples["worker"]) // 5)
+        self.results["soak"] = {
+            "seconds": self.soak_seconds,
+            "orders_per_s": round(rate, 1),
+            "orders": placed,
+            **{
+                f"{name}_rss_growth": (statistics.mean(s[-window:]) - statistics.mean(s[:window]))
+                / statistics.mean(s[:window])
+                for name, s in samples.items()
+            },
+            "samples_kib": samples,
+        }
+
+    def _start_pipeline(self, pipeline: str) -> None:
+        if pipeline == "ours":
+            self.env.start_our_worker()
+            self.env.start_our_relay()
+        else:
+            self.env.start_naive_worker()
+
+    def _stop_pipeline(self, pipeline: str) -> None:
+        for name in ("worker", "relay", "beat") if pipeline == "ours" else ("naive",):
+            self.env.stop(name)
+
+    def _purge(self) -> None:
+        with Connection(self.env.broker_url) as connection:
+            channel = connection.channel()
+            for queue in ("orders.confirmations", "orders.cancellations", "orders.analytics"):
+                channel.queue_purge(queue)
+
+
+def ratios(results: dict) -> dict:
+    def median(key):
+        return results[key]["median"]
+
+    return {
+        "relay_pipelined_over_waiting_each_confirm": median("relay_backlog_events_per_s")
+        / median("relay_waiting_each_confirm_events_per_s"),
+        "relay_over_raw_broker_confirms": median("relay_backlog_events_per_s")
+        / median("raw_broker_confirms_msgs_per_s"),
+        "saturating_ours_over_naive": median("saturating_ours_orders_per_s")
+        / median("saturating_naive_orders_per_s"),
+        "drain_ours_over_naive": median("drain_ours_per_s") / median("drain_naive_per_s"),
+    }
