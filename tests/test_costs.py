@@ -21,8 +21,8 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("
 ORDER_API_STATEMENTS = 9
 # inbox check; claim: BEGIN, order, notification, update, attempt, COMMIT; the record: 6 alike
 HANDLER_STATEMENTS = 13
-# claim (BEGIN, UPDATE … RETURNING, COMMIT), read the rows, mark; then a claim that finds none
-SWEEP_STATEMENTS = 8
+# claim (BEGIN, UPDATE … RETURNING the rows, COMMIT), mark; then a claim that finds none
+SWEEP_STATEMENTS = 7
 
 
 def _statements(action) -> int:

@@ -52,6 +52,11 @@ def test_the_sweep_publishes_crash_leftovers_in_one_pipelined_batch():
     assert report.failed == 0
     assert OutboxEvent.objects.filter(published_at__isnull=True).count() == 0
     assert queue_ready_count("orders.confirmations") == len(leftovers)
+    # and each message carries its event's envelope, as the on-commit hook would have sent it
+    payloads = {str(event.id): event.payload for event in leftovers}
+    for message in queue_peek("orders.confirmations", limit=120):
+        assert message["properties"]["message_id"] == message["headers"]["id"]
+        assert message["body"][0] == [payloads[message["headers"]["id"]]]
 
 
 def test_the_sweep_leaves_rows_under_a_live_claim_alone():

@@ -127,7 +127,7 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 # A hard time limit acks by default, so a queue without a delivery limit cannot hot-loop
 # (item 10); the event handler overrides it, because its quorum queue has one.
 CELERY_TASK_ACKS_ON_TIMEOUT = True
-CELERY_WORKER_PREFETCH_MULTIPLIER = 1  # nothing waits behind a slow task (item 7)
+CELERY_WORKER_PREFETCH_MULTIPLIER = env.int("CELERY_WORKER_PREFETCH_MULTIPLIER", default=1)  # item 7
 # After a connection loss late-ack tasks cannot be acked; stop them rather than run twice (item 12).
 CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
 CELERY_WORKER_SOFT_SHUTDOWN_TIMEOUT = 10.0  # finish a provider call before a restart (item 15)

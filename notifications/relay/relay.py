@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -97,27 +97,25 @@ def outbox_claim_batch(*, limit: int) -> list[OutboxEvent]:
     UPDATE returns what publishing needs, so the rows are not read a second time."""
     lease = timedelta(seconds=settings.OUTBOX_CLAIM_LEASE_SECONDS)
     table = OutboxEvent._meta.db_table
-    with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute(
-            f"""
-            UPDATE {table} AS o
-               SET next_attempt_at = now() + %s, claimed_by = %s
-             WHERE o.id IN (
-                   SELECT id FROM {table}
-                    WHERE published_at IS NULL
-                      AND (next_attempt_at IS NULL OR next_attempt_at <= now())
-                    ORDER BY created_at
-                    LIMIT %s
-                    FOR UPDATE SKIP LOCKED)
-            RETURNING o.id, o.event_type, o.aggregate_id, o.payload, o.created_at
-            """,
-            [lease, current_process_name(), limit],
+    with transaction.atomic():
+        # raw(): the model's own field conversions apply (the payload comes back a dict).
+        events = list(
+            OutboxEvent.objects.raw(
+                f"""
+                UPDATE {table} AS o
+                   SET next_attempt_at = now() + %s, claimed_by = %s
+                 WHERE o.id IN (
+                       SELECT id FROM {table}
+                        WHERE published_at IS NULL
+                          AND (next_attempt_at IS NULL OR next_attempt_at <= now())
+                        ORDER BY created_at
+                        LIMIT %s
+                        FOR UPDATE SKIP LOCKED)
+                RETURNING o.id, o.event_type, o.aggregate_id, o.payload, o.created_at
+                """,
+                [lease, current_process_name(), limit],
+            )
         )
-        rows = cursor.fetchall()
-    events = [
-        OutboxEvent(id=id_, event_type=type_, aggregate_id=aggregate, payload=payload, created_at=created)
-        for id_, type_, aggregate, payload, created in rows
-    ]
     return sorted(events, key=lambda event: event.created_at)
 
 
