@@ -6,8 +6,10 @@ BIN := $(VENV)/bin
 # Product processes find gunicorn, celery and python of the virtualenv first.
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
-.PHONY: run test drill lint format setup services venv token
+.PHONY: run test drill bench soak lint format setup services venv token
 ORDERS ?= 1000
+SOAK_SECONDS ?= 600
+SOAK_RATE ?= 50
 
 $(BIN)/.installed: requirements.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -52,6 +54,15 @@ test: venv services
 ## republished events) on its own database and RabbitMQ node; report in docs/drills/
 drill: venv services
 	$(BIN)/python -m drill --orders $(ORDERS)
+
+## bench: the price of the guarantees, side by side with a naive pipeline and the raw limits,
+## on its own database and vhost (~13 min); results in bench/results/ (JSON, Markdown, chart)
+bench: venv services
+	$(BIN)/python -m bench $(BENCH_ARGS)
+
+## soak: worker and relay memory over a long run at a fixed rate (10 min at 50 orders/s)
+soak: venv services
+	$(BIN)/python -m bench --phases soak --soak-seconds $(SOAK_SECONDS) --soak-rate $(SOAK_RATE)
 
 lint: venv
 	$(BIN)/ruff check .

@@ -22,11 +22,16 @@ def main(argv: list[str] | None = None) -> int:
         default=",".join(PHASES),
         help="comma-separated subset, for investigating one figure (the report needs all)",
     )
+    parser.add_argument(
+        "--soak-rate", type=float, help="orders/s of the soak (default: half the saturating rate)"
+    )
     args = parser.parse_args(argv)
     phases = tuple(phase.strip() for phase in args.phases.split(",") if phase.strip())
     unknown = sorted(set(phases) - set(PHASES))
     if unknown:
         parser.error(f"unknown phase(s) {', '.join(unknown)}; choose from {', '.join(PHASES)}")
+    if "soak" in phases and "saturation" not in phases and args.soak_rate is None:
+        parser.error("a soak without the saturation phase needs --soak-rate")
 
     from bench.report import report_markdown, report_write
 
@@ -36,10 +41,18 @@ def main(argv: list[str] | None = None) -> int:
         load_seconds=args.load_seconds,
         soak_seconds=args.soak_seconds,
         phases=phases,
+        soak_rate=args.soak_rate,
     ).run()
-    if phases != PHASES:
-        print(json.dumps(results, indent=2, default=str))
+    if phases != PHASES:  # a partial run: its figures, not the report
+        path = Path(args.out) / f"{'+'.join(phases)}-latest.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(results, indent=2, sort_keys=True, default=str) + "\n")
+        print(json.dumps({k: v for k, v in results.items() if k != "latency_ms"}, indent=2, default=str))
+        print("written:", path)
         return 0
+    long_soak = Path(args.out) / "soak-latest.json"
+    if long_soak.exists():
+        results["soak_long"] = json.loads(long_soak.read_text())
     paths = report_write(results, Path(args.out))
     print(report_markdown(results))
     print("written:", ", ".join(str(path) for path in paths))

@@ -104,13 +104,32 @@ def report_markdown(results: dict) -> str:
             checks["relay_rss_growth_under_10_percent"],
         ),
     ]
+    long_soak = results.get("soak_long")
+    if long_soak:  # `make soak`, run on its own: the 10 minutes do not fit in `make bench`
+        for name in ("worker", "relay"):
+            growth = long_soak["soak"][f"{name}_rss_growth"]
+            targets.append(
+                (
+                    f"{name} RSS growth, {long_soak['soak']['seconds']:.0f} s soak "
+                    f"at {long_soak['soak']['orders_per_s']:.0f} orders/s (`make soak`)",
+                    f"{growth:+.1%}",
+                    "< 10 %",
+                    growth < 0.10,
+                )
+            )
     lines += ["", "| ratio or target | value | target | met |", "|---|---:|---:|---|"]
     lines += [
         f"| {name} | {value} | {target} | {'-' if met is None else _yes(met)} |"
         for name, value, target, met in targets
     ]
     runs = len(results["relay_backlog_events_per_s"]["runs"])
-    lines += ["", f"Whole run: {results['seconds']:.0f} s. Medians of {runs} runs each."]
+    machine = results.get("machine", {})
+    lines += [
+        "",
+        f"Whole run: {results['seconds']:.0f} s, {machine.get('started', '?')}, "
+        f"{machine.get('cpus', '?')} CPUs, load average {machine.get('load_before', '?')} before "
+        f"and {machine.get('load_after', '?')} after. Medians of {runs} runs each.",
+    ]
     return "\n".join(lines) + "\n"
 
 

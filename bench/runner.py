@@ -7,6 +7,7 @@ end-to-end throughput, commit → sent latency at fixed offered loads, and a mem
 Both pipelines run the same worker count against the same mail simulator.
 """
 
+import os
 import statistics
 import time
 from collections.abc import Callable
@@ -37,16 +38,23 @@ class BenchRun:
         load_seconds: float = 10,
         soak_seconds: float = 180,
         phases: tuple[str, ...] = PHASES,
+        soak_rate: float | None = None,
     ):
         self.env = BenchEnvironment(workdir)
         self.repeats = repeats
         self.load_seconds = load_seconds
         self.soak_seconds = soak_seconds
         self.phases = phases
+        self.soak_rate = soak_rate
         self.results: dict = {}
 
     def run(self) -> dict:
         started = time.monotonic()
+        self.results["machine"] = {
+            "started": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+            "cpus": os.cpu_count(),
+            "load_before": round(os.getloadavg()[0], 2),
+        }
         self.env.create()
         import django
 
@@ -68,6 +76,7 @@ class BenchRun:
         finally:
             self.env.destroy()
         self.results["seconds"] = round(time.monotonic() - started, 1)
+        self.results["machine"]["load_after"] = round(os.getloadavg()[0], 2)
         if self.phases == PHASES:
             self.results["ratios"] = ratios(self.results)
         return self.results
@@ -156,8 +165,8 @@ class BenchRun:
 
     def _soak(self) -> None:
         m = self.m
-        # Half the saturating rate (100/s when the saturation phase did not run).
-        rate = self.results.get("saturating_ours_orders_per_s", {"median": 200})["median"] / 2
+        # Half the saturating rate; a soak run on its own is given its rate.
+        rate = self.soak_rate or self.results["saturating_ours_orders_per_s"]["median"] / 2
         self._start_pipeline("ours")
         samples: dict[str, list[int]] = {"worker": [], "relay": []}
         started = time.monotonic()
