@@ -252,13 +252,20 @@ LOG_FORMAT = env("LOG_FORMAT", default="json")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"context": {"()": "observability.logs.ContextFilter"}},
+    "filters": {
+        "context": {"()": "observability.logs.ContextFilter"},
+        "mask_emails": {"()": "observability.logs.EmailMaskingFilter"},  # no personal data in logs
+    },
     "formatters": {
         "json": {"()": "observability.logs.JsonLinesFormatter"},
         "plain": {"format": "%(asctime)s %(levelname)s %(processName)s %(name)s: %(message)s"},
     },
     "handlers": {
-        "console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT, "filters": ["context"]},
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": LOG_FORMAT,
+            "filters": ["context", "mask_emails"],
+        },
     },
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
     "loggers": {
