@@ -1,6 +1,15 @@
 """gunicorn settings (bin/web passes -c config/gunicorn.py)."""
 
+import logging
 import os
+
+from observability.logs import EmailMaskingFilter
+
+# gunicorn's own access and error logs do not go through Django's LOGGING; a query string
+# (the admin's search by customer address, say) would put an address in them. Filters on the
+# loggers stay when gunicorn replaces their handlers.
+for _name in ("gunicorn.access", "gunicorn.error"):
+    logging.getLogger(_name).addFilter(EmailMaskingFilter())
 
 
 def child_exit(server, worker) -> None:

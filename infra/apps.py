@@ -6,4 +6,4 @@ class InfraConfig(AppConfig):
     verbose_name = "Infrastructure: provisioning and health"
 
     def ready(self) -> None:
-        from infra import worker_signals  # noqa: F401 - connects the Celery signal handlers
+        from infra import checks, worker_signals  # noqa: F401 - registers the checks, connects the signals

@@ -105,6 +105,9 @@ class OrderChangeApi(APIView):
             help_text="The version you saw; the change is refused if it moved on.",
         )
 
+        class Meta:
+            ref_name = "OrderChangeInput"  # not "Input": the create view's input has that name
+
     @extend_schema(request=InputSerializer, responses={200: OrderOutputSerializer})
     def post(self, request, order_id):
         serializer = self.InputSerializer(data=request.data if isinstance(request.data, dict) else {})

@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+import yaml
 from django.conf import settings
 from kombu import Connection, Producer
 
@@ -35,6 +36,11 @@ class Exploit:
 
     def __reduce__(self):
         return (os.system, (f"touch {self.marker}",))
+
+
+def _yaml_exploit(marker: Path) -> bytes:
+    """A YAML document that runs a command when an unsafe loader reads it."""
+    return f"!!python/object/apply:os.system ['touch {marker}']\n".encode()
 
 
 def _publish(body: bytes, *, content_type: str, headers: dict, message_id: str) -> None:
@@ -76,6 +82,11 @@ BAD_MESSAGES = {
     "not-json": (lambda e, m: (b"{this is not json", _task_message([e])[1], JSON), "malformed", "decoded"),
     "pickle": (
         lambda e, m: (pickle.dumps(Exploit(m)), _task_message([e])[1], "application/x-python-serialize"),
+        "malformed",
+        "only JSON is accepted",
+    ),
+    "yaml": (
+        lambda e, m: (_yaml_exploit(m), _task_message([e])[1], "application/x-yaml"),
         "malformed",
         "only JSON is accepted",
     ),
@@ -161,3 +172,12 @@ def test_a_replayed_event_whose_first_copy_expired_is_still_processed(mailsim, m
     wait_until(lambda: Notification.objects.filter(status="sent").exists(), timeout=20, message="replay sent")
     assert [m["to"] for m in mailsim.messages()] == [["template@example.com"]]
     assert queue_ready_count("orders.confirmations.dlq") == 1
+
+
+def test_the_exploit_payloads_would_run_their_command_if_deserialized(tmp_path):
+    # The worker tests above prove something only if these payloads really act when decoded.
+    pickled, yamled = tmp_path / "pickle-ran", tmp_path / "yaml-ran"
+    pickle.loads(pickle.dumps(Exploit(pickled)))  # unpickling is the point of this test
+    yaml.unsafe_load(_yaml_exploit(yamled))
+    assert pickled.exists()
+    assert yamled.exists()

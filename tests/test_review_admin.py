@@ -135,3 +135,65 @@ def test_the_detail_page_shows_the_order_and_the_history(client, failed_notifica
     assert "The recipient address was rejected" in page
     assert "worker@host pid 7" in page
     assert "assigned to rita" in page
+
+
+@pytest.mark.parametrize("page", ["/admin/", CHANGELIST, "/admin/auth/user/", "/admin/dashboard/"])
+def test_an_anonymous_visitor_is_sent_to_the_admin_login(client, page):
+    response = client.get(page)
+    assert response.status_code == 302
+    assert response["Location"].startswith("/admin/login/")
+
+
+@pytest.mark.parametrize("page", ["/admin/", CHANGELIST, "/admin/dashboard/"])
+def test_a_logged_in_user_who_is_not_staff_is_refused_by_the_admin(client, failed_notifications, page):
+    # given a user with every review permission, but no staff flag
+    user = User.objects.create_user("nina", password="pw", is_staff=False)
+    user.groups.add(Group.objects.get(name="Notification reviewers"))
+    client.force_login(user)
+    # then the admin sends them to its login page, where they are told they may not enter
+    response = client.get(page, follow=True)
+    assert response.redirect_chain[0][0].startswith("/admin/login/")
+    assert "not authorized to access this page" in response.content.decode()
+
+
+def test_a_user_who_is_not_staff_cannot_run_a_review_action(client, failed_notifications):
+    user = User.objects.create_user("nina", password="pw", is_staff=False)
+    user.groups.add(Group.objects.get(name="Notification reviewers"))
+    client.force_login(user)
+    _act(client, "retry", failed_notifications[:1])
+    assert Notification.objects.get(pk=failed_notifications[0].pk).status == "failed"
+    assert not OperatorAction.objects.exists()
+    assert queue_peek("orders.confirmations") == []
+
+
+@pytest.mark.parametrize(
+    ("action", "extra"),
+    [("retry", {}), ("reject_with_comment", {"comment": "forged"}), ("assign_to_me", {})],
+)
+def test_a_forged_action_post_by_staff_outside_the_reviewers_group_is_refused_and_changes_nothing(
+    client, failed_notifications, action, extra
+):
+    # given a staff user who may view notifications but is not a reviewer
+    client.force_login(_staff("victor", reviewer=False))
+    before = list(Notification.objects.order_by("pk").values())
+    # when they post the action by hand (the page never offered it to them)
+    response = _act(client, action, failed_notifications, **extra)
+    # then the admin has no such action for them: it shows the list, and nothing changed anywhere
+    assert response.status_code == 200
+    assert "notification(s) done" not in response.content.decode()
+    assert list(Notification.objects.order_by("pk").values()) == before
+    assert not OperatorAction.objects.exists()
+    assert queue_peek("orders.confirmations") == []
+
+
+@pytest.mark.parametrize(
+    ("action", "extra"),
+    [("retry", {}), ("reject_with_comment", {"comment": "checked with the customer"}), ("assign_to_me", {})],
+)
+def test_the_same_post_by_a_reviewer_does_act(client, failed_notifications, action, extra):
+    # The counterpart of the forged post: the refusal above comes from the group, not the form.
+    client.force_login(_staff("rita", reviewer=True))
+    before = list(Notification.objects.order_by("pk").values())
+    _act(client, action, failed_notifications[:1], **extra)
+    assert list(Notification.objects.order_by("pk").values()) != before
+    assert OperatorAction.objects.filter(notification=failed_notifications[0]).exists()

@@ -7,17 +7,46 @@ from pathlib import Path
 
 import environ
 from celery.schedules import crontab
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
 env = environ.Env()
 environ.Env.read_env(BASE_DIR / ".env", overwrite=False)  # optional local overrides
 
-# --- Django core -----------------------------------------------------------------------
+# --- Django core and production safety (docs/security.md) -------------------------------
+# "development" (the default: make run, make test, the drill, the bench, docker compose) or
+# "production", which refuses to start with the development key or with debug pages on.
+DJANGO_ENV = env("DJANGO_ENV", default="development")
 DEBUG = env.bool("DJANGO_DEBUG", default=False)
-# The development key only works with DEBUG on; production must set its own (issue 8).
-SECRET_KEY = env("DJANGO_SECRET_KEY", default="dev-only-insecure-key-change-me")
+DEVELOPMENT_SECRET_KEY = "dev-only-insecure-key-change-me"
+SECRET_KEY = env("DJANGO_SECRET_KEY", default=DEVELOPMENT_SECRET_KEY)
 ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[::1]"])
+if DJANGO_ENV not in ("development", "production"):
+    raise ImproperlyConfigured(f"DJANGO_ENV must be development or production, not {DJANGO_ENV!r}.")
+if DJANGO_ENV == "production" and DEBUG:
+    raise ImproperlyConfigured(
+        "DJANGO_DEBUG must be false in production: debug pages show settings and code."
+    )
+if DJANGO_ENV == "production" and (SECRET_KEY == DEVELOPMENT_SECRET_KEY or len(SECRET_KEY) < 50):
+    # Anyone who knows the key can forge sessions (the admin) and password-reset links.
+    raise ImproperlyConfigured(
+        "DJANGO_SECRET_KEY is the development key or shorter than 50 characters; production needs "
+        'its own: python -c "import secrets; print(secrets.token_urlsafe(50))"'
+    )
+# HTTPS ends at the TLS proxy in front of web and Flower. Behind it, Django trusts the proxy's
+# X-Forwarded-Proto (DJANGO_SECURE_PROXY_SSL_HEADER=HTTP_X_FORWARDED_PROTO,https), redirects
+# plain HTTP and keeps its cookies off it. All off in development, where nothing speaks TLS.
+SECURE_PROXY_SSL_HEADER = tuple(env.list("DJANGO_SECURE_PROXY_SSL_HEADER", default=[])) or None
+SECURE_SSL_REDIRECT = env.bool("DJANGO_SECURE_SSL_REDIRECT", default=False)
+# Health probes and the Prometheus scrape call these over plain HTTP from inside the network.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$", r"^metrics$"]
+SESSION_COOKIE_SECURE = env.bool("DJANGO_SESSION_COOKIE_SECURE", default=False)
+CSRF_COOKIE_SECURE = env.bool("DJANGO_CSRF_COOKIE_SECURE", default=False)
+CSRF_TRUSTED_ORIGINS = env.list("DJANGO_CSRF_TRUSTED_ORIGINS", default=[])
+SECURE_HSTS_SECONDS = env.int("DJANGO_SECURE_HSTS_SECONDS", default=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS", default=False)
+SECURE_HSTS_PRELOAD = env.bool("DJANGO_SECURE_HSTS_PRELOAD", default=False)
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -223,13 +252,20 @@ LOG_FORMAT = env("LOG_FORMAT", default="json")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"context": {"()": "observability.logs.ContextFilter"}},
+    "filters": {
+        "context": {"()": "observability.logs.ContextFilter"},
+        "mask_emails": {"()": "observability.logs.EmailMaskingFilter"},  # no personal data in logs
+    },
     "formatters": {
         "json": {"()": "observability.logs.JsonLinesFormatter"},
         "plain": {"format": "%(asctime)s %(levelname)s %(processName)s %(name)s: %(message)s"},
     },
     "handlers": {
-        "console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT, "filters": ["context"]},
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": LOG_FORMAT,
+            "filters": ["context", "mask_emails"],
+        },
     },
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
     "loggers": {

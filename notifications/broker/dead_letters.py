@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from notifications.broker.topology import DEAD_LETTER_EXCHANGE, EVENTS_EXCHANGE, RETRY_EXCHANGE
 from notifications.registry import EVENT_TYPES, work_queue_names
 from notifications.relay.publisher import PublishError, RawMessage, process_publisher
+from observability.logs import email_addresses_mask
 from observability.metrics import DEAD_LETTERS
 
 logger = logging.getLogger(__name__)
@@ -82,6 +83,8 @@ def dead_letter_publish(
         return False
     headers = headers or {}
     now = datetime.now(UTC).isoformat()
+    # Messages carry ids only: a provider's refusal may quote the customer's address.
+    reason = email_addresses_mask(reason)
     copy = RawMessage(
         event_id=uuid.uuid4(),
         body=body,

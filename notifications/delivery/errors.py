@@ -5,12 +5,16 @@ Each error carries a reason in plain words for the person reviewing it, and the
 technical detail separately.
 """
 
+from observability.logs import email_addresses_mask
+
 
 class DeliveryError(Exception):
     error_class = "error"
 
     def __init__(self, reason: str, *, detail: str = ""):
-        super().__init__(reason)
+        # The reason may name the customer's address: the database keeps it (`reason`), but
+        # the exception's text travels in Celery's task events and logs, so it is masked.
+        super().__init__(email_addresses_mask(reason))
         self.reason = reason
         self.detail = detail
 
