@@ -94,7 +94,10 @@ REST_FRAMEWORK = {
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
     "UNAUTHENTICATED_USER": None,
     "EXCEPTION_HANDLER": "config.api_errors.api_exception_handler",
+    "DEFAULT_THROTTLE_CLASSES": ["apiauth.throttling.ApiTokenRateThrottle"],
 }
+# Requests per API token and window, across all web processes: "600/min", "10/s", "100/10s".
+API_THROTTLE_RATE = env("API_THROTTLE_RATE", default="600/min")
 SPECTACULAR_SETTINGS = {
     "TITLE": "Order notifications API",
     "DESCRIPTION": "Orders in, customer emails out: never lost, never sent twice.",
