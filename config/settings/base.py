@@ -39,6 +39,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "config.api_body_limit.ApiBodySizeLimitMiddleware",  # before anything reads a body
     "whitenoise.middleware.WhiteNoiseMiddleware",  # the admin's static files under gunicorn
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -98,6 +99,8 @@ REST_FRAMEWORK = {
 }
 # Requests per API token and window, across all web processes: "600/min", "10/s", "100/10s".
 API_THROTTLE_RATE = env("API_THROTTLE_RATE", default="600/min")
+# The largest request body the API reads; an order is a few hundred bytes.
+API_MAX_BODY_BYTES = env.int("API_MAX_BODY_BYTES", default=64 * 1024)
 SPECTACULAR_SETTINGS = {
     "TITLE": "Order notifications API",
     "DESCRIPTION": "Orders in, customer emails out: never lost, never sent twice.",
