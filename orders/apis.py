@@ -13,6 +13,7 @@ from rest_framework.views import APIView
 from orders.changes import OrderChangeConflict, OrderNotFound
 from orders.selectors import order_get_with_notifications
 from orders.services import IdempotencyKeyReused, order_create_idempotent
+from orders.validators import reject_invisible_characters
 
 IDEMPOTENCY_KEY_PATTERN = re.compile(r"^[\x21-\x7e]{1,255}$")  # visible ASCII, like Stripe and Resend
 
@@ -43,7 +44,7 @@ class OrderOutputSerializer(serializers.Serializer):
 
 class OrderCreateApi(APIView):
     class InputSerializer(serializers.Serializer):
-        customer_email = serializers.EmailField(max_length=254)
+        customer_email = serializers.EmailField(max_length=254, validators=[reject_invisible_characters])
         amount = serializers.DecimalField(max_digits=12, decimal_places=2, min_value=Decimal("0.01"))
         currency = serializers.RegexField(
             r"^[A-Z]{3}$", error_messages={"invalid": "Use a three-letter ISO 4217 code such as EUR."}

@@ -92,7 +92,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["config.api_parsers.StrictJSONParser"],
     "UNAUTHENTICATED_USER": None,
     "EXCEPTION_HANDLER": "config.api_errors.api_exception_handler",
     "DEFAULT_THROTTLE_CLASSES": ["apiauth.throttling.ApiTokenRateThrottle"],
