@@ -6,4 +6,5 @@ class ApiAuthConfig(AppConfig):
     verbose_name = "API tokens"
 
     def ready(self) -> None:
-        from apiauth import checks  # noqa: F401 - registers the system checks
+        # Imported for what they register: the system checks, the token's OpenAPI security scheme.
+        from apiauth import checks, schema  # noqa: F401
