@@ -1,4 +1,3 @@
-from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions
 
 from apiauth.services import api_token_authenticate
@@ -23,17 +22,3 @@ class BearerTokenAuthentication(authentication.BaseAuthentication):
 
     def authenticate_header(self, request) -> str:
         return self.keyword
-
-
-class BearerTokenScheme(OpenApiAuthenticationExtension):
-    """The OpenAPI schema's name for our tokens (registered by being defined)."""
-
-    target_class = BearerTokenAuthentication
-    name = "bearerToken"
-
-    def get_security_definition(self, auto_schema):
-        return {
-            "type": "http",
-            "scheme": "bearer",
-            "description": "An API token (manage.py create_api_token).",
-        }

@@ -28,3 +28,15 @@ class ApiToken(models.Model):
     @property
     def is_authenticated(self) -> bool:
         return True
+
+
+class ApiTokenRateWindow(models.Model):
+    """How many requests a token made in its current fixed window: one row per token, reset
+    in place when a new window starts, so the table never grows and needs no clean-up job."""
+
+    token = models.OneToOneField(ApiToken, primary_key=True, on_delete=models.CASCADE, related_name="+")
+    window_start = models.DateTimeField()
+    request_count = models.PositiveIntegerField()
+
+    def __str__(self) -> str:
+        return f"{self.token_id}: {self.request_count} since {self.window_start:%H:%M:%S}"

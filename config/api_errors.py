@@ -1,7 +1,16 @@
-"""Every API error is a JSON object with a machine code and a sentence for people."""
+"""Every API error is a JSON object with a machine code and a sentence for people.
 
+DRF's exceptions pass through `api_exception_handler`; what Django answers itself (no URL
+matched, an unhandled exception, a refused host) goes through the handler views below, which
+answer JSON under /api/ and leave the admin its HTML pages.
+"""
+
+from django.http import JsonResponse
+from django.views import defaults
 from rest_framework import exceptions
 from rest_framework.views import exception_handler as drf_exception_handler
+
+API_PREFIX = "/api/"
 
 
 def api_exception_handler(exc, context):
@@ -19,3 +28,38 @@ def api_exception_handler(exc, context):
         detail = response.data.get("detail", "") if isinstance(response.data, dict) else response.data
         response.data = {"error": getattr(detail, "code", None) or exc.default_code, "message": str(detail)}
     return response
+
+
+def api_error_response(*, status: int, error: str, message: str) -> JsonResponse:
+    return JsonResponse({"error": error, "message": message}, status=status)
+
+
+def is_api_path(request) -> bool:
+    return request.path.startswith(API_PREFIX)
+
+
+def not_found(request, exception):
+    if not is_api_path(request):
+        return defaults.page_not_found(request, exception)
+    # request.path is the client's own input: it is returned as JSON data, never as HTML.
+    return api_error_response(
+        status=404, error="not_found", message=f"There is no API endpoint at {request.path}."
+    )
+
+
+def bad_request(request, exception):
+    if not is_api_path(request):
+        return defaults.bad_request(request, exception)
+    return api_error_response(status=400, error="bad_request", message="The request could not be understood.")
+
+
+def server_error(request):
+    """Django has logged the exception with its traceback already; the client gets no detail."""
+    if not is_api_path(request):
+        return defaults.server_error(request)
+    return api_error_response(
+        status=500,
+        error="server_error",
+        message="An unexpected error happened on our side and has been logged. Retry later: a POST "
+        "retried with the same Idempotency-Key cannot create a second order.",
+    )

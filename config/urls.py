@@ -9,3 +9,8 @@ urlpatterns = [
     path("api/", include("orders.urls")),
     path("", include("infra.urls")),
 ]
+
+# JSON under /api/, Django's HTML pages elsewhere (config/api_errors.py).
+handler400 = "config.api_errors.bad_request"
+handler404 = "config.api_errors.not_found"
+handler500 = "config.api_errors.server_error"

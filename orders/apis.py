@@ -4,15 +4,17 @@ import re
 from decimal import Decimal
 
 from django.utils import timezone
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_serializer
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.api_schema import error_responses
 from orders.changes import OrderChangeConflict, OrderNotFound
 from orders.selectors import order_get_with_notifications
 from orders.services import IdempotencyKeyReused, order_create_idempotent
+from orders.validators import reject_invisible_characters
 
 IDEMPOTENCY_KEY_PATTERN = re.compile(r"^[\x21-\x7e]{1,255}$")  # visible ASCII, like Stripe and Resend
 
@@ -42,8 +44,9 @@ class OrderOutputSerializer(serializers.Serializer):
 
 
 class OrderCreateApi(APIView):
+    @extend_schema_serializer(component_name="OrderCreateInput")  # two views name theirs "Input"
     class InputSerializer(serializers.Serializer):
-        customer_email = serializers.EmailField(max_length=254)
+        customer_email = serializers.EmailField(max_length=254, validators=[reject_invisible_characters])
         amount = serializers.DecimalField(max_digits=12, decimal_places=2, min_value=Decimal("0.01"))
         currency = serializers.RegexField(
             r"^[A-Z]{3}$", error_messages={"invalid": "Use a three-letter ISO 4217 code such as EUR."}
@@ -57,7 +60,7 @@ class OrderCreateApi(APIView):
 
     @extend_schema(
         request=InputSerializer,
-        responses={201: OrderOutputSerializer},
+        responses={201: OrderOutputSerializer, **error_responses(with_body=True, also=(422,))},
         parameters=[
             OpenApiParameter(
                 "Idempotency-Key",
@@ -85,7 +88,7 @@ class OrderCreateApi(APIView):
 
 
 class OrderDetailApi(APIView):
-    @extend_schema(responses={200: OrderOutputSerializer})
+    @extend_schema(responses={200: OrderOutputSerializer, **error_responses(with_body=False, also=(404,))})
     def get(self, request, order_id):
         order = order_get_with_notifications(order_id=order_id)
         if order is None:
@@ -98,6 +101,7 @@ class OrderChangeApi(APIView):
 
     change = None  # set by as_view(change=...)
 
+    @extend_schema_serializer(component_name="OrderChangeInput")
     class InputSerializer(serializers.Serializer):
         version = serializers.IntegerField(
             required=False,
@@ -105,10 +109,10 @@ class OrderChangeApi(APIView):
             help_text="The version you saw; the change is refused if it moved on.",
         )
 
-        class Meta:
-            ref_name = "OrderChangeInput"  # not "Input": the create view's input has that name
-
-    @extend_schema(request=InputSerializer, responses={200: OrderOutputSerializer})
+    @extend_schema(
+        request=InputSerializer,
+        responses={200: OrderOutputSerializer, **error_responses(with_body=True, also=(404, 409))},
+    )
     def post(self, request, order_id):
         serializer = self.InputSerializer(data=request.data if isinstance(request.data, dict) else {})
         serializer.is_valid(raise_exception=True)

@@ -291,3 +291,35 @@ def _answers(url: str, **kwargs) -> bool:
         return requests.get(url, timeout=2, **kwargs).status_code < 500
     except requests.ConnectionError:
         return False
+
+
+@pytest.fixture
+def start_web(broker, mailsim_url, tmp_path):
+    """Start the API under gunicorn (its own processes, the test database and vhost); a test
+    using it needs `django_db(transaction=True)`, so the processes see what it commits."""
+    started: list[ManagedProcess] = []
+
+    def start(*, workers: int = 1, **extra_env: str) -> str:
+        port = free_port()
+        command = [PYTHON, "-m", "gunicorn", "config.wsgi:application", "-b", f"127.0.0.1:{port}"]
+        web = ManagedProcess(
+            f"web{len(started) + 1}",
+            [*command, "-w", str(workers)],
+            env=service_env(broker_url=broker, mail_url=mailsim_url, **extra_env),
+            log_path=tmp_path / f"web{len(started) + 1}.log",
+        )
+        started.append(web.start(ready="Booting worker"))
+        url = f"http://127.0.0.1:{port}"
+        wait_until(lambda: _answers_in_time(f"{url}/healthz"), timeout=30, message="web up")
+        return url
+
+    yield start
+    for web in started:
+        web.stop()
+
+
+def _answers_in_time(url: str) -> bool:
+    try:
+        return _answers(url)
+    except requests.Timeout:
+        return False  # workers still booting on a busy machine

@@ -17,8 +17,9 @@ from tests.broker import queues_purge
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
 
-# token; BEGIN, order, outbox, notification, COMMIT; mark published; 2 reads for the answer
-ORDER_API_STATEMENTS = 9
+# token; rate-limit count (one upsert, apiauth/rate_limits.py); BEGIN, order, outbox,
+# notification, COMMIT; mark published; 2 reads for the answer
+ORDER_API_STATEMENTS = 10
 # inbox check; claim: BEGIN, order, notification, update, attempt, COMMIT; the record: 6 alike
 HANDLER_STATEMENTS = 13
 # claim (BEGIN, UPDATE … RETURNING the rows, COMMIT), mark; then a claim that finds none

@@ -68,6 +68,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "config.api_body_limit.ApiBodySizeLimitMiddleware",  # before anything reads a body
     "whitenoise.middleware.WhiteNoiseMiddleware",  # the admin's static files under gunicorn
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -120,10 +121,15 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["config.api_parsers.StrictJSONParser"],
     "UNAUTHENTICATED_USER": None,
     "EXCEPTION_HANDLER": "config.api_errors.api_exception_handler",
+    "DEFAULT_THROTTLE_CLASSES": ["apiauth.throttling.ApiTokenRateThrottle"],
 }
+# Requests per API token and window, across all web processes: "600/min", "10/s", "100/10s".
+API_THROTTLE_RATE = env("API_THROTTLE_RATE", default="600/min")
+# The largest request body the API reads; an order is a few hundred bytes.
+API_MAX_BODY_BYTES = env.int("API_MAX_BODY_BYTES", default=64 * 1024)
 SPECTACULAR_SETTINGS = {
     "TITLE": "Order notifications API",
     "DESCRIPTION": "Orders in, customer emails out: never lost, never sent twice.",
