@@ -62,8 +62,9 @@ class Chaos(threading.Thread):
 
     def run(self) -> None:
         started = time.monotonic()
-        # one of each kind early, so even a short drill sees every fault; then at random
-        steps = [self._kill_worker, self._kill_relay, self._terminate_connections, self._republish]
+        # One of each kind early, so even a short drill sees every fault; then at random. The
+        # quick ones first: a kill waits until its replacement is ready (seconds).
+        steps = [self._republish, self._terminate_connections, self._kill_worker, self._kill_relay]
         for step in steps:
             if self._halt.wait(self.kill_every / 2):
                 return
@@ -112,6 +113,8 @@ def republish_some(stack: DrillStack, rng: random.Random, *, share: float) -> in
             "SELECT id, event_type, payload FROM notifications_outboxevent WHERE published_at IS NOT NULL"
         ).fetchall()
     chosen = [row for row in rows if rng.random() < share]
+    if rows and not chosen:  # a step that repeats nothing proves nothing
+        chosen = [rng.choice(rows)]
     copies = [row for row in chosen for _ in range(rng.choice((2, 3)))]
     rng.shuffle(copies)
     try:

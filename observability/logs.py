@@ -76,7 +76,9 @@ class EmailMaskingFilter(logging.Filter):
             record.exc_text = logging.Formatter().formatException(record.exc_info)
         if record.exc_text:
             # Formatters print exc_text when it is set, so the masked text is what goes out.
-            record.exc_text, record.exc_info = email_addresses_mask(record.exc_text), None
+            # exc_info stays: other handlers (an error tracker, the tests) need the exception
+            # itself; the JSON formatter below masks what it formats from it.
+            record.exc_text = email_addresses_mask(record.exc_text)
         if record.stack_info:
             record.stack_info = email_addresses_mask(record.stack_info)
         return True
@@ -89,3 +91,7 @@ class JsonLinesFormatter(JsonFormatter):
         super().__init__(
             "%(asctime)s %(levelname)s %(name)s %(processName)s %(process)d %(message)s", *args, **kwargs
         )
+
+    def formatException(self, ei) -> str:
+        # python-json-logger formats the exception from exc_info, not from exc_text.
+        return email_addresses_mask(super().formatException(ei))
