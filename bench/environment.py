@@ -10,7 +10,7 @@ import psycopg
 import requests
 
 from drill.broker_node import _free_port
-from drill.processes import REPO, ManagedProcess
+from drill.processes import ManagedProcess, manage_py
 
 PG = {"host": "127.0.0.1", "port": 5432, "user": "postgres"}
 MANAGEMENT = "http://127.0.0.1:15672/api"
@@ -105,15 +105,4 @@ class BenchEnvironment:
             connection.execute(f'DROP DATABASE IF EXISTS "{self.database}" WITH (FORCE)')
 
     def _manage(self, *args: str) -> None:
-        import subprocess
-
-        result = subprocess.run(
-            [sys.executable, "manage.py", *args],
-            cwd=REPO,
-            env=self.env(),
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
-        if result.returncode != 0:
-            raise RuntimeError(f"manage.py {' '.join(args)}: {result.stderr[-2000:]}")
+        manage_py(*args, env=self.env())

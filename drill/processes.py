@@ -6,10 +6,27 @@ import os
 import re
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+
+
+def manage_py(*args: str, env: dict[str, str], timeout: float = 600) -> str:
+    """Run a `manage.py` command of this checkout with its own environment; its output, or a
+    RuntimeError with the end of what it said on stderr."""
+    result = subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    if result.returncode != 0:
+        raise RuntimeError(f"manage.py {' '.join(args)} failed: {result.stderr[-2000:]}")
+    return result.stdout
 
 
 class ManagedProcess:

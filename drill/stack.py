@@ -3,7 +3,6 @@ of the Procfile (web, 2 relays, N workers, beat, the mail simulator), started wi
 
 import os
 import random
-import subprocess
 import sys
 import uuid
 from dataclasses import dataclass, field
@@ -12,7 +11,7 @@ from pathlib import Path
 import psycopg
 
 from drill.broker_node import PrivateRabbit, _free_port
-from drill.processes import REPO, ManagedProcess
+from drill.processes import ManagedProcess, manage_py
 
 PG = {"host": "127.0.0.1", "port": 5432, "user": "postgres"}
 
@@ -127,14 +126,4 @@ class DrillStack:
         process.start(ready=ready, timeout=90)
 
     def _manage(self, *args: str) -> str:
-        result = subprocess.run(
-            [sys.executable, "manage.py", *args],
-            cwd=REPO,
-            env=self.env(),
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
-        if result.returncode != 0:
-            raise RuntimeError(f"manage.py {' '.join(args)} failed: {result.stderr[-2000:]}")
-        return result.stdout
+        return manage_py(*args, env=self.env(), timeout=300)

@@ -18,13 +18,6 @@ pytestmark = pytest.mark.django_db
 VALID_ORDER = {"customer_email": "ada@example.com", "amount": "49.90", "currency": "EUR"}
 
 
-@pytest.fixture
-def client(api_token):
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {api_token}")
-    return client
-
-
 def _order_body_of(size: int) -> str:
     """A valid order padded with spaces (insignificant in JSON) to exactly `size` bytes."""
     body = json.dumps(VALID_ORDER)

@@ -16,13 +16,6 @@ pytestmark = pytest.mark.django_db
 VALID_ORDER = {"customer_email": "ada@example.com", "amount": "49.90", "currency": "EUR"}
 
 
-@pytest.fixture
-def client(api_token):
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {api_token}")
-    return client
-
-
 def test_post_creates_the_order_its_outbox_event_and_a_pending_notification(client):
     # when
     response = client.post("/api/orders/", VALID_ORDER, format="json")

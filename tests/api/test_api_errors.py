@@ -12,13 +12,6 @@ pytestmark = pytest.mark.django_db
 VALID_ORDER = {"customer_email": "ada@example.com", "amount": "49.90", "currency": "EUR"}
 
 
-@pytest.fixture
-def client(api_token):
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {api_token}")
-    return client
-
-
 def _json_error(response, status: int) -> dict:
     assert response.status_code == status, response.content
     assert response["Content-Type"] == "application/json"

@@ -7,7 +7,6 @@ import uuid
 import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
-from rest_framework.test import APIClient
 
 from notifications.models import Notification
 from orders.models import Order
@@ -38,13 +37,6 @@ EMAIL_SHAPES = {
     "quoted local part": '"{}"@example.com',
     "domain label": "ada@{}.example.com",
 }
-
-
-@pytest.fixture
-def client(api_token):
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {api_token}")
-    return client
 
 
 def _post_json(client, path: str, body: dict):

@@ -3,7 +3,6 @@
 import uuid
 
 import pytest
-from rest_framework.test import APIClient
 
 from notifications.delivery.claims import notification_claim
 from notifications.delivery.emails import email_render
@@ -20,13 +19,6 @@ from orders.services import order_create
 pytestmark = pytest.mark.django_db
 
 DELIVERY = Delivery(worker="test pid 1", retries=0, max_retries=8)
-
-
-@pytest.fixture
-def client(api_token):
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {api_token}")
-    return client
 
 
 @pytest.fixture
