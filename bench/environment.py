@@ -9,10 +9,15 @@ from pathlib import Path
 import psycopg
 import requests
 
-from drill.broker_node import _free_port
-from drill.processes import ManagedProcess, manage_py
+from drill.processes import (
+    PG,
+    ManagedProcess,
+    database_url,
+    free_port,
+    isolated_process_env,
+    manage_py,
+)
 
-PG = {"host": "127.0.0.1", "port": 5432, "user": "postgres"}
 MANAGEMENT = "http://127.0.0.1:15672/api"
 
 
@@ -22,12 +27,12 @@ class BenchEnvironment:
         self.workdir = workdir
         self.database = f"orders_bench_{run}"
         self.vhost = f"orders-bench-{run}"
-        self.mailsim_port = _free_port()
+        self.mailsim_port = free_port()
         self.processes: dict[str, ManagedProcess] = {}
 
     @property
     def database_url(self) -> str:
-        return f"postgres://{PG['user']}@{PG['host']}:{PG['port']}/{self.database}"
+        return database_url(self.database)
 
     @property
     def broker_url(self) -> str:
@@ -39,18 +44,14 @@ class BenchEnvironment:
 
     def env(self, **extra: str) -> dict[str, str]:
         return {
-            **os.environ,
-            "PATH": f"{Path(sys.executable).parent}:{os.environ.get('PATH', '/usr/bin:/bin')}",
-            "DJANGO_SETTINGS_MODULE": "config.settings.bench",
-            "DATABASE_URL": self.database_url,
-            "CELERY_BROKER_URL": self.broker_url,
-            "MAIL_PROVIDER_URL": self.mailsim_url,
-            "MAILSIM_PORT": str(self.mailsim_port),
-            "MAILSIM_DATA_DIR": str(self.workdir / "mailsim"),
-            "PROMETHEUS_MULTIPROC_DIR": str(self.workdir / "prometheus"),
-            "CELERY_BEAT_SCHEDULE_FILENAME": str(self.workdir / "beat-schedule"),
+            **isolated_process_env(
+                settings_module="config.settings.bench",
+                database=self.database,
+                broker_url=self.broker_url,
+                mailsim_port=self.mailsim_port,
+                workdir=self.workdir,
+            ),
             "LOG_LEVEL": "INFO",
-            "PYTHONUNBUFFERED": "1",
             **extra,
         }
 

@@ -8,25 +8,20 @@ import contextlib
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import tempfile
 import time
 import uuid
 from pathlib import Path
 
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+from drill.processes import free_port
 
 
 class PrivateRabbit:
     def __init__(self):
         self.name = f"drill-{uuid.uuid4().hex[:8]}@localhost"
-        self.port = _free_port()
-        self.dist_port = _free_port()
+        self.port = free_port()
+        self.dist_port = free_port()
         self.home = Path(tempfile.mkdtemp(prefix="drill-rabbit-"))
         self.process: subprocess.Popen | None = None
 

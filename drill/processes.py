@@ -5,12 +5,45 @@ import contextlib
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+# The local PostgreSQL server on which drills and benchmarks create their own databases.
+PG = {"host": "127.0.0.1", "port": 5432, "user": "postgres"}
+
+
+def database_url(database: str) -> str:
+    return f"postgres://{PG['user']}@{PG['host']}:{PG['port']}/{database}"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def isolated_process_env(
+    *, settings_module: str, database: str, broker_url: str, mailsim_port: int, workdir: Path
+) -> dict[str, str]:
+    """The environment of a product process (bin/*) of a drill or a benchmark: its own
+    database, broker and mail simulator, and its state files under `workdir`."""
+    return {
+        **os.environ,
+        "PATH": f"{Path(sys.executable).parent}:{os.environ.get('PATH', '/usr/bin:/bin')}",
+        "DJANGO_SETTINGS_MODULE": settings_module,
+        "DATABASE_URL": database_url(database),
+        "CELERY_BROKER_URL": broker_url,
+        "MAIL_PROVIDER_URL": f"http://127.0.0.1:{mailsim_port}",
+        "MAILSIM_PORT": str(mailsim_port),
+        "MAILSIM_DATA_DIR": str(workdir / "mailsim"),
+        "PROMETHEUS_MULTIPROC_DIR": str(workdir / "prometheus"),
+        "CELERY_BEAT_SCHEDULE_FILENAME": str(workdir / "beat-schedule"),
+        "PYTHONUNBUFFERED": "1",
+    }
 
 
 def manage_py(*args: str, env: dict[str, str], timeout: float = 600) -> str:

@@ -1,19 +1,22 @@
 """The real product under drill: its own database, its own RabbitMQ node, and every process
 of the Procfile (web, 2 relays, N workers, beat, the mail simulator), started with bin/*."""
 
-import os
 import random
-import sys
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import psycopg
 
-from drill.broker_node import PrivateRabbit, _free_port
-from drill.processes import ManagedProcess, manage_py
-
-PG = {"host": "127.0.0.1", "port": 5432, "user": "postgres"}
+from drill.broker_node import PrivateRabbit
+from drill.processes import (
+    PG,
+    ManagedProcess,
+    database_url,
+    free_port,
+    isolated_process_env,
+    manage_py,
+)
 
 
 @dataclass
@@ -25,8 +28,8 @@ class DrillStack:
     database: str = field(default_factory=lambda: f"orders_drill_{uuid.uuid4().hex[:8]}")
     rabbit: PrivateRabbit = field(default_factory=PrivateRabbit)
     processes: dict[str, ManagedProcess] = field(default_factory=dict)
-    web_port: int = field(default_factory=_free_port)
-    mailsim_port: int = field(default_factory=_free_port)
+    web_port: int = field(default_factory=free_port)
+    mailsim_port: int = field(default_factory=free_port)
 
     @property
     def web_url(self) -> str:
@@ -38,22 +41,18 @@ class DrillStack:
 
     @property
     def database_dsn(self) -> str:
-        return f"postgres://{PG['user']}@{PG['host']}:{PG['port']}/{self.database}"
+        return database_url(self.database)
 
     def env(self) -> dict[str, str]:
         return {
-            **os.environ,
-            "PATH": f"{Path(sys.executable).parent}:{os.environ.get('PATH', '/usr/bin:/bin')}",
-            "DJANGO_SETTINGS_MODULE": "config.settings.base",
-            "DATABASE_URL": self.database_dsn,
-            "CELERY_BROKER_URL": self.rabbit.url,
-            "MAIL_PROVIDER_URL": self.mailsim_url,
-            "MAILSIM_PORT": str(self.mailsim_port),
-            "MAILSIM_DATA_DIR": str(self.workdir / "mailsim"),
+            **isolated_process_env(
+                settings_module="config.settings.base",
+                database=self.database,
+                broker_url=self.rabbit.url,
+                mailsim_port=self.mailsim_port,
+                workdir=self.workdir,
+            ),
             "WEB_PORT": str(self.web_port),
-            "PROMETHEUS_MULTIPROC_DIR": str(self.workdir / "prometheus"),
-            "CELERY_BEAT_SCHEDULE_FILENAME": str(self.workdir / "beat-schedule"),
-            "PYTHONUNBUFFERED": "1",
             # Short clocks, so a drill settles in minutes: fast retries, a provider read timeout
             # that a "stall" fault outlasts, short leases and sweeps.
             "DELIVERY_RETRY_BASE_DELAY_SECONDS": "1",
