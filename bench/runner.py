@@ -11,6 +11,7 @@ import os
 import statistics
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from kombu import Connection
@@ -19,6 +20,16 @@ from bench.environment import BenchEnvironment
 
 OFFERED_LOADS = (25, 50, 100)
 PHASES = ("raw", "relay", "drain", "saturation", "latency", "soak")
+
+
+@dataclass(frozen=True)
+class Pipeline:
+    """One of the two pipelines, as the phases drive it (functions of bench/measure.py)."""
+
+    name: str  # "ours" or "naive"
+    place: Callable[..., None]
+    wait_all_sent: Callable[[], None]
+    completions: Callable[[], list[tuple]]
 
 
 def spread(values: list[float]) -> dict:
@@ -62,6 +73,10 @@ class BenchRun:
         from bench import measure
 
         self.m = measure
+        self.pipelines = (
+            Pipeline("ours", measure.ours_place, measure.ours_wait_all_sent, measure.ours_completions),
+            Pipeline("naive", measure.naive_place, measure.naive_wait_all_sent, measure.naive_completions),
+        )
         steps = {
             "raw": self._raw_limits,
             "relay": self._relay,
@@ -106,61 +121,51 @@ class BenchRun:
         self.results["relay_waiting_each_confirm_events_per_s"] = spread(per_confirm)
 
     def _drain(self) -> None:
-        m = self.m
-        ours, naive = [], []
+        rates: dict[str, list[float]] = {"ours": [], "naive": []}
         for _ in range(self.repeats):
-            m.ours_place(2000)  # queued, no worker yet
-            self.env.start_our_worker()
-            m.ours_wait_all_sent()
-            ours.append(m.drain_rate(m.ours_completions()))
-            self.env.stop("worker")
-            m.clear_orders()
-            m.naive_place(2000)
-            self.env.start_naive_worker()
-            m.naive_wait_all_sent()
-            naive.append(m.drain_rate(m.naive_completions()))
-            self.env.stop("naive")
-            m.clear_orders()
-        self.results["drain_ours_per_s"] = spread(ours)
-        self.results["drain_naive_per_s"] = spread(naive)
+            for pipeline in self.pipelines:
+                pipeline.place(2000)  # queued, no worker yet
+                self._start_worker(pipeline.name)
+                pipeline.wait_all_sent()
+                rates[pipeline.name].append(self.m.drain_rate(pipeline.completions()))
+                self._stop_pipeline(pipeline.name)
+                self.m.clear_orders()
+        self.results["drain_ours_per_s"] = spread(rates["ours"])
+        self.results["drain_naive_per_s"] = spread(rates["naive"])
 
     def _saturation(self) -> None:
-        m = self.m
-        ours, naive = [], []
+        rates: dict[str, list[float]] = {"ours": [], "naive": []}
         for _ in range(self.repeats):
-            ours.append(self._saturate("ours", m.ours_place, m.ours_wait_all_sent, m.ours_completions))
-            naive.append(self._saturate("naive", m.naive_place, m.naive_wait_all_sent, m.naive_completions))
-        self.results["saturating_ours_orders_per_s"] = spread(ours)
-        self.results["saturating_naive_orders_per_s"] = spread(naive)
+            for pipeline in self.pipelines:
+                rates[pipeline.name].append(self._saturate(pipeline))
+        self.results["saturating_ours_orders_per_s"] = spread(rates["ours"])
+        self.results["saturating_naive_orders_per_s"] = spread(rates["naive"])
 
-    def _saturate(self, pipeline: str, place, wait, completions) -> float:
-        self._start_pipeline(pipeline)
+    def _saturate(self, pipeline: Pipeline) -> float:
+        self._start_pipeline(pipeline.name)
         deadline = time.monotonic() + self.load_seconds
         while time.monotonic() < deadline:
-            place(100)
-        wait()
-        rate = self.m.throughput(completions())
-        self._stop_pipeline(pipeline)
+            pipeline.place(100)
+        pipeline.wait_all_sent()
+        rate = self.m.throughput(pipeline.completions())
+        self._stop_pipeline(pipeline.name)
         self.m.clear_orders()
         return rate
 
     def _latency(self) -> None:
-        m = self.m
         table: dict = {"ours": {}, "naive": {}}
-        for pipeline, place, wait, completions in (
-            ("ours", m.ours_place, m.ours_wait_all_sent, m.ours_completions),
-            ("naive", m.naive_place, m.naive_wait_all_sent, m.naive_completions),
-        ):
-            self._start_pipeline(pipeline)
+        for pipeline in self.pipelines:
+            self._start_pipeline(pipeline.name)
             for load in OFFERED_LOADS:
                 runs = []
                 for _ in range(self.repeats):
-                    place(int(load * self.load_seconds), rate=load)
-                    wait()
-                    runs.append(m.latencies_ms(completions()))
-                    m.clear_orders()
-                table[pipeline][load] = {q: spread([run[q] for run in runs]) for q in ("p50", "p95", "p99")}
-            self._stop_pipeline(pipeline)
+                    pipeline.place(int(load * self.load_seconds), rate=load)
+                    pipeline.wait_all_sent()
+                    runs.append(self.m.latencies_ms(pipeline.completions()))
+                    self.m.clear_orders()
+                quantiles = {q: spread([run[q] for run in runs]) for q in ("p50", "p95", "p99")}
+                table[pipeline.name][load] = quantiles
+            self._stop_pipeline(pipeline.name)
         self.results["latency_ms"] = table
 
     def _soak(self) -> None:
@@ -195,12 +200,16 @@ class BenchRun:
             "samples_kib": samples,
         }
 
-    def _start_pipeline(self, pipeline: str) -> None:
+    def _start_worker(self, pipeline: str) -> None:
         if pipeline == "ours":
             self.env.start_our_worker()
-            self.env.start_our_relay()
         else:
             self.env.start_naive_worker()
+
+    def _start_pipeline(self, pipeline: str) -> None:
+        self._start_worker(pipeline)
+        if pipeline == "ours":
+            self.env.start_our_relay()
 
     def _stop_pipeline(self, pipeline: str) -> None:
         for name in ("worker", "relay", "beat") if pipeline == "ours" else ("naive",):
