@@ -20,10 +20,6 @@ class ApiToken(models.Model):
         state = "revoked" if self.revoked_at else "active"
         return f"{self.name} ({self.prefix}…, {state})"
 
-    @property
-    def is_active(self) -> bool:
-        return self.revoked_at is None
-
     # DRF treats request.auth as the token and request.user as the principal; a token is both.
     @property
     def is_authenticated(self) -> bool:

@@ -15,10 +15,15 @@ from django.db import connection
 
 from bench.naive.models import NaiveOrder
 from bench.naive.pipeline import naive_order_create
-from notifications.models import Notification, OutboxEvent
-from notifications.relay import relay as relay_module
-from notifications.relay.publisher import OutgoingMessage, process_publisher
-from notifications.relay.relay import HANDLE_EVENT_TASK, outbox_claim_batch, relay_outbox_sweep
+from messaging.models import OutboxEvent
+from messaging.relay.publisher import process_publisher
+from messaging.relay.relay import (
+    outbox_claim_batch,
+    outbox_mark_published,
+    outbox_message,
+    relay_outbox_sweep,
+)
+from notifications.models import Notification
 from orders.services import order_create
 
 # --- the raw limits ---------------------------------------------------------------------------
@@ -65,14 +70,14 @@ def raw_order_and_outbox_transactions(database_url: str, count: int = 3000) -> f
                     [order_id],
                 )
                 conn.execute(
-                    "INSERT INTO notifications_outboxevent (id, event_type, aggregate_type, aggregate_id, "
+                    "INSERT INTO messaging_outboxevent (id, event_type, aggregate_type, aggregate_id, "
                     "schema_version, payload, created_at, published_at, claimed_by, publish_attempts, "
                     "last_publish_error) "
                     "VALUES (%s, 'bench.raw', 'order', %s, 1, '{}', now(), now(), '', 1, '')",
                     [uuid.uuid4(), str(order_id)],
                 )
         elapsed = time.perf_counter() - started
-        conn.execute("DELETE FROM notifications_outboxevent WHERE event_type = 'bench.raw'")
+        conn.execute("DELETE FROM messaging_outboxevent WHERE event_type = 'bench.raw'")
         conn.execute("DELETE FROM orders_order WHERE customer_email = 'raw@bench.example'")
     return count / elapsed
 
@@ -85,7 +90,7 @@ def backlog_create(events: int) -> None:
     with connection.cursor() as cursor:
         cursor.execute(
             """
-            INSERT INTO notifications_outboxevent (id, event_type, aggregate_type, aggregate_id,
+            INSERT INTO messaging_outboxevent (id, event_type, aggregate_type, aggregate_id,
                 schema_version, payload, created_at, claimed_by, publish_attempts, last_publish_error)
             SELECT id, 'order.created', 'order', gen_random_uuid()::text, 1,
                    jsonb_build_object(
@@ -117,11 +122,8 @@ def relay_drain_waiting_for_each_confirm() -> float:
     while batch := outbox_claim_batch(limit=200):
         confirmed = []
         for event in batch:
-            message = OutgoingMessage(
-                event.id, HANDLE_EVENT_TASK, (event.payload,), "orders.events", event.event_type
-            )
-            confirmed += publisher.publish([message]).confirmed
-        relay_module._mark_published(confirmed)
+            confirmed += publisher.publish([outbox_message(event)]).confirmed
+        outbox_mark_published(confirmed)
     return events / (time.perf_counter() - started)
 
 
@@ -202,9 +204,9 @@ def latencies_ms(completions: list[tuple]) -> dict[str, float]:
 def clear_orders() -> None:
     with connection.cursor() as cursor:
         cursor.execute(
-            "TRUNCATE notifications_deliveryattempt, notifications_processedevent, "
-            "notifications_notification, notifications_outboxevent, orders_order, naive_naiveorder, "
-            "notifications_deadletterrecord, "
+            "TRUNCATE notifications_deliveryattempt, messaging_processedevent, "
+            "notifications_notification, messaging_outboxevent, orders_order, naive_naiveorder, "
+            "messaging_deadletterrecord, "
             "notifications_operatoraction CASCADE"
         )
 

@@ -13,6 +13,7 @@ import requests
 from kombu import Connection, Producer
 
 from drill.stack import DrillStack
+from messaging.task_names import HANDLE_EVENT
 
 PROVIDER_FAULTS = [
     {"kind": "503", "rate": 0.05, "retry_after": 1},
@@ -110,7 +111,7 @@ def republish_some(stack: DrillStack, rng: random.Random, *, share: float) -> in
     relay that lost its confirms, or a network that duplicated, would do."""
     with psycopg.connect(stack.database_dsn) as connection:
         rows = connection.execute(
-            "SELECT id, event_type, payload FROM notifications_outboxevent WHERE published_at IS NOT NULL"
+            "SELECT id, event_type, payload FROM messaging_outboxevent WHERE published_at IS NOT NULL"
         ).fetchall()
     chosen = [row for row in rows if rng.random() < share]
     if rows and not chosen:  # a step that repeats nothing proves nothing
@@ -143,7 +144,7 @@ def _task_headers(event_id: str) -> dict:
     """Celery's task message headers (protocol 2) for the event's task id."""
     return {
         "lang": "py",
-        "task": "notifications.handle_event",
+        "task": HANDLE_EVENT,
         "id": event_id,
         "root_id": event_id,
         "parent_id": None,

@@ -115,7 +115,7 @@ def _settled(stack: DrillStack) -> bool:
             "SELECT count(*) FROM notifications_notification WHERE NOT (status = ANY(%s))", [list(FINAL)]
         ).fetchone()[0]
         unpublished = connection.execute(
-            "SELECT count(*) FROM notifications_outboxevent WHERE published_at IS NULL"
+            "SELECT count(*) FROM messaging_outboxevent WHERE published_at IS NULL"
         ).fetchone()[0]
     if unfinished or unpublished:
         return False

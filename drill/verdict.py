@@ -46,7 +46,7 @@ def verdict_compute(database_dsn: str, mailsim_url: str, accepted_by_api: set[st
             "SELECT order_id::text, kind, status, idempotency_key, last_error FROM notifications_notification"
         ).fetchall()
         verdict.unpublished_events = connection.execute(
-            "SELECT count(*) FROM notifications_outboxevent WHERE published_at IS NULL"
+            "SELECT count(*) FROM messaging_outboxevent WHERE published_at IS NULL"
         ).fetchone()[0]
     messages = requests.get(f"{mailsim_url}/_sim/messages", timeout=30).json()["messages"]
     verdict.orders = len(orders)

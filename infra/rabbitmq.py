@@ -29,9 +29,6 @@ class RabbitAdmin:
         columns = "name,messages_ready,messages_unacknowledged,consumers,message_stats.redeliver"
         return self._request("GET", f"/queues/{vhost_quoted}?columns={columns}").json()
 
-    def queue(self, vhost: str, name: str) -> dict:
-        return self._request("GET", f"/queues/{quote(vhost, safe='')}/{quote(name, safe='')}").json()
-
     def _request(self, method: str, path: str, *, allow: tuple[int, ...] = (), **kwargs) -> requests.Response:
         response = requests.request(
             method, self._base + path, auth=self._auth, timeout=self._timeout, **kwargs

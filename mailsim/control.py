@@ -8,8 +8,8 @@ from typing import Any
 
 from mailsim.clock import to_iso
 from mailsim.faults import FaultRuleError
+from mailsim.records import KeyRecord, Message, RequestLogEntry
 from mailsim.simulator import Simulator
-from mailsim.store import KeyRecord, Message, RequestLogEntry
 from mailsim.wire import HttpError, Request, Response, json_response, parse_json_object
 
 OK = {"ok": True}

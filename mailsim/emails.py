@@ -12,8 +12,8 @@ import uuid
 from dataclasses import dataclass
 
 from mailsim.faults import REFUSING_KINDS, FaultRule
+from mailsim.records import IN_FLIGHT, KeyRecord, Message, RequestLogEntry
 from mailsim.simulator import Simulator
-from mailsim.store import IN_FLIGHT, KeyRecord, Message, RequestLogEntry
 from mailsim.validation import EmailRequest, ValidationError, parse_email
 from mailsim.wire import Request, Response, error_response, json_response
 

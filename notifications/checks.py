@@ -33,12 +33,4 @@ def timing_settings_check(app_configs, **kwargs) -> list[Error]:
                 id="notifications.E003",
             )
         )
-    if settings.OUTBOX_CLAIM_LEASE_SECONDS <= settings.OUTBOX_CONFIRM_TIMEOUT_SECONDS + 5:
-        errors.append(
-            Error(
-                "OUTBOX_CLAIM_LEASE_SECONDS must exceed OUTBOX_CONFIRM_TIMEOUT_SECONDS plus the 5 s connect "
-                "timeout, or two relays publish the same rows.",
-                id="notifications.E004",
-            )
-        )
     return errors

@@ -7,8 +7,8 @@ GROUP_PERMISSIONS = [
     ("notifications", "view_notification"),
     ("notifications", "view_deliveryattempt"),
     ("notifications", "view_operatoraction"),
-    ("notifications", "view_outboxevent"),
-    ("notifications", "view_deadletterrecord"),
+    ("messaging", "view_outboxevent"),
+    ("messaging", "view_deadletterrecord"),
     ("notifications", "view_reconcilereport"),
     ("orders", "view_order"),
 ]

@@ -1,88 +1,13 @@
-"""Celery tasks: thin. They translate between the message and the services."""
+"""The email feature's periodic job (beat): thin, like every task."""
 
-import os
+from celery import shared_task
 
-from celery import Task, shared_task
-from celery.exceptions import Reject
-from django.conf import settings
-from django.db import InterfaceError, OperationalError
-
-from infra.sabotage import DEDUPE_BROKEN, naive_send
-from notifications.delivery.errors import InFlightError, PermanentError, TransientError
-from notifications.delivery.handler import Delivery, event_handle
-from notifications.delivery.retry_policy import IN_FLIGHT_DELAY_SECONDS, max_retries, retry_delay_seconds
 from notifications.operations.reconcile import reconcile_run
-from notifications.operations.retention import retention_run
-from notifications.registry import EVENT_TYPES
-from notifications.relay.relay import relay_outbox_sweep
+
+RECONCILE = "notifications.reconcile"
 
 
-class EventTask(Task):
-    """Retries come back to the work queue they came from, after our back-off."""
-
-    def retry(self, args=None, kwargs=None, exc=None, throw=True, eta=None, countdown=None, **options):
-        if isinstance(exc, InFlightError):
-            countdown = IN_FLIGHT_DELAY_SECONDS
-            # Waiting for another worker's lease is not a failed attempt: the next message
-            # keeps this retry number (Celery adds one). Leases expire, so this ends.
-            self.request.retries = max(0, self.request.retries - 1)
-        elif countdown is None and eta is None:
-            retry_after = getattr(exc, "retry_after", None)
-            countdown = retry_delay_seconds(retry_number=self.request.retries + 1, retry_after=retry_after)
-        queue = _work_queue_of(self.request.args)
-        if queue is not None:
-            options.setdefault("queue", queue)  # through orders.retry, keyed by the queue's name
-        # py-amqp waits for the retry's confirm without a limit unless the publish sets one.
-        options.setdefault("confirm_timeout", settings.TASK_RETRY_CONFIRM_TIMEOUT_SECONDS)
-        return super().retry(args, kwargs, exc=exc, throw=throw, eta=eta, countdown=countdown, **options)
-
-
-def _work_queue_of(args) -> str | None:
-    envelope = (args or [None])[0]
-    event_type = EVENT_TYPES.get(envelope.get("event_type")) if isinstance(envelope, dict) else None
-    return event_type.queue if event_type else None
-
-
-@shared_task(
-    bind=True,
-    base=EventTask,
-    name="notifications.handle_event",
-    acks_late=True,
-    reject_on_worker_lost=True,  # bounded by the quorum queue's delivery limit
-    acks_on_timeout=False,  # a hard time limit requeues; the delivery limit bounds it too
-    # A database that is briefly away is transient too; nothing was recorded, so retry.
-    autoretry_for=(TransientError, OperationalError, InterfaceError),
-    max_retries=max_retries(),
-    Request="notifications.worker.request:DeadLetteringRequest",
-)
-def handle_event(self, envelope):
-    if DEDUPE_BROKEN:  # the drill's self-test only (infra/sabotage.py)
-        return naive_send(envelope)
-    delivery = Delivery(
-        worker=f"{self.request.hostname} pid {os.getpid()}",
-        retries=self.request.retries,
-        max_retries=self.max_retries,
-    )
-    try:
-        return event_handle(raw_envelope=envelope, delivery=delivery)
-    except PermanentError as exc:
-        # Straight to the dead-letter queue, with the reason (notifications/worker/request.py).
-        raise Reject(exc, requeue=False) from exc
-
-
-@shared_task(name="notifications.relay_outbox_sweep", ignore_result=True, soft_time_limit=30, time_limit=45)
-def relay_outbox_sweep_task():
-    report = relay_outbox_sweep()
-    return {"published": report.published, "failed": report.failed}
-
-
-@shared_task(name="notifications.reconcile", ignore_result=True, soft_time_limit=600, time_limit=660)
+@shared_task(name=RECONCILE, ignore_result=True, soft_time_limit=600, time_limit=660)
 def reconcile_task():
     # Repairing is safe: a republished event is a no-op for the inbox, one email for the provider.
     return reconcile_run(repair=True).summary
-
-
-@shared_task(name="notifications.retention", ignore_result=True, soft_time_limit=1800, time_limit=1900)
-def retention_task():
-    report = retention_run()
-    return {"outbox_deleted": report.outbox_deleted, "inbox_deleted": report.inbox_deleted}

@@ -3,9 +3,13 @@
 Correct with several processes: gunicorn workers and Celery pool children each write their
 own files under PROMETHEUS_MULTIPROC_DIR (set by bin/web, bin/worker, bin/relay), and
 /metrics adds them up. Figures that live in the database or the broker (backlog, statuses,
-queue depths) are read when /metrics is scraped instead (observability/collectors.py).
+queue depths) are read when /metrics is scraped instead, by the collectors that settings
+METRICS_COLLECTORS names (messaging/metrics.py, notifications/metrics.py).
 """
 
+from datetime import datetime
+
+from django.utils import timezone
 from prometheus_client import CollectorRegistry, Counter, Histogram
 
 # Our own registry: in a process without PROMETHEUS_MULTIPROC_DIR (a test, a shell) the
@@ -58,3 +62,8 @@ ORDERS_ACCEPTED = Counter(
     ["replayed"],
     registry=APP_REGISTRY,
 )
+
+
+def seconds_since(moment: datetime | None) -> float:
+    """The age a gauge shows: 0 when there is nothing to be old."""
+    return (timezone.now() - moment).total_seconds() if moment else 0.0

@@ -1,8 +1,5 @@
 from django.urls import path
 
-from observability.views import dashboard, metrics
+from observability.views import metrics
 
-urlpatterns = [
-    path("metrics", metrics, name="metrics"),
-    path("admin/dashboard/", dashboard, name="dashboard"),
-]
+urlpatterns = [path("metrics", metrics, name="metrics")]

@@ -1,12 +1,10 @@
 import os
 
-from django.contrib.admin.views.decorators import staff_member_required
+from django.conf import settings
 from django.http import HttpResponse
-from django.shortcuts import render
+from django.utils.module_loading import import_string
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest, multiprocess
 
-from observability.collectors import BrokerCollector, DatabaseCollector
-from observability.dashboard import dashboard_figures
 from observability.metrics import APP_REGISTRY
 
 
@@ -23,11 +21,6 @@ def metrics(request):
         multiprocess.MultiProcessCollector(registry)  # every web and worker process of this host
     else:
         registry.register(_AppCounts())
-    registry.register(DatabaseCollector())
-    registry.register(BrokerCollector())
+    for path in settings.METRICS_COLLECTORS:  # figures read from the database and the broker now
+        registry.register(import_string(path)())
     return HttpResponse(generate_latest(registry), content_type=CONTENT_TYPE_LATEST)
-
-
-@staff_member_required
-def dashboard(request):
-    return render(request, "observability/dashboard.html", dashboard_figures())

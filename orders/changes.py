@@ -6,8 +6,8 @@ from uuid import UUID
 
 from django.db import transaction
 
-from notifications.outbox import order_event_emit
-from notifications.registry import ORDER_CANCELLED, ORDER_PAID, EventType
+from messaging.outbox import event_record
+from orders.events import ORDER_CANCELLED, ORDER_PAID
 from orders.models import Order
 
 
@@ -26,7 +26,7 @@ class OrderChange:
 
 
 # From which states each change may happen, and what it leads to.
-_TRANSITIONS: dict[str, tuple[set[str], str, EventType]] = {
+_TRANSITIONS: dict[str, tuple[set[str], str, str]] = {
     "pay": ({Order.Status.CREATED}, Order.Status.PAID, ORDER_PAID),
     "cancel": ({Order.Status.CREATED, Order.Status.PAID}, Order.Status.CANCELLED, ORDER_CANCELLED),
 }
@@ -58,5 +58,5 @@ def _order_change(*, order_id: UUID, change: str, expected_version: int | None) 
     order.status = target
     order.version += 1
     order.save(update_fields=["status", "version", "updated_at"])
-    order_event_emit(order=order, event_type=event_type)
+    event_record(event_type=event_type, aggregate_id=order.id)
     return OrderChange(order=order, changed=True)

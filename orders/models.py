@@ -45,7 +45,7 @@ class Order(models.Model):
 
 class DailySales(models.Model):
     """Paid orders per day and currency, for the dashboard. Counted at least once: a
-    redelivered `order.paid` may count twice (notifications/registry.py says why)."""
+    redelivered `order.paid` may count twice (orders/events.py says why)."""
 
     day = models.DateField()
     currency = models.CharField(max_length=3)

@@ -1,10 +1,22 @@
-"""The daily sales figure, fed by `order.paid` events at least once (see the registry)."""
+"""The daily sales figure, fed by `order.paid` events at least once (orders/events.py says why)."""
 
 from datetime import date
 
 from django.db import connection
 
+from messaging.dispatch import Delivery
+from messaging.envelope import Envelope
+from messaging.errors import PermanentError
 from orders.models import DailySales, Order
+
+
+def daily_sales_count_handle(*, envelope: Envelope, delivery: Delivery) -> str:
+    """The handler of `order.paid` (registered in orders/events.py)."""
+    order = Order.objects.filter(id=envelope.aggregate_id).first()
+    if order is None:
+        raise PermanentError(f"The order {envelope.aggregate_id} does not exist in the database.")
+    daily_sales_count_payment(order=order, day=envelope.occurred_at.date())
+    return "counted"
 
 
 def daily_sales_count_payment(*, order: Order, day: date) -> None:

@@ -6,9 +6,9 @@ from decimal import Decimal
 
 from django.db import IntegrityError, transaction
 
-from notifications.outbox import order_event_emit
-from notifications.registry import ORDER_CREATED
+from messaging.outbox import event_record
 from observability.metrics import ORDERS_ACCEPTED
+from orders.events import ORDER_CREATED
 from orders.models import Order
 
 logger = logging.getLogger(__name__)
@@ -43,7 +43,7 @@ def order_create(
         idempotency_key=idempotency_key,
         request_fingerprint=request_fingerprint,
     )
-    event = order_event_emit(order=order, event_type=ORDER_CREATED)
+    event = event_record(event_type=ORDER_CREATED, aggregate_id=order.id)
     logger.info("order accepted", extra={"order_id": str(order.id), "event_id": str(event.id)})
     return order
 

@@ -1,11 +1,13 @@
 """Looking into the test vhost's queues from a test."""
 
 import json
+from urllib.parse import quote, urlsplit
 
+import requests
 from django.conf import settings
 from kombu import Connection
 
-from notifications.broker.topology import DEAD_LETTER_QUEUES, MAINTENANCE_QUEUE, WORK_QUEUES
+from messaging.broker.topology import MAINTENANCE_QUEUE, dead_letter_queues, work_queues
 
 
 def queue_ready_count(name: str) -> int:
@@ -19,7 +21,9 @@ def queues_purge() -> None:
     there and would arrive in the next test otherwise."""
     delay_queues = [f"celery_delayed_{level}" for level in range(28)]
     with Connection(settings.CELERY_BROKER_URL) as connection:
-        for name in [q.name for q in (*WORK_QUEUES, *DEAD_LETTER_QUEUES, MAINTENANCE_QUEUE)] + delay_queues:
+        for name in [
+            q.name for q in (*work_queues(), *dead_letter_queues(), MAINTENANCE_QUEUE)
+        ] + delay_queues:
             connection.default_channel.queue_purge(name)
 
 
@@ -51,3 +55,16 @@ def _decoded(message):
         return json.loads(message.body)
     except ValueError:
         return message.body
+
+
+def queue_properties(name: str) -> dict:
+    """What RabbitMQ's management API says of one queue of the test vhost (arguments, ...)."""
+    parts = urlsplit(settings.RABBITMQ_MANAGEMENT_URL)
+    vhost = quote(settings.TEST_RABBITMQ_VHOST, safe="")
+    response = requests.get(
+        f"{parts.scheme}://{parts.hostname}:{parts.port or 15672}/api/queues/{vhost}/{quote(name, safe='')}",
+        auth=(parts.username or "guest", parts.password or "guest"),
+        timeout=10,
+    )
+    response.raise_for_status()
+    return response.json()

@@ -41,7 +41,7 @@ def broker(django_db_setup):
     from django.conf import settings
 
     from infra.rabbitmq import RabbitAdmin, user_of
-    from notifications.broker.declare import topology_declare
+    from messaging.broker.declare import topology_declare
 
     admin = RabbitAdmin(settings.RABBITMQ_MANAGEMENT_URL)
     admin.vhost_ensure(settings.TEST_RABBITMQ_VHOST, user=user_of(settings.CELERY_BROKER_URL))

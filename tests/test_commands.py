@@ -13,7 +13,7 @@ from rest_framework.test import APIClient
 
 from apiauth.models import ApiToken
 from infra.rabbitmq import RabbitAdmin, broker_url_with_vhost, user_of
-from notifications.broker.declare import topology_declare, topology_missing
+from messaging.broker.declare import topology_declare, topology_missing
 from tests.processes import REPO
 
 

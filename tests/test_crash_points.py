@@ -7,8 +7,9 @@ import sys
 import pytest
 import requests
 
-from notifications.models import Notification, OutboxEvent
-from notifications.relay.relay import relay_outbox_sweep
+from messaging.models import OutboxEvent
+from messaging.relay.relay import relay_outbox_sweep
+from notifications.models import Notification
 from orders.services import order_create
 from tests.broker import queue_ready_count
 from tests.conftest import free_port, service_env, wait_until

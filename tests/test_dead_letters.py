@@ -14,10 +14,13 @@ from django.conf import settings
 from kombu import Connection, Producer
 
 from config.celery import app
-from notifications.broker.dead_letters import CLASS_HEADER, QUEUE_HEADER, REASON_HEADER
+from messaging.dead_letters.publish import CLASS_HEADER, QUEUE_HEADER, REASON_HEADER
+from messaging.outbox import outbox_event_build
+from messaging.registry import event_type_get
+from messaging.task_names import HANDLE_EVENT
 from notifications.models import Notification
-from notifications.outbox import notification_expect, outbox_event_build
-from notifications.registry import ORDER_CREATED
+from notifications.services import notification_create_pending
+from orders.events import ORDER_CREATED
 from orders.models import Order
 from orders.services import order_create
 from tests.broker import queue_peek, queue_ready_count
@@ -25,7 +28,7 @@ from tests.conftest import wait_until
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
 
-TASK = "notifications.handle_event"
+TASK = HANDLE_EVENT
 
 
 class Exploit:
@@ -69,8 +72,8 @@ def _task_message(envelope_args: list, *, task: str = TASK, expires: str | None 
 def _unpublished_envelope() -> dict:
     """The envelope of a valid order whose event was never published (nor sent)."""
     order = Order.objects.create(customer_email="template@example.com", amount="5.00", currency="EUR")
-    notification_expect(order=order, kind=ORDER_CREATED.notification_kind)
-    return outbox_event_build(order=order, event_type=ORDER_CREATED).payload
+    notification_create_pending(order_id=order.id, kind=Notification.Kind.ORDER_CONFIRMATION)
+    return outbox_event_build(event_type=event_type_get(ORDER_CREATED), aggregate_id=order.id).payload
 
 
 def _past() -> str:

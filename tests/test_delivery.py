@@ -7,11 +7,14 @@ import pytest
 from celery.exceptions import Reject
 from django.utils import timezone
 
-from notifications.delivery.errors import InFlightError, NeedsReviewError, PermanentError, TransientError
-from notifications.delivery.handler import Delivery, event_handle
-from notifications.models import DeliveryAttempt, Notification, OutboxEvent, ProcessedEvent
+from messaging.dispatch import Delivery, event_dispatch
+from messaging.errors import InFlightError, NeedsReviewError, PermanentError, TransientError
+from messaging.models import OutboxEvent, ProcessedEvent
+from messaging.registry import event_type_get
+from messaging.tasks import handle_event
+from notifications.models import DeliveryAttempt, Notification
 from notifications.providers.base import mail_provider
-from notifications.tasks import handle_event
+from orders.events import ORDER_CREATED
 from orders.models import Order
 from orders.services import order_create
 
@@ -37,7 +40,7 @@ def _notification(order: Order) -> Notification:
 
 def test_a_first_delivery_sends_once_and_records_the_attempt_and_the_inbox_row(order, mailsim):
     # when
-    result = event_handle(raw_envelope=_envelope(order), delivery=FIRST_DELIVERY)
+    result = event_dispatch(raw_envelope=_envelope(order), delivery=FIRST_DELIVERY)
     # then
     assert result == "sent"
     notification = _notification(order)
@@ -53,9 +56,9 @@ def test_a_first_delivery_sends_once_and_records_the_attempt_and_the_inbox_row(o
 
 
 def test_a_second_delivery_of_a_processed_event_changes_nothing(order, mailsim):
-    event_handle(raw_envelope=_envelope(order), delivery=FIRST_DELIVERY)
+    event_dispatch(raw_envelope=_envelope(order), delivery=FIRST_DELIVERY)
     # when
-    result = event_handle(raw_envelope=_envelope(order), delivery=FIRST_DELIVERY)
+    result = event_dispatch(raw_envelope=_envelope(order), delivery=FIRST_DELIVERY)
     # then
     assert result == "duplicate"
     assert len(mailsim.messages()) == 1
@@ -63,10 +66,10 @@ def test_a_second_delivery_of_a_processed_event_changes_nothing(order, mailsim):
 
 
 def test_another_event_for_an_already_sent_notification_is_recorded_and_not_sent(order, mailsim):
-    event_handle(raw_envelope=_envelope(order), delivery=FIRST_DELIVERY)
+    event_dispatch(raw_envelope=_envelope(order), delivery=FIRST_DELIVERY)
     other_event = {**_envelope(order), "event_id": str(uuid.uuid4())}
     # when
-    result = event_handle(raw_envelope=other_event, delivery=FIRST_DELIVERY)
+    result = event_dispatch(raw_envelope=other_event, delivery=FIRST_DELIVERY)
     # then
     assert result == "already sent"
     assert len(mailsim.messages()) == 1
@@ -80,7 +83,7 @@ def test_a_live_lease_of_another_worker_makes_the_delivery_wait_without_calling_
         lease_expires_at=timezone.now() + timedelta(seconds=30),
     )
     with pytest.raises(InFlightError):
-        event_handle(raw_envelope=_envelope(order), delivery=FIRST_DELIVERY)
+        event_dispatch(raw_envelope=_envelope(order), delivery=FIRST_DELIVERY)
     assert mailsim.requests_log() == []
     assert _notification(order).status == "sending"
 
@@ -110,7 +113,7 @@ def test_an_attempt_that_never_finished_is_unknown_and_resent_with_the_same_key_
     first = mail_provider().send(email_render(notification=notification, order=order, event_id="e"))
     assert first.outcome == "accepted"
     # when the message is redelivered
-    result = event_handle(raw_envelope=_envelope(order), delivery=FIRST_DELIVERY)
+    result = event_dispatch(raw_envelope=_envelope(order), delivery=FIRST_DELIVERY)
     # then
     assert result == "sent"
     outcomes = list(notification.attempts.order_by("number").values_list("outcome", flat=True))
@@ -138,7 +141,7 @@ def test_an_unfinished_attempt_outside_the_providers_window_goes_to_review_and_i
     )
     # when
     with pytest.raises(NeedsReviewError):
-        event_handle(raw_envelope=_envelope(order), delivery=FIRST_DELIVERY)
+        event_dispatch(raw_envelope=_envelope(order), delivery=FIRST_DELIVERY)
     # then
     notification.refresh_from_db()
     assert notification.status == "needs_review"
@@ -154,14 +157,14 @@ def test_a_lease_held_by_a_dead_process_on_this_host_is_void(order, mailsim):
         lease_owner=f"{socket.gethostname()}:999999",  # no such pid
         lease_expires_at=timezone.now() + timedelta(seconds=30),
     )
-    assert event_handle(raw_envelope=_envelope(order), delivery=FIRST_DELIVERY) == "sent"
+    assert event_dispatch(raw_envelope=_envelope(order), delivery=FIRST_DELIVERY) == "sent"
     assert len(mailsim.messages()) == 1
 
 
 def test_a_rejected_address_fails_at_once_with_a_reason_in_plain_words(order, mailsim):
     mailsim.set_faults({"kind": "reject"})
     with pytest.raises(PermanentError):
-        event_handle(raw_envelope=_envelope(order), delivery=FIRST_DELIVERY)
+        event_dispatch(raw_envelope=_envelope(order), delivery=FIRST_DELIVERY)
     notification = _notification(order)
     assert notification.status == "failed"
     assert notification.last_error.startswith("The mail provider refused the email to ada@example.com")
@@ -172,25 +175,25 @@ def test_a_rejected_address_fails_at_once_with_a_reason_in_plain_words(order, ma
 def test_a_transient_failure_is_retried_and_on_the_last_attempt_the_notification_fails(order, mailsim):
     mailsim.set_faults({"kind": "503", "retry_after": 7})
     with pytest.raises(TransientError) as transient:
-        event_handle(raw_envelope=_envelope(order), delivery=FIRST_DELIVERY)
+        event_dispatch(raw_envelope=_envelope(order), delivery=FIRST_DELIVERY)
     assert transient.value.retry_after == 7
     assert _notification(order).status == "pending"
     # when the retries are used up
     with pytest.raises(PermanentError, match="gave up after 2 attempts"):
-        event_handle(raw_envelope=_envelope(order), delivery=LAST_DELIVERY)
+        event_dispatch(raw_envelope=_envelope(order), delivery=LAST_DELIVERY)
     assert _notification(order).status == "failed"
     assert mailsim.messages() == []
 
 
 def test_the_same_key_with_different_content_is_a_conflict_for_review(order, mailsim):
-    event_handle(raw_envelope=_envelope(order), delivery=FIRST_DELIVERY)
+    event_dispatch(raw_envelope=_envelope(order), delivery=FIRST_DELIVERY)
     # given the email's content drifted (a bug) and the notification is sent again
     Order.objects.filter(pk=order.pk).update(amount="1.00")
     Notification.objects.filter(order=order).update(status="pending")
     ProcessedEvent.objects.all().delete()
     # when
     with pytest.raises(NeedsReviewError):
-        event_handle(raw_envelope=_envelope(order), delivery=FIRST_DELIVERY)
+        event_dispatch(raw_envelope=_envelope(order), delivery=FIRST_DELIVERY)
     # then
     assert _notification(order).status == "needs_review"
     assert len(mailsim.messages()) == 1
@@ -199,7 +202,7 @@ def test_the_same_key_with_different_content_is_a_conflict_for_review(order, mai
 def test_an_event_for_an_order_that_does_not_exist_is_permanent(order):
     envelope = {**_envelope(order), "order_id": str(uuid.uuid4())}
     with pytest.raises(PermanentError, match="does not exist"):
-        event_handle(raw_envelope=envelope, delivery=FIRST_DELIVERY)
+        event_dispatch(raw_envelope=envelope, delivery=FIRST_DELIVERY)
 
 
 @pytest.mark.parametrize(
@@ -245,7 +248,7 @@ def test_a_later_delivery_after_an_unknown_outcome_outside_the_window_goes_to_re
     _finished_attempt(order, outcome="unknown", started_at=timezone.now() - timedelta(days=2))
     # when
     with pytest.raises(NeedsReviewError):
-        event_handle(raw_envelope=_envelope(order), delivery=FIRST_DELIVERY)
+        event_dispatch(raw_envelope=_envelope(order), delivery=FIRST_DELIVERY)
     # then
     assert _notification(order).status == "needs_review"
     assert "may have reached the customer" in _notification(order).last_error
@@ -256,14 +259,14 @@ def test_giving_up_after_an_earlier_unknown_outcome_asks_for_review_instead_of_f
     _finished_attempt(order, outcome="unknown", started_at=timezone.now() - timedelta(minutes=3))
     mailsim.set_faults({"kind": "503"})
     with pytest.raises(NeedsReviewError, match="gave up"):
-        event_handle(raw_envelope=_envelope(order), delivery=LAST_DELIVERY)
+        event_dispatch(raw_envelope=_envelope(order), delivery=LAST_DELIVERY)
     assert _notification(order).status == "needs_review"
 
 
 def test_giving_up_after_transient_failures_only_fails_with_its_own_class(order, mailsim):
     mailsim.set_faults({"kind": "503"})
     with pytest.raises(PermanentError):
-        event_handle(raw_envelope=_envelope(order), delivery=LAST_DELIVERY)
+        event_dispatch(raw_envelope=_envelope(order), delivery=LAST_DELIVERY)
     notification = _notification(order)
     assert (notification.status, notification.error_class) == ("failed", "retries_exhausted")
 
@@ -274,10 +277,10 @@ def test_the_provider_still_processing_our_key_is_never_a_final_failure(order, m
     try:
         mailsim.set_faults({"kind": "hold", "seconds": 2, "times": 1})
         with pytest.raises(TransientError):  # the first call times out while the key is held
-            event_handle(raw_envelope=_envelope(order), delivery=FIRST_DELIVERY)
+            event_dispatch(raw_envelope=_envelope(order), delivery=FIRST_DELIVERY)
         # when the last allowed delivery finds the provider still working on the key
         with pytest.raises(InFlightError):
-            event_handle(raw_envelope=_envelope(order), delivery=LAST_DELIVERY)
+            event_dispatch(raw_envelope=_envelope(order), delivery=LAST_DELIVERY)
         # then
         assert _notification(order).status == "pending"
     finally:
@@ -288,11 +291,10 @@ def test_an_attempt_whose_lease_was_taken_over_leaves_the_new_holders_state_alon
     from notifications.delivery.claims import notification_claim
     from notifications.delivery.outcomes import notification_record_outcome
     from notifications.providers.base import Outcome, SendResult
-    from notifications.registry import ORDER_CREATED
 
     claim = notification_claim(
         order_id=order.id,
-        event_type=ORDER_CREATED,
+        event_type=event_type_get(ORDER_CREATED),
         event_id=uuid.uuid4(),
         worker="w",
         provider=mail_provider(),
@@ -303,7 +305,7 @@ def test_an_attempt_whose_lease_was_taken_over_leaves_the_new_holders_state_alon
         notification_record_outcome(
             claim=claim,
             result=SendResult(Outcome.TRANSIENT, http_status=503),
-            event_type=ORDER_CREATED,
+            event_type=event_type_get(ORDER_CREATED),
             provider=mail_provider(),
             to=order.customer_email,
             duration_ms=5,
@@ -328,7 +330,7 @@ def test_a_provider_call_interrupted_by_the_soft_time_limit_is_recorded_as_unkno
     signal.setitimer(signal.ITIMER_REAL, 0.5)
     try:
         with pytest.raises(TransientError):  # unknown, the provider dedupes: retry with the key
-            event_handle(raw_envelope=_envelope(order), delivery=FIRST_DELIVERY)
+            event_dispatch(raw_envelope=_envelope(order), delivery=FIRST_DELIVERY)
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
@@ -338,7 +340,7 @@ def test_a_provider_call_interrupted_by_the_soft_time_limit_is_recorded_as_unkno
     assert attempt.outcome == "unknown"
     assert "interrupted" in attempt.error
     # and the retry finds the stored email under the same key: still one email
-    assert event_handle(raw_envelope=_envelope(order), delivery=FIRST_DELIVERY) == "sent"
+    assert event_dispatch(raw_envelope=_envelope(order), delivery=FIRST_DELIVERY) == "sent"
     assert len(mailsim.messages()) == 1
 
 

@@ -30,7 +30,7 @@ def test_a_build_that_breaks_deduplication_fails_the_drill():
             rate=30,
             kill_every=1.5,
             broker_restart_at=None,  # duplicates come from redeliveries and republished copies alone
-            extra_env={"FAULT_BREAK_DEDUPE": "1"},
+            extra_env={"MESSAGING_EVENT_CATALOGUES": "orders.events,drill.broken_build"},
             settle_timeout=20,  # a broken build need not settle; the verdict is what counts
         )
     )

@@ -6,10 +6,11 @@ import time
 
 import pytest
 
-from notifications.broker.dead_letters import CLASS_HEADER, REASON_HEADER
-from notifications.models import Notification, OutboxEvent, ProcessedEvent
-from notifications.relay.publisher import OutgoingMessage, process_publisher
-from notifications.relay.relay import HANDLE_EVENT_TASK
+from messaging.dead_letters.publish import CLASS_HEADER, REASON_HEADER
+from messaging.models import OutboxEvent, ProcessedEvent
+from messaging.relay.publisher import OutgoingMessage, process_publisher
+from messaging.task_names import HANDLE_EVENT
+from notifications.models import Notification
 from orders.models import Order
 from orders.services import order_create
 from tests.broker import queue_peek, queue_ready_count
@@ -44,9 +45,7 @@ def _place(email: str) -> Order:
 
 def _republish(order: Order, copies: int = 1) -> None:
     event = OutboxEvent.objects.get(aggregate_id=str(order.id), event_type="order.created")
-    message = OutgoingMessage(
-        event.id, HANDLE_EVENT_TASK, (event.payload,), "orders.events", event.event_type
-    )
+    message = OutgoingMessage(event.id, HANDLE_EVENT, (event.payload,), "orders.events", event.event_type)
     assert len(process_publisher().publish([message] * copies).confirmed) == copies
 
 

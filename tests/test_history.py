@@ -11,8 +11,8 @@ from django.db import connection
 from django.test import override_settings
 from django.utils import timezone
 
-from notifications.models import OutboxEvent, ProcessedEvent
-from notifications.operations.retention import retention_run
+from messaging.models import OutboxEvent, ProcessedEvent
+from messaging.retention import retention_run
 
 pytestmark = pytest.mark.django_db(transaction=True)
 # HISTORY_ROWS=1000000 checks the same plans at the size the issue names (about 3 minutes).
@@ -25,7 +25,7 @@ def history():
     with connection.cursor() as cursor:
         cursor.execute(
             """
-            INSERT INTO notifications_outboxevent
+            INSERT INTO messaging_outboxevent
                 (id, event_type, aggregate_type, aggregate_id, schema_version, payload, created_at,
                  published_at, claimed_by, publish_attempts, last_publish_error)
             SELECT gen_random_uuid(), 'order.created', 'order', gen_random_uuid()::text, 1, '{}'::jsonb,
@@ -37,7 +37,7 @@ def history():
         )
         cursor.execute(
             """
-            INSERT INTO notifications_processedevent (event_id, handler, result, processed_at)
+            INSERT INTO messaging_processedevent (event_id, handler, result, processed_at)
             SELECT gen_random_uuid(), 'order_confirmation_email', 'sent',
                    now() - (%s - n) * interval '26 seconds'
               FROM generate_series(1, %s) AS n
@@ -46,15 +46,15 @@ def history():
         )
         cursor.execute(
             """
-            INSERT INTO notifications_outboxevent
+            INSERT INTO messaging_outboxevent
                 (id, event_type, aggregate_type, aggregate_id, schema_version, payload, created_at,
                  claimed_by, publish_attempts, last_publish_error)
             SELECT gen_random_uuid(), 'order.created', 'order', gen_random_uuid()::text, 1, '{}'::jsonb,
                    now(), '', 0, '' FROM generate_series(1, 50)
             """
         )
-        cursor.execute("ANALYZE notifications_outboxevent")
-        cursor.execute("ANALYZE notifications_processedevent")
+        cursor.execute("ANALYZE messaging_outboxevent")
+        cursor.execute("ANALYZE messaging_processedevent")
 
 
 def _plan(sql: str, params=()) -> str:
@@ -65,7 +65,7 @@ def _plan(sql: str, params=()) -> str:
 
 def test_the_relays_claim_reads_only_the_unpublished_rows_through_their_partial_index(history):
     plan = _plan(
-        "SELECT id FROM notifications_outboxevent WHERE published_at IS NULL "
+        "SELECT id FROM messaging_outboxevent WHERE published_at IS NULL "
         "AND (next_attempt_at IS NULL OR next_attempt_at <= now()) "
         "ORDER BY created_at LIMIT 200 FOR UPDATE SKIP LOCKED"
     )
@@ -76,7 +76,7 @@ def test_the_relays_claim_reads_only_the_unpublished_rows_through_their_partial_
 def test_the_inbox_check_is_an_index_lookup(history):
     event_id = ProcessedEvent.objects.values_list("event_id", flat=True).first()
     plan = _plan(
-        "SELECT 1 FROM notifications_processedevent WHERE event_id = %s AND handler = %s LIMIT 1",
+        "SELECT 1 FROM messaging_processedevent WHERE event_id = %s AND handler = %s LIMIT 1",
         [event_id, "order_confirmation_email"],
     )
     assert "inbox_unique_event_handler" in plan, plan
@@ -92,8 +92,7 @@ def test_retention_removes_old_history_in_small_batches_and_keeps_what_is_recent
     # delete finds them through the BRIN index instead of scanning the table
     an_hour_of_old_rows = OutboxEvent.objects.order_by("created_at").values_list("created_at", flat=True)[140]
     plan = _plan(
-        "SELECT id FROM notifications_outboxevent "
-        "WHERE created_at < %s AND published_at IS NOT NULL LIMIT 5000",
+        "SELECT id FROM messaging_outboxevent WHERE created_at < %s AND published_at IS NOT NULL LIMIT 5000",
         [an_hour_of_old_rows],
     )
     assert "outbox_created_brin" in plan, plan

@@ -4,7 +4,7 @@ import socket
 
 import pytest
 
-from notifications.delivery.retry_policy import retry_delay_seconds
+from messaging.retry_policy import retry_delay_seconds
 from notifications.providers.base import OutboundEmail, Outcome
 from notifications.providers.http import HttpMailProvider
 from tests.conftest import wait_until

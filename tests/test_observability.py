@@ -12,7 +12,8 @@ import requests
 from django.conf import settings
 from prometheus_client.parser import text_string_to_metric_families
 
-from notifications.models import Notification, OutboxEvent
+from messaging.models import OutboxEvent
+from notifications.models import Notification
 from tests.conftest import free_port, service_env, wait_until
 from tests.processes import ManagedProcess
 from tests.tcp_proxy import TcpProxy
@@ -122,7 +123,7 @@ def test_one_event_id_finds_the_api_relay_worker_and_provider_lines_of_it(stack,
     # then each stage has written JSON lines that carry it
     assert by_logger["orders.services"]["message"] == "order accepted"
     assert by_logger["orders.services"]["order_id"] == order_id
-    assert by_logger["notifications.relay.relay"]["message"] == "event published"
+    assert by_logger["messaging.relay.relay"]["message"] == "event published"
     worker = by_logger["notifications.delivery.handler"]
     assert (worker["order_id"], worker["attempt"]) == (order_id, "1")
     assert worker["notification_id"]

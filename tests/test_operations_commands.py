@@ -8,7 +8,8 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
-from notifications.models import Notification, OutboxEvent, ReconcileReport
+from messaging.models import OutboxEvent
+from notifications.models import Notification, ReconcileReport
 from orders.services import order_create
 from tests.broker import queue_ready_count, queues_purge
 from tests.conftest import wait_until
@@ -101,7 +102,8 @@ def test_reconcile_finds_an_email_whose_message_was_lost_and_repair_sends_it_onc
 
 def _forget(order) -> None:
     """As if the database were restored to a point before this order existed."""
-    from notifications.models import DeliveryAttempt, ProcessedEvent
+    from messaging.models import ProcessedEvent
+    from notifications.models import DeliveryAttempt
 
     events = OutboxEvent.objects.filter(aggregate_id=str(order.id))
     ProcessedEvent.objects.filter(event_id__in=events.values("id")).delete()
@@ -112,7 +114,7 @@ def _forget(order) -> None:
 
 
 def test_after_a_restore_events_of_vanished_orders_go_to_the_dlq_and_lost_publishes_are_redone(mailsim):
-    from notifications.broker.dead_letters import CLASS_HEADER, REASON_HEADER
+    from messaging.dead_letters.publish import CLASS_HEADER, REASON_HEADER
     from tests.broker import queue_peek
 
     # given an order whose event was delivered before the crash, but the restore lost that

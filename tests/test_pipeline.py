@@ -5,9 +5,10 @@ import requests
 from django.conf import settings
 from kombu import Connection
 
-from notifications.models import DeliveryAttempt, Notification, OutboxEvent, ProcessedEvent
-from notifications.relay.publisher import OutgoingMessage, process_publisher
-from notifications.relay.relay import HANDLE_EVENT_TASK
+from messaging.models import OutboxEvent, ProcessedEvent
+from messaging.relay.publisher import OutgoingMessage, process_publisher
+from messaging.task_names import HANDLE_EVENT
+from notifications.models import DeliveryAttempt, Notification
 from orders.services import order_create
 from tests.broker import queue_ready_count
 from tests.conftest import wait_until
@@ -53,7 +54,7 @@ def test_the_same_event_published_three_times_and_redelivered_gives_one_email(ma
     # given an order whose event reaches the queue three more times
     order = order_create(customer_email="dup@example.com", amount="5.00", currency="EUR")
     event = OutboxEvent.objects.get(aggregate_id=str(order.id))
-    copy = OutgoingMessage(event.id, HANDLE_EVENT_TASK, (event.payload,), "orders.events", event.event_type)
+    copy = OutgoingMessage(event.id, HANDLE_EVENT, (event.payload,), "orders.events", event.event_type)
     report = process_publisher().publish([copy, copy, copy])
     assert len(report.confirmed) == 3
     # and one copy is handed out and put back, so the broker redelivers it

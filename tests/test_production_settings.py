@@ -114,6 +114,28 @@ def test_production_refuses_to_start_with_debug_pages():
     assert "DJANGO_DEBUG must be false in production" in done.stderr
 
 
+@pytest.mark.parametrize(
+    ("switch", "refusal"),
+    [
+        (
+            {"FAULT_CRASH_POINT": "worker.after_commit"},
+            "FAULT_CRASH_POINT='worker.after_commit' is a drill's",
+        ),
+        (
+            {"MESSAGING_EVENT_CATALOGUES": "orders.events,drill.broken_build"},
+            "MESSAGING_EVENT_CATALOGUES names drill or test code (drill.broken_build)",
+        ),
+    ],
+    ids=["crash point", "broken-build catalogue"],
+)
+def test_production_refuses_to_start_with_a_drill_fault_switch(switch, refusal):
+    done = _manage("check", env={**_with_generated_key(production_profile()), **switch})
+    assert done.returncode != 0
+    assert f"ImproperlyConfigured: {refusal}" in done.stderr
+    # and the same switch is accepted in development, where the drills set it
+    assert _manage("check", env=switch).returncode == 0
+
+
 def test_development_runs_with_the_development_key_and_debug_is_off_unless_asked_for():
     assert _settings_seen({}, "DEBUG", "DJANGO_ENV", "SECURE_SSL_REDIRECT") == {
         "DEBUG": False,

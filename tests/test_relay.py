@@ -8,8 +8,9 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from notifications.models import OutboxEvent
-from notifications.relay.relay import outbox_claim_batch, relay_outbox_sweep
+from messaging.models import OutboxEvent
+from messaging.relay.relay import outbox_claim_batch, relay_outbox_sweep
+from messaging.task_names import HANDLE_EVENT
 from orders.services import order_create
 from tests.broker import queue_peek, queue_ready_count, queues_purge
 
@@ -35,7 +36,7 @@ def test_the_on_commit_hook_publishes_the_event_with_the_event_id_as_task_id():
     assert event.publish_attempts == 1
     [message] = queue_peek("orders.confirmations")
     assert message["headers"]["id"] == str(event.id)
-    assert message["headers"]["task"] == "notifications.handle_event"
+    assert message["headers"]["task"] == HANDLE_EVENT
     assert message["properties"]["message_id"] == str(event.id)
     assert message["properties"]["delivery_mode"] == 2
     assert message["body"][0] == [event.payload]
@@ -115,7 +116,7 @@ def test_two_relays_claiming_at_once_never_claim_the_same_row():
 @pytest.fixture
 def fast_path_unpaused():
     """After a test that made the on-commit publish fail, later tests start unpaused."""
-    from notifications.relay import relay
+    from messaging.relay import relay
 
     yield
     relay._fast_path_paused_until = 0.0

@@ -9,7 +9,8 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from notifications.models import Notification, OperatorAction, OutboxEvent, ProcessedEvent
+from messaging.models import OutboxEvent, ProcessedEvent
+from notifications.models import Notification, OperatorAction
 from orders.services import order_create
 from tests.broker import queue_ready_count
 from tests.conftest import service_env, wait_until

@@ -5,7 +5,7 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
-from notifications.broker.dead_letters import CLASS_HEADER, COUNT_HEADER, REASON_HEADER
+from messaging.dead_letters.publish import CLASS_HEADER, COUNT_HEADER, REASON_HEADER
 from orders.services import order_create
 from tests.broker import queue_peek, queue_ready_count
 from tests.conftest import wait_until

@@ -4,16 +4,17 @@ import pytest
 from django.conf import settings
 from kombu import Connection
 
-from notifications.broker.topology import DELIVERY_LIMIT
-from notifications.relay.publisher import OutgoingMessage, process_publisher
-from tests.broker import queue_peek, queue_ready_count
+from messaging.broker.topology import DELIVERY_LIMIT
+from messaging.relay.publisher import OutgoingMessage, process_publisher
+from messaging.task_names import HANDLE_EVENT
+from tests.broker import queue_peek, queue_properties, queue_ready_count
 from tests.conftest import wait_until
 
 pytestmark = pytest.mark.usefixtures("clean_queues")
 
 
 def _publish_one(event_id) -> None:
-    message = OutgoingMessage(event_id, "notifications.handle_event", ({},), "orders.events", "order.created")
+    message = OutgoingMessage(event_id, HANDLE_EVENT, ({},), "orders.events", "order.created")
     assert process_publisher().publish([message]).confirmed == [event_id]
 
 
@@ -56,11 +57,7 @@ def test_a_message_redelivered_past_the_delivery_limit_is_dead_lettered_not_loop
 
 
 def test_every_work_queue_is_a_durable_quorum_queue_with_a_dead_letter_exchange(broker):
-    from infra.rabbitmq import RabbitAdmin
-
-    queue = RabbitAdmin(settings.RABBITMQ_MANAGEMENT_URL).queue(
-        settings.TEST_RABBITMQ_VHOST, "orders.confirmations"
-    )
+    queue = queue_properties("orders.confirmations")
     assert queue["durable"] is True
     assert queue["arguments"]["x-queue-type"] == "quorum"
     assert queue["arguments"]["x-dead-letter-exchange"] == "orders.events.dlx"

@@ -1,39 +1,21 @@
 """Settings for every environment; production differs only by environment variables.
 
-Every variable read here is listed, with a comment, in `.env.example`.
+Django, the API and logging here; the pipeline (broker, Celery, events, relay, mail
+provider) in config/settings/pipeline.py. Every variable read is listed, with a comment,
+in `.env.example`.
 """
 
-from pathlib import Path
-
-import environ
-from celery.schedules import crontab
-from django.core.exceptions import ImproperlyConfigured
-
-BASE_DIR = Path(__file__).resolve().parent.parent.parent
-
-env = environ.Env()
-environ.Env.read_env(BASE_DIR / ".env", overwrite=False)  # optional local overrides
+from config.settings.environment import env
+from config.settings.logging import logging_config
+from config.settings.safety import DEVELOPMENT_SECRET_KEY, production_refusals
 
 # --- Django core and production safety (docs/security.md) -------------------------------
-# "development" (the default: make run, make test, the drill, the bench, docker compose) or
-# "production", which refuses to start with the development key or with debug pages on.
+# "development" (make run, make test, the drill, the bench, docker compose) or "production",
+# which refuses what config/settings/safety.py lists (a development key, debug pages, ...).
 DJANGO_ENV = env("DJANGO_ENV", default="development")
 DEBUG = env.bool("DJANGO_DEBUG", default=False)
-DEVELOPMENT_SECRET_KEY = "dev-only-insecure-key-change-me"
 SECRET_KEY = env("DJANGO_SECRET_KEY", default=DEVELOPMENT_SECRET_KEY)
 ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[::1]"])
-if DJANGO_ENV not in ("development", "production"):
-    raise ImproperlyConfigured(f"DJANGO_ENV must be development or production, not {DJANGO_ENV!r}.")
-if DJANGO_ENV == "production" and DEBUG:
-    raise ImproperlyConfigured(
-        "DJANGO_DEBUG must be false in production: debug pages show settings and code."
-    )
-if DJANGO_ENV == "production" and (SECRET_KEY == DEVELOPMENT_SECRET_KEY or len(SECRET_KEY) < 50):
-    # Anyone who knows the key can forge sessions (the admin) and password-reset links.
-    raise ImproperlyConfigured(
-        "DJANGO_SECRET_KEY is the development key or shorter than 50 characters; production needs "
-        'its own: python -c "import secrets; print(secrets.token_urlsafe(50))"'
-    )
 # HTTPS ends at the TLS proxy in front of web and Flower. Behind it, Django trusts the proxy's
 # X-Forwarded-Proto (DJANGO_SECURE_PROXY_SSL_HEADER=HTTP_X_FORWARDED_PROTO,https), redirects
 # plain HTTP and keeps its cookies off it. All off in development, where nothing speaks TLS.
@@ -60,6 +42,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "django_celery_results",
     "apiauth",
+    "messaging",
     "orders",
     "notifications",
     "infra",
@@ -68,7 +51,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    "config.api_body_limit.ApiBodySizeLimitMiddleware",  # before anything reads a body
+    "api.body_limit.ApiBodySizeLimitMiddleware",  # before anything reads a body
     "whitenoise.middleware.WhiteNoiseMiddleware",  # the admin's static files under gunicorn
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -121,9 +104,9 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["config.api_parsers.StrictJSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["api.parsers.StrictJSONParser"],
     "UNAUTHENTICATED_USER": None,
-    "EXCEPTION_HANDLER": "config.api_errors.api_exception_handler",
+    "EXCEPTION_HANDLER": "api.errors.api_exception_handler",
     "DEFAULT_THROTTLE_CLASSES": ["apiauth.throttling.ApiTokenRateThrottle"],
 }
 # Requests per API token and window, across all web processes: "600/min", "10/s", "100/10s".
@@ -137,146 +120,20 @@ SPECTACULAR_SETTINGS = {
     "SERVE_INCLUDE_SCHEMA": False,
 }
 
-# --- Broker and Celery ---------------------------------------------------------------
-# The one place the broker is configured; each non-default setting says why.
-# Reference: ../shared/reference/celery-rabbitmq.md §A (item numbers below).
-CELERY_BROKER_URL = env("CELERY_BROKER_URL", default="amqp://guest:guest@127.0.0.1:5672/orders")
-RABBITMQ_MANAGEMENT_URL = env("RABBITMQ_MANAGEMENT_URL", default="http://guest:guest@127.0.0.1:15672")
-# A nack or a lost confirm must raise, never drop a retry silently (item 6). The wait has no
-# timeout here (py-amqp ignores one in these options); retries pass their own.
-CELERY_BROKER_TRANSPORT_OPTIONS = {"confirm_publish": True}
-TASK_RETRY_CONFIRM_TIMEOUT_SECONDS = 10
-CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True  # workers wait for the broker (item 13)
-CELERY_BROKER_CONNECTION_MAX_RETRIES = None
-CELERY_BROKER_CONNECTION_TIMEOUT = 5  # a dead broker must not hang a publish (kombu #1024)
-# A channel error (consumer timeout, 406) must reconnect, not kill the worker (item 11).
-CELERY_BROKER_CHANNEL_ERROR_RETRY = True
-CELERY_ACCEPT_CONTENT = ["json"]  # never unpickle what arrives on the wire
-CELERY_TASK_SERIALIZER = "json"
-CELERY_RESULT_SERIALIZER = "json"
-CELERY_TASK_ACKS_LATE = True  # ack only after the result is committed (item 7)
-# A failed task is rejected to the dead-letter queue, not acked away (item 8).
-CELERY_TASK_ACKS_ON_FAILURE = False
-# A killed child requeues; the quorum delivery limit stops a poison loop (item 9).
-CELERY_TASK_REJECT_ON_WORKER_LOST = True
-# A hard time limit acks by default, so a queue without a delivery limit cannot hot-loop
-# (item 10); the event handler overrides it, because its quorum queue has one.
-CELERY_TASK_ACKS_ON_TIMEOUT = True
-CELERY_WORKER_PREFETCH_MULTIPLIER = env.int("CELERY_WORKER_PREFETCH_MULTIPLIER", default=1)  # item 7
-# After a connection loss late-ack tasks cannot be acked; stop them rather than run twice (item 12).
-CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
-CELERY_WORKER_SOFT_SHUTDOWN_TIMEOUT = 10.0  # finish a provider call before a restart (item 15)
-# A provider call takes at most connect + read timeout (35 s); the soft limit interrupts
-# anything slower while the handler can still record the outcome.
-CELERY_TASK_SOFT_TIME_LIMIT = env.int("TASK_SOFT_TIME_LIMIT_SECONDS", default=60)
-CELERY_TASK_TIME_LIMIT = env.int("TASK_TIME_LIMIT_SECONDS", default=75)
-# Only failures are stored: the notification tables are the ledger, not the result backend (§H).
-# django-celery-results, made to survive a database restart (infra/result_backend.py).
-CELERY_RESULT_BACKEND = "infra.result_backend.ResilientDatabaseBackend"
-CELERY_RESULT_EXTENDED = True
-CELERY_TASK_IGNORE_RESULT = True
-CELERY_TASK_STORE_ERRORS_EVEN_IF_IGNORED = True
-CELERY_RESULT_EXPIRES = 7 * 24 * 3600
-CELERY_WORKER_SEND_TASK_EVENTS = True  # Flower needs task events (item 19)
-CELERY_TASK_SEND_SENT_EVENT = True
-CELERY_WORKER_HIJACK_ROOT_LOGGER = False
-# Nothing is dropped: undecodable, unknown, invalid, failed and expired messages go to the
-# dead-letter queue with their reason (notifications/worker/).
-CELERY_WORKER_CONSUMER = "notifications.worker.consumer:DeadLetteringConsumer"
-# Celery closes the Django connection around every task unless this is set: 270 vs 814
-# tasks/s measured (perf-anchors §5). Reusing it is safe because health checks are on.
-CELERY_DB_REUSE_MAX = env.int("CELERY_DB_REUSE_MAX", default=1000)
-CELERY_BEAT_SCHEDULE = {
-    "relay-outbox-sweep": {
-        "task": "notifications.relay_outbox_sweep",
-        "schedule": env.float("OUTBOX_SWEEP_INTERVAL_SECONDS", default=5.0),
-        # A sweep that waited longer than one interval is stale: the next one replaces it.
-        "options": {"expires": env.float("OUTBOX_SWEEP_INTERVAL_SECONDS", default=5.0)},
-    },
-    "retention-hourly": {
-        "task": "notifications.retention",
-        "schedule": crontab(minute=41),
-    },
-    "reconcile-daily": {
-        "task": "notifications.reconcile",
-        "schedule": crontab(hour=3, minute=17),  # a quiet hour; the report waits in the admin
-    },
-}
-CELERY_BEAT_SCHEDULE_FILENAME = env(
-    "CELERY_BEAT_SCHEDULE_FILENAME", default=str(BASE_DIR / "var" / "celerybeat-schedule")
-)
-# task_queues and task_routes come from the one topology module.
-from notifications.broker.topology import CELERY_TASK_QUEUES as CELERY_TASK_QUEUES  # noqa: E402
-from notifications.broker.topology import CELERY_TASK_ROUTES as CELERY_TASK_ROUTES  # noqa: E402
-
-CELERY_TASK_DEFAULT_QUEUE = "orders.maintenance"
-CELERY_TASK_DEFAULT_EXCHANGE = "orders.maintenance"
-CELERY_TASK_DEFAULT_EXCHANGE_TYPE = "topic"
-
-# --- Outbox relay -----------------------------------------------------------------------
-# Bench: batches of 500 drained a backlog ~25 % faster than 200 (fewer claim commits).
-OUTBOX_RELAY_BATCH_SIZE = env.int("OUTBOX_RELAY_BATCH_SIZE", default=500)
-# How long a claimed row is reserved for the process that claimed it; after a crash the
-# sweep takes it over once the lease has run out.
-# Longer than the worst publish (connect 5 s + confirms 10 s), so claims do not overlap.
-OUTBOX_CLAIM_LEASE_SECONDS = env.int("OUTBOX_CLAIM_LEASE_SECONDS", default=30)
-OUTBOX_CONFIRM_TIMEOUT_SECONDS = env.float("OUTBOX_CONFIRM_TIMEOUT_SECONDS", default=10.0)
-
-# How long published outbox events and inbox rows are kept (the retention job, hourly). Keep
-# the inbox at least as long as the outbox, and longer than any redelivery can take.
-OUTBOX_RETENTION_DAYS = env.int("OUTBOX_RETENTION_DAYS", default=7)
-INBOX_RETENTION_DAYS = env.int("INBOX_RETENTION_DAYS", default=30)
-RETENTION_BATCH_SIZE = env.int("RETENTION_BATCH_SIZE", default=5000)
-
-# --- Mail provider ------------------------------------------------------------------------
-MAIL_PROVIDER_CLASS = env("MAIL_PROVIDER_CLASS", default="notifications.providers.http.HttpMailProvider")
-MAIL_PROVIDER_URL = env("MAIL_PROVIDER_URL", default="http://127.0.0.1:8025")
-MAIL_PROVIDER_API_KEY = env("MAIL_PROVIDER_API_KEY", default="dev-mail-key")
-MAIL_FROM_ADDRESS = env("MAIL_FROM_ADDRESS", default="Orders <orders@example.com>")
-MAIL_PROVIDER_CONNECT_TIMEOUT_SECONDS = env.float("MAIL_PROVIDER_CONNECT_TIMEOUT_SECONDS", default=5.0)
-MAIL_PROVIDER_READ_TIMEOUT_SECONDS = env.float("MAIL_PROVIDER_READ_TIMEOUT_SECONDS", default=30.0)
-# Retries of a transient delivery failure: delay(n) = min(max, base * 2^(n-1)) + jitter.
-DELIVERY_MAX_RETRIES = env.int("DELIVERY_MAX_RETRIES", default=8)
-DELIVERY_RETRY_BASE_DELAY_SECONDS = env.int("DELIVERY_RETRY_BASE_DELAY_SECONDS", default=5)
-DELIVERY_RETRY_MAX_DELAY_SECONDS = env.int("DELIVERY_RETRY_MAX_DELAY_SECONDS", default=60)
-# The SMTP server, when MAIL_PROVIDER_CLASS is notifications.providers.smtp.SmtpMailProvider
-# (Django's own email settings; the read timeout above applies).
-EMAIL_HOST = env("EMAIL_HOST", default="127.0.0.1")
-EMAIL_PORT = env.int("EMAIL_PORT", default=2525)
-EMAIL_HOST_USER = env("EMAIL_HOST_USER", default="")
-EMAIL_HOST_PASSWORD = env("EMAIL_HOST_PASSWORD", default="")
-EMAIL_USE_TLS = env.bool("EMAIL_USE_TLS", default=False)
-# How long a worker owns a notification while it calls the provider: longer than the task's
-# hard time limit, so a live call never loses its lease to a second copy of the event.
-NOTIFICATION_LEASE_SECONDS = env.int("NOTIFICATION_LEASE_SECONDS", default=90)
-
 # --- Logging --------------------------------------------------------------------------------
-# JSON lines by default (one event's id on every line, observability/logs.py); "plain" reads
-# better in a terminal.
 LOG_LEVEL = env("LOG_LEVEL", default="INFO")
-LOG_FORMAT = env("LOG_FORMAT", default="json")
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "filters": {
-        "context": {"()": "observability.logs.ContextFilter"},
-        "mask_emails": {"()": "observability.logs.EmailMaskingFilter"},  # no personal data in logs
-    },
-    "formatters": {
-        "json": {"()": "observability.logs.JsonLinesFormatter"},
-        "plain": {"format": "%(asctime)s %(levelname)s %(processName)s %(name)s: %(message)s"},
-    },
-    "handlers": {
-        "console": {
-            "class": "logging.StreamHandler",
-            "formatter": LOG_FORMAT,
-            "filters": ["context", "mask_emails"],
-        },
-    },
-    "root": {"handlers": ["console"], "level": LOG_LEVEL},
-    "loggers": {
-        "django.db.backends": {"level": "INFO"},
-        "amqp": {"level": "WARNING"},
-        "kombu": {"level": "WARNING"},
-    },
-}
+LOG_FORMAT = env("LOG_FORMAT", default="json")  # or "plain", for a terminal
+LOGGING = logging_config(log_format=LOG_FORMAT, log_level=LOG_LEVEL)
+
+# The broker, Celery, the events, the relay and the mail provider: the pipeline's own settings.
+from config.settings.pipeline import *  # noqa: E402, F403
+from config.settings.pipeline import MESSAGING_EVENT_CATALOGUES  # noqa: E402
+
+# Last, once everything is read: what production refuses to start with.
+production_refusals(
+    django_env=DJANGO_ENV,
+    debug=DEBUG,
+    secret_key=SECRET_KEY,
+    fault_crash_point=env("FAULT_CRASH_POINT", default=""),
+    event_catalogues=MESSAGING_EVENT_CATALOGUES,
+)

@@ -11,27 +11,25 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from messaging.errors import InFlightError, NeedsReviewError, PermanentError
+from messaging.identity import current_process_name, process_is_gone
+from messaging.inbox import inbox_record
+from messaging.registry import EventType
 from notifications.delivery import reasons
-from notifications.delivery.errors import InFlightError, NeedsReviewError, PermanentError
 from notifications.delivery.rules import Action, notification_decide
-from notifications.delivery.state import (
-    attempts_uncertain,
-    inbox_record,
-    notification_set_status,
-    resend_is_safe,
-)
-from notifications.identity import current_process_name, process_is_gone
+from notifications.delivery.state import attempts_uncertain, notification_set_status, resend_is_safe
+from notifications.events import EMAIL_KIND_OF_EVENT
 from notifications.models import DeliveryAttempt, Notification
-from notifications.outbox import notification_create_pending
 from notifications.providers.base import MailProvider
-from notifications.registry import EventType
+from notifications.services import notification_create_pending
+from orders.models import Order
 
 logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
 class Claim:
-    order: object  # orders.models.Order, read under its row lock
+    order: Order  # read under its row lock
     notification: Notification
     attempt: DeliveryAttempt
 
@@ -55,19 +53,17 @@ def notification_claim(
 
 @transaction.atomic
 def _claim_in_transaction(*, order_id, event_type, event_id, worker, provider):
-    from orders.models import Order  # orders imports notifications to write its events
-
     # Lock order: the order row, then the notification (the same order everywhere).
     order = Order.objects.select_for_update(no_key=True).filter(id=order_id).first()
     if order is None:
         return PermanentError(reasons.ORDER_MISSING.format(order_id=order_id))
-    notification = _notification_locked(order, event_type.notification_kind)
+    notification = _notification_locked(order, EMAIL_KIND_OF_EVENT[event_type.name])
     now = timezone.now()
     status = notification.status
     if status in (Notification.Status.SENT, Notification.Status.SKIPPED):
-        inbox_record(event_id=event_id, event_type=event_type, result=status)
+        inbox_record(event_id=event_id, inbox_key=event_type.inbox_key, result=status)
         return AlreadyDone(result=f"already {status}")
-    if status in (Notification.Status.FAILED, Notification.Status.NEEDS_REVIEW, Notification.Status.REJECTED):
+    if status in (*Notification.NEEDS_PERSON_STATUSES, Notification.Status.REJECTED):
         logger.info("event %s: notification %s is %s, nothing sent", event_id, notification.pk, status)
         return AlreadyDone(result=reasons.AWAITING_REVIEW.format(status=status))
     if status == Notification.Status.SENDING and _lease_is_live(notification, now):
@@ -78,7 +74,7 @@ def _claim_in_transaction(*, order_id, event_type, event_id, worker, provider):
     # under the same key tells (the provider replays it), or a person does.
     if decision.action == Action.SKIP and not uncertain:
         notification_set_status(notification, Notification.Status.SKIPPED, now, reason=decision.reason)
-        inbox_record(event_id=event_id, event_type=event_type, result=Notification.Status.SKIPPED)
+        inbox_record(event_id=event_id, inbox_key=event_type.inbox_key, result=Notification.Status.SKIPPED)
         return AlreadyDone(result=Notification.Status.SKIPPED)
     if decision.action == Action.WAIT:
         return InFlightError(decision.reason)
@@ -96,10 +92,10 @@ def _claim_in_transaction(*, order_id, event_type, event_id, worker, provider):
     return _start_attempt(order, notification, event_id=event_id, worker=worker, now=now)
 
 
-def _notification_locked(order, kind: str) -> Notification:
+def _notification_locked(order: Order, kind: str) -> Notification:
     notification = Notification.objects.select_for_update().filter(order=order, kind=kind).first()
     if notification is None:  # an event from before the notification existed: create it now
-        notification_create_pending(order=order, kind=kind)
+        notification_create_pending(order_id=order.id, kind=kind)
         notification = Notification.objects.select_for_update().get(order=order, kind=kind)
     return notification
 
@@ -124,7 +120,9 @@ def _outcome_uncertain(notification: Notification, now: datetime) -> bool:
     return attempts_uncertain(notification)
 
 
-def _start_attempt(order, notification: Notification, *, event_id, worker: str, now: datetime) -> Claim:
+def _start_attempt(
+    order: Order, notification: Notification, *, event_id, worker: str, now: datetime
+) -> Claim:
     notification.status = Notification.Status.SENDING
     notification.status_changed_at = now
     notification.lease_owner = current_process_name()

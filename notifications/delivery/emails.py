@@ -4,9 +4,10 @@ saw under the same key and would refuse (or, worse, replay stale content for) a 
 
 from notifications.models import Notification
 from notifications.providers.base import OutboundEmail
+from orders.models import Order
 
 
-def email_render(*, notification: Notification, order, event_id: str) -> OutboundEmail:
+def email_render(*, notification: Notification, order: Order, event_id: str) -> OutboundEmail:
     if notification.kind == Notification.Kind.ORDER_CONFIRMATION:
         subject = f"Your order {str(order.id)[:8]} is confirmed"
         text = (

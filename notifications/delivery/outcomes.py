@@ -1,5 +1,5 @@
 """Recording what the provider answered, in one transaction with the inbox row, and
-deciding what happens next (DESIGN §7)."""
+deciding what happens next (the failure classes of docs/failure-handling.md)."""
 
 import logging
 from datetime import datetime
@@ -7,25 +7,21 @@ from datetime import datetime
 from django.db import transaction
 from django.utils import timezone
 
-from notifications.delivery import reasons
-from notifications.delivery.claims import Claim
-from notifications.delivery.errors import (
+from messaging.errors import (
     InFlightError,
     NeedsReviewError,
     PermanentError,
     RetriesExhaustedError,
     TransientError,
 )
-from notifications.delivery.state import (
-    attempts_uncertain,
-    inbox_record,
-    notification_set_status,
-    resend_is_safe,
-)
-from notifications.identity import current_process_name
+from messaging.identity import current_process_name
+from messaging.inbox import inbox_record
+from messaging.registry import EventType
+from notifications.delivery import reasons
+from notifications.delivery.claims import Claim
+from notifications.delivery.state import attempts_uncertain, notification_set_status, resend_is_safe
 from notifications.models import DeliveryAttempt, Notification
 from notifications.providers.base import MailProvider, Outcome, SendResult
-from notifications.registry import EventType
 
 logger = logging.getLogger(__name__)
 
@@ -64,7 +60,7 @@ def _record_in_transaction(*, claim, result, event_type, provider, to, duration_
         return None  # another delivery recorded the send first; the provider key made it one email
     if result.outcome == Outcome.ACCEPTED:  # a fact, whoever holds the lease now
         _mark_sent(notification, result, now)
-        inbox_record(event_id=claim.attempt.event_id, event_type=event_type, result="sent")
+        inbox_record(event_id=claim.attempt.event_id, inbox_key=event_type.inbox_key, result="sent")
         return None
     if (
         notification.status != Notification.Status.SENDING

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from notifications.models import Notification
+from orders.models import Order
 
 
 class Action(StrEnum):
@@ -31,9 +32,7 @@ class Decision:
 SEND = Decision(Action.SEND)
 
 
-def notification_decide(*, notification: Notification, order) -> Decision:
-    from orders.models import Order  # orders imports notifications to write its events
-
+def notification_decide(*, notification: Notification, order: Order) -> Decision:
     cancelled = order.status == Order.Status.CANCELLED
     if notification.kind == Notification.Kind.ORDER_CONFIRMATION:
         if cancelled:

@@ -1,14 +1,12 @@
 """Small state writes shared by the claim and the outcome steps."""
 
-import uuid
 from datetime import datetime, timedelta
 from functools import partial
 
 from django.db import transaction
 
-from notifications.models import DeliveryAttempt, Notification, ProcessedEvent
+from notifications.models import DeliveryAttempt, Notification
 from notifications.providers.base import MailProvider
-from notifications.registry import EventType
 from observability.metrics import COMMIT_TO_SENT_SECONDS, NOTIFICATIONS_FINISHED
 
 # Resend automatically only while the provider still remembers the key, with this margin.
@@ -36,7 +34,7 @@ def notification_set_status(
     notification.last_error_detail = detail
     for name, value in fields.items():
         setattr(notification, name, value)
-    if status in FINAL_STATUSES:
+    if status in Notification.FINAL_STATUSES:
         transaction.on_commit(
             partial(_count_finished, notification.kind, status, now - notification.created_at)
         )
@@ -54,28 +52,11 @@ def notification_set_status(
     )
 
 
-FINAL_STATUSES = (
-    Notification.Status.SENT,
-    Notification.Status.FAILED,
-    Notification.Status.NEEDS_REVIEW,
-    Notification.Status.SKIPPED,
-    Notification.Status.REJECTED,
-)
-
-
 def _count_finished(kind: str, status: str, since_commit: timedelta) -> None:
     NOTIFICATIONS_FINISHED.labels(kind, status).inc()
     if status == Notification.Status.SENT:
         # The notification row was written in the same transaction as its event.
         COMMIT_TO_SENT_SECONDS.labels(kind).observe(since_commit.total_seconds())
-
-
-def inbox_record(*, event_id: uuid.UUID, event_type: EventType, result: str) -> None:
-    # ON CONFLICT DO NOTHING: a second copy finishing at the same moment is not an error.
-    ProcessedEvent.objects.bulk_create(
-        [ProcessedEvent(event_id=event_id, handler=event_type.handler, result=result)],
-        ignore_conflicts=True,
-    )
 
 
 def resend_is_safe(notification: Notification, provider: MailProvider, now: datetime) -> bool:

@@ -3,7 +3,19 @@
 from django.contrib.auth.management import create_permissions
 from django.db import migrations
 
-from notifications.reviewers import GROUP_NAME, reviewers_group_ensure
+# The group as it was at this migration (a migration keeps its own copy: the code moves on,
+# e.g. the outbox's models later moved to the messaging app).
+GROUP_NAME = "Notification reviewers"
+GROUP_PERMISSIONS = [
+    ("notifications", "review_notification"),
+    ("notifications", "view_notification"),
+    ("notifications", "view_deliveryattempt"),
+    ("notifications", "view_operatoraction"),
+    ("notifications", "view_outboxevent"),
+    ("notifications", "view_deadletterrecord"),
+    ("notifications", "view_reconcilereport"),
+    ("orders", "view_order"),
+]
 
 
 def create_group(apps, schema_editor):
@@ -14,7 +26,12 @@ def create_group(apps, schema_editor):
         app_config.models_module = True
         create_permissions(app_config, apps=apps, verbosity=0)
         app_config.models_module = None
-    reviewers_group_ensure(apps.get_model("auth", "Group"), apps.get_model("auth", "Permission"))
+    group, _ = apps.get_model("auth", "Group").objects.get_or_create(name=GROUP_NAME)
+    permission_model = apps.get_model("auth", "Permission")
+    for app_label, codename in GROUP_PERMISSIONS:
+        group.permissions.add(
+            permission_model.objects.get(content_type__app_label=app_label, codename=codename)
+        )
 
 
 def remove_group(apps, schema_editor):

@@ -1,14 +1,4 @@
-from notifications.models.inbox import ProcessedEvent
 from notifications.models.notification import DeliveryAttempt, Notification
-from notifications.models.operations import DeadLetterRecord, OperatorAction, ReconcileReport
-from notifications.models.outbox import OutboxEvent
+from notifications.models.operations import OperatorAction, ReconcileReport
 
-__all__ = [
-    "DeadLetterRecord",
-    "DeliveryAttempt",
-    "Notification",
-    "OperatorAction",
-    "OutboxEvent",
-    "ProcessedEvent",
-    "ReconcileReport",
-]
+__all__ = ["DeliveryAttempt", "Notification", "OperatorAction", "ReconcileReport"]

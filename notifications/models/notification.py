@@ -18,6 +18,12 @@ class Notification(models.Model):
         SKIPPED = "skipped", "skipped"
         REJECTED = "rejected", "rejected"
 
+    # The groupings every screen, command and job uses; never restated elsewhere.
+    UNFINISHED_STATUSES = (Status.PENDING, Status.SENDING)
+    FINAL_STATUSES = (Status.SENT, Status.FAILED, Status.NEEDS_REVIEW, Status.SKIPPED, Status.REJECTED)
+    NEEDS_PERSON_STATUSES = (Status.FAILED, Status.NEEDS_REVIEW)  # waiting for a reviewer's decision
+    DONE_STATUSES = (Status.SENT, Status.SKIPPED, Status.REJECTED)  # nothing left to send or decide
+
     order = models.ForeignKey("orders.Order", on_delete=models.PROTECT, related_name="notifications")
     kind = models.CharField(max_length=32, choices=Kind.choices)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)

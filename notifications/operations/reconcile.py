@@ -12,12 +12,15 @@ from django.db.models import Count, Exists, OuterRef, Q
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
-from notifications.models import Notification, OutboxEvent, ProcessedEvent, ReconcileReport
-from notifications.registry import EVENT_TYPES, Guarantee
-from notifications.relay.publisher import OutgoingMessage, PublishError, process_publisher
-from notifications.relay.relay import HANDLE_EVENT_TASK
+from messaging.models import OutboxEvent, ProcessedEvent
+from messaging.relay.publisher import PublishError
+from messaging.relay.relay import outbox_events_publish
+from notifications.events import EMAIL_KIND_OF_EVENT
+from notifications.models import Notification, ReconcileReport
+from notifications.selectors import notification_outbox_event
+from orders.models import Order
 
-UNFINISHED = (Notification.Status.PENDING, Notification.Status.SENDING)
+UNFINISHED = Notification.UNFINISHED_STATUSES
 LOOKBACK = timedelta(days=2)  # older history is the retention job's, not reconcile's
 
 
@@ -31,7 +34,7 @@ def reconcile_run(*, stuck_after: timedelta = timedelta(minutes=15), repair: boo
         "stuck_notifications": [_describe(n) for n in stuck],
         "published_but_unprocessed_events": [str(event.id) for event in unprocessed],
     }
-    repaired = _republish({_event_for(n) for n in stuck} | set(unprocessed)) if repair else {}
+    repaired = _republish({notification_outbox_event(n) for n in stuck} | set(unprocessed)) if repair else {}
     return ReconcileReport.objects.create(
         started_at=started,
         finished_at=timezone.now(),
@@ -60,8 +63,6 @@ def _per_day_and_kind() -> list[dict]:
 
 
 def _orders_without_confirmation() -> list[str]:
-    from orders.models import Order
-
     has_confirmation = Notification.objects.filter(
         order=OuterRef("pk"), kind=Notification.Kind.ORDER_CONFIRMATION
     )
@@ -83,14 +84,13 @@ def _stuck_notifications(before) -> list[Notification]:
 def _published_but_unprocessed(before) -> list[OutboxEvent]:
     """Effect-once events published a while ago (within the last days) that no handler has
     finished, and whose notification is not with a person either."""
-    effect_once = [name for name, event in EVENT_TYPES.items() if event.guarantee == Guarantee.EFFECT_ONCE]
     processed = ProcessedEvent.objects.filter(event_id=OuterRef("id"))
     candidates = OutboxEvent.objects.filter(
-        created_at__gte=before - LOOKBACK, published_at__lt=before, event_type__in=effect_once
+        created_at__gte=before - LOOKBACK, published_at__lt=before, event_type__in=list(EMAIL_KIND_OF_EVENT)
     ).filter(~Exists(processed))[:1000]
     unfinished = []
     for event in candidates:
-        kind = EVENT_TYPES[event.event_type].notification_kind
+        kind = EMAIL_KIND_OF_EVENT[event.event_type]
         status = (
             Notification.objects.filter(order_id=event.aggregate_id, kind=kind)
             .values_list("status", flat=True)
@@ -101,30 +101,17 @@ def _published_but_unprocessed(before) -> list[OutboxEvent]:
     return unfinished
 
 
-def _event_for(notification: Notification) -> OutboxEvent | None:
-    types = [name for name, event in EVENT_TYPES.items() if event.notification_kind == notification.kind]
-    return (
-        OutboxEvent.objects.filter(aggregate_id=str(notification.order_id), event_type__in=types)
-        .order_by("-created_at")
-        .first()
-    )
-
-
-def _republish(events: set) -> dict:
-    messages = [
-        OutgoingMessage(e.id, HANDLE_EVENT_TASK, (e.payload,), "orders.events", e.event_type)
-        for e in events
-        if e
-    ]
-    if not messages:
+def _republish(events: set[OutboxEvent | None]) -> dict:
+    found = sorted((event for event in events if event is not None), key=lambda event: event.created_at)
+    if not found:
         return {}
     try:
-        report = process_publisher().publish(messages)
+        report = outbox_events_publish(found)
     except PublishError as exc:
         return {"error": f"broker unreachable, nothing republished: {exc}"}
     return {
-        "republished": [str(i) for i in report.confirmed],
-        "failed": {str(k): v for k, v in report.failed.items()},
+        "republished": [str(event.id) for event in found if event.id not in report.failures],
+        "failed": {str(event_id): reason for event_id, reason in report.failures.items()},
     }
 
 

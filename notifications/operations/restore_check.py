@@ -12,11 +12,12 @@ from dataclasses import dataclass, field
 from django.conf import settings
 from kombu import Connection
 
-from notifications.broker.dead_letters import dead_letter_message
-from notifications.broker.topology import WORK_QUEUES
-from notifications.identity import current_process_name
-from notifications.operations.dead_letter_queue import envelope_of
-from notifications.relay.relay import relay_outbox_sweep
+from messaging.broker.topology import work_queues
+from messaging.dead_letters.publish import dead_letter_message
+from messaging.dead_letters.reader import envelope_of
+from messaging.identity import current_process_name
+from messaging.relay.relay import relay_outbox_sweep
+from orders.models import Order
 
 
 class WorkersRunning(Exception):
@@ -31,15 +32,13 @@ class RestoreCheck:
 
 
 def restore_check(*, allow_consumers: bool = False) -> RestoreCheck:
-    from orders.models import Order
-
     result = RestoreCheck()
     with Connection(settings.CELERY_BROKER_URL, connect_timeout=5) as connection:
         channel = connection.channel()
-        busy = {q.name: channel.queue_declare(queue=q.name, passive=True)[2] for q in WORK_QUEUES}
+        busy = {q.name: channel.queue_declare(queue=q.name, passive=True)[2] for q in work_queues()}
         if any(busy.values()) and not allow_consumers:
             raise WorkersRunning(f"Workers are consuming {busy}: stop them first, or they race this check.")
-        for queue in WORK_QUEUES:
+        for queue in work_queues():
             while (raw := channel.basic_get(queue=queue.name, no_ack=False)) is not None:
                 message = channel.message_to_python(raw)  # a kombu Message: headers, ack()
                 result.messages_checked += 1

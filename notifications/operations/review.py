@@ -6,14 +6,15 @@ from dataclasses import dataclass
 from django.db import transaction
 from django.utils import timezone
 
+from messaging.models import OutboxEvent
+from messaging.relay.publisher import PublishError
+from messaging.relay.relay import outbox_events_publish
 from notifications.delivery.state import notification_set_status
-from notifications.models import Notification, OperatorAction, OutboxEvent
+from notifications.models import Notification, OperatorAction
 from notifications.operations.audit import action_finish, action_start
-from notifications.registry import EVENT_TYPES
-from notifications.relay.publisher import OutgoingMessage, PublishError, process_publisher
-from notifications.relay.relay import HANDLE_EVENT_TASK
+from notifications.selectors import notification_outbox_event
 
-REVIEWABLE = (Notification.Status.FAILED, Notification.Status.NEEDS_REVIEW)
+REVIEWABLE = Notification.NEEDS_PERSON_STATUSES
 
 
 class ReviewRefused(Exception):
@@ -60,13 +61,10 @@ def notification_retry(*, notification: Notification, actor) -> str:
     record.event_id = event.id
     record.save(update_fields=["event_id"])
     reopened = notification_reopen(notification_id=notification.pk, actor_name=actor.get_username())
-    message = OutgoingMessage(
-        event.id, HANDLE_EVENT_TASK, (event.payload,), "orders.events", event.event_type
-    )
     try:
-        report = process_publisher().publish([message])
-        if report.failed:
-            raise PublishError(report.failed[event.id])
+        report = outbox_events_publish([event])
+        if report.failures:
+            raise PublishError(report.failures[event.id])
     except PublishError as exc:
         _restore(reopened, reason=f"The retry could not be published: {exc}")
         action_finish(record, result=f"failed: {exc}")
@@ -116,12 +114,7 @@ def notification_assign(*, notification: Notification, actor) -> str:
 
 
 def _event_of(notification: Notification) -> OutboxEvent:
-    event_type = next(e for e in EVENT_TYPES.values() if e.notification_kind == notification.kind)
-    event = (
-        OutboxEvent.objects.filter(aggregate_id=str(notification.order_id), event_type=event_type.name)
-        .order_by("-created_at")
-        .first()
-    )
+    event = notification_outbox_event(notification)
     if event is None:
         raise ReviewRefused("No event of this notification is in the outbox; it cannot be published again.")
     return event

@@ -6,8 +6,10 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime
 
-from notifications.models import DeadLetterRecord, DeliveryAttempt, Notification, OperatorAction, OutboxEvent
-from notifications.registry import EVENT_TYPES
+from messaging.models import DeadLetterRecord, OutboxEvent
+from notifications.events import EMAIL_KIND_OF_EVENT
+from notifications.models import DeliveryAttempt, Notification, OperatorAction
+from orders.models import Order
 
 
 @dataclass(frozen=True)
@@ -18,8 +20,6 @@ class Step:
 
 def event_trace(identifier: uuid.UUID, *, dead_letter_event_ids: set[uuid.UUID] = frozenset()) -> list[Step]:
     """Steps for an event id, or for all events of an order id; empty if neither is known."""
-    from orders.models import Order
-
     events = list(OutboxEvent.objects.filter(id=identifier))
     order = Order.objects.filter(id=events[0].aggregate_id if events else identifier).first()
     if order is not None and not events:
@@ -47,7 +47,7 @@ def _event_steps(event: OutboxEvent, order, dead_letter_event_ids) -> list[Step]
         )
     elif event.last_publish_error:
         steps.append(Step(event.created_at, f"  not published yet: {event.last_publish_error}"))
-    kind = EVENT_TYPES[event.event_type].notification_kind if event.event_type in EVENT_TYPES else ""
+    kind = EMAIL_KIND_OF_EVENT.get(event.event_type, "")
     notification = Notification.objects.filter(order=order, kind=kind).first() if order and kind else None
     for attempt in DeliveryAttempt.objects.filter(event_id=event.id).order_by("started_at"):
         steps.append(Step(attempt.started_at, _attempt_text(attempt)))

@@ -1,8 +1,8 @@
 """An HTTP mail provider with Resend's wire shape: `POST /emails`, Bearer auth, an
 `Idempotency-Key` header, `{"id": ...}` back. Our simulator speaks it too.
 
-Classification follows reference mail-providers.md §6: a failure before the request left
-(connect error) is transient; a failure after it left (read timeout, dropped connection,
+Classification (docs/failure-handling.md, "How "unknown" is detected"): a failure before the
+request left (connect error) is transient; a failure after it left (read timeout, dropped connection,
 5xx other than 503) is an unknown outcome, because the provider may have sent the email.
 """
 

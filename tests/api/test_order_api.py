@@ -6,9 +6,10 @@ import pytest
 from django.db import transaction
 from rest_framework.test import APIClient
 
-from notifications.models import Notification, OutboxEvent
-from notifications.outbox import order_event_emit
-from notifications.registry import ORDER_CREATED
+from messaging.models import OutboxEvent
+from messaging.outbox import event_record
+from notifications.models import Notification
+from orders.events import ORDER_CREATED
 from orders.models import Order
 
 pytestmark = pytest.mark.django_db
@@ -150,7 +151,7 @@ def test_an_order_transaction_that_rolls_back_leaves_no_outbox_row_and_runs_no_p
     def place_order_then_fail():
         with transaction.atomic():
             order = Order.objects.create(customer_email="x@example.com", amount="5.00", currency="EUR")
-            order_event_emit(order=order, event_type=ORDER_CREATED)
+            event_record(event_type=ORDER_CREATED, aggregate_id=order.id)
             raise RuntimeError("the payment check failed")
 
     # when

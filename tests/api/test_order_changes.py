@@ -4,15 +4,17 @@ import uuid
 
 import pytest
 
+from messaging.dispatch import Delivery, event_dispatch
+from messaging.errors import InFlightError
+from messaging.models import OutboxEvent
+from messaging.registry import event_type_get
 from notifications.delivery.claims import notification_claim
 from notifications.delivery.emails import email_render
-from notifications.delivery.errors import InFlightError
-from notifications.delivery.handler import Delivery, event_handle
 from notifications.delivery.outcomes import notification_record_outcome
-from notifications.models import Notification, OutboxEvent
+from notifications.models import Notification
 from notifications.providers.base import mail_provider
-from notifications.registry import ORDER_CREATED
 from orders.changes import OrderChangeConflict, order_cancel, order_pay
+from orders.events import ORDER_CREATED
 from orders.models import DailySales, Order
 from orders.services import order_create
 
@@ -32,7 +34,7 @@ def _event(order: Order, event_type: str) -> dict:
 
 
 def _handle(order: Order, event_type: str) -> str:
-    return event_handle(raw_envelope=_event(order, event_type), delivery=DELIVERY)
+    return event_dispatch(raw_envelope=_event(order, event_type), delivery=DELIVERY)
 
 
 def _statuses(order: Order) -> dict[str, str]:
@@ -136,7 +138,7 @@ def test_cancelled_while_the_confirmation_is_being_sent_the_cancellation_waits_f
     # given a confirmation in the middle of its provider call
     claim = notification_claim(
         order_id=order.id,
-        event_type=ORDER_CREATED,
+        event_type=event_type_get(ORDER_CREATED),
         event_id=uuid.uuid4(),
         worker="w",
         provider=mail_provider(),
@@ -152,7 +154,7 @@ def test_cancelled_while_the_confirmation_is_being_sent_the_cancellation_waits_f
     notification_record_outcome(
         claim=claim,
         result=email_result,
-        event_type=ORDER_CREATED,
+        event_type=event_type_get(ORDER_CREATED),
         provider=mail_provider(),
         to=order.customer_email,
         duration_ms=1,

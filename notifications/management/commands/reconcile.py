@@ -1,9 +1,8 @@
 import json
-import re
-from datetime import timedelta
 
 from django.core.management.base import BaseCommand, CommandError
 
+from infra.durations import duration_parse
 from notifications.operations.reconcile import reconcile_run
 from notifications.operations.restore_check import WorkersRunning, restore_check
 
@@ -30,11 +29,11 @@ class Command(BaseCommand):
     def handle(self, *args, repair: bool, stuck_after: str, json: bool, after_restore: bool, **options):
         if after_restore:
             self._restore_check()
-        match = re.fullmatch(r"(\d+)([mhd])", stuck_after.strip())
-        if not match:
-            raise CommandError(f"--stuck-after takes a duration like 15m, 2h or 1d, not {stuck_after!r}.")
-        unit = {"m": "minutes", "h": "hours", "d": "days"}[match.group(2)]
-        report = reconcile_run(stuck_after=timedelta(**{unit: int(match.group(1))}), repair=repair)
+        try:
+            stuck = duration_parse(stuck_after)
+        except ValueError as exc:
+            raise CommandError(f"--stuck-after takes {exc}.") from exc
+        report = reconcile_run(stuck_after=stuck, repair=repair)
         if json:
             self.stdout.write(_dumps({"findings": report.findings, "repaired": report.repaired}))
         else:

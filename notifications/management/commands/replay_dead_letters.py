@@ -6,28 +6,26 @@ replay or discard is recorded with who ran it.
 """
 
 import getpass
-import re
 import sys
 import time
-from datetime import timedelta
 
 from amqp.exceptions import AMQPError
 from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from notifications.operations.dead_letter_queue import DeadLetter, DeadLetterReader
+from infra.durations import duration_parse, is_duration
+from messaging.dead_letters.reader import DeadLetter, DeadLetterReader
+from messaging.relay.publisher import PublishError
 from notifications.operations.replay import (
     Verdict,
     dead_letter_discard,
     dead_letter_plan,
     dead_letter_replay,
 )
-from notifications.relay.publisher import PublishError
 
 ROW = "{:36}  {:15}  {:36}  {:17}  {:>2}  {:16}  {:16}  {}"
 CONFIRM_ABOVE = 5  # more messages than this need --yes or an interactive "yes"
-DURATION = re.compile(r"^(\d+)([smhd])$")
 
 
 class Command(BaseCommand):
@@ -113,7 +111,7 @@ class Command(BaseCommand):
                 ROW.format(
                     str(letter.event_id or "-"),
                     letter.event_type or "-",
-                    letter.order_id or "-",
+                    letter.aggregate_id or "-",
                     letter.error_class,
                     letter.count,
                     _short(letter.first_at),
@@ -132,7 +130,7 @@ class Command(BaseCommand):
             self.stdout.write(
                 f"event {letter.event_id} ({letter.event_type or 'unreadable'}) in {letter.dead_letter_queue}"
             )
-            self.stdout.write(f"  order:       {letter.order_id or '-'}")
+            self.stdout.write(f"  order:       {letter.aggregate_id or '-'}")
             self.stdout.write(f"  class:       {letter.error_class}")
             self.stdout.write(f"  reason:      {letter.reason}")
             self.stdout.write(
@@ -190,15 +188,14 @@ class Command(BaseCommand):
 
 
 def _cutoff(value: str, now, flag: str):
-    match = DURATION.match(value.strip())
-    if not match:
-        raise CommandError(f"{flag} takes a duration like 30m, 2h or 1d, not {value!r}.")
-    amount, unit = int(match.group(1)), match.group(2)
-    return now - timedelta(**{{"s": "seconds", "m": "minutes", "h": "hours", "d": "days"}[unit]: amount})
+    try:
+        return now - duration_parse(value)
+    except ValueError as exc:
+        raise CommandError(f"{flag} takes {exc}.") from exc
 
 
 def _since(value: str, now):
-    if DURATION.match(value.strip()):
+    if is_duration(value):
         return _cutoff(value, now, "--since")
     moment = parse_datetime(value)
     if moment is None:

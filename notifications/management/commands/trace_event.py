@@ -2,7 +2,7 @@ import uuid
 
 from django.core.management.base import BaseCommand, CommandError
 
-from notifications.operations.dead_letter_queue import DeadLetterReader
+from messaging.dead_letters.reader import DeadLetterReader
 from notifications.operations.trace import event_trace
 
 

@@ -1,0 +1,136 @@
+"""The order API: orders in, each order shown with its emails. Views validate, call one
+service or selector, serialize."""
+
+import re
+from decimal import Decimal
+
+from django.utils import timezone
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_serializer
+from rest_framework import serializers, status
+from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from api.schema import error_responses
+from api.validators import reject_invisible_characters
+from notifications.selectors import order_get_with_notifications
+from orders.changes import OrderChangeConflict, OrderNotFound
+from orders.services import IdempotencyKeyReused, order_create_idempotent
+
+IDEMPOTENCY_KEY_PATTERN = re.compile(r"^[\x21-\x7e]{1,255}$")  # visible ASCII, like Stripe and Resend
+
+
+class NotificationOutputSerializer(serializers.Serializer):
+    kind = serializers.CharField()
+    status = serializers.CharField()
+    status_text = serializers.CharField(source="get_status_display", help_text="the status in words")
+    attempts = serializers.IntegerField(source="attempt_count")
+    status_changed_at = serializers.DateTimeField()
+    age_seconds = serializers.SerializerMethodField()
+    reason = serializers.CharField(source="last_error")
+
+    def get_age_seconds(self, notification) -> int:
+        return int((timezone.now() - notification.status_changed_at).total_seconds())
+
+
+class OrderOutputSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    status = serializers.CharField()
+    customer_email = serializers.EmailField()
+    amount = serializers.DecimalField(max_digits=12, decimal_places=2)
+    currency = serializers.CharField()
+    version = serializers.IntegerField()
+    created_at = serializers.DateTimeField()
+    notifications = NotificationOutputSerializer(many=True)
+
+
+class OrderCreateApi(APIView):
+    @extend_schema_serializer(component_name="OrderCreateInput")  # two views name theirs "Input"
+    class InputSerializer(serializers.Serializer):
+        customer_email = serializers.EmailField(max_length=254, validators=[reject_invisible_characters])
+        amount = serializers.DecimalField(max_digits=12, decimal_places=2, min_value=Decimal("0.01"))
+        currency = serializers.RegexField(
+            r"^[A-Z]{3}$", error_messages={"invalid": "Use a three-letter ISO 4217 code such as EUR."}
+        )
+
+        def validate(self, attrs):
+            unknown = sorted(set(self.initial_data) - set(self.fields))
+            if unknown:
+                raise ValidationError({name: ["This field is not part of an order."] for name in unknown})
+            return attrs
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={201: OrderOutputSerializer, **error_responses(with_body=True, also=(422,))},
+        parameters=[
+            OpenApiParameter(
+                "Idempotency-Key",
+                location=OpenApiParameter.HEADER,
+                required=False,
+                description="Retry a POST with the same key to get the same order instead of a second one.",
+            )
+        ],
+    )
+    def post(self, request):
+        if not isinstance(request.data, dict):
+            raise ValidationError({"non_field_errors": ["The body must be a JSON object."]})
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        idempotency_key = _idempotency_key(request)
+        try:
+            creation = order_create_idempotent(
+                **serializer.validated_data, api_token=request.auth, idempotency_key=idempotency_key
+            )
+        except IdempotencyKeyReused as exc:
+            return Response({"error": "idempotency_key_reused", "message": str(exc)}, status=422)
+        order = order_get_with_notifications(order_id=creation.order.id)
+        headers = {"Idempotent-Replayed": "true"} if creation.replayed else {}
+        return Response(OrderOutputSerializer(order).data, status=status.HTTP_201_CREATED, headers=headers)
+
+
+class OrderDetailApi(APIView):
+    @extend_schema(responses={200: OrderOutputSerializer, **error_responses(with_body=False, also=(404,))})
+    def get(self, request, order_id):
+        order = order_get_with_notifications(order_id=order_id)
+        if order is None:
+            raise NotFound(f"No order has the id {order_id}.")
+        return Response(OrderOutputSerializer(order).data)
+
+
+class OrderChangeApi(APIView):
+    """POST /api/orders/<id>/pay/ and /cancel/: one view, the change named by the route."""
+
+    change = None  # set by as_view(change=...)
+
+    @extend_schema_serializer(component_name="OrderChangeInput")
+    class InputSerializer(serializers.Serializer):
+        version = serializers.IntegerField(
+            required=False,
+            min_value=1,
+            help_text="The version you saw; the change is refused if it moved on.",
+        )
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={200: OrderOutputSerializer, **error_responses(with_body=True, also=(404, 409))},
+    )
+    def post(self, request, order_id):
+        serializer = self.InputSerializer(data=request.data if isinstance(request.data, dict) else {})
+        serializer.is_valid(raise_exception=True)
+        try:
+            self.change(order_id=order_id, expected_version=serializer.validated_data.get("version"))
+        except OrderNotFound as exc:
+            raise NotFound(str(exc)) from exc
+        except OrderChangeConflict as exc:
+            return Response({"error": "conflict", "message": str(exc)}, status=status.HTTP_409_CONFLICT)
+        order = order_get_with_notifications(order_id=order_id)
+        return Response(OrderOutputSerializer(order).data)
+
+
+def _idempotency_key(request) -> str | None:
+    key = request.headers.get("Idempotency-Key")
+    if key is None:
+        return None
+    if not IDEMPOTENCY_KEY_PATTERN.match(key):
+        raise ValidationError({"Idempotency-Key": ["Use 1 to 255 visible ASCII characters."]})
+    return key

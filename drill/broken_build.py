@@ -1,0 +1,24 @@
+"""A deliberately broken build, so the drill can prove it would catch one.
+
+A catalogue of event types (messaging/registry.py) that routes the email events to
+`naive_send` instead of the product's handler: no look at the notification's state or lease,
+and a fresh idempotency key each time, so redelivered and republished events become
+duplicate emails. The drill's self-test wires it in through its own environment:
+
+    MESSAGING_EVENT_CATALOGUES=orders.events,drill.broken_build
+
+Production refuses any catalogue under drill/ at start-up (config/settings/safety.py).
+"""
+
+import dataclasses
+
+from messaging.registry import Guarantee
+from notifications.events import EVENT_TYPES as EMAIL_EVENT_TYPES
+
+# Every email event type as the product declares it, but with the naive handler and no
+# inbox. This module is read with the settings, so it imports no models; the handler's
+# module is imported when the first event arrives.
+EVENT_TYPES = [
+    dataclasses.replace(event_type, handler="drill.naive_send.naive_send", guarantee=Guarantee.AT_LEAST_ONCE)
+    for event_type in EMAIL_EVENT_TYPES
+]

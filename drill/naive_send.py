@@ -1,0 +1,28 @@
+"""The handler of the deliberately broken build (drill/broken_build.py): sends every delivery
+it gets, under a fresh idempotency key, without looking at the notification's state."""
+
+import dataclasses
+import uuid
+
+from django.utils import timezone
+
+from messaging.dispatch import Delivery
+from messaging.envelope import Envelope
+from notifications.delivery.emails import email_render
+from notifications.events import EMAIL_KIND_OF_EVENT
+from notifications.models import Notification
+from notifications.providers.base import Outcome, mail_provider
+from orders.models import Order
+
+
+def naive_send(*, envelope: Envelope, delivery: Delivery) -> str:
+    order = Order.objects.get(id=envelope.aggregate_id)
+    kind = EMAIL_KIND_OF_EVENT[envelope.event_type.name]
+    notification = Notification.objects.get(order=order, kind=kind)
+    email = email_render(notification=notification, order=order, event_id=str(envelope.event_id))
+    result = mail_provider().send(dataclasses.replace(email, idempotency_key=str(uuid.uuid4())))
+    if result.outcome == Outcome.ACCEPTED:
+        Notification.objects.filter(pk=notification.pk).update(
+            status=Notification.Status.SENT, sent_at=timezone.now(), status_changed_at=timezone.now()
+        )
+    return f"broken build: {result.outcome}"

@@ -1,0 +1,74 @@
+"""Declaring and checking the topology on the broker."""
+
+from django.conf import settings
+from kombu import Connection
+from kombu.transport.native_delayed_delivery import (
+    bind_queue_to_native_delayed_delivery_exchange,
+    declare_native_delayed_delivery_exchanges_and_queues,
+)
+
+from messaging.broker.topology import (
+    DEAD_LETTER_EXCHANGE,
+    EVENTS_EXCHANGE,
+    MAINTENANCE_EXCHANGE,
+    MAINTENANCE_QUEUE,
+    RETRY_EXCHANGE,
+    dead_letter_queues,
+    event_bindings,
+    work_queues,
+)
+
+
+def topology_declare(*, broker_url: str) -> list[str]:
+    """Declare everything, idempotently; returns what was declared, for the operator.
+
+    Celery's delayed-delivery queues are declared and bound here too: a delayed retry whose
+    queue no worker has bound yet would otherwise wait in them (celery #9960).
+    """
+    declared = []
+    with Connection(broker_url, connect_timeout=5) as connection:
+        channel = connection.channel()
+        for exchange in (EVENTS_EXCHANGE, RETRY_EXCHANGE, DEAD_LETTER_EXCHANGE, MAINTENANCE_EXCHANGE):
+            exchange.bind(channel).declare()
+            declared.append(f"exchange {exchange.name} ({exchange.type})")
+        for queue in [*work_queues(), *dead_letter_queues(), MAINTENANCE_QUEUE]:
+            queue.bind(channel).declare()
+            declared.append(f"queue {queue.name} ({queue.queue_arguments.get('x-queue-type')})")
+        for queue in work_queues():
+            for event_binding in event_bindings(queue):
+                event_binding.bind(queue.bind(channel), channel=channel)
+                declared.append(
+                    f"binding {event_binding.exchange.name} -[{event_binding.routing_key}]-> {queue.name}"
+                )
+        declare_native_delayed_delivery_exchanges_and_queues(connection, "quorum")
+        for queue in [*work_queues(), MAINTENANCE_QUEUE]:
+            bind_queue_to_native_delayed_delivery_exchange(connection, queue)
+        declared.append("Celery delayed-delivery queues celery_delayed_0..27 and their bindings")
+    return declared
+
+
+def topology_missing(*, broker_url: str, connect_timeout: float = 3.0) -> list[str]:
+    """Names of queues that do not exist on the broker (a passive declare of each)."""
+    missing = []
+    with Connection(broker_url, connect_timeout=connect_timeout) as connection:
+        for queue in [*work_queues(), *dead_letter_queues(), MAINTENANCE_QUEUE]:
+            channel = connection.channel()
+            try:
+                channel.queue_declare(queue=queue.name, passive=True)
+            except connection.channel_errors:
+                missing.append(queue.name)
+            finally:
+                try:
+                    channel.close()
+                except connection.connection_errors + connection.channel_errors:
+                    pass
+    return missing
+
+
+def topology_problems() -> list[str]:
+    """For /readyz (settings READINESS_CHECKS): the broker answers and every queue exists."""
+    try:
+        missing = topology_missing(broker_url=settings.CELERY_BROKER_URL)
+    except Exception as exc:
+        return [f"broker: {type(exc).__name__}: {exc}"]
+    return ["broker: queues not declared: " + ", ".join(missing)] if missing else []

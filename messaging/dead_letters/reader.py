@@ -1,0 +1,156 @@
+"""Reading the dead-letter queues: each message with what a person needs to decide.
+
+Messages are taken with `basic_get` and not acked; closing the reader puts back every one
+that was not explicitly acked. A crash of the reading process does the same.
+"""
+
+import json
+import uuid
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from django.conf import settings
+from kombu import Connection
+
+from messaging.broker.topology import dead_letter_queues
+from messaging.dead_letters import publish as dl
+from messaging.registry import event_types
+
+DELIVERY_LIMIT_REASON = (
+    "RabbitMQ dead-lettered it after too many deliveries without an outcome "
+    "(a task that kills its worker, or a worker restart storm)."
+)
+
+
+@dataclass
+class DeadLetter:
+    dead_letter_queue: str
+    delivery_tag: int
+    body: bytes
+    content_type: str | None
+    content_encoding: str | None
+    headers: dict
+    properties: dict
+    work_queue: str
+    reason: str
+    error_class: str
+    first_at: datetime | None
+    last_at: datetime | None
+    count: int
+    envelope: dict | None = field(default=None)
+
+    @property
+    def event_id(self) -> uuid.UUID | None:
+        try:
+            return uuid.UUID(str(self.headers.get("id") or (self.envelope or {}).get("event_id")))
+        except ValueError:
+            return None
+
+    @property
+    def event_type(self) -> str:
+        return str((self.envelope or {}).get("event_type", ""))
+
+    @property
+    def aggregate_id(self) -> str:
+        """The id of what the event is about (the `order_id` of an order event), or ""."""
+        event_type = event_types().get(self.event_type)
+        if event_type is None:
+            return ""
+        return str((self.envelope or {}).get(event_type.aggregate_id_field, ""))
+
+
+class DeadLetterReader:
+    def __init__(self, broker_url: str | None = None):
+        self._connection = Connection(broker_url or settings.CELERY_BROKER_URL, connect_timeout=5)
+        self._channel = self._connection.channel()
+
+    def __enter__(self) -> "DeadLetterReader":
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+    def fetch(self, *, queues: list[str] | None = None, limit: int = 10_000) -> list[DeadLetter]:
+        letters: list[DeadLetter] = []
+        for queue in queues or [queue.name for queue in dead_letter_queues()]:
+            while len(letters) < limit:
+                message = self._channel.basic_get(queue=queue, no_ack=False)
+                if message is None:
+                    break
+                letters.append(_parse(queue, message))
+        return letters
+
+    def ack(self, letter: DeadLetter) -> None:
+        self._channel.basic_ack(letter.delivery_tag)
+
+    def close(self) -> None:
+        """Everything not acked goes back to its dead-letter queue."""
+        self._connection.close()
+
+
+def dead_letter_queue_depths(broker_url: str | None = None) -> dict[str, int]:
+    with Connection(broker_url or settings.CELERY_BROKER_URL, connect_timeout=5) as connection:
+        channel = connection.channel()
+        return {
+            queue.name: channel.queue_declare(queue=queue.name, passive=True)[1]
+            for queue in dead_letter_queues()
+        }
+
+
+def _parse(queue: str, message) -> DeadLetter:
+    headers = dict(message.properties.get("application_headers") or {})
+    properties = {k: v for k, v in message.properties.items() if k != "application_headers"}
+    death = (headers.get("x-death") or [{}])[0]  # set when RabbitMQ itself dead-lettered it
+    if dl.REASON_HEADER in headers:
+        reason, error_class = str(headers[dl.REASON_HEADER]), str(headers.get(dl.CLASS_HEADER, ""))
+        work_queue = str(headers.get(dl.QUEUE_HEADER, ""))
+        last_at = _time(headers.get(dl.AT_HEADER))
+        first_at, count = (
+            _time(headers.get(dl.FIRST_AT_HEADER)) or last_at,
+            int(headers.get(dl.COUNT_HEADER) or 1),
+        )
+    else:
+        reason = (
+            DELIVERY_LIMIT_REASON
+            if death.get("reason") == "delivery_limit"
+            else (f"RabbitMQ dead-lettered it ({death.get('reason', 'no reason recorded')}).")
+        )
+        error_class, work_queue = str(death.get("reason", "unknown")), str(death.get("queue", ""))
+        first_at = last_at = _time(death.get("time"))
+        count = int(death.get("count") or 1)
+    return DeadLetter(
+        dead_letter_queue=queue,
+        delivery_tag=message.delivery_tag,
+        body=message.body,
+        content_type=properties.get("content_type"),
+        content_encoding=properties.get("content_encoding"),
+        headers=headers,
+        properties=properties,
+        work_queue=work_queue or queue.removesuffix(".dlq"),
+        reason=reason,
+        error_class=error_class,
+        first_at=first_at,
+        last_at=last_at,
+        count=count,
+        envelope=envelope_of(message.body, properties.get("content_type")),
+    )
+
+
+def envelope_of(body: bytes, content_type: str | None) -> dict | None:
+    """The event envelope of a Celery task message, or None if there is none to read."""
+    if content_type != "application/json":
+        return None  # never decode anything else (a pickle stays bytes)
+    try:
+        args = json.loads(body)[0]
+    except (ValueError, TypeError, IndexError, KeyError):
+        return None
+    return args[0] if isinstance(args, list) and args and isinstance(args[0], dict) else None
+
+
+def _time(value) -> datetime | None:
+    if isinstance(value, datetime):
+        return value if value.tzinfo else value.replace(tzinfo=UTC)
+    try:
+        return datetime.fromisoformat(str(value)) if value else None
+    except ValueError:
+        return None

@@ -1,0 +1,53 @@
+"""What went wrong with handling an event, by what to do about it. The event task's retry
+declaration names these classes; a handler raises them after it has recorded its state.
+
+Each error carries a reason in plain words for the person reviewing it, and the
+technical detail separately.
+"""
+
+from observability.logs import email_addresses_mask
+
+
+class HandlingError(Exception):
+    error_class = "error"
+
+    def __init__(self, reason: str, *, detail: str = ""):
+        # The reason may name the customer's address: the database keeps it (`reason`), but
+        # the exception's text travels in Celery's task events and logs, so it is masked.
+        super().__init__(email_addresses_mask(reason))
+        self.reason = reason
+        self.detail = detail
+
+
+class TransientError(HandlingError):
+    """Worth trying again later: the provider or a dependency is briefly unavailable."""
+
+    error_class = "transient"
+
+    def __init__(self, reason: str, *, detail: str = "", retry_after: float | None = None):
+        super().__init__(reason, detail=detail)
+        self.retry_after = retry_after
+
+
+class InFlightError(TransientError):
+    """Someone else is sending this notification right now; look again shortly."""
+
+    error_class = "in_flight"
+
+
+class PermanentError(HandlingError):
+    """Trying again cannot help: the message goes to the dead-letter queue with the reason."""
+
+    error_class = "permanent"
+
+
+class RetriesExhaustedError(PermanentError):
+    """A transient failure that lasted longer than our retries."""
+
+    error_class = "retries_exhausted"
+
+
+class NeedsReviewError(PermanentError):
+    """The outcome is unknown and a resend could duplicate the email: a person decides."""
+
+    error_class = "needs_review"

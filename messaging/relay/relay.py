@@ -1,0 +1,208 @@
+"""The outbox relay: claim in one short transaction, publish outside it, mark in a second.
+
+No row lock is held across broker I/O. A claim is a lease (`next_attempt_at` in the
+future), so two relays never publish the same row at the same time, and rows of a relay
+that died come back by themselves when the lease runs out. A row is marked published only
+after the broker's confirm, and only if the broker did not return it as unroutable.
+"""
+
+import logging
+import time
+import uuid
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from infra.crash_points import crash_point
+from messaging.broker.topology import EVENTS_EXCHANGE
+from messaging.identity import current_process_name
+from messaging.models import OutboxEvent
+from messaging.registry import event_types
+from messaging.relay.publisher import OutgoingMessage, PublishError, process_publisher
+from messaging.task_names import HANDLE_EVENT
+from observability.metrics import RELAY_PUBLISHES
+
+logger = logging.getLogger(__name__)
+
+# After the on-commit publish failed once, the web process leaves publishing to the sweep
+# for this long, so a broker outage does not add a connect timeout to every request.
+FAST_PATH_PAUSE_SECONDS = 10.0
+# The on-commit publish runs inside the web request: it waits briefly, and whatever is not
+# confirmed by then is left to the sweep (a late confirm only means one extra copy).
+FAST_PATH_CONFIRM_TIMEOUT_SECONDS = 2.0
+_fast_path_paused_until = 0.0
+
+
+@dataclass
+class RelayReport:
+    published: int = 0
+    failed: int = 0
+    errors: list[str] = field(default_factory=list)
+    # Events the broker returned, refused or did not confirm, with the reason.
+    failures: dict[uuid.UUID, str] = field(default_factory=dict)
+
+
+def publish_backoff(attempts: int) -> timedelta:
+    """Wait before the next try of a row whose publish failed: 2 s doubling to 5 min."""
+    return timedelta(seconds=min(300, 2 ** min(attempts, 9)))
+
+
+def relay_publish_committed(*, events: list[OutboxEvent]) -> None:
+    """The on-commit fast path: publish the events this process just committed.
+
+    Never raises: the order is committed and the request must still answer. Whatever is not
+    published here stays in the outbox for the sweep. The rows are not read again: this
+    process wrote them and holds their claim, so nobody else has published them.
+    """
+    global _fast_path_paused_until
+    crash_point("api.after_commit")
+    if time.monotonic() < _fast_path_paused_until:
+        _release_claims(
+            [event.id for event in events], error="left to the sweep: the broker was unreachable recently"
+        )
+        return
+    try:
+        outbox_events_publish(events, confirm_timeout=FAST_PATH_CONFIRM_TIMEOUT_SECONDS)
+    except Exception as exc:
+        _fast_path_paused_until = time.monotonic() + FAST_PATH_PAUSE_SECONDS
+        logger.warning("on-commit publish failed, the sweep will publish: %s", exc)
+
+
+def relay_outbox_sweep(*, batch_size: int | None = None, time_budget_seconds: float = 4.0) -> RelayReport:
+    """Publish what is still unpublished (crash leftovers, failed fast paths, back-offs)."""
+    batch_size = batch_size or settings.OUTBOX_RELAY_BATCH_SIZE
+    report = RelayReport()
+    started = time.monotonic()
+    while time.monotonic() - started < time_budget_seconds:
+        events = outbox_claim_batch(limit=batch_size)
+        if not events:
+            break
+        try:
+            batch = outbox_events_publish(events)
+        except PublishError as exc:
+            report.failed += len(events)
+            report.errors.append(str(exc))
+            break  # the broker is away: the rows have their back-off, try on the next sweep
+        report.published += batch.published
+        report.failed += batch.failed
+        if len(events) < batch_size:
+            break
+    return report
+
+
+def outbox_claim_batch(*, limit: int) -> list[OutboxEvent]:
+    """Claim up to `limit` publishable rows, oldest first, in one short transaction; the
+    UPDATE returns what publishing needs, so the rows are not read a second time."""
+    lease = timedelta(seconds=settings.OUTBOX_CLAIM_LEASE_SECONDS)
+    table = OutboxEvent._meta.db_table
+    with transaction.atomic():
+        # raw(): the model's own field conversions apply (the payload comes back a dict).
+        events = list(
+            OutboxEvent.objects.raw(
+                f"""
+                UPDATE {table} AS o
+                   SET next_attempt_at = now() + %s, claimed_by = %s
+                 WHERE o.id IN (
+                       SELECT id FROM {table}
+                        WHERE published_at IS NULL
+                          AND (next_attempt_at IS NULL OR next_attempt_at <= now())
+                        ORDER BY created_at
+                        LIMIT %s
+                        FOR UPDATE SKIP LOCKED)
+                RETURNING o.id, o.event_type, o.aggregate_type, o.aggregate_id, o.payload, o.created_at
+                """,
+                [lease, current_process_name(), limit],
+            )
+        )
+    return sorted(events, key=lambda event: event.created_at)
+
+
+def outbox_events_publish(events: list[OutboxEvent], *, confirm_timeout: float | None = None) -> RelayReport:
+    """Publish outbox events now, confirmed by the broker, and mark the confirmed ones
+    published (a row already published stays as it was). The one way an outbox event is
+    (re)published: the relay, the on-commit hook, reconcile and a reviewer's retry use it.
+    Raises PublishError when the broker is unreachable; the rows get their back-off."""
+    if not events:
+        return RelayReport()
+    messages = [outbox_message(event) for event in events]
+    try:
+        publish = process_publisher().publish(messages, confirm_timeout=confirm_timeout)
+    except PublishError as exc:
+        _record_failures({event.id: f"broker unreachable: {exc}" for event in events})
+        RELAY_PUBLISHES.labels("broker_error").inc(len(events))
+        raise
+    crash_point("relay.after_confirm")
+    outbox_mark_published(publish.confirmed)
+    _record_failures(publish.failed)
+    log_fields = {event.id: _log_fields(event) for event in events}
+    RELAY_PUBLISHES.labels("confirmed").inc(len(publish.confirmed))
+    for event_id in publish.confirmed:
+        logger.info("event published", extra=log_fields[event_id])
+    for event_id, reason in publish.failed.items():
+        RELAY_PUBLISHES.labels(_failure_kind(reason)).inc()
+        logger.error("outbox event %s was not published: %s", event_id, reason, extra=log_fields[event_id])
+    return RelayReport(published=len(publish.confirmed), failed=len(publish.failed), failures=publish.failed)
+
+
+def _log_fields(event: OutboxEvent) -> dict[str, str]:
+    # e.g. event_id and order_id: the same fields the worker's lines carry for this event.
+    return {"event_id": str(event.id), f"{event.aggregate_type}_id": event.aggregate_id}
+
+
+def _failure_kind(reason: str) -> str:
+    for prefix, kind in (
+        ("unroutable", "returned"),
+        ("the broker refused", "nacked"),
+        ("no confirm", "unconfirmed"),
+    ):
+        if reason.startswith(prefix):
+            return kind
+    return "broker_error"
+
+
+def outbox_message(event: OutboxEvent) -> OutgoingMessage:
+    """The task message of an outbox event: task id = message id = event id."""
+    # The routing key is the event type; the registry knows every type the relay may send.
+    # An unknown type is still published: the broker returns it, and we record why.
+    if event.event_type not in event_types():
+        logger.error("outbox event %s has unregistered type %r", event.id, event.event_type)
+    return OutgoingMessage(
+        event_id=event.id,
+        task_name=HANDLE_EVENT,
+        args=(event.payload,),
+        exchange=EVENTS_EXCHANGE.name,
+        routing_key=event.event_type,
+    )
+
+
+def outbox_mark_published(event_ids: list[uuid.UUID]) -> None:
+    """published_at for events the broker confirmed (and did not return)."""
+    if not event_ids:
+        return
+    OutboxEvent.objects.filter(id__in=event_ids, published_at__isnull=True).update(
+        published_at=timezone.now(),
+        next_attempt_at=None,
+        publish_attempts=F("publish_attempts") + 1,
+        last_publish_error="",
+    )
+
+
+def _record_failures(failures: dict[uuid.UUID, str]) -> None:
+    now = timezone.now()
+    for event in OutboxEvent.objects.filter(id__in=failures, published_at__isnull=True):
+        attempts = event.publish_attempts + 1
+        OutboxEvent.objects.filter(pk=event.pk, published_at__isnull=True).update(
+            publish_attempts=attempts,
+            last_publish_error=failures[event.id][:2000],
+            next_attempt_at=now + publish_backoff(attempts),
+        )
+
+
+def _release_claims(event_ids: list[uuid.UUID], *, error: str) -> None:
+    OutboxEvent.objects.filter(id__in=event_ids, published_at__isnull=True).update(
+        next_attempt_at=None, last_publish_error=error
+    )

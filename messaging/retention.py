@@ -1,0 +1,57 @@
+"""Retention: keep the outbox and the inbox bounded, without long locks.
+
+Old rows go in small batches, each its own short transaction, so no delete holds locks that
+the relay or the workers wait on. Only published outbox events are removed (an unpublished
+one is a promise still open), and only inbox rows older than any redelivery can be: a
+redelivery older than that still finds the notification's final state and sends nothing.
+"""
+
+from dataclasses import dataclass
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import connection
+from django.utils import timezone
+
+from messaging.models import OutboxEvent, ProcessedEvent
+
+
+@dataclass
+class RetentionReport:
+    outbox_deleted: int = 0
+    inbox_deleted: int = 0
+
+
+def retention_run(*, batch_size: int | None = None, max_batches: int = 1000) -> RetentionReport:
+    batch_size = batch_size or settings.RETENTION_BATCH_SIZE
+    now = timezone.now()
+    report = RetentionReport()
+    report.outbox_deleted = _delete_in_batches(
+        OutboxEvent._meta.db_table,
+        "created_at < %s AND published_at IS NOT NULL",
+        now - timedelta(days=settings.OUTBOX_RETENTION_DAYS),
+        batch_size,
+        max_batches,
+    )
+    report.inbox_deleted = _delete_in_batches(
+        ProcessedEvent._meta.db_table,
+        "processed_at < %s",
+        now - timedelta(days=settings.INBOX_RETENTION_DAYS),
+        batch_size,
+        max_batches,
+    )
+    return report
+
+
+def _delete_in_batches(table: str, condition: str, cutoff, batch_size: int, max_batches: int) -> int:
+    deleted = 0
+    for _ in range(max_batches):
+        with connection.cursor() as cursor:  # autocommit: each batch commits on its own
+            cursor.execute(
+                f"DELETE FROM {table} WHERE id IN (SELECT id FROM {table} WHERE {condition} LIMIT %s)",
+                [cutoff, batch_size],
+            )
+            deleted += cursor.rowcount
+            if cursor.rowcount < batch_size:
+                break
+    return deleted

@@ -1,0 +1,85 @@
+"""The backbone's Celery tasks: thin. They translate between the message and the services."""
+
+import os
+
+from celery import Task, shared_task
+from celery.exceptions import Reject
+from django.conf import settings
+from django.db import InterfaceError, OperationalError
+
+from messaging.dispatch import Delivery, event_dispatch
+from messaging.errors import InFlightError, PermanentError, TransientError
+from messaging.registry import event_types
+from messaging.relay.relay import relay_outbox_sweep
+from messaging.retention import retention_run
+from messaging.retry_policy import IN_FLIGHT_DELAY_SECONDS, max_retries, retry_delay_seconds
+from messaging.task_names import HANDLE_EVENT, HANDLE_EVENT_BEFORE_MESSAGING, RELAY_OUTBOX_SWEEP, RETENTION
+
+
+class EventTask(Task):
+    """Retries come back to the work queue they came from, after our back-off."""
+
+    def retry(self, args=None, kwargs=None, exc=None, throw=True, eta=None, countdown=None, **options):
+        if isinstance(exc, InFlightError):
+            countdown = IN_FLIGHT_DELAY_SECONDS
+            # Waiting for another worker's lease is not a failed attempt: the next message
+            # keeps this retry number (Celery adds one). Leases expire, so this ends.
+            self.request.retries = max(0, self.request.retries - 1)
+        elif countdown is None and eta is None:
+            retry_after = getattr(exc, "retry_after", None)
+            countdown = retry_delay_seconds(retry_number=self.request.retries + 1, retry_after=retry_after)
+        queue = _work_queue_of(self.request.args)
+        if queue is not None:
+            options.setdefault("queue", queue)  # through orders.retry, keyed by the queue's name
+        # py-amqp waits for the retry's confirm without a limit unless the publish sets one.
+        options.setdefault("confirm_timeout", settings.TASK_RETRY_CONFIRM_TIMEOUT_SECONDS)
+        return super().retry(args, kwargs, exc=exc, throw=throw, eta=eta, countdown=countdown, **options)
+
+
+def _work_queue_of(args) -> str | None:
+    envelope = (args or [None])[0]
+    event_type = event_types().get(envelope.get("event_type")) if isinstance(envelope, dict) else None
+    return event_type.queue if event_type else None
+
+
+def _handle_event(self, envelope):
+    delivery = Delivery(
+        worker=f"{self.request.hostname} pid {os.getpid()}",
+        retries=self.request.retries,
+        max_retries=self.max_retries,
+    )
+    try:
+        return event_dispatch(raw_envelope=envelope, delivery=delivery)
+    except PermanentError as exc:
+        # Straight to the dead-letter queue, with the reason (messaging/worker/request.py).
+        raise Reject(exc, requeue=False) from exc
+
+
+_EVENT_TASK_OPTIONS = {
+    "bind": True,
+    "base": EventTask,
+    "acks_late": True,
+    "reject_on_worker_lost": True,  # bounded by the quorum queue's delivery limit
+    "acks_on_timeout": False,  # a hard time limit requeues; the delivery limit bounds it too
+    # A database that is briefly away is transient too; nothing was recorded, so retry.
+    "autoretry_for": (TransientError, OperationalError, InterfaceError),
+    "max_retries": max_retries(),
+    "Request": "messaging.worker.request:DeadLetteringRequest",
+}
+handle_event = shared_task(name=HANDLE_EVENT, **_EVENT_TASK_OPTIONS)(_handle_event)
+# Messages written before the upgrade carry the old name; the same task runs them.
+handle_event_before_messaging = shared_task(name=HANDLE_EVENT_BEFORE_MESSAGING, **_EVENT_TASK_OPTIONS)(
+    _handle_event
+)
+
+
+@shared_task(name=RELAY_OUTBOX_SWEEP, ignore_result=True, soft_time_limit=30, time_limit=45)
+def relay_outbox_sweep_task():
+    report = relay_outbox_sweep()
+    return {"published": report.published, "failed": report.failed}
+
+
+@shared_task(name=RETENTION, ignore_result=True, soft_time_limit=1800, time_limit=1900)
+def retention_task():
+    report = retention_run()
+    return {"outbox_deleted": report.outbox_deleted, "inbox_deleted": report.inbox_deleted}

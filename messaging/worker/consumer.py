@@ -1,0 +1,57 @@
+"""The worker's consumer, with our dead-lettering for messages that never become a task.
+
+Celery acks a message whose body cannot be decoded, and rejects unknown or invalid ones
+without saying why (docs/celery-and-rabbitmq.md, "What Celery drops by default"). Nothing
+may be dropped: here each goes to the dead-letter queue with its reason, and the worker
+carries on with the next message.
+
+It also publishes its task events (for Flower) without waiting for a confirm of each.
+"""
+
+from celery.worker.consumer import Consumer
+from kombu.exceptions import ContentDisallowed
+
+from messaging.dead_letters.publish import dead_letter_message
+from messaging.worker.failures import failure_reason
+
+
+class DeadLetteringConsumer(Consumer):
+    def connection_for_write(self, url=None, heartbeat=None):
+        # Only the task events go out on this connection (celery/worker/consumer/events.py).
+        # With the broker-wide confirm_publish each of the three events per task waited for
+        # its confirm in the main process, the one that hands out tasks: 40 % of its time in
+        # the benchmark. Events are monitoring data; retries keep their confirms.
+        return self.ensure_connected(
+            self.app.connection_for_write(
+                url=url, heartbeat=heartbeat, transport_options={"confirm_publish": False}
+            )
+        )
+
+    def on_decode_error(self, message, exc):
+        self._dead_letter(message, f"The message body could not be decoded: {exc}", "malformed")
+
+    def on_unknown_message(self, body, message):
+        self._dead_letter(
+            message, "The message is not a Celery task message (it has no 'task' header).", "malformed"
+        )
+
+    def on_unknown_task(self, body, message, exc):
+        name = (message.headers or {}).get("task")
+        self._dead_letter(
+            message,
+            f"No task named {name!r} is registered in this worker: the message was sent to the wrong "
+            "queue, or by a newer release.",
+            "unknown_task",
+        )
+
+    def on_invalid_task(self, body, message, exc):
+        if isinstance(exc, ContentDisallowed):  # e.g. pickle: refused before any decoding
+            self._dead_letter(message, *failure_reason(exc, content_type=message.content_type))
+            return
+        self._dead_letter(message, f"The message is not a valid task message: {exc}", "malformed")
+
+    def _dead_letter(self, message, reason: str, error_class: str) -> None:
+        if dead_letter_message(message, reason=reason, error_class=error_class, worker=self.hostname):
+            message.ack()
+        else:  # the broker dead-letters it (at-least-once), without our reason; never an ack
+            message.reject(requeue=False)

@@ -1,0 +1,188 @@
+"""The review screen for notifications that need a person.
+
+The actions are thin: each calls one service of notifications/operations/review.py, the
+same ones `replay_dead_letters` uses. Only the "Notification reviewers" group (the
+`review_notification` permission) may run them, and every run is recorded.
+"""
+
+from datetime import timedelta
+
+from django import forms
+from django.contrib import admin, messages
+from django.contrib.admin.helpers import ActionForm
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.html import format_html
+
+from infra.read_only_admin import ReadOnlyAdmin, ReadOnlyInline
+from notifications.models import DeliveryAttempt, Notification, OperatorAction
+from notifications.operations.review import (
+    ReviewRefused,
+    notification_assign,
+    notification_reject,
+    notification_retry,
+)
+
+
+class DeliveryAttemptInline(ReadOnlyInline):
+    model = DeliveryAttempt
+    fields = [
+        "number",
+        "started_at",
+        "finished_at",
+        "outcome",
+        "http_status",
+        "error",
+        "worker",
+        "duration_ms",
+    ]
+    readonly_fields = fields
+    verbose_name_plural = "attempt history (one row per call to the mail provider)"
+
+
+class OperatorActionInline(ReadOnlyInline):
+    model = OperatorAction
+    fields = ["created_at", "actor_name", "action", "comment", "result", "finished_at"]
+    readonly_fields = fields
+    verbose_name_plural = "what people did with it"
+
+
+class AgeFilter(admin.SimpleListFilter):
+    title = "age"
+    parameter_name = "age"
+    BUCKETS = {"hour": ("under 1 hour", timedelta(hours=1)), "day": ("under 1 day", timedelta(days=1))}
+
+    def lookups(self, request, model_admin):
+        return [(key, label) for key, (label, _) in self.BUCKETS.items()] + [("older", "older than 1 day")]
+
+    def queryset(self, request, queryset):
+        now = timezone.now()
+        if self.value() in self.BUCKETS:
+            return queryset.filter(status_changed_at__gte=now - self.BUCKETS[self.value()][1])
+        if self.value() == "older":
+            return queryset.filter(status_changed_at__lt=now - timedelta(days=1))
+        return queryset
+
+
+class NeedsPersonFilter(admin.SimpleListFilter):
+    title = "needs a person"
+    parameter_name = "needs_person"
+
+    def lookups(self, request, model_admin):
+        return [("yes", "failed or needs review")]
+
+    def queryset(self, request, queryset):
+        if self.value() == "yes":
+            return queryset.filter(status__in=Notification.NEEDS_PERSON_STATUSES)
+        return queryset
+
+
+class CommentActionForm(ActionForm):
+    comment = forms.CharField(required=False, label="Comment (for reject)", max_length=2000)
+
+
+@admin.register(Notification)
+class NotificationAdmin(ReadOnlyAdmin):
+    list_display = [
+        "id",
+        "order_link",
+        "kind",
+        "status",
+        "reason",
+        "error_class",
+        "attempt_count",
+        "age",
+        "owner",
+    ]
+    list_display_links = ["id"]
+    list_filter = [NeedsPersonFilter, "status", "kind", AgeFilter, "error_class", "owner"]
+    search_fields = ["order__id", "order__customer_email", "idempotency_key", "provider_message_id"]
+    ordering = ["-status_changed_at"]
+    inlines = [DeliveryAttemptInline, OperatorActionInline]
+    action_form = CommentActionForm
+    actions = ["retry", "reject_with_comment", "assign_to_me"]
+    fieldsets = [
+        (None, {"fields": ["order_link", "kind", "status", "reason", "last_error_detail", "error_class"]}),
+        ("Order", {"fields": ["order_summary"]}),
+        (
+            "Delivery",
+            {"fields": ["idempotency_key", "provider_message_id", "attempt_count", "first_attempt_at"]},
+        ),
+        ("Review", {"fields": ["owner", "reviewer_comment", "status_changed_at", "created_at", "sent_at"]}),
+    ]
+    readonly_fields = [
+        "order_link",
+        "order_summary",
+        "kind",
+        "status",
+        "reason",
+        "last_error_detail",
+        "error_class",
+        "idempotency_key",
+        "provider_message_id",
+        "attempt_count",
+        "first_attempt_at",
+        "owner",
+        "reviewer_comment",
+        "status_changed_at",
+        "created_at",
+        "sent_at",
+    ]
+
+    @admin.display(description="order")
+    def order_link(self, notification):
+        url = reverse("admin:orders_order_change", args=[notification.order_id])
+        return format_html('<a href="{}">{}</a>', url, notification.order_id)
+
+    @admin.display(description="order")
+    def order_summary(self, notification):
+        order = notification.order
+        return f"{order.customer_email}, {order.amount} {order.currency}, {order.status} (v{order.version})"
+
+    @admin.display(description="reason")
+    def reason(self, notification):
+        return notification.last_error or "-"
+
+    @admin.display(description="age", ordering="status_changed_at")
+    def age(self, notification):
+        minutes = int((timezone.now() - notification.status_changed_at).total_seconds() // 60)
+        return (
+            f"{minutes // 1440} d"
+            if minutes >= 1440
+            else f"{minutes // 60} h"
+            if minutes >= 60
+            else f"{minutes} min"
+        )
+
+    def has_review_permission(self, request) -> bool:
+        return request.user.has_perm("notifications.review_notification")
+
+    @admin.action(description="Retry (check the order, send again with the same key)", permissions=["review"])
+    def retry(self, request, queryset):
+        self._each(request, queryset, lambda n: notification_retry(notification=n, actor=request.user))
+
+    @admin.action(description="Reject with comment (will not be sent)", permissions=["review"])
+    def reject_with_comment(self, request, queryset):
+        comment = request.POST.get("comment", "")
+        self._each(
+            request,
+            queryset,
+            lambda n: notification_reject(notification=n, actor=request.user, comment=comment),
+        )
+
+    @admin.action(description="Assign to me", permissions=["review"])
+    def assign_to_me(self, request, queryset):
+        self._each(request, queryset, lambda n: notification_assign(notification=n, actor=request.user))
+
+    def _each(self, request, queryset, action) -> None:
+        done, refused = 0, []
+        for notification in queryset.select_related("order"):
+            try:
+                action(notification)
+                done += 1
+            except ReviewRefused as exc:
+                refused.append(f"#{notification.pk}: {exc}")
+        if done:
+            self.message_user(request, f"{done} notification(s) done.", messages.SUCCESS)
+        for line in refused:
+            self.message_user(request, line, messages.ERROR)

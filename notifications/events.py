@@ -1,0 +1,43 @@
+"""The events the email feature consumes: one customer email per event type, each on its
+own work queue, effect-once. Listed in settings MESSAGING_EVENT_CATALOGUES."""
+
+from messaging.registry import EventType, Guarantee
+from orders.events import AGGREGATE, ORDER_CANCELLED, ORDER_CREATED
+
+CONFIRMATIONS_QUEUE = "orders.confirmations"
+CANCELLATIONS_QUEUE = "orders.cancellations"
+
+# Which email each event type sends (a value of Notification.Kind).
+EMAIL_KIND_OF_EVENT = {
+    ORDER_CREATED: "order_confirmation",
+    ORDER_CANCELLED: "order_cancellation",
+}
+
+# The email exists from the order's commit on (pending), so its status is visible at once.
+_CREATE_PENDING = "notifications.services.notification_create_pending_for_event"
+_SEND = "notifications.delivery.handler.email_event_handle"
+
+EVENT_TYPES = [
+    EventType(
+        name=ORDER_CREATED,
+        aggregate=AGGREGATE,
+        queue=CONFIRMATIONS_QUEUE,
+        handler=_SEND,
+        inbox_key="order_confirmation_email",
+        record_hook=_CREATE_PENDING,
+        guarantee=Guarantee.EFFECT_ONCE,
+        schema_versions=frozenset({1}),
+        why="A customer email: never lost, and a second confirmation would confuse and annoy.",
+    ),
+    EventType(
+        name=ORDER_CANCELLED,
+        aggregate=AGGREGATE,
+        queue=CANCELLATIONS_QUEUE,
+        handler=_SEND,
+        inbox_key="order_cancellation_email",
+        record_hook=_CREATE_PENDING,
+        guarantee=Guarantee.EFFECT_ONCE,
+        schema_versions=frozenset({1}),
+        why="A customer email: never lost, never twice.",
+    ),
+]

@@ -1,0 +1,24 @@
+"""The email feature's figures, read when /metrics is scraped (settings METRICS_COLLECTORS)."""
+
+from prometheus_client.core import GaugeMetricFamily
+
+from notifications.selectors import (
+    notification_counts_by_kind_and_status,
+    notification_oldest_unfinished_since,
+)
+from observability.metrics import seconds_since
+
+
+class NotificationCollector:
+    def collect(self):
+        by_status = GaugeMetricFamily(
+            "orders_notifications", "Notifications now, by kind and status.", labels=["kind", "status"]
+        )
+        for kind, status, count in notification_counts_by_kind_and_status():
+            by_status.add_metric([kind, status], count)
+        yield by_status
+        yield GaugeMetricFamily(
+            "orders_oldest_unfinished_notification_age_seconds",
+            "Age of the oldest notification still pending or sending (0 when there is none).",
+            seconds_since(notification_oldest_unfinished_since()),
+        )

@@ -1,0 +1,71 @@
+"""Reads of the email feature that more than one screen needs: the API, the status command,
+/metrics and the dashboard ask the same questions the same way."""
+
+from datetime import datetime
+from uuid import UUID
+
+from django.db.models import Count, Min, Prefetch, Q
+
+from messaging.models import OutboxEvent
+from messaging.selectors import outbox_event_latest
+from notifications.events import EMAIL_KIND_OF_EVENT
+from notifications.models import Notification
+from orders.models import Order
+
+
+def order_get_with_notifications(*, order_id: UUID) -> Order | None:
+    """An order with its emails (`order.notifications`, by kind), for the API."""
+    return (
+        Order.objects.prefetch_related(
+            Prefetch("notifications", queryset=Notification.objects.order_by("kind"))
+        )
+        .filter(id=order_id)
+        .first()
+    )
+
+
+def notification_counts_by_status() -> dict[str, int]:
+    return dict(Notification.objects.values_list("status").annotate(n=Count("id")).order_by("status"))
+
+
+def notification_counts_by_kind_and_status() -> list[tuple[str, str, int]]:
+    return list(Notification.objects.values_list("kind", "status").annotate(n=Count("id")))
+
+
+def notification_oldest_unfinished_since() -> datetime | None:
+    """When the longest-waiting pending or sending email last changed status."""
+    return Notification.objects.filter(status__in=Notification.UNFINISHED_STATUSES).aggregate(
+        oldest=Min("status_changed_at")
+    )["oldest"]
+
+
+def notification_outbox_event(notification: Notification) -> OutboxEvent | None:
+    """The outbox event that asks for this notification (the newest, if there were several),
+    unless retention has removed it."""
+    types = [name for name, kind in EMAIL_KIND_OF_EVENT.items() if kind == notification.kind]
+    return outbox_event_latest(aggregate_id=notification.order_id, event_types=types)
+
+
+def notification_counts_per_kind_since(moment: datetime) -> list[dict]:
+    """Per kind, emails accepted since `moment`, how many reached a final state, how many sent."""
+    return list(
+        Notification.objects.filter(created_at__gte=moment)
+        .values("kind")
+        .annotate(
+            accepted=Count("id"),
+            completed=Count("id", filter=Q(status__in=Notification.FINAL_STATUSES)),
+            sent=Count("id", filter=Q(status=Notification.Status.SENT)),
+        )
+        .order_by("kind")
+    )
+
+
+def notification_latencies_sent_since(
+    moment: datetime, *, limit: int = 5000
+) -> list[tuple[datetime, datetime]]:
+    """(created_at, sent_at) of emails sent since `moment`, oldest first."""
+    return list(
+        Notification.objects.filter(status=Notification.Status.SENT, sent_at__gte=moment)
+        .values_list("created_at", "sent_at")
+        .order_by("sent_at")[:limit]
+    )

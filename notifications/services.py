@@ -1,0 +1,41 @@
+"""Creating a notification: pending from the commit of the change that calls for it."""
+
+import uuid
+
+from django.utils import timezone
+
+from messaging.models import OutboxEvent
+from notifications.events import EMAIL_KIND_OF_EVENT
+from notifications.models import Notification
+
+
+def notification_create_pending_for_event(event: OutboxEvent) -> None:
+    """The record hook of the email event types (notifications/events.py): runs in the
+    transaction that records the event, so the email's status is visible from that commit on."""
+    notification_create_pending(
+        order_id=uuid.UUID(event.aggregate_id), kind=EMAIL_KIND_OF_EVENT[event.event_type]
+    )
+
+
+def notification_create_pending(*, order_id: uuid.UUID, kind: str) -> None:
+    """One INSERT … ON CONFLICT DO NOTHING: the unique (order, kind) makes a second one a no-op."""
+    Notification.objects.bulk_create(
+        [
+            Notification(
+                order_id=order_id,
+                kind=kind,
+                idempotency_key=notification_idempotency_key(order_id=order_id, kind=kind),
+                status_changed_at=timezone.now(),
+            )
+        ],
+        ignore_conflicts=True,
+    )
+
+
+# A fixed namespace: the key for (kind, order) is the same in every process and after a
+# database restore, so the provider recognises a resend of the same email.
+_IDEMPOTENCY_NAMESPACE = uuid.UUID("6f1c9a52-4c1e-4a53-9d8e-0f6ad3f2b7a1")
+
+
+def notification_idempotency_key(*, order_id: uuid.UUID, kind: str) -> str:
+    return str(uuid.uuid5(_IDEMPOTENCY_NAMESPACE, f"{kind}:{order_id}"))

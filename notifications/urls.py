@@ -1,0 +1,5 @@
+from django.urls import path
+
+from notifications.views import dashboard
+
+urlpatterns = [path("admin/dashboard/", dashboard, name="dashboard")]

@@ -1,0 +1,9 @@
+from django.contrib.admin.views.decorators import staff_member_required
+from django.shortcuts import render
+
+from notifications.dashboard import dashboard_figures
+
+
+@staff_member_required
+def dashboard(request):
+    return render(request, "notifications/dashboard.html", dashboard_figures())

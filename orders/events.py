@@ -1,0 +1,33 @@
+"""The events the order feature writes, and the one it consumes itself.
+
+The names are the order feature's vocabulary (also the routing keys); who consumes each is
+declared by the consumer, in its own catalogue (settings MESSAGING_EVENT_CATALOGUES): the
+emails in notifications/events.py, the daily sales figure below.
+"""
+
+from messaging.registry import EventType, Guarantee
+
+AGGREGATE = "order"  # the events' subject; its id travels as `order_id`
+
+ORDER_CREATED = "order.created"
+ORDER_PAID = "order.paid"
+ORDER_CANCELLED = "order.cancelled"
+
+ANALYTICS_QUEUE = "orders.analytics"
+
+EVENT_TYPES = [
+    EventType(
+        name=ORDER_PAID,
+        aggregate=AGGREGATE,
+        queue=ANALYTICS_QUEUE,
+        handler="orders.sales.daily_sales_count_handle",
+        inbox_key="daily_sales_count",
+        guarantee=Guarantee.AT_LEAST_ONCE,
+        schema_versions=frozenset({1}),
+        why=(
+            "A dashboard counter of paid orders per day. A redelivery may count an order twice; "
+            "the figure is for watching trends, the orders table stays the record, and an inbox "
+            "row per event would double the counter's write cost for nothing a person would notice."
+        ),
+    ),
+]
