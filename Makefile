@@ -64,9 +64,11 @@ bench: venv services
 soak: venv services
 	$(BIN)/python -m bench --phases soak --soak-seconds $(SOAK_SECONDS) --soak-rate $(SOAK_RATE)
 
+## lint: style (ruff), the direction of the dependencies (import-linter, pyproject.toml)
 lint: venv
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
 
 format: venv
 	$(BIN)/ruff format .
