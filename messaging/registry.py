@@ -8,7 +8,7 @@ settings name the catalogues (`MESSAGING_EVENT_CATALOGUES`), the way Django find
 events may be written) and the dispatcher (which handler to run) all read this one registry.
 """
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
@@ -39,7 +39,7 @@ class EventType:
     # Dotted path of `handler(*, envelope, delivery) -> str`, run by the event task. An
     # effect-once handler writes its inbox row (messaging.inbox) with its final result.
     handler: str
-    inbox_key: str  # the inbox's (event_id, inbox_key) for effect-once types
+    inbox_key: str  # the inbox's key with the event id (ProcessedEvent.handler), effect-once types
     guarantee: Guarantee
     schema_versions: frozenset[int]
     why: str  # the reason for the guarantee, for the next person who adds a type
@@ -100,7 +100,3 @@ def work_queue_names(catalogues: Sequence[str] | None = None) -> list[str]:
 
 def event_types_for_queue(queue: str, catalogues: Sequence[str] | None = None) -> list[str]:
     return sorted(event.name for event in event_types(catalogues).values() if event.queue == queue)
-
-
-def event_type_names(guarantee: Guarantee, types: Iterable[EventType] | None = None) -> list[str]:
-    return [event.name for event in (types or event_types().values()) if event.guarantee == guarantee]
