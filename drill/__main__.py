@@ -17,6 +17,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--relays", type=int, default=2)
     parser.add_argument("--kill-every", type=float, default=4.0, help="seconds between faults (default 4)")
     parser.add_argument("--seed", type=int, default=42)
+    parser.add_argument(
+        "--api-throttle-rate", help="API_THROTTLE_RATE of the drill's stack (default: sized for --rate)"
+    )
     parser.add_argument("--out", default="docs/drills", help="where the JSON and Markdown report go")
     args = parser.parse_args(argv)
     from drill.harness import DrillConfig, drill_run, report_markdown, report_write
@@ -28,6 +31,7 @@ def main(argv: list[str] | None = None) -> int:
         relays=args.relays,
         kill_every=args.kill_every,
         seed=args.seed,
+        api_throttle_rate=args.api_throttle_rate,
         settle_timeout=max(240.0, args.orders / 10),
     )
     report = drill_run(config)

@@ -16,7 +16,7 @@ import requests
 from kombu import Connection
 
 from drill.chaos import Chaos
-from drill.load import OrderStream
+from drill.load import OrderStream, api_throttle_rate_for
 from drill.stack import DrillStack
 from drill.verdict import FINAL, Verdict, verdict_compute
 
@@ -33,8 +33,13 @@ class DrillConfig:
     broker_restart_at: float | None = 0.4  # share of the stream after which RabbitMQ restarts once
     settle_timeout: float = 240.0
     seed: int = 42
+    api_throttle_rate: str | None = None  # None: sized for `rate` (drill.load.api_throttle_rate_for)
     extra_env: dict[str, str] = field(default_factory=dict)  # e.g. a deliberately broken build
     workdir: Path | None = None
+
+    @property
+    def effective_api_throttle_rate(self) -> str:
+        return self.api_throttle_rate or api_throttle_rate_for(self.rate)
 
 
 @dataclass
@@ -53,7 +58,11 @@ def drill_run(config: DrillConfig) -> DrillReport:
     started = time.monotonic()
     workdir = config.workdir or Path(tempfile.mkdtemp(prefix="drill-"))
     stack = DrillStack(
-        workdir=workdir, workers=config.workers, relays=config.relays, extra_env=config.extra_env
+        workdir=workdir,
+        api_throttle_rate=config.effective_api_throttle_rate,
+        workers=config.workers,
+        relays=config.relays,
+        extra_env=config.extra_env,
     )
     try:
         stack.start()
@@ -81,7 +90,8 @@ def drill_run(config: DrillConfig) -> DrillReport:
         if not settled:
             verdict.problems.insert(0, f"did not settle within {config.settle_timeout:.0f} s")
         return DrillReport(
-            config={k: v for k, v in asdict(config).items() if k != "workdir"},
+            config={k: v for k, v in asdict(config).items() if k != "workdir"}
+            | {"api_throttle_rate": config.effective_api_throttle_rate},
             verdict=asdict(verdict) | {"problems": verdict.problems[:50]},
             passed=verdict.passed and settled,
             chaos=asdict(chaos.log),
@@ -164,6 +174,7 @@ def report_markdown(report: DrillReport) -> str:
         ("database connection drops", c["database_terminations"]),
         ("events published again (copies)", c["republished_copies"]),
         ("provider faults injected", faults),
+        ("API throttle per token (API_THROTTLE_RATE)", report.config["api_throttle_rate"]),
         ("client requests retried", report.load["requests_retried"]),
         ("time to settle after the stream", f"{report.seconds_to_settle} s"),
         ("whole drill", f"{report.seconds_total} s"),
