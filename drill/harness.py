@@ -16,7 +16,7 @@ import requests
 from kombu import Connection
 
 from drill.chaos import Chaos
-from drill.load import OrderStream, api_throttle_rate_for
+from drill.load import GIVE_UP_AFTER_SECONDS, OrderStream, api_throttle_rate_for
 from drill.stack import DrillStack
 from drill.verdict import FINAL, Verdict, verdict_compute
 
@@ -34,6 +34,7 @@ class DrillConfig:
     settle_timeout: float = 240.0
     seed: int = 42
     api_throttle_rate: str | None = None  # None: sized for `rate` (drill.load.api_throttle_rate_for)
+    give_up_after: float = GIVE_UP_AFTER_SECONDS  # the load's deadline for one request
     extra_env: dict[str, str] = field(default_factory=dict)  # e.g. a deliberately broken build
     workdir: Path | None = None
 
@@ -79,7 +80,12 @@ def drill_run(config: DrillConfig) -> DrillReport:
         chaos.provider_faults_on()
         chaos.start()
         load = OrderStream(
-            stack.web_url, stack.token, orders=config.orders, rate=config.rate, seed=config.seed
+            stack.web_url,
+            stack.token,
+            orders=config.orders,
+            rate=config.rate,
+            seed=config.seed,
+            give_up_after=config.give_up_after,
         ).run()
         chaos.stop()
         chaos.provider_faults_off()
@@ -101,7 +107,8 @@ def drill_run(config: DrillConfig) -> DrillReport:
                 "paid": len(load.paid),
                 "cancelled": len(load.cancelled),
                 "requests_retried": load.retried_requests,
-                "requests_given_up": load.failed_requests[:20],
+                "requests_throttled": load.throttled_requests,
+                "requests_given_up": load.given_up_requests[:20],
             },
             seconds_to_settle=round(seconds_to_settle, 1),
             seconds_total=round(time.monotonic() - started, 1),
@@ -176,6 +183,7 @@ def report_markdown(report: DrillReport) -> str:
         ("provider faults injected", faults),
         ("API throttle per token (API_THROTTLE_RATE)", report.config["api_throttle_rate"]),
         ("client requests retried", report.load["requests_retried"]),
+        ("client requests throttled (429, waited out)", report.load["requests_throttled"]),
         ("time to settle after the stream", f"{report.seconds_to_settle} s"),
         ("whole drill", f"{report.seconds_total} s"),
     ]
