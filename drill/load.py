@@ -35,12 +35,25 @@ def api_throttle_rate_for(orders_per_second: float) -> str:
 
 @dataclass
 class LoadResult:
+    orders_asked: int = 0
     accepted: dict[str, str] = field(default_factory=dict)  # order id -> customer email
     paid: set[str] = field(default_factory=set)
     cancelled: set[str] = field(default_factory=set)
     given_up_requests: list[str] = field(default_factory=list)  # should stay empty
     retried_requests: int = 0  # after a 5xx or no answer
     throttled_requests: int = 0  # 429s waited out and retried
+
+    @property
+    def complete(self) -> bool:
+        """The load did all its work: every order asked for placed, no request given up."""
+        return len(self.accepted) == self.orders_asked and not self.given_up_requests
+
+    def shortfall(self) -> str:
+        first = f" (first: {self.given_up_requests[0]})" if self.given_up_requests else ""
+        return (
+            f"the load placed {len(self.accepted)} of {self.orders_asked} orders and gave up on "
+            f"{len(self.given_up_requests)} requests{first}"
+        )
 
 
 def retry_after_seconds(response: requests.Response) -> float:
@@ -78,7 +91,7 @@ class OrderStream:
         self.rng = random.Random(seed)
         self.session = requests.Session()
         self.session.headers["Authorization"] = f"Bearer {token}"
-        self.result = LoadResult()
+        self.result = LoadResult(orders_asked=orders)
         self._later_cancels: list[tuple[float, str]] = []
 
     def run(self) -> LoadResult:
