@@ -8,6 +8,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from bench.pipelines import LoadShortfall
 from bench.runner import PHASES, BenchRun
 
 
@@ -35,14 +36,18 @@ def main(argv: list[str] | None = None) -> int:
 
     from bench.report import report_markdown, report_write
 
-    results = BenchRun(
-        Path(tempfile.mkdtemp(prefix="bench-")),
-        repeats=args.repeats,
-        load_seconds=args.load_seconds,
-        soak_seconds=args.soak_seconds,
-        phases=phases,
-        soak_rate=args.soak_rate,
-    ).run()
+    try:
+        results = BenchRun(
+            Path(tempfile.mkdtemp(prefix="bench-")),
+            repeats=args.repeats,
+            load_seconds=args.load_seconds,
+            soak_seconds=args.soak_seconds,
+            phases=phases,
+            soak_rate=args.soak_rate,
+        ).run()
+    except LoadShortfall as shortfall:  # figures of a smaller load than claimed: none at all
+        print(f"bench FAILED: {shortfall}", file=sys.stderr)
+        return 1
     if phases != PHASES:  # a partial run: its figures, not the report
         path = Path(args.out) / f"{'+'.join(phases)}-latest.json"
         path.parent.mkdir(parents=True, exist_ok=True)

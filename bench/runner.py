@@ -11,25 +11,15 @@ import os
 import statistics
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from kombu import Connection
 
 from bench.environment import BenchEnvironment
+from bench.pipelines import Pipeline
 
 OFFERED_LOADS = (25, 50, 100)
 PHASES = ("raw", "relay", "drain", "saturation", "latency", "soak")
-
-
-@dataclass(frozen=True)
-class Pipeline:
-    """One of the two pipelines, as the phases drive it (functions of bench/measure.py)."""
-
-    name: str  # "ours" or "naive"
-    place: Callable[..., None]
-    wait_all_sent: Callable[[], None]
-    completions: Callable[[], list[tuple]]
 
 
 def spread(values: list[float]) -> dict:
@@ -126,8 +116,7 @@ class BenchRun:
             for pipeline in self.pipelines:
                 pipeline.place(2000)  # queued, no worker yet
                 self._start_worker(pipeline.name)
-                pipeline.wait_all_sent()
-                rates[pipeline.name].append(self.m.drain_rate(pipeline.completions()))
+                rates[pipeline.name].append(self.m.drain_rate(pipeline.finished(2000)))
                 self._stop_pipeline(pipeline.name)
                 self.m.clear_orders()
         self.results["drain_ours_per_s"] = spread(rates["ours"])
@@ -144,10 +133,11 @@ class BenchRun:
     def _saturate(self, pipeline: Pipeline) -> float:
         self._start_pipeline(pipeline.name)
         deadline = time.monotonic() + self.load_seconds
+        placed = 0
         while time.monotonic() < deadline:
             pipeline.place(100)
-        pipeline.wait_all_sent()
-        rate = self.m.throughput(pipeline.completions())
+            placed += 100
+        rate = self.m.throughput(pipeline.finished(placed))
         self._stop_pipeline(pipeline.name)
         self.m.clear_orders()
         return rate
@@ -159,9 +149,9 @@ class BenchRun:
             for load in OFFERED_LOADS:
                 runs = []
                 for _ in range(self.repeats):
-                    pipeline.place(int(load * self.load_seconds), rate=load)
-                    pipeline.wait_all_sent()
-                    runs.append(self.m.latencies_ms(pipeline.completions()))
+                    orders = int(load * self.load_seconds)
+                    pipeline.place(orders, rate=load)
+                    runs.append(self.m.latencies_ms(pipeline.finished(orders)))
                     self.m.clear_orders()
                 quantiles = {q: spread([run[q] for run in runs]) for q in ("p50", "p95", "p99")}
                 table[pipeline.name][load] = quantiles
@@ -184,7 +174,7 @@ class BenchRun:
                 for name in samples:
                     samples[name].append(m.resident_memory_kib(self.env.processes[name].pid))
             time.sleep(0.05)
-        m.ours_wait_all_sent()
+        self.pipelines[0].finished(placed)  # ours
         self._stop_pipeline("ours")
         m.clear_orders()
         window = max(1, len(samples["worker"]) // 5)

@@ -22,6 +22,7 @@ from drill.processes import (
 @dataclass
 class DrillStack:
     workdir: Path
+    api_throttle_rate: str  # sized for the drill's stream: drill.load.api_throttle_rate_for
     workers: int = 2
     relays: int = 2
     extra_env: dict[str, str] = field(default_factory=dict)
@@ -53,6 +54,9 @@ class DrillStack:
                 workdir=self.workdir,
             ),
             "WEB_PORT": str(self.web_port),
+            # The product's default limit refuses most of one token's drill stream, and a request
+            # refused is an order not placed: sized for the drill (drill/load.py says how).
+            "API_THROTTLE_RATE": self.api_throttle_rate,
             # Short clocks, so a drill settles in minutes: fast retries, a provider read timeout
             # that a "stall" fault outlasts, short leases and sweeps.
             "DELIVERY_RETRY_BASE_DELAY_SECONDS": "1",

@@ -1,11 +1,16 @@
 """`make bench` must not rot between the runs people read: a short real run of its raw-limit
-phase, and the report it writes, with a missed target shown as missed."""
+phase, the report it writes, with a missed target shown as missed, and a phase whose orders
+did not all go through failing the run instead of reporting figures."""
 
 import json
 import subprocess
 import sys
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
+
+from bench.pipelines import LoadShortfall, completions_check
 from bench.report import report_markdown, report_write, targets_check
 
 REPO = Path(__file__).resolve().parent.parent
@@ -72,3 +77,16 @@ def test_the_report_states_each_target_and_marks_a_missed_one(tmp_path):
     assert markdown == report_markdown(results)
     assert (tmp_path / "latency.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert {path.name for path in paths} == {"bench-latest.json", "bench-latest.md", "latency.png"}
+
+
+def test_a_phase_whose_orders_did_not_all_go_through_is_a_shortfall():
+    created = datetime(2025, 1, 1, tzinfo=UTC)
+    sent = created + timedelta(milliseconds=8)
+    # then: all placed orders in the database and sent
+    assert completions_check([(created, sent)] * 3, placed=3, pipeline="ours") == [(created, sent)] * 3
+    # fewer in the database than placed
+    with pytest.raises(LoadShortfall, match="ours: 3 orders placed, 2 in the database, 2 sent"):
+        completions_check([(created, sent)] * 2, placed=3, pipeline="ours")
+    # all there, one never sent
+    with pytest.raises(LoadShortfall, match="naive: 3 orders placed, 3 in the database, 2 sent"):
+        completions_check([(created, sent), (created, None), (created, sent)], placed=3, pipeline="naive")

@@ -1,8 +1,12 @@
 """The fault drill, short: a few hundred orders through the real stack while workers and
 relays are SIGKILLed, RabbitMQ restarts, database connections drop, the provider misbehaves
 and events are published again out of order. The verdict comes from the simulator's records
-and the database. And a deliberately broken build must fail it: the drill can fail."""
+and the database. And a deliberately broken build must fail it, and a drill whose load the
+API refused must not pass: the drill can fail."""
 
+import json
+
+from drill.__main__ import run_and_report
 from drill.harness import DrillConfig, drill_run, report_markdown
 
 
@@ -13,6 +17,9 @@ def test_a_short_drill_ends_with_nothing_lost_and_nothing_doubled():
     assert report.passed, verdict["problems"]
     assert (verdict["lost"], verdict["duplicates"], verdict["unexpected"]) == (0, 0, 0)
     assert verdict["orders"] == 300
+    assert report.load["orders_asked"] == report.load["orders_placed"] == 300
+    assert report.load["requests_given_up"] == 0
+    assert report.outcome == "PASSED"
     assert verdict["emails_accepted"] == verdict["emails_expected"] > 300  # cancellations too
     chaos = report.chaos
     assert chaos["worker_kills"] >= 1
@@ -21,6 +28,42 @@ def test_a_short_drill_ends_with_nothing_lost_and_nothing_doubled():
     assert chaos["database_terminations"] >= 1
     assert chaos["republished_copies"] > 0
     assert {"503", "429", "stall", "accept_then_drop"} <= set(report.faults_injected)
+
+
+def test_a_drill_whose_api_refuses_requests_ends_incomplete_and_exits_non_zero(tmp_path):
+    # given: an API that lets 3 requests a minute through, and a client that waits out a 429
+    # only as long as its 3 s deadline allows
+    config = DrillConfig(
+        orders=8,
+        rate=10,
+        broker_restart_at=None,
+        api_throttle_rate="3/min",
+        give_up_after=3,
+        settle_timeout=60,
+    )
+    # when
+    report, exit_status = run_and_report(config, tmp_path)
+    # then
+    assert not report.passed
+    assert report.outcome == "INCOMPLETE"  # what it did place: nothing lost, nothing doubled
+    load = report.load
+    placed, given_up = load["orders_placed"], load["requests_given_up"]
+    assert load["orders_asked"] == 8
+    assert placed < 8  # at most 3 a window, and the load spans at most two windows
+    assert given_up > 0
+    assert "429" in load["requests_given_up_first"][0]
+    markdown = (tmp_path / "drill-latest.md").read_text()
+    assert (
+        f"| verdict | INCOMPLETE: placed {placed} of 8 orders, gave up on {given_up} requests |" in markdown
+    )
+    assert "| orders asked | 8 |" in markdown
+    assert f"| orders placed (201 from the API) | {placed} |" in markdown
+    assert "| API throttle per token (API_THROTTLE_RATE) | 3/min |" in markdown
+    assert f"the load placed {placed} of 8 orders" in report.verdict["problems"][0]
+    written = json.loads((tmp_path / "drill-latest.json").read_text())
+    assert (written["passed"], written["outcome"]) == (False, "INCOMPLETE")
+    assert written["config"]["api_throttle_rate"] == "3/min"
+    assert exit_status == 1
 
 
 def test_a_build_that_breaks_deduplication_fails_the_drill():

@@ -1,0 +1,95 @@
+"""The drill's report: JSON for machines, a Markdown table for people
+(docs/drills/drill-latest.*). Orders asked and orders placed stand side by side, so a drill
+whose load fell short cannot read like one that did its work."""
+
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from drill.load import LoadResult
+
+
+@dataclass
+class DrillReport:
+    config: dict
+    verdict: dict
+    passed: bool
+    outcome: str  # PASSED, FAILED (lost, doubled or unsettled) or INCOMPLETE (the load fell short)
+    chaos: dict
+    faults_injected: dict
+    load: dict
+    seconds_to_settle: float
+    seconds_total: float
+
+
+def load_summary(load: LoadResult) -> dict:
+    """What the load did, for the report: asked and placed side by side, and what it gave up."""
+    return {
+        "orders_asked": load.orders_asked,
+        "orders_placed": len(load.accepted),
+        "paid": len(load.paid),
+        "cancelled": len(load.cancelled),
+        "requests_retried": load.retried_requests,
+        "requests_throttled": load.throttled_requests,
+        "requests_given_up": len(load.given_up_requests),
+        "requests_given_up_first": load.given_up_requests[:20],
+    }
+
+
+def report_write(report: DrillReport, directory: Path, name: str = "latest") -> tuple[Path, Path]:
+    directory.mkdir(parents=True, exist_ok=True)
+    json_path = directory / f"drill-{name}.json"
+    json_path.write_text(json.dumps(asdict(report), indent=2, sort_keys=True, default=str) + "\n")
+    markdown_path = directory / f"drill-{name}.md"
+    markdown_path.write_text(report_markdown(report))
+    return json_path, markdown_path
+
+
+def report_markdown(report: DrillReport) -> str:
+    v, c, load = report.verdict, report.chaos, report.load
+    faults = ", ".join(f"{kind} {n}" for kind, n in sorted(report.faults_injected.items())) or "none"
+    rows = [
+        ("verdict", _verdict_text(report)),
+        ("orders asked", load["orders_asked"]),
+        ("orders placed (201 from the API)", load["orders_placed"]),
+        ("orders in the database", v["orders"]),
+        ("emails expected", v["emails_expected"]),
+        ("emails accepted by the provider", v["emails_accepted"]),
+        ("duplicates", v["duplicates"]),
+        ("lost", v["lost"]),
+        ("accepted but recorded as not sent", v["unexpected"]),
+        ("unfinished notifications", v["unfinished"]),
+        ("waiting for a person (failed / needs review)", v["parked"]),
+        ("unpublished outbox events", v["unpublished_events"]),
+        ("worker kills (SIGKILL)", c["worker_kills"]),
+        ("relay kills (SIGKILL)", c["relay_kills"]),
+        ("RabbitMQ restarts", c["broker_restarts"]),
+        ("database connection drops", c["database_terminations"]),
+        ("events published again (copies)", c["republished_copies"]),
+        ("provider faults injected", faults),
+        ("API throttle per token (API_THROTTLE_RATE)", report.config["api_throttle_rate"]),
+        ("client requests retried", load["requests_retried"]),
+        ("client requests throttled (429, waited out)", load["requests_throttled"]),
+        ("client requests given up", load["requests_given_up"]),
+        ("time to settle after the stream", f"{report.seconds_to_settle} s"),
+        ("whole drill", f"{report.seconds_total} s"),
+    ]
+    lines = ["| | |", "|---|---|", *(f"| {label} | {value} |" for label, value in rows)]
+    if v["problems"]:
+        lines += ["", "Problems:", *(f"- {problem}" for problem in v["problems"])]
+    if load["requests_given_up_first"]:
+        lines += ["", "Requests given up (the first 20):"]
+        lines += [f"- {request}" for request in load["requests_given_up_first"]]
+    return "\n".join(lines) + "\n"
+
+
+def _verdict_text(report: DrillReport) -> str:
+    load = report.load
+    if report.outcome == "PASSED":
+        return f"PASSED: all {load['orders_asked']} orders placed, 0 lost, 0 duplicates"
+    if report.outcome == "INCOMPLETE":
+        return (
+            f"INCOMPLETE: placed {load['orders_placed']} of {load['orders_asked']} orders, "
+            f"gave up on {load['requests_given_up']} requests"
+        )
+    return "FAILED (see the problems below)"
