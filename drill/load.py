@@ -45,14 +45,20 @@ class LoadResult:
 
     @property
     def complete(self) -> bool:
-        """The load did all its work: every order asked for placed, no request given up."""
-        return len(self.accepted) == self.orders_asked and not self.given_up_requests
+        """The load did all its work at the rate it was asked: every order placed, no request
+        given up, and none held back by the API's throttle (which the drill sizes to fit its
+        rate: a throttled stream offered less than the drill claims)."""
+        return (
+            len(self.accepted) == self.orders_asked
+            and not self.given_up_requests
+            and not self.throttled_requests
+        )
 
     def shortfall(self) -> str:
         first = f" (first: {self.given_up_requests[0]})" if self.given_up_requests else ""
         return (
-            f"the load placed {len(self.accepted)} of {self.orders_asked} orders and gave up on "
-            f"{len(self.given_up_requests)} requests{first}"
+            f"the load placed {len(self.accepted)} of {self.orders_asked} orders, gave up on "
+            f"{len(self.given_up_requests)} requests{first} and was throttled {self.throttled_requests} times"
         )
 
 

@@ -90,6 +90,6 @@ def _verdict_text(report: DrillReport) -> str:
     if report.outcome == "INCOMPLETE":
         return (
             f"INCOMPLETE: placed {load['orders_placed']} of {load['orders_asked']} orders, "
-            f"gave up on {load['requests_given_up']} requests"
+            f"gave up on {load['requests_given_up']} requests, throttled {load['requests_throttled']} times"
         )
     return "FAILED (see the problems below)"

@@ -19,6 +19,7 @@ def test_a_short_drill_ends_with_nothing_lost_and_nothing_doubled():
     assert verdict["orders"] == 300
     assert report.load["orders_asked"] == report.load["orders_placed"] == 300
     assert report.load["requests_given_up"] == 0
+    assert report.load["requests_throttled"] == 0  # the drill's throttle fits its rate
     assert report.outcome == "PASSED"
     assert verdict["emails_accepted"] == verdict["emails_expected"] > 300  # cancellations too
     chaos = report.chaos
@@ -47,15 +48,17 @@ def test_a_drill_whose_api_refuses_requests_ends_incomplete_and_exits_non_zero(t
     assert not report.passed
     assert report.outcome == "INCOMPLETE"  # what it did place: nothing lost, nothing doubled
     load = report.load
-    placed, given_up = load["orders_placed"], load["requests_given_up"]
+    placed, given_up, throttled = load["orders_placed"], load["requests_given_up"], load["requests_throttled"]
     assert load["orders_asked"] == 8
     assert placed < 8  # at most 3 a window, and the load spans at most two windows
     assert given_up > 0
     assert "429" in load["requests_given_up_first"][0]
     markdown = (tmp_path / "drill-latest.md").read_text()
-    assert (
-        f"| verdict | INCOMPLETE: placed {placed} of 8 orders, gave up on {given_up} requests |" in markdown
+    verdict_row = (
+        f"INCOMPLETE: placed {placed} of 8 orders, "
+        f"gave up on {given_up} requests, throttled {throttled} times"
     )
+    assert f"| verdict | {verdict_row} |" in markdown
     assert "| orders asked | 8 |" in markdown
     assert f"| orders placed (201 from the API) | {placed} |" in markdown
     assert "| API throttle per token (API_THROTTLE_RATE) | 3/min |" in markdown
