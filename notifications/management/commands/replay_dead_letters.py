@@ -8,9 +8,10 @@ replay or discard is recorded with who ran it.
 import getpass
 import sys
 import time
+from typing import Any
 
 from amqp.exceptions import AMQPError
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
@@ -31,7 +32,7 @@ CONFIRM_ABOVE = 5  # more messages than this need --yes or an interactive "yes"
 class Command(BaseCommand):
     help = "List, show, replay or discard dead-lettered messages (docs/operations.md)."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         sub = parser.add_subparsers(dest="verb", required=True, parser_class=type(parser))
         sub.add_parser("list", help="list the dead letters")
         show = sub.add_parser("show", help="everything about one dead letter")
@@ -46,7 +47,7 @@ class Command(BaseCommand):
         for verb_parser in sub.choices.values():
             self._add_filters(verb_parser)
 
-    def _add_filters(self, parser) -> None:
+    def _add_filters(self, parser: CommandParser) -> None:
         parser.add_argument("--event-type", help="e.g. order.created")
         parser.add_argument(
             "--reason", help="words in the reason or the class, e.g. 'rejected' or 'malformed'"
@@ -62,7 +63,7 @@ class Command(BaseCommand):
         parser.add_argument("--yes", action="store_true", help="do not ask before acting on many messages")
         parser.add_argument("--actor", default=None, help="who runs this, for the record (default: OS user)")
 
-    def handle(self, *args, verb: str, **options):
+    def handle(self, *args: Any, verb: str, **options: Any) -> None:
         now = timezone.now()
         options["older_than"] = (
             _cutoff(options["older_than"], now, "--older-than") if options.get("older_than") else None
