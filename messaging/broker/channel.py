@@ -1,0 +1,16 @@
+"""The channel our code talks to, typed as what it is.
+
+Our broker URLs are `amqp://` (kombu's py-amqp transport), whose channels are py-amqp
+channels with kombu's additions (`kombu.transport.pyamqp.Channel`); kombu's stubs type
+`Connection.channel()` as the transport-neutral `StdChannel`, which has none of the AMQP
+methods (basic_get, queue_declare, confirm_select) that we call.
+"""
+
+from typing import cast
+
+from kombu import Connection
+from kombu.transport import pyamqp
+
+
+def amqp_channel(connection: Connection) -> pyamqp.Channel:
+    return cast(pyamqp.Channel, connection.channel())
