@@ -8,9 +8,18 @@ methods (basic_get, queue_declare, confirm_select) that we call.
 
 from typing import cast
 
+import amqp
 from kombu import Connection
 from kombu.transport import pyamqp
 
 
 def amqp_channel(connection: Connection) -> pyamqp.Channel:
     return cast(pyamqp.Channel, connection.channel())
+
+
+def queue_counts(channel: amqp.Channel, queue: str) -> tuple[int, int]:
+    """(messages ready, consumers) of a queue that exists, by a passive declare."""
+    declared = channel.queue_declare(queue=queue, passive=True)
+    assert declared is not None  # None only for a declare with nowait
+    _, messages, consumers = declared
+    return messages, consumers

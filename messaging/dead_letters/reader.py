@@ -14,7 +14,7 @@ import amqp
 from django.conf import settings
 from kombu import Connection
 
-from messaging.broker.channel import amqp_channel
+from messaging.broker.channel import amqp_channel, queue_counts
 from messaging.broker.topology import dead_letter_queues
 from messaging.dead_letters import publish as dl
 from messaging.registry import event_types
@@ -94,13 +94,7 @@ class DeadLetterReader:
 def dead_letter_queue_depths(broker_url: str | None = None) -> dict[str, int]:
     with Connection(broker_url or settings.CELERY_BROKER_URL, connect_timeout=5) as connection:
         channel = amqp_channel(connection)
-        return {queue.name: _message_count(channel, queue.name) for queue in dead_letter_queues()}
-
-
-def _message_count(channel: amqp.Channel, queue: str) -> int:
-    declared = channel.queue_declare(queue=queue, passive=True)
-    assert declared is not None  # None only for a declare with nowait
-    return declared[1]  # (queue, message_count, consumer_count)
+        return {queue.name: queue_counts(channel, queue.name)[0] for queue in dead_letter_queues()}
 
 
 def _parse(queue: str, message: amqp.Message) -> DeadLetter:

@@ -12,6 +12,7 @@ from datetime import timedelta
 import requests
 from django.conf import settings
 from requests.adapters import HTTPAdapter
+from urllib3.exceptions import NewConnectionError
 
 from notifications.providers.base import OutboundEmail, Outcome, SendResult
 
@@ -65,7 +66,7 @@ def _classify_connection_error(exc: requests.ConnectionError) -> SendResult:
     # happened after it may have been processed.
     reason = exc.args[0] if exc.args else None
     inner = getattr(reason, "reason", None)
-    if isinstance(inner, requests.packages.urllib3.exceptions.NewConnectionError):
+    if isinstance(inner, NewConnectionError):
         return SendResult(Outcome.TRANSIENT, detail=f"could not connect: {exc}")
     return SendResult(Outcome.UNKNOWN, detail=f"connection dropped after sending: {exc}")
 

@@ -34,5 +34,5 @@ def _age(seconds: float | None) -> str:
     return "none" if seconds is None else f"{seconds:.0f} s ago"
 
 
-def _dumps(value) -> str:
+def _dumps(value: object) -> str:
     return json.dumps(value, indent=2, sort_keys=True)

@@ -54,5 +54,5 @@ class Command(BaseCommand):
         )
 
 
-def _dumps(value) -> str:
+def _dumps(value: object) -> str:
     return json.dumps(value, indent=2, sort_keys=True, default=str)

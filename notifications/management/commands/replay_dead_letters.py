@@ -8,6 +8,7 @@ replay or discard is recorded with who ran it.
 import getpass
 import sys
 import time
+from datetime import datetime
 from typing import Any
 
 from amqp.exceptions import AMQPError
@@ -19,6 +20,7 @@ from infra.durations import duration_parse, is_duration
 from messaging.dead_letters.reader import DeadLetter, DeadLetterReader
 from messaging.relay.publisher import PublishError
 from notifications.operations.replay import (
+    Plan,
     Verdict,
     dead_letter_discard,
     dead_letter_plan,
@@ -85,7 +87,7 @@ class Command(BaseCommand):
             else:
                 self._act(reader, letters, verb, options)
 
-    def _select(self, reader: DeadLetterReader, options) -> list[DeadLetter]:
+    def _select(self, reader: DeadLetterReader, options: dict[str, Any]) -> list[DeadLetter]:
         queues = [f"{options['queue'].removesuffix('.dlq')}.dlq"] if options.get("queue") else None
         letters = reader.fetch(queues=queues)
         older, since = options["older_than"], options["since"]
@@ -141,7 +143,9 @@ class Command(BaseCommand):
             self.stdout.write(f"  headers:     {letter.headers}")
             self.stdout.write(f"  a replay would: {plan.verdict}: {plan.why}")
 
-    def _act(self, reader: DeadLetterReader, letters: list[DeadLetter], verb: str, options) -> None:
+    def _act(
+        self, reader: DeadLetterReader, letters: list[DeadLetter], verb: str, options: dict[str, Any]
+    ) -> None:
         if not letters:
             self.stdout.write("No dead letters match.")
             return
@@ -166,7 +170,15 @@ class Command(BaseCommand):
             time.sleep(pause)
         self.stdout.write("Done: " + ", ".join(f"{n} {result}" for result, n in sorted(counts.items())) + ".")
 
-    def _act_on_one(self, reader, letter, plan, verb: str, actor: str, options) -> str:
+    def _act_on_one(
+        self,
+        reader: DeadLetterReader,
+        letter: DeadLetter,
+        plan: Plan,
+        verb: str,
+        actor: str,
+        options: dict[str, Any],
+    ) -> str:
         if verb == "discard":
             return dead_letter_discard(reader, letter, actor_name=actor, comment=options["comment"])
         if plan.verdict == Verdict.SKIP:
@@ -188,14 +200,14 @@ class Command(BaseCommand):
             raise CommandError("Nothing done.")
 
 
-def _cutoff(value: str, now, flag: str):
+def _cutoff(value: str, now: datetime, flag: str) -> datetime:
     try:
         return now - duration_parse(value)
     except ValueError as exc:
         raise CommandError(f"{flag} takes {exc}.") from exc
 
 
-def _since(value: str, now):
+def _since(value: str, now: datetime) -> datetime:
     if is_duration(value):
         return _cutoff(value, now, "--since")
     moment = parse_datetime(value)
@@ -204,5 +216,5 @@ def _since(value: str, now):
     return moment if moment.tzinfo else timezone.make_aware(moment)
 
 
-def _short(moment) -> str:
+def _short(moment: datetime | None) -> str:
     return moment.strftime("%Y-%m-%d %H:%M") if moment else "-"
