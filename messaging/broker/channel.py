@@ -6,15 +6,22 @@ channels with kombu's additions (`kombu.transport.pyamqp.Channel`); kombu's stub
 methods (basic_get, queue_declare, confirm_select) that we call.
 """
 
-from typing import cast
+from collections.abc import Callable
+from typing import TYPE_CHECKING, cast
 
 import amqp
 from kombu import Connection
-from kombu.transport import pyamqp
+
+if TYPE_CHECKING:
+    from kombu.transport import pyamqp
+
+    class AmqpChannel(pyamqp.Channel):
+        # Set by py-amqp's Channel.__init__ (the callbacks of confirms and returns); the stub omits it.
+        events: dict[str, set[Callable[..., None]]]
 
 
-def amqp_channel(connection: Connection) -> pyamqp.Channel:
-    return cast(pyamqp.Channel, connection.channel())
+def amqp_channel(connection: Connection) -> "AmqpChannel":
+    return cast("AmqpChannel", connection.channel())
 
 
 def queue_counts(channel: amqp.Channel, queue: str) -> tuple[int, int]:

@@ -14,7 +14,7 @@ import socket
 import threading
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,7 +22,6 @@ import amqp
 from celery import current_app
 from django.conf import settings
 from kombu import Connection
-from kombu.transport import pyamqp
 
 from messaging.broker.channel import amqp_channel
 
@@ -48,9 +47,7 @@ class RawMessage:
     """Bytes published exactly as they are (a dead letter keeps the body it arrived with)."""
 
     event_id: uuid.UUID  # only our bookkeeping key: the message keeps its own properties
-    # py-amqp hands a received body over decoded to str when it names its content encoding;
-    # it encodes a str body with that encoding again on publish.
-    body: bytes | str
+    body: bytes | str  # str: py-amqp decoded it by its content encoding, and encodes it back
     exchange: str
     routing_key: str
     content_type: str | None
@@ -83,7 +80,7 @@ class ConfirmingPublisher:
         self._confirm_timeout = confirm_timeout
         self._connect_timeout = connect_timeout
         self._connection: Connection | None = None
-        self._channel: pyamqp.Channel | None = None
+        self._channel: amqp.Channel | None = None
         self._published = 0  # delivery tags count from 1 on a confirm-mode channel
         self._pending: dict[int, uuid.UUID] = {}
         self._returned: dict[uuid.UUID, str] = {}
@@ -114,11 +111,11 @@ class ConfirmingPublisher:
     def _publish(
         self, messages: Sequence[OutgoingMessage | RawMessage], confirm_timeout: float
     ) -> PublishReport:
-        self._ensure_channel()
+        channel = self._ensure_channel()
         self._returned.clear()
         self._nacked.clear()
         for message in messages:
-            self._send(message)
+            self._send(channel, message)
         unconfirmed = self._wait_for_confirms(confirm_timeout)
         report = PublishReport()
         for message in messages:
@@ -135,9 +132,9 @@ class ConfirmingPublisher:
             self.close()
         return report
 
-    def _ensure_channel(self) -> None:
+    def _ensure_channel(self) -> amqp.Channel:
         if self._channel is not None:
-            return
+            return self._channel
         connection = Connection(
             self.broker_url,
             heartbeat=0,
@@ -148,16 +145,14 @@ class ConfirmingPublisher:
         connection.ensure_connection(max_retries=1)
         channel = amqp_channel(connection)
         channel.confirm_select()
-        # py-amqp's Channel sets `events` in its __init__; celery-types' amqp stub omits it.
-        events: dict[str, set[Callable[..., None]]] = channel.events  # type: ignore[attr-defined]
-        events["basic_ack"].add(self._on_ack)
-        events["basic_nack"].add(self._on_nack)
-        events["basic_return"].add(self._on_return)
+        channel.events["basic_ack"].add(self._on_ack)
+        channel.events["basic_nack"].add(self._on_nack)
+        channel.events["basic_return"].add(self._on_return)
         self._connection, self._channel = connection, channel
         self._published = 0
+        return channel
 
-    def _send(self, message: OutgoingMessage | RawMessage) -> None:
-        assert self._channel is not None  # _publish ensured it
+    def _send(self, channel: amqp.Channel, message: OutgoingMessage | RawMessage) -> None:
         self._published += 1
         self._pending[self._published] = message.event_id
         # Our tracking id rides in a header: a returned message is matched by it, whatever
@@ -175,7 +170,7 @@ class ConfirmingPublisher:
             headers.update(tracking)
             content_type, content_encoding = "application/json", "utf-8"
         # Straight to py-amqp: kombu's Producer added a fifth to the cost of each message.
-        self._channel.basic_publish(
+        channel.basic_publish(
             amqp.Message(
                 body,
                 content_type=content_type,
