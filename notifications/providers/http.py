@@ -8,6 +8,7 @@ request left (connect error) is transient; a failure after it left (read timeout
 
 import os
 from datetime import timedelta
+from typing import Any
 
 import requests
 from django.conf import settings
@@ -95,7 +96,7 @@ def classify_response(response: requests.Response) -> SendResult:
     return SendResult(Outcome.PERMANENT, http_status=status, error_code=code, detail=detail)
 
 
-def _json_or_empty(response: requests.Response) -> dict:
+def _json_or_empty(response: requests.Response) -> dict[str, Any]:
     try:
         body = response.json()
     except ValueError:
