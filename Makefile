@@ -64,11 +64,13 @@ bench: venv services
 soak: venv services
 	$(BIN)/python -m bench --phases soak --soak-seconds $(SOAK_SECONDS) --soak-rate $(SOAK_RATE)
 
-## lint: style (ruff), the direction of the dependencies (import-linter, pyproject.toml)
+## lint: style (ruff), the direction of the dependencies (import-linter), the types of the
+## product packages (mypy with django-stubs); all configured in pyproject.toml
 lint: venv
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
+	$(BIN)/mypy
 
 format: venv
 	$(BIN)/ruff format .

@@ -1,15 +1,18 @@
 """The API reads at most API_MAX_BODY_BYTES of a request body; a larger one is refused unread."""
 
+from collections.abc import Callable
+
 from django.conf import settings
+from django.http import HttpRequest, HttpResponse, JsonResponse
 
 from api.errors import api_error_response, is_api_path
 
 
 class ApiBodySizeLimitMiddleware:
-    def __init__(self, get_response):
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
         self.get_response = get_response
 
-    def __call__(self, request):
+    def __call__(self, request: HttpRequest) -> HttpResponse:
         if is_api_path(request):
             refusal = _body_refusal(request)
             if refusal is not None:
@@ -17,7 +20,7 @@ class ApiBodySizeLimitMiddleware:
         return self.get_response(request)
 
 
-def _body_refusal(request):
+def _body_refusal(request: HttpRequest) -> JsonResponse | None:
     limit = settings.API_MAX_BODY_BYTES
     if "CONTENT_LENGTH" not in request.META and "HTTP_TRANSFER_ENCODING" in request.META:
         # Django's WSGI request reads exactly Content-Length bytes: a chunked body would be

@@ -5,15 +5,18 @@ matched, an unhandled exception, a refused host) goes through the handler views 
 answer JSON under /api/ and leave the admin its HTML pages.
 """
 
-from django.http import JsonResponse
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views import defaults
 from rest_framework import exceptions
+from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 API_PREFIX = "/api/"
 
 
-def api_exception_handler(exc, context):
+def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     response = drf_exception_handler(exc, context)
     if response is None:
         return None  # not an API error: Django's handler logs it and answers 500
@@ -26,7 +29,8 @@ def api_exception_handler(exc, context):
         }
     else:
         detail = response.data.get("detail", "") if isinstance(response.data, dict) else response.data
-        response.data = {"error": getattr(detail, "code", None) or exc.default_code, "message": str(detail)}
+        code = getattr(detail, "code", None) or getattr(exc, "default_code", None)
+        response.data = {"error": code, "message": str(detail)}
     return response
 
 
@@ -34,11 +38,11 @@ def api_error_response(*, status: int, error: str, message: str) -> JsonResponse
     return JsonResponse({"error": error, "message": message}, status=status)
 
 
-def is_api_path(request) -> bool:
+def is_api_path(request: HttpRequest) -> bool:
     return request.path.startswith(API_PREFIX)
 
 
-def not_found(request, exception):
+def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     if not is_api_path(request):
         return defaults.page_not_found(request, exception)
     # request.path is the client's own input: it is returned as JSON data, never as HTML.
@@ -47,13 +51,13 @@ def not_found(request, exception):
     )
 
 
-def bad_request(request, exception):
+def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
     if not is_api_path(request):
         return defaults.bad_request(request, exception)
     return api_error_response(status=400, error="bad_request", message="The request could not be understood.")
 
 
-def server_error(request):
+def server_error(request: HttpRequest) -> HttpResponse:
     """Django has logged the exception with its traceback already; the client gets no detail."""
     if not is_api_path(request):
         return defaults.server_error(request)

@@ -3,18 +3,23 @@ service or selector, serialize."""
 
 import re
 from decimal import Decimal
+from typing import Any, Protocol
+from uuid import UUID
 
 from django.utils import timezone
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_serializer
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from api.schema import error_responses
 from api.validators import reject_invisible_characters
+from apiauth.authentication import request_api_token
+from notifications.models import Notification
 from notifications.selectors import order_get_with_notifications
-from orders.changes import OrderChangeConflict, OrderNotFound
+from orders.changes import OrderChange, OrderChangeConflict, OrderNotFound
 from orders.services import IdempotencyKeyReused, order_create_idempotent
 
 IDEMPOTENCY_KEY_PATTERN = re.compile(r"^[\x21-\x7e]{1,255}$")  # visible ASCII, like Stripe and Resend
@@ -29,7 +34,7 @@ class NotificationOutputSerializer(serializers.Serializer):
     age_seconds = serializers.SerializerMethodField()
     reason = serializers.CharField(source="last_error")
 
-    def get_age_seconds(self, notification) -> int:
+    def get_age_seconds(self, notification: Notification) -> int:
         return int((timezone.now() - notification.status_changed_at).total_seconds())
 
 
@@ -53,7 +58,7 @@ class OrderCreateApi(APIView):
             r"^[A-Z]{3}$", error_messages={"invalid": "Use a three-letter ISO 4217 code such as EUR."}
         )
 
-        def validate(self, attrs):
+        def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
             unknown = sorted(set(self.initial_data) - set(self.fields))
             if unknown:
                 raise ValidationError({name: ["This field is not part of an order."] for name in unknown})
@@ -71,7 +76,7 @@ class OrderCreateApi(APIView):
             )
         ],
     )
-    def post(self, request):
+    def post(self, request: Request) -> Response:
         if not isinstance(request.data, dict):
             raise ValidationError({"non_field_errors": ["The body must be a JSON object."]})
         serializer = self.InputSerializer(data=request.data)
@@ -79,7 +84,9 @@ class OrderCreateApi(APIView):
         idempotency_key = _idempotency_key(request)
         try:
             creation = order_create_idempotent(
-                **serializer.validated_data, api_token=request.auth, idempotency_key=idempotency_key
+                **serializer.validated_data,
+                api_token=request_api_token(request),
+                idempotency_key=idempotency_key,
             )
         except IdempotencyKeyReused as exc:
             return Response({"error": "idempotency_key_reused", "message": str(exc)}, status=422)
@@ -90,17 +97,21 @@ class OrderCreateApi(APIView):
 
 class OrderDetailApi(APIView):
     @extend_schema(responses={200: OrderOutputSerializer, **error_responses(with_body=False, also=(404,))})
-    def get(self, request, order_id):
+    def get(self, request: Request, order_id: UUID) -> Response:
         order = order_get_with_notifications(order_id=order_id)
         if order is None:
             raise NotFound(f"No order has the id {order_id}.")
         return Response(OrderOutputSerializer(order).data)
 
 
+class OrderChangeService(Protocol):
+    def __call__(self, *, order_id: UUID, expected_version: int | None = None) -> OrderChange: ...
+
+
 class OrderChangeApi(APIView):
     """POST /api/orders/<id>/pay/ and /cancel/: one view, the change named by the route."""
 
-    change = None  # set by as_view(change=...)
+    change: OrderChangeService | None = None  # set by as_view(change=...)
 
     @extend_schema_serializer(component_name="OrderChangeInput")
     class InputSerializer(serializers.Serializer):
@@ -114,7 +125,8 @@ class OrderChangeApi(APIView):
         request=InputSerializer,
         responses={200: OrderOutputSerializer, **error_responses(with_body=True, also=(404, 409))},
     )
-    def post(self, request, order_id):
+    def post(self, request: Request, order_id: UUID) -> Response:
+        assert self.change is not None, "OrderChangeApi.as_view(change=...) names the change"
         serializer = self.InputSerializer(data=request.data if isinstance(request.data, dict) else {})
         serializer.is_valid(raise_exception=True)
         try:
@@ -127,7 +139,7 @@ class OrderChangeApi(APIView):
         return Response(OrderOutputSerializer(order).data)
 
 
-def _idempotency_key(request) -> str | None:
+def _idempotency_key(request: Request) -> str | None:
     key = request.headers.get("Idempotency-Key")
     if key is None:
         return None

@@ -2,12 +2,18 @@
 no character. It cannot be stored in PostgreSQL nor written back as UTF-8 (an echoed field
 name would turn a client's mistake into a 500), so it is refused at the door."""
 
+from collections.abc import Mapping
+from typing import IO, Any
+
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
 
 
 class StrictJSONParser(JSONParser):
-    def parse(self, stream, media_type=None, parser_context=None):
+    # Any JSON value: a body may be a list or a string too (DRF's stub says a dict).
+    def parse(
+        self, stream: IO[Any], media_type: str | None = None, parser_context: Mapping[str, Any] | None = None
+    ) -> Any:
         data = super().parse(stream, media_type, parser_context)
         surrogate = _first_lone_surrogate(data)
         if surrogate is not None:
@@ -18,7 +24,7 @@ class StrictJSONParser(JSONParser):
         return data
 
 
-def _first_lone_surrogate(value) -> str | None:
+def _first_lone_surrogate(value: object) -> str | None:
     if isinstance(value, str):
         return next((char for char in value if "\ud800" <= char <= "\udfff"), None)
     if isinstance(value, dict):

@@ -8,7 +8,9 @@ from rest_framework import serializers
 class ApiErrorSerializer(serializers.Serializer):
     error = serializers.CharField(help_text="A stable machine-readable code, e.g. invalid_request.")
     message = serializers.CharField(help_text="What went wrong, in a sentence for people.")
-    fields = serializers.DictField(
+    # The error body's key is `fields`. DRF's metaclass takes declared fields off the class, so
+    # this never shadows Serializer.fields; the stubs cannot express that.
+    fields = serializers.DictField(  # type: ignore[assignment]
         child=serializers.ListField(child=serializers.CharField()),
         required=False,
         help_text="For invalid_request: the problems of each field.",

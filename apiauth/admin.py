@@ -1,4 +1,5 @@
 from django.contrib import admin
+from django.http import HttpRequest
 
 from apiauth.models import ApiToken
 
@@ -9,5 +10,5 @@ class ApiTokenAdmin(admin.ModelAdmin):
     readonly_fields = ["name", "prefix", "key_hash", "created_at", "last_used_at"]
     search_fields = ["name", "prefix"]
 
-    def has_add_permission(self, request) -> bool:
+    def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # tokens are made with `manage.py create_api_token`, which shows the value once

@@ -1,5 +1,9 @@
-from rest_framework import authentication, exceptions
+from typing import cast
 
+from rest_framework import authentication, exceptions
+from rest_framework.request import Request
+
+from apiauth.models import ApiToken
 from apiauth.services import api_token_authenticate
 
 
@@ -8,7 +12,7 @@ class BearerTokenAuthentication(authentication.BaseAuthentication):
 
     keyword = "Bearer"
 
-    def authenticate(self, request):
+    def authenticate(self, request: Request) -> tuple[ApiToken, ApiToken] | None:
         header = authentication.get_authorization_header(request).decode("latin-1")
         if not header:
             return None
@@ -20,5 +24,11 @@ class BearerTokenAuthentication(authentication.BaseAuthentication):
             raise exceptions.AuthenticationFailed("The token is unknown or has been revoked.")
         return token, token
 
-    def authenticate_header(self, request) -> str:
+    def authenticate_header(self, request: Request) -> str:
         return self.keyword
+
+
+def request_api_token(request: Request) -> ApiToken | None:
+    """The token a request was authenticated with (`request.auth`, which DRF types as any
+    value: BearerTokenAuthentication, the API's only authentication, sets our ApiToken)."""
+    return cast(ApiToken | None, request.auth)

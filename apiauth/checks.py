@@ -1,5 +1,9 @@
 """API limits that would otherwise fail on the first request: refused at start-up instead."""
 
+from collections.abc import Sequence
+from typing import Any
+
+from django.apps import AppConfig
 from django.conf import settings
 from django.core.checks import Error, register
 
@@ -7,7 +11,7 @@ from apiauth.rate_limits import rate_parse
 
 
 @register()
-def api_limit_settings_check(app_configs, **kwargs) -> list[Error]:
+def api_limit_settings_check(app_configs: Sequence[AppConfig] | None, **kwargs: Any) -> list[Error]:
     try:
         rate_parse(settings.API_THROTTLE_RATE)
     except ValueError as exc:

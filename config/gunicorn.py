@@ -2,6 +2,7 @@
 
 import logging
 import os
+from typing import Any
 
 from observability.logs import EmailMaskingFilter
 
@@ -12,7 +13,7 @@ for _name in ("gunicorn.access", "gunicorn.error"):
     logging.getLogger(_name).addFilter(EmailMaskingFilter())
 
 
-def child_exit(server, worker) -> None:
+def child_exit(server: Any, worker: Any) -> None:  # gunicorn's Arbiter and Worker (untyped)
     # A dead worker's live gauges must not be added up any more (prometheus_client multiprocess).
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         from prometheus_client import multiprocess

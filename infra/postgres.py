@@ -1,14 +1,16 @@
 """Creating the application database on a fresh machine (development and CI only)."""
 
+from typing import Any
+
 import psycopg
 from django.conf import settings
 from psycopg import sql
 
 
-def database_ensure(config: dict | None = None) -> bool:
+def database_ensure(config: dict[str, Any] | None = None) -> bool:
     """Create the database (default: the configured one) if it does not exist; True if created."""
     config = config or settings.DATABASES["default"]
-    params = {
+    params: dict[str, Any] = {
         "host": config.get("HOST") or None,
         "port": config.get("PORT") or None,
         "user": config.get("USER") or None,

@@ -1,6 +1,7 @@
 """The RabbitMQ management HTTP API: vhosts for development and tests, queue figures."""
 
-from urllib.parse import quote, urlsplit
+from typing import Any
+from urllib.parse import quote, unquote, urlsplit
 
 import requests
 
@@ -25,11 +26,13 @@ class RabbitAdmin:
         response = self._request("DELETE", f"/vhosts/{quote(vhost, safe='')}", allow=(404,))
         response.close()
 
-    def queues(self, vhost_quoted: str) -> list[dict]:
+    def queues(self, vhost_quoted: str) -> list[dict[str, Any]]:
         columns = "name,messages_ready,messages_unacknowledged,consumers,message_stats.redeliver"
         return self._request("GET", f"/queues/{vhost_quoted}?columns={columns}").json()
 
-    def _request(self, method: str, path: str, *, allow: tuple[int, ...] = (), **kwargs) -> requests.Response:
+    def _request(
+        self, method: str, path: str, *, allow: tuple[int, ...] = (), **kwargs: Any
+    ) -> requests.Response:
         response = requests.request(
             method, self._base + path, auth=self._auth, timeout=self._timeout, **kwargs
         )
@@ -43,7 +46,7 @@ class RabbitAdmin:
 
 def vhost_of(broker_url: str) -> str:
     path = urlsplit(broker_url).path
-    return requests.utils.unquote(path[1:]) if len(path) > 1 else "/"
+    return unquote(path[1:]) if len(path) > 1 else "/"
 
 
 def user_of(broker_url: str) -> str:

@@ -8,6 +8,7 @@ logged and skipped: the notification tables are the ledger, the task result is a
 """
 
 import logging
+from typing import Any
 
 from celery import states
 from django.db import DatabaseError, close_old_connections
@@ -17,7 +18,7 @@ logger = logging.getLogger(__name__)
 
 
 class ResilientDatabaseBackend(DatabaseBackend):
-    def _store_result(self, task_id, result, status, *args, **kwargs):
+    def _store_result(self, task_id: str, result: Any, status: str, *args: Any, **kwargs: Any) -> Any:
         close_old_connections()  # drops a connection that errored or outlived CONN_MAX_AGE
         try:
             return super()._store_result(task_id, result, status, *args, **kwargs)
@@ -26,7 +27,7 @@ class ResilientDatabaseBackend(DatabaseBackend):
             logger.error("could not store the %s result of task %s: %s", status, task_id, exc)
             return result
 
-    def _get_task_meta_for(self, task_id):
+    def _get_task_meta_for(self, task_id: str) -> dict[str, Any]:
         close_old_connections()
         try:
             return super()._get_task_meta_for(task_id)

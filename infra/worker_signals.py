@@ -20,20 +20,20 @@ _last_task_finished = 0.0
 
 
 @signals.task_prerun.connect
-def renew_broken_database_connections(**kwargs) -> None:
+def renew_broken_database_connections(**kwargs: object) -> None:
     idle = time.monotonic() - _last_task_finished
     if connection.errors_occurred or idle > HEALTH_CHECK_AFTER_IDLE_SECONDS:
         close_old_connections()
 
 
 @signals.task_postrun.connect
-def note_the_connection_was_just_used(**kwargs) -> None:
+def note_the_connection_was_just_used(**kwargs: object) -> None:
     global _last_task_finished
     _last_task_finished = time.monotonic()
 
 
 @signals.worker_init.connect
-def refuse_to_start_with_inconsistent_settings(**kwargs) -> None:
+def refuse_to_start_with_inconsistent_settings(**kwargs: object) -> None:
     """`celery worker` skips Django's system checks; a worker with a lease shorter than its
     time limit could send twice, so it must not start."""
     from django.core.management import call_command

@@ -50,8 +50,12 @@ def show_clock(sim: Simulator, request: Request) -> Response:
 
 def advance_clock(sim: Simulator, request: Request) -> Response:
     seconds = parse_json_object(request.body).get("advance_seconds")
-    valid = isinstance(seconds, int | float) and not isinstance(seconds, bool) and math.isfinite(seconds)
-    if not valid or seconds < 0:
+    if (
+        not isinstance(seconds, int | float)
+        or isinstance(seconds, bool)
+        or not math.isfinite(seconds)
+        or seconds < 0
+    ):
         raise HttpError(400, "invalid_request", "`advance_seconds` must be a non-negative number.")
     sim.advance_clock(seconds)
     return show_clock(sim, request)

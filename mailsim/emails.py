@@ -79,7 +79,7 @@ def _decide(sim: Simulator, request: Request, key: str | None, event_id: str | N
     rule = sim.faults.pick(email.recipients)
     if rule is not None and rule.kind in REFUSING_KINDS:
         return _refuse(rule)
-    hold_seconds = rule.seconds if rule is not None and rule.kind == "hold" else 0.0
+    hold_seconds = (rule.seconds or 0.0) if rule is not None and rule.kind == "hold" else 0.0
     outcome = _accept(sim, email, key, event_id, hold_seconds)
     return _apply_after_effect(outcome, rule)
 

@@ -9,6 +9,7 @@ import socket
 import socketserver
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import cast
 from urllib.parse import parse_qs, urlsplit
 
 from mailsim import control
@@ -141,7 +142,8 @@ class SimulatorServer(ThreadingHTTPServer):
     def server_bind(self) -> None:
         # HTTPServer.server_bind resolves the host's FQDN, which can stall start-up on hosts without DNS.
         socketserver.TCPServer.server_bind(self)
-        self.server_name, self.server_port = self.server_address[:2]
+        host, self.server_port = self.server_address[:2]
+        self.server_name = cast(str, host)  # an AF_INET(6) socket's name: always text
 
     @property
     def url(self) -> str:

@@ -24,8 +24,9 @@ import threading
 from datetime import UTC, datetime
 from email import message_from_bytes
 from pathlib import Path
+from typing import Any
 
-from aiosmtpd.smtp import SMTP
+from aiosmtpd.smtp import SMTP, Envelope, Session
 
 _lock = threading.Lock()
 
@@ -36,7 +37,7 @@ class StoringHandler:
         self.messages = data_dir / "messages.jsonl"
         self.faults = data_dir / "faults.json"
 
-    async def handle_DATA(self, server, session, envelope) -> str:
+    async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
         fault = self._take_fault()
         kind = fault.get("kind")
         if kind == "reject_4xx":
@@ -45,13 +46,15 @@ class StoringHandler:
             return "550 5.1.1 The recipient address was rejected"
         self._store(envelope)
         if kind == "store_then_drop":
+            assert server.transport is not None  # set for the whole connection
             server.transport.close()  # the message is kept; the client never hears so
             return "250 OK"  # never reaches the client: the transport is closed
         if kind == "stall":
             await asyncio.sleep(float(fault.get("seconds", 30)))
         return "250 OK: queued"
 
-    def _store(self, envelope) -> None:
+    def _store(self, envelope: Envelope) -> None:
+        assert isinstance(envelope.content, bytes)  # SMTP(decode_data=False), the default
         parsed = message_from_bytes(envelope.content)
         record = {
             "message_id": parsed.get("Message-ID"),
@@ -67,7 +70,7 @@ class StoringHandler:
             file.flush()
             os.fsync(file.fileno())
 
-    def _take_fault(self) -> dict:
+    def _take_fault(self) -> dict[str, Any]:
         """The current fault, counting one use of it down (`times`)."""
         with _lock:
             if not self.faults.exists():

@@ -11,6 +11,7 @@ import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from mailsim.records import (
     COMPLETED,
@@ -51,7 +52,7 @@ class Store:
                 raise
             self._conn.execute("COMMIT")
 
-    def _query(self, sql: str, params: tuple = ()) -> list[tuple]:
+    def _query(self, sql: str, params: tuple[object, ...] = ()) -> list[tuple[Any, ...]]:
         with self._lock:
             return self._conn.execute(sql, params).fetchall()
 
@@ -180,13 +181,13 @@ def _insert_message(conn: sqlite3.Connection, message: Message) -> None:
     )
 
 
-def _message(row: tuple) -> Message:
+def _message(row: tuple[Any, ...]) -> Message:
     values = list(row)
     values[4] = tuple(json.loads(values[4]))
     return Message(*values)
 
 
-def _record(row: tuple) -> KeyRecord:
+def _record(row: tuple[Any, ...]) -> KeyRecord:
     values = list(row)
     if values[5] is not None:
         values[5] = bytes(values[5])

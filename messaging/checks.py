@@ -1,5 +1,9 @@
 """Backbone settings that only work together: refused at start-up with a clear message."""
 
+from collections.abc import Sequence
+from typing import Any
+
+from django.apps import AppConfig
 from django.conf import settings
 from django.core.checks import Error, register
 
@@ -7,7 +11,7 @@ from messaging.registry import event_types
 
 
 @register()
-def relay_timing_check(app_configs, **kwargs) -> list[Error]:
+def relay_timing_check(app_configs: Sequence[AppConfig] | None, **kwargs: Any) -> list[Error]:
     if settings.OUTBOX_CLAIM_LEASE_SECONDS <= settings.OUTBOX_CONFIRM_TIMEOUT_SECONDS + 5:
         return [
             Error(
@@ -20,7 +24,7 @@ def relay_timing_check(app_configs, **kwargs) -> list[Error]:
 
 
 @register()
-def event_catalogues_check(app_configs, **kwargs) -> list[Error]:
+def event_catalogues_check(app_configs: Sequence[AppConfig] | None, **kwargs: Any) -> list[Error]:
     """A catalogue that does not load, or a handler that does not import, would fail every
     event of its type; say so before a worker takes one."""
     try:

@@ -26,7 +26,7 @@ class Envelope:
     aggregate_id: uuid.UUID
     occurred_at: datetime
 
-    def as_message(self) -> dict:
+    def as_message(self) -> dict[str, str | int]:
         return {
             "event_id": str(self.event_id),
             "event_type": self.event_type.name,

@@ -4,10 +4,12 @@ from RabbitMQ's management API."""
 
 import logging
 import time
+from collections.abc import Iterator
+from typing import Any
 from urllib.parse import quote
 
 from django.conf import settings
-from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 
 from infra.rabbitmq import RabbitAdmin, vhost_of
 from messaging.selectors import outbox_backlog
@@ -15,13 +17,13 @@ from observability.metrics import seconds_since
 
 logger = logging.getLogger(__name__)
 BROKER_CACHE_SECONDS = 5.0  # the management API refreshes its figures every 5 s anyway
-_broker_cache: tuple[float, list[dict] | None] = (0.0, None)
+_broker_cache: tuple[float, list[dict[str, Any]] | None] = (0.0, None)
 
 
 class OutboxCollector:
     """The outbox backlog and the age of its oldest event."""
 
-    def collect(self):
+    def collect(self) -> Iterator[Metric]:
         backlog = outbox_backlog()
         yield GaugeMetricFamily(
             "orders_outbox_backlog", "Outbox events not yet confirmed by the broker.", backlog.unpublished
@@ -36,7 +38,7 @@ class OutboxCollector:
 class BrokerQueuesCollector:
     """Depths, consumers and redeliveries of our queues, from RabbitMQ's management API."""
 
-    def collect(self):
+    def collect(self) -> Iterator[Metric]:
         queues = _broker_queues()
         yield GaugeMetricFamily(
             "orders_broker_scrape_ok",
@@ -69,7 +71,7 @@ class BrokerQueuesCollector:
         yield redeliveries
 
 
-def _broker_queues() -> list[dict] | None:
+def _broker_queues() -> list[dict[str, Any]] | None:
     global _broker_cache
     fetched_at, queues = _broker_cache
     if time.monotonic() - fetched_at < BROKER_CACHE_SECONDS:

@@ -7,7 +7,7 @@ redelivery older than that still finds the notification's final state and sends 
 """
 
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import connection
@@ -43,7 +43,9 @@ def retention_run(*, batch_size: int | None = None, max_batches: int = 1000) -> 
     return report
 
 
-def _delete_in_batches(table: str, condition: str, cutoff, batch_size: int, max_batches: int) -> int:
+def _delete_in_batches(
+    table: str, condition: str, cutoff: datetime, batch_size: int, max_batches: int
+) -> int:
     deleted = 0
     for _ in range(max_batches):
         with connection.cursor() as cursor:  # autocommit: each batch commits on its own

@@ -1,9 +1,11 @@
 """The backbone's Celery tasks: thin. They translate between the message and the services."""
 
 import os
+from datetime import datetime
+from typing import Any
 
 from celery import Task, shared_task
-from celery.exceptions import Reject
+from celery.exceptions import Reject, Retry
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
@@ -19,7 +21,17 @@ from messaging.task_names import HANDLE_EVENT, HANDLE_EVENT_BEFORE_MESSAGING, RE
 class EventTask(Task):
     """Retries come back to the work queue they came from, after our back-off."""
 
-    def retry(self, args=None, kwargs=None, exc=None, throw=True, eta=None, countdown=None, **options):
+    def retry(
+        self,
+        args: tuple[Any, ...] | None = None,
+        kwargs: dict[str, Any] | None = None,
+        exc: Exception | None = None,
+        throw: bool = True,
+        eta: datetime | None = None,
+        countdown: float | None = None,
+        max_retries: int | None = None,
+        **options: Any,
+    ) -> Retry:
         if isinstance(exc, InFlightError):
             countdown = IN_FLIGHT_DELAY_SECONDS
             # Waiting for another worker's lease is not a failed attempt: the next message
@@ -33,16 +45,27 @@ class EventTask(Task):
             options.setdefault("queue", queue)  # through orders.retry, keyed by the queue's name
         # py-amqp waits for the retry's confirm without a limit unless the publish sets one.
         options.setdefault("confirm_timeout", settings.TASK_RETRY_CONFIRM_TIMEOUT_SECONDS)
-        return super().retry(args, kwargs, exc=exc, throw=throw, eta=eta, countdown=countdown, **options)
+        return super().retry(
+            args,
+            kwargs,
+            exc=exc,
+            throw=throw,
+            eta=eta,
+            countdown=countdown,
+            max_retries=max_retries,
+            **options,
+        )
 
 
-def _work_queue_of(args) -> str | None:
+def _work_queue_of(args: Any) -> str | None:
     envelope = (args or [None])[0]
-    event_type = event_types().get(envelope.get("event_type")) if isinstance(envelope, dict) else None
+    name = envelope.get("event_type") if isinstance(envelope, dict) else None
+    event_type = event_types().get(name) if isinstance(name, str) else None
     return event_type.queue if event_type else None
 
 
-def _handle_event(self, envelope):
+def _handle_event(self: EventTask, envelope: object) -> str:
+    assert self.max_retries is not None  # _event_task sets it; None would mean retry forever
     delivery = Delivery(
         worker=f"{self.request.hostname} pid {os.getpid()}",
         retries=self.request.retries,
@@ -55,31 +78,33 @@ def _handle_event(self, envelope):
         raise Reject(exc, requeue=False) from exc
 
 
-_EVENT_TASK_OPTIONS = {
-    "bind": True,
-    "base": EventTask,
-    "acks_late": True,
-    "reject_on_worker_lost": True,  # bounded by the quorum queue's delivery limit
-    "acks_on_timeout": False,  # a hard time limit requeues; the delivery limit bounds it too
-    # A database that is briefly away is transient too; nothing was recorded, so retry.
-    "autoretry_for": (TransientError, OperationalError, InterfaceError),
-    "max_retries": max_retries(),
-    "Request": "messaging.worker.request:DeadLetteringRequest",
-}
-handle_event = shared_task(name=HANDLE_EVENT, **_EVENT_TASK_OPTIONS)(_handle_event)
+def _event_task(name: str) -> EventTask:
+    return shared_task(
+        name=name,
+        bind=True,
+        base=EventTask,
+        acks_late=True,
+        reject_on_worker_lost=True,  # bounded by the quorum queue's delivery limit
+        acks_on_timeout=False,  # a hard time limit requeues; the delivery limit bounds it too
+        # A database that is briefly away is transient too; nothing was recorded, so retry.
+        autoretry_for=(TransientError, OperationalError, InterfaceError),
+        max_retries=max_retries(),
+        Request="messaging.worker.request:DeadLetteringRequest",
+    )(_handle_event)
+
+
+handle_event = _event_task(HANDLE_EVENT)
 # Messages written before the upgrade carry the old name; the same task runs them.
-handle_event_before_messaging = shared_task(name=HANDLE_EVENT_BEFORE_MESSAGING, **_EVENT_TASK_OPTIONS)(
-    _handle_event
-)
+handle_event_before_messaging = _event_task(HANDLE_EVENT_BEFORE_MESSAGING)
 
 
 @shared_task(name=RELAY_OUTBOX_SWEEP, ignore_result=True, soft_time_limit=30, time_limit=45)
-def relay_outbox_sweep_task():
+def relay_outbox_sweep_task() -> dict[str, int]:
     report = relay_outbox_sweep()
     return {"published": report.published, "failed": report.failed}
 
 
 @shared_task(name=RETENTION, ignore_result=True, soft_time_limit=1800, time_limit=1900)
-def retention_task():
+def retention_task() -> dict[str, int]:
     report = retention_run()
     return {"outbox_deleted": report.outbox_deleted, "inbox_deleted": report.inbox_deleted}

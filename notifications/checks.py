@@ -1,11 +1,15 @@
 """Settings that only work together: refused at start-up with a clear message."""
 
+from collections.abc import Sequence
+from typing import Any
+
+from django.apps import AppConfig
 from django.conf import settings
 from django.core.checks import Error, register
 
 
 @register()
-def timing_settings_check(app_configs, **kwargs) -> list[Error]:
+def timing_settings_check(app_configs: Sequence[AppConfig] | None, **kwargs: Any) -> list[Error]:
     errors = []
     provider_call = (
         settings.MAIL_PROVIDER_CONNECT_TIMEOUT_SECONDS + settings.MAIL_PROVIDER_READ_TIMEOUT_SECONDS

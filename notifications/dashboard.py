@@ -4,6 +4,7 @@ the dead-letter queues, and a picture of commit → sent latency over the last h
 import math
 from datetime import timedelta
 from statistics import quantiles
+from typing import Any, TypedDict
 
 from django.utils import timezone
 from django.utils.safestring import mark_safe
@@ -20,12 +21,28 @@ SMALL_CENTRED = 'font-size="10" text-anchor="middle"'
 LOW, HIGH = 0.001, 600.0  # the plot's latency range: 1 ms to 10 min, on a log scale
 
 
-def dashboard_figures() -> dict:
+class LatencySummary(TypedDict):
+    count: int
+    p50_ms: int
+    p95_ms: int
+
+
+class DashboardFigures(TypedDict):
+    title: str
+    per_kind: list[dict[str, Any]]
+    oldest_unfinished_seconds: int | None
+    dead_letters: dict[str, int | str]  # depth per queue, or {"broker unreachable": why}
+    latency_svg: str
+    latency_summary: LatencySummary | None
+
+
+def dashboard_figures() -> DashboardFigures:
     now = timezone.now()
     today = now.replace(hour=0, minute=0, second=0, microsecond=0)
     oldest = notification_oldest_unfinished_since()
+    dead_letters: dict[str, int | str]
     try:
-        dead_letters = dead_letter_queue_depths()
+        dead_letters = dict(dead_letter_queue_depths())
     except Exception as exc:
         dead_letters = {"broker unreachable": str(exc)}
     points = [
@@ -79,7 +96,7 @@ def _y(seconds: float, plot_h: float) -> float:
     return MARGIN + plot_h * (1 - share)
 
 
-def _summary(latencies: list[float]) -> dict | None:
+def _summary(latencies: list[float]) -> LatencySummary | None:
     if len(latencies) < 2:
         return None
     cuts = quantiles(latencies, n=100)

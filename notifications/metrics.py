@@ -1,6 +1,8 @@
 """The email feature's figures, read when /metrics is scraped (settings METRICS_COLLECTORS)."""
 
-from prometheus_client.core import GaugeMetricFamily
+from collections.abc import Iterator
+
+from prometheus_client.core import GaugeMetricFamily, Metric
 
 from notifications.selectors import (
     notification_counts_by_kind_and_status,
@@ -10,7 +12,7 @@ from observability.metrics import seconds_since
 
 
 class NotificationCollector:
-    def collect(self):
+    def collect(self) -> Iterator[Metric]:
         by_status = GaugeMetricFamily(
             "orders_notifications", "Notifications now, by kind and status.", labels=["kind", "status"]
         )

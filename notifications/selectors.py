@@ -2,6 +2,7 @@
 /metrics and the dashboard ask the same questions the same way."""
 
 from datetime import datetime
+from typing import Any
 from uuid import UUID
 
 from django.db.models import Count, Min, Prefetch, Q
@@ -46,7 +47,7 @@ def notification_outbox_event(notification: Notification) -> OutboxEvent | None:
     return outbox_event_latest(aggregate_id=notification.order_id, event_types=types)
 
 
-def notification_counts_per_kind_since(moment: datetime) -> list[dict]:
+def notification_counts_per_kind_since(moment: datetime) -> list[dict[str, Any]]:
     """Per kind, emails accepted since `moment`, how many reached a final state, how many sent."""
     return list(
         Notification.objects.filter(created_at__gte=moment)
@@ -64,8 +65,10 @@ def notification_latencies_sent_since(
     moment: datetime, *, limit: int = 5000
 ) -> list[tuple[datetime, datetime]]:
     """(created_at, sent_at) of emails sent since `moment`, oldest first."""
-    return list(
+    rows = (
         Notification.objects.filter(status=Notification.Status.SENT, sent_at__gte=moment)
         .values_list("created_at", "sent_at")
         .order_by("sent_at")[:limit]
     )
+    # sent_at is nullable, but never NULL in these rows (sent_at__gte).
+    return [(created_at, sent_at) for created_at, sent_at in rows if sent_at is not None]

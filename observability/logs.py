@@ -9,14 +9,18 @@ import contextlib
 import contextvars
 import logging
 import re
+from collections.abc import Iterator
+from types import TracebackType
+from typing import Any
 
 from pythonjsonlogger.json import JsonFormatter
 
-_context: contextvars.ContextVar[dict | None] = contextvars.ContextVar("log_context", default=None)
+_context: contextvars.ContextVar[dict[str, str] | None] = contextvars.ContextVar("log_context", default=None)
+ExcInfo = tuple[type[BaseException], BaseException, TracebackType | None] | tuple[None, None, None]
 
 
 @contextlib.contextmanager
-def log_context(**fields):
+def log_context(**fields: object) -> Iterator[None]:
     """Add fields to every log line written inside the block (and in what it calls)."""
     token = _context.set(
         {**(_context.get() or {}), **{k: str(v) for k, v in fields.items() if v is not None}}
@@ -27,7 +31,7 @@ def log_context(**fields):
         _context.reset(token)
 
 
-def log_context_add(**fields) -> None:
+def log_context_add(**fields: object) -> None:
     """Add fields for the rest of the current context (e.g. once the attempt is known)."""
     _context.set({**(_context.get() or {}), **{k: str(v) for k, v in fields.items() if v is not None}})
 
@@ -85,13 +89,15 @@ class EmailMaskingFilter(logging.Filter):
 
 
 class JsonLinesFormatter(JsonFormatter):
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("rename_fields", {"asctime": "time", "levelname": "level", "name": "logger"})
         kwargs.setdefault("timestamp", False)
         super().__init__(
             "%(asctime)s %(levelname)s %(name)s %(processName)s %(process)d %(message)s", *args, **kwargs
         )
 
-    def formatException(self, ei) -> str:
+    def formatException(self, ei: ExcInfo) -> str:
         # python-json-logger formats the exception from exc_info, not from exc_text.
-        return email_addresses_mask(super().formatException(ei))
+        formatted = super().formatException(ei)
+        assert isinstance(formatted, str)  # a list of lines only with exc_info_as_array, never set here
+        return email_addresses_mask(formatted)

@@ -1,9 +1,11 @@
 import os
+from collections.abc import Iterable
 
 from django.conf import settings
-from django.http import HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.utils.module_loading import import_string
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest, multiprocess
+from prometheus_client.metrics_core import Metric
 
 from observability.metrics import APP_REGISTRY
 
@@ -11,11 +13,11 @@ from observability.metrics import APP_REGISTRY
 class _AppCounts:
     """This process's own counts, when it is not one of several (no multiprocess dir)."""
 
-    def collect(self):
+    def collect(self) -> Iterable[Metric]:
         return APP_REGISTRY.collect()
 
 
-def metrics(request):
+def metrics(request: HttpRequest) -> HttpResponse:
     registry = CollectorRegistry()
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         multiprocess.MultiProcessCollector(registry)  # every web and worker process of this host

@@ -6,7 +6,7 @@ from celery import signals
 
 
 @signals.worker_process_shutdown.connect
-def forget_the_metrics_of_an_exiting_child(pid=None, **kwargs) -> None:
+def forget_the_metrics_of_an_exiting_child(pid: int | None = None, **kwargs: object) -> None:
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         from prometheus_client import multiprocess
 

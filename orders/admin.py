@@ -1,4 +1,5 @@
 from django.contrib import admin
+from django.http import HttpRequest
 
 from orders.models import Order
 
@@ -10,5 +11,5 @@ class OrderAdmin(admin.ModelAdmin):
     search_fields = ["id", "customer_email"]
     readonly_fields = [field.name for field in Order._meta.fields]
 
-    def has_add_permission(self, request) -> bool:
+    def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # orders come in through the API, which writes their events too

@@ -6,6 +6,7 @@ from decimal import Decimal
 
 from django.db import IntegrityError, transaction
 
+from apiauth.models import ApiToken
 from messaging.outbox import event_record
 from observability.metrics import ORDERS_ACCEPTED
 from orders.events import ORDER_CREATED
@@ -30,7 +31,7 @@ def order_create(
     customer_email: str,
     amount: Decimal,
     currency: str,
-    api_token=None,
+    api_token: ApiToken | None = None,
     idempotency_key: str | None = None,
     request_fingerprint: str = "",
 ) -> Order:
@@ -49,7 +50,12 @@ def order_create(
 
 
 def order_create_idempotent(
-    *, customer_email: str, amount: Decimal, currency: str, api_token, idempotency_key: str | None
+    *,
+    customer_email: str,
+    amount: Decimal,
+    currency: str,
+    api_token: ApiToken | None,
+    idempotency_key: str | None,
 ) -> OrderCreation:
     """Create an order; a retry with the same Idempotency-Key returns the first one.
 
@@ -71,8 +77,10 @@ def order_create_idempotent(
             request_fingerprint=fingerprint,
         )
     except IntegrityError:
+        if idempotency_key is None:
+            raise
         existing = _order_for_key(api_token=api_token, idempotency_key=idempotency_key)
-        if idempotency_key is None or existing is None:
+        if existing is None:
             raise
         return _replay(existing, fingerprint)
     ORDERS_ACCEPTED.labels("false").inc()
@@ -86,7 +94,7 @@ def request_fingerprint(*, customer_email: str, amount: Decimal, currency: str) 
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
-def _order_for_key(*, api_token, idempotency_key: str) -> Order | None:
+def _order_for_key(*, api_token: ApiToken | None, idempotency_key: str) -> Order | None:
     return Order.objects.filter(api_token=api_token, idempotency_key=idempotency_key).first()
 
 

@@ -2,8 +2,10 @@
 observability/logs.py); "plain" reads better in a terminal. No line carries a customer's
 address: the masking filter sits on the handler, so every logger's records pass it."""
 
+from typing import Any
 
-def logging_config(*, log_format: str, log_level: str) -> dict:
+
+def logging_config(*, log_format: str, log_level: str) -> dict[str, Any]:
     return {
         "version": 1,
         "disable_existing_loggers": False,

@@ -7,6 +7,7 @@ from kombu.transport.native_delayed_delivery import (
     declare_native_delayed_delivery_exchanges_and_queues,
 )
 
+from messaging.broker.channel import amqp_channel
 from messaging.broker.topology import (
     DEAD_LETTER_EXCHANGE,
     EVENTS_EXCHANGE,
@@ -25,7 +26,7 @@ def topology_declare(*, broker_url: str) -> list[str]:
     Celery's delayed-delivery queues are declared and bound here too: a delayed retry whose
     queue no worker has bound yet would otherwise wait in them (celery #9960).
     """
-    declared = []
+    declared: list[str] = []
     with Connection(broker_url, connect_timeout=5) as connection:
         channel = connection.channel()
         for exchange in (EVENTS_EXCHANGE, RETRY_EXCHANGE, DEAD_LETTER_EXCHANGE, MAINTENANCE_EXCHANGE):
@@ -33,10 +34,11 @@ def topology_declare(*, broker_url: str) -> list[str]:
             declared.append(f"exchange {exchange.name} ({exchange.type})")
         for queue in [*work_queues(), *dead_letter_queues(), MAINTENANCE_QUEUE]:
             queue.bind(channel).declare()
-            declared.append(f"queue {queue.name} ({queue.queue_arguments.get('x-queue-type')})")
+            declared.append(f"queue {queue.name} ({(queue.queue_arguments or {}).get('x-queue-type')})")
         for queue in work_queues():
             for event_binding in event_bindings(queue):
                 event_binding.bind(queue.bind(channel), channel=channel)
+                assert event_binding.exchange is not None  # event_bindings() names orders.events
                 declared.append(
                     f"binding {event_binding.exchange.name} -[{event_binding.routing_key}]-> {queue.name}"
                 )
@@ -49,10 +51,10 @@ def topology_declare(*, broker_url: str) -> list[str]:
 
 def topology_missing(*, broker_url: str, connect_timeout: float = 3.0) -> list[str]:
     """Names of queues that do not exist on the broker (a passive declare of each)."""
-    missing = []
+    missing: list[str] = []
     with Connection(broker_url, connect_timeout=connect_timeout) as connection:
         for queue in [*work_queues(), *dead_letter_queues(), MAINTENANCE_QUEUE]:
-            channel = connection.channel()
+            channel = amqp_channel(connection)
             try:
                 channel.queue_declare(queue=queue.name, passive=True)
             except connection.channel_errors:

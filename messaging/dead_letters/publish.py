@@ -12,8 +12,10 @@ import logging
 import re
 import uuid
 from datetime import UTC, datetime
+from typing import Any, cast
 
 from django.db import DatabaseError, close_old_connections
+from kombu.message import Message
 
 from messaging.broker.topology import DEAD_LETTER_EXCHANGE, EVENTS_EXCHANGE, RETRY_EXCHANGE
 from messaging.models import DeadLetterRecord
@@ -49,11 +51,12 @@ def work_queue_for_delivery(exchange: str, routing_key: str) -> str | None:
     return None
 
 
-def dead_letter_message(message, *, reason: str, error_class: str, worker: str) -> bool:
+def dead_letter_message(message: Message, *, reason: str, error_class: str, worker: str) -> bool:
     """Publish a copy of a received kombu message, with its reason, to the DLQ of its work
     queue; True once the broker confirmed it (the caller then acks the original)."""
     return dead_letter_publish(
-        body=message.body,
+        # kombu's stub says `str | None`: a received body is bytes, or str once py-amqp decoded it.
+        body=cast(bytes | str, message.body),
         content_type=message.content_type,
         content_encoding=message.content_encoding,
         headers=message.headers,
@@ -67,12 +70,12 @@ def dead_letter_message(message, *, reason: str, error_class: str, worker: str) 
 
 def dead_letter_publish(
     *,
-    body: bytes,
+    body: bytes | str,
     content_type: str | None,
     content_encoding: str | None,
-    headers: dict | None,
-    properties: dict,
-    delivery_info: dict,
+    headers: dict[str, Any] | None,
+    properties: dict[str, Any],
+    delivery_info: dict[str, Any],
     reason: str,
     error_class: str,
     worker: str,
@@ -113,8 +116,14 @@ def dead_letter_publish(
 
 
 def _dead_letter_headers(
-    headers: dict, reason: str, error_class: str, worker: str, exchange: str, routing_key: str, queue: str
-) -> dict:
+    headers: dict[str, Any],
+    reason: str,
+    error_class: str,
+    worker: str,
+    exchange: str,
+    routing_key: str,
+    queue: str,
+) -> dict[str, Any]:
     """The message's own headers plus why, when, by whom and from where it was dead-lettered."""
     now = datetime.now(UTC).isoformat()
     return {
@@ -131,9 +140,10 @@ def _dead_letter_headers(
     }
 
 
-def _history_record(headers: dict, properties: dict, **fields) -> None:
+def _history_record(headers: dict[str, Any], properties: dict[str, Any], **fields: str) -> None:
     """A row for `trace_event`; the DLQ holds the message itself, so a database that is away
     here loses only history."""
+    event_id: uuid.UUID | None
     try:
         event_id = uuid.UUID(str(headers.get("id")))
     except ValueError:

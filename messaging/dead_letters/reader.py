@@ -8,10 +8,13 @@ import json
 import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any
 
+import amqp
 from django.conf import settings
 from kombu import Connection
 
+from messaging.broker.channel import amqp_channel, queue_counts
 from messaging.broker.topology import dead_letter_queues
 from messaging.dead_letters import publish as dl
 from messaging.registry import event_types
@@ -26,18 +29,18 @@ DELIVERY_LIMIT_REASON = (
 class DeadLetter:
     dead_letter_queue: str
     delivery_tag: int
-    body: bytes
+    body: bytes | str  # str when py-amqp decoded it by its content encoding
     content_type: str | None
     content_encoding: str | None
-    headers: dict
-    properties: dict
+    headers: dict[str, Any]
+    properties: dict[str, Any]
     work_queue: str
     reason: str
     error_class: str
     first_at: datetime | None
     last_at: datetime | None
     count: int
-    envelope: dict | None = field(default=None)
+    envelope: dict[str, Any] | None = field(default=None)
 
     @property
     def event_id(self) -> uuid.UUID | None:
@@ -62,12 +65,12 @@ class DeadLetter:
 class DeadLetterReader:
     def __init__(self, broker_url: str | None = None):
         self._connection = Connection(broker_url or settings.CELERY_BROKER_URL, connect_timeout=5)
-        self._channel = self._connection.channel()
+        self._channel = amqp_channel(self._connection)
 
     def __enter__(self) -> "DeadLetterReader":
         return self
 
-    def __exit__(self, *exc_info) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.close()
 
     def fetch(self, *, queues: list[str] | None = None, limit: int = 10_000) -> list[DeadLetter]:
@@ -90,14 +93,12 @@ class DeadLetterReader:
 
 def dead_letter_queue_depths(broker_url: str | None = None) -> dict[str, int]:
     with Connection(broker_url or settings.CELERY_BROKER_URL, connect_timeout=5) as connection:
-        channel = connection.channel()
-        return {
-            queue.name: channel.queue_declare(queue=queue.name, passive=True)[1]
-            for queue in dead_letter_queues()
-        }
+        channel = amqp_channel(connection)
+        return {queue.name: queue_counts(channel, queue.name)[0] for queue in dead_letter_queues()}
 
 
-def _parse(queue: str, message) -> DeadLetter:
+def _parse(queue: str, message: amqp.Message) -> DeadLetter:
+    assert message.delivery_tag is not None  # every message of basic_get has one
     headers = dict(message.properties.get("application_headers") or {})
     properties = {k: v for k, v in message.properties.items() if k != "application_headers"}
     death = (headers.get("x-death") or [{}])[0]  # set when RabbitMQ itself dead-lettered it
@@ -136,7 +137,7 @@ def _parse(queue: str, message) -> DeadLetter:
     )
 
 
-def envelope_of(body: bytes, content_type: str | None) -> dict | None:
+def envelope_of(body: bytes | str, content_type: str | None) -> dict[str, Any] | None:
     """The event envelope of a Celery task message, or None if there is none to read."""
     if content_type != "application/json":
         return None  # never decode anything else (a pickle stays bytes)
@@ -147,7 +148,7 @@ def envelope_of(body: bytes, content_type: str | None) -> dict | None:
     return args[0] if isinstance(args, list) and args and isinstance(args[0], dict) else None
 
 
-def _time(value) -> datetime | None:
+def _time(value: object) -> datetime | None:
     if isinstance(value, datetime):
         return value if value.tzinfo else value.replace(tzinfo=UTC)
     try:

@@ -14,12 +14,16 @@ import socket
 import threading
 import time
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import amqp
 from celery import current_app
 from django.conf import settings
 from kombu import Connection
+
+from messaging.broker.channel import amqp_channel
 
 logger = logging.getLogger(__name__)
 
@@ -33,7 +37,7 @@ class OutgoingMessage:
 
     event_id: uuid.UUID
     task_name: str
-    args: tuple
+    args: tuple[Any, ...]  # the task's positional arguments, JSON values
     exchange: str
     routing_key: str
 
@@ -43,13 +47,13 @@ class RawMessage:
     """Bytes published exactly as they are (a dead letter keeps the body it arrived with)."""
 
     event_id: uuid.UUID  # only our bookkeeping key: the message keeps its own properties
-    body: bytes
+    body: bytes | str  # str: py-amqp decoded it by its content encoding, and encodes it back
     exchange: str
     routing_key: str
     content_type: str | None
     content_encoding: str | None
-    headers: dict
-    properties: dict
+    headers: dict[str, Any]
+    properties: dict[str, Any]
 
 
 @dataclass
@@ -76,14 +80,14 @@ class ConfirmingPublisher:
         self._confirm_timeout = confirm_timeout
         self._connect_timeout = connect_timeout
         self._connection: Connection | None = None
-        self._channel = None
+        self._channel: amqp.Channel | None = None
         self._published = 0  # delivery tags count from 1 on a confirm-mode channel
         self._pending: dict[int, uuid.UUID] = {}
         self._returned: dict[uuid.UUID, str] = {}
         self._nacked: set[uuid.UUID] = set()
 
     def publish(
-        self, messages: list[OutgoingMessage | RawMessage], *, confirm_timeout: float | None = None
+        self, messages: Sequence[OutgoingMessage | RawMessage], *, confirm_timeout: float | None = None
     ) -> PublishReport:
         try:
             return self._publish(messages, confirm_timeout or self._confirm_timeout)
@@ -104,12 +108,14 @@ class ConfirmingPublisher:
             except Exception:  # the socket may already be gone; it is released either way
                 logger.debug("releasing a broken broker connection failed", exc_info=True)
 
-    def _publish(self, messages: list[OutgoingMessage | RawMessage], confirm_timeout: float) -> PublishReport:
-        self._ensure_channel()
+    def _publish(
+        self, messages: Sequence[OutgoingMessage | RawMessage], confirm_timeout: float
+    ) -> PublishReport:
+        channel = self._ensure_channel()
         self._returned.clear()
         self._nacked.clear()
         for message in messages:
-            self._send(message)
+            self._send(channel, message)
         unconfirmed = self._wait_for_confirms(confirm_timeout)
         report = PublishReport()
         for message in messages:
@@ -126,9 +132,9 @@ class ConfirmingPublisher:
             self.close()
         return report
 
-    def _ensure_channel(self) -> None:
+    def _ensure_channel(self) -> amqp.Channel:
         if self._channel is not None:
-            return
+            return self._channel
         connection = Connection(
             self.broker_url,
             heartbeat=0,
@@ -137,15 +143,16 @@ class ConfirmingPublisher:
             transport_options={"write_timeout": self._connect_timeout},
         )
         connection.ensure_connection(max_retries=1)
-        channel = connection.channel()
+        channel = amqp_channel(connection)
         channel.confirm_select()
         channel.events["basic_ack"].add(self._on_ack)
         channel.events["basic_nack"].add(self._on_nack)
         channel.events["basic_return"].add(self._on_return)
         self._connection, self._channel = connection, channel
         self._published = 0
+        return channel
 
-    def _send(self, message: OutgoingMessage | RawMessage) -> None:
+    def _send(self, channel: amqp.Channel, message: OutgoingMessage | RawMessage) -> None:
         self._published += 1
         self._pending[self._published] = message.event_id
         # Our tracking id rides in a header: a returned message is matched by it, whatever
@@ -163,7 +170,7 @@ class ConfirmingPublisher:
             headers.update(tracking)
             content_type, content_encoding = "application/json", "utf-8"
         # Straight to py-amqp: kombu's Producer added a fifth to the cost of each message.
-        self._channel.basic_publish(
+        channel.basic_publish(
             amqp.Message(
                 body,
                 content_type=content_type,
@@ -178,6 +185,7 @@ class ConfirmingPublisher:
         )
 
     def _wait_for_confirms(self, confirm_timeout: float) -> set[uuid.UUID]:
+        assert self._connection is not None  # _publish ensured it
         deadline = time.monotonic() + confirm_timeout
         while self._pending:
             remaining = deadline - time.monotonic()
@@ -199,7 +207,7 @@ class ConfirmingPublisher:
     def _on_nack(self, delivery_tag: int, multiple: bool) -> None:
         self._nacked.update(self._settle(delivery_tag, multiple))
 
-    def _on_return(self, exc, exchange: str, routing_key: str, message) -> None:
+    def _on_return(self, exc: Exception, exchange: str, routing_key: str, message: amqp.Message) -> None:
         # A returned message is still acked afterwards; the return is what tells us no queue
         # took it. It arrives before that ack on the same channel.
         headers = message.properties.get("application_headers") or {}
@@ -207,7 +215,7 @@ class ConfirmingPublisher:
         self._returned[event_id] = f"unroutable: no queue is bound to {exchange!r} with key {routing_key!r}"
 
 
-def _task_message(message: OutgoingMessage) -> tuple[bytes, dict, dict]:
+def _task_message(message: OutgoingMessage) -> tuple[bytes, dict[str, Any], dict[str, Any]]:
     """A Celery task message (protocol 2): task id = message id = the event id."""
     task_id = str(message.event_id)
     headers, properties, body, _ = current_app.amqp.create_task_message(

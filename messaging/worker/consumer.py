@@ -8,15 +8,19 @@ carries on with the next message.
 It also publishes its task events (for Flower) without waiting for a confirm of each.
 """
 
+from typing import Any
+
 from celery.worker.consumer import Consumer
+from kombu import Connection
 from kombu.exceptions import ContentDisallowed
+from kombu.message import Message
 
 from messaging.dead_letters.publish import dead_letter_message
 from messaging.worker.failures import failure_reason
 
 
 class DeadLetteringConsumer(Consumer):
-    def connection_for_write(self, url=None, heartbeat=None):
+    def connection_for_write(self, url: str | None = None, heartbeat: float | None = None) -> Connection:
         # Only the task events go out on this connection (celery/worker/consumer/events.py).
         # With the broker-wide confirm_publish each of the three events per task waited for
         # its confirm in the main process, the one that hands out tasks: 40 % of its time in
@@ -27,15 +31,15 @@ class DeadLetteringConsumer(Consumer):
             )
         )
 
-    def on_decode_error(self, message, exc):
+    def on_decode_error(self, message: Message, exc: Exception) -> None:
         self._dead_letter(message, f"The message body could not be decoded: {exc}", "malformed")
 
-    def on_unknown_message(self, body, message):
+    def on_unknown_message(self, body: Any, message: Message) -> None:
         self._dead_letter(
             message, "The message is not a Celery task message (it has no 'task' header).", "malformed"
         )
 
-    def on_unknown_task(self, body, message, exc):
+    def on_unknown_task(self, body: Any, message: Message, exc: Exception) -> None:
         name = (message.headers or {}).get("task")
         self._dead_letter(
             message,
@@ -44,13 +48,13 @@ class DeadLetteringConsumer(Consumer):
             "unknown_task",
         )
 
-    def on_invalid_task(self, body, message, exc):
+    def on_invalid_task(self, body: Any, message: Message, exc: Exception) -> None:
         if isinstance(exc, ContentDisallowed):  # e.g. pickle: refused before any decoding
             self._dead_letter(message, *failure_reason(exc, content_type=message.content_type))
             return
         self._dead_letter(message, f"The message is not a valid task message: {exc}", "malformed")
 
-    def _dead_letter(self, message, reason: str, error_class: str) -> None:
+    def _dead_letter(self, message: Message, reason: str, error_class: str) -> None:
         if dead_letter_message(message, reason=reason, error_class=error_class, worker=self.hostname):
             message.ack()
         else:  # the broker dead-letters it (at-least-once), without our reason; never an ack

@@ -10,7 +10,8 @@ from messaging.errors import HandlingError
 def failure_reason(exc: BaseException, *, content_type: str | None) -> tuple[str, str]:
     """(reason, class) for an exception that ended a task."""
     if isinstance(exc, Reject):
-        inner = exc.reason
+        # Celery's Reject keeps its first argument as `reason`; celery-types omits the attribute.
+        inner = exc.reason  # type: ignore[attr-defined]
         if isinstance(inner, HandlingError):
             return inner.reason, inner.error_class
         return str(inner), "permanent"

@@ -8,6 +8,7 @@ instead.
 """
 
 from datetime import UTC, datetime
+from typing import Any, Literal
 
 from celery.worker.request import Request
 
@@ -18,26 +19,31 @@ from messaging.worker.failures import failure_reason
 class DeadLetteringRequest(Request):
     _failure = ("", "")
 
-    def on_failure(self, exc_info, send_failed_event=True, return_ok=False):
+    # exc_info is billiard's ExceptionInfo.
+    def on_failure(self, exc_info: Any, send_failed_event: bool = True, return_ok: bool = False) -> None:
         exc = getattr(exc_info.exception, "exc", exc_info.exception)  # unwrap ExceptionWithTraceback
-        self._failure = failure_reason(exc, content_type=self._content_type)
+        self._failure = failure_reason(exc, content_type=self.content_type)
         return super().on_failure(exc_info, send_failed_event=send_failed_event, return_ok=return_ok)
 
-    def reject(self, requeue=False):
+    def reject(self, requeue: bool = False) -> None:
         if requeue or self.acknowledged or not self._dead_letter(*self._failure):
             return super().reject(requeue=requeue)
         self.send_event("task-rejected", requeue=False)
         return None
 
-    def maybe_expire(self):
+    def maybe_expire(self) -> Literal[True] | None:
         if not self._from_work_queue():
             return super().maybe_expire()
         # Unlike Celery, do not put the id on the revoked list: a replay of this event must run.
-        return bool(self.expires and datetime.now(self.expires.tzinfo or UTC) > self.expires)
+        # True or None, as Celery's own answers.
+        return True if self.expires and datetime.now(self.expires.tzinfo or UTC) > self.expires else None
 
-    def _announce_revoked(self, reason, terminated, signum, expired):
+    def _announce_revoked(
+        self, reason: str, terminated: bool, signum: int | None, expired: bool | None
+    ) -> None:
         if not (expired and self._from_work_queue()):
-            return super()._announce_revoked(reason, terminated, signum, expired)
+            # celery-types does not declare this private method of Request, which we override.
+            return super()._announce_revoked(reason, terminated, signum, expired)  # type: ignore[misc]
         self._already_revoked = True
         if not self._dead_letter(
             f"The message expired at {self.expires.isoformat()} before a worker ran it.", "expired"
@@ -52,7 +58,7 @@ class DeadLetteringRequest(Request):
     def _dead_letter(self, reason: str, error_class: str) -> bool:
         """Copy to the DLQ with the reason, then ack; False if the copy could not be made."""
         published = dead_letter_message(
-            self._message,
+            self.message,
             reason=reason or "The task failed.",
             error_class=error_class or "error",
             worker=self.hostname,

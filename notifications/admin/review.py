@@ -5,14 +5,20 @@ same ones `replay_dead_letters` uses. Only the "Notification reviewers" group (t
 `review_notification` permission) may run them, and every run is recorded.
 """
 
+from collections.abc import Callable
 from datetime import timedelta
+from typing import ClassVar
 
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.helpers import ActionForm
+from django.contrib.auth.models import User
+from django.db.models import QuerySet
+from django.http import HttpRequest
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
+from django.utils.safestring import SafeString
 
 from infra.read_only_admin import ReadOnlyAdmin, ReadOnlyInline
 from notifications.models import DeliveryAttempt, Notification, OperatorAction
@@ -26,7 +32,7 @@ from notifications.operations.review import (
 
 class DeliveryAttemptInline(ReadOnlyInline):
     model = DeliveryAttempt
-    fields = [
+    fields: ClassVar[tuple[str, ...]] = (
         "number",
         "started_at",
         "finished_at",
@@ -35,14 +41,21 @@ class DeliveryAttemptInline(ReadOnlyInline):
         "error",
         "worker",
         "duration_ms",
-    ]
+    )
     readonly_fields = fields
     verbose_name_plural = "attempt history (one row per call to the mail provider)"
 
 
 class OperatorActionInline(ReadOnlyInline):
     model = OperatorAction
-    fields = ["created_at", "actor_name", "action", "comment", "result", "finished_at"]
+    fields: ClassVar[tuple[str, ...]] = (
+        "created_at",
+        "actor_name",
+        "action",
+        "comment",
+        "result",
+        "finished_at",
+    )
     readonly_fields = fields
     verbose_name_plural = "what people did with it"
 
@@ -52,14 +65,15 @@ class AgeFilter(admin.SimpleListFilter):
     parameter_name = "age"
     BUCKETS = {"hour": ("under 1 hour", timedelta(hours=1)), "day": ("under 1 day", timedelta(days=1))}
 
-    def lookups(self, request, model_admin):
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, str]]:
         return [(key, label) for key, (label, _) in self.BUCKETS.items()] + [("older", "older than 1 day")]
 
-    def queryset(self, request, queryset):
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Notification]) -> QuerySet[Notification]:
         now = timezone.now()
-        if self.value() in self.BUCKETS:
-            return queryset.filter(status_changed_at__gte=now - self.BUCKETS[self.value()][1])
-        if self.value() == "older":
+        value = self.value()
+        if value in self.BUCKETS:
+            return queryset.filter(status_changed_at__gte=now - self.BUCKETS[value][1])
+        if value == "older":
             return queryset.filter(status_changed_at__lt=now - timedelta(days=1))
         return queryset
 
@@ -68,13 +82,20 @@ class NeedsPersonFilter(admin.SimpleListFilter):
     title = "needs a person"
     parameter_name = "needs_person"
 
-    def lookups(self, request, model_admin):
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, str]]:
         return [("yes", "failed or needs review")]
 
-    def queryset(self, request, queryset):
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Notification]) -> QuerySet[Notification]:
         if self.value() == "yes":
             return queryset.filter(status__in=Notification.NEEDS_PERSON_STATUSES)
         return queryset
+
+
+class StaffRequest(HttpRequest):
+    """A request of the admin's: only an authenticated staff user gets past `admin_view`.
+    (For the type checker only; the request itself is Django's.)"""
+
+    user: User
 
 
 class CommentActionForm(ActionForm):
@@ -130,21 +151,21 @@ class NotificationAdmin(ReadOnlyAdmin):
     ]
 
     @admin.display(description="order")
-    def order_link(self, notification):
+    def order_link(self, notification: Notification) -> SafeString:
         url = reverse("admin:orders_order_change", args=[notification.order_id])
         return format_html('<a href="{}">{}</a>', url, notification.order_id)
 
     @admin.display(description="order")
-    def order_summary(self, notification):
+    def order_summary(self, notification: Notification) -> str:
         order = notification.order
         return f"{order.customer_email}, {order.amount} {order.currency}, {order.status} (v{order.version})"
 
     @admin.display(description="reason")
-    def reason(self, notification):
+    def reason(self, notification: Notification) -> str:
         return notification.last_error or "-"
 
     @admin.display(description="age", ordering="status_changed_at")
-    def age(self, notification):
+    def age(self, notification: Notification) -> str:
         minutes = int((timezone.now() - notification.status_changed_at).total_seconds() // 60)
         return (
             f"{minutes // 1440} d"
@@ -154,15 +175,15 @@ class NotificationAdmin(ReadOnlyAdmin):
             else f"{minutes} min"
         )
 
-    def has_review_permission(self, request) -> bool:
+    def has_review_permission(self, request: HttpRequest) -> bool:
         return request.user.has_perm("notifications.review_notification")
 
     @admin.action(description="Retry (check the order, send again with the same key)", permissions=["review"])
-    def retry(self, request, queryset):
+    def retry(self, request: StaffRequest, queryset: QuerySet[Notification]) -> None:
         self._each(request, queryset, lambda n: notification_retry(notification=n, actor=request.user))
 
     @admin.action(description="Reject with comment (will not be sent)", permissions=["review"])
-    def reject_with_comment(self, request, queryset):
+    def reject_with_comment(self, request: StaffRequest, queryset: QuerySet[Notification]) -> None:
         comment = request.POST.get("comment", "")
         self._each(
             request,
@@ -171,10 +192,12 @@ class NotificationAdmin(ReadOnlyAdmin):
         )
 
     @admin.action(description="Assign to me", permissions=["review"])
-    def assign_to_me(self, request, queryset):
+    def assign_to_me(self, request: StaffRequest, queryset: QuerySet[Notification]) -> None:
         self._each(request, queryset, lambda n: notification_assign(notification=n, actor=request.user))
 
-    def _each(self, request, queryset, action) -> None:
+    def _each(
+        self, request: HttpRequest, queryset: QuerySet[Notification], action: Callable[[Notification], str]
+    ) -> None:
         done, refused = 0, []
         for notification in queryset.select_related("order"):
             try:

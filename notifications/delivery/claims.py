@@ -11,7 +11,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from messaging.errors import InFlightError, NeedsReviewError, PermanentError
+from messaging.errors import HandlingError, InFlightError, NeedsReviewError, PermanentError
 from messaging.identity import current_process_name, process_is_gone
 from messaging.inbox import inbox_record
 from messaging.registry import EventType
@@ -52,7 +52,9 @@ def notification_claim(
 
 
 @transaction.atomic
-def _claim_in_transaction(*, order_id, event_type, event_id, worker, provider):
+def _claim_in_transaction(
+    *, order_id: uuid.UUID, event_type: EventType, event_id: uuid.UUID, worker: str, provider: MailProvider
+) -> Claim | AlreadyDone | HandlingError:
     # Lock order: the order row, then the notification (the same order everywhere).
     order = Order.objects.select_for_update(no_key=True).filter(id=order_id).first()
     if order is None:
@@ -121,7 +123,7 @@ def _outcome_uncertain(notification: Notification, now: datetime) -> bool:
 
 
 def _start_attempt(
-    order: Order, notification: Notification, *, event_id, worker: str, now: datetime
+    order: Order, notification: Notification, *, event_id: uuid.UUID, worker: str, now: datetime
 ) -> Claim:
     notification.status = Notification.Status.SENDING
     notification.status_changed_at = now

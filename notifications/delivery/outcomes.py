@@ -8,6 +8,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from messaging.errors import (
+    HandlingError,
     InFlightError,
     NeedsReviewError,
     PermanentError,
@@ -52,7 +53,16 @@ def notification_record_outcome(
 
 
 @transaction.atomic
-def _record_in_transaction(*, claim, result, event_type, provider, to, duration_ms, final_attempt):
+def _record_in_transaction(
+    *,
+    claim: Claim,
+    result: SendResult,
+    event_type: EventType,
+    provider: MailProvider,
+    to: str,
+    duration_ms: int,
+    final_attempt: bool,
+) -> HandlingError | None:
     now = timezone.now()
     notification = Notification.objects.select_for_update().get(pk=claim.notification.pk)
     _finish_attempt(claim.attempt, result, now, duration_ms)
@@ -81,7 +91,15 @@ def _record_in_transaction(*, claim, result, event_type, provider, to, duration_
     return error
 
 
-def _next_step(notification, result, provider, now, *, to: str, final_attempt: bool):
+def _next_step(
+    notification: Notification,
+    result: SendResult,
+    provider: MailProvider,
+    now: datetime,
+    *,
+    to: str,
+    final_attempt: bool,
+) -> tuple[Notification.Status, HandlingError]:
     """What a failed attempt leads to: the next status, and the error that tells the task."""
     reason = reasons.reason_for_result(result, to=to)
     detail = _detail(result)

@@ -21,7 +21,7 @@ def notification_set_status(
     reason: str = "",
     detail: str = "",
     error_class: str = "",
-    **fields,
+    **fields: str | datetime,
 ) -> None:
     """Move to `status`, releasing the lease; `reason` is what a reviewer reads and
     `error_class` the kind of failure it was (empty when there is none)."""

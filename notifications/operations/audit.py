@@ -3,6 +3,7 @@ action interrupted half-way is visible as such."""
 
 import uuid
 
+from django.contrib.auth.models import User
 from django.utils import timezone
 
 from notifications.models import Notification, OperatorAction
@@ -12,7 +13,7 @@ def action_start(
     *,
     action: str,
     actor_name: str,
-    actor=None,
+    actor: User | None = None,
     notification: Notification | None = None,
     event_id: uuid.UUID | None = None,
     comment: str = "",

@@ -6,7 +6,8 @@ and the notification's idempotency key makes a resend within the provider's wind
 email. Each run is stored as a ReconcileReport (shown in the admin).
 """
 
-from datetime import timedelta
+from datetime import datetime, timedelta
+from typing import Any, TypedDict
 
 from django.db.models import Count, Exists, OuterRef, Q
 from django.db.models.functions import TruncDate
@@ -24,11 +25,34 @@ UNFINISHED = Notification.UNFINISHED_STATUSES
 LOOKBACK = timedelta(days=2)  # older history is the retention job's, not reconcile's
 
 
+class StuckNotification(TypedDict):
+    notification: int
+    order: str
+    kind: str
+    status: str
+    since: str
+
+
+class Findings(TypedDict):
+    per_day_and_kind: list[dict[str, Any]]
+    orders_without_confirmation: list[str]
+    stuck_notifications: list[StuckNotification]
+    published_but_unprocessed_events: list[str]
+
+
+class Repair(TypedDict, total=False):
+    """Empty when nothing was to be republished; `error` when the broker was away."""
+
+    republished: list[str]
+    failed: dict[str, str]  # event id: reason
+    error: str
+
+
 def reconcile_run(*, stuck_after: timedelta = timedelta(minutes=15), repair: bool = False) -> ReconcileReport:
     started = timezone.now()
     stuck = _stuck_notifications(started - stuck_after)
     unprocessed = _published_but_unprocessed(started - stuck_after)
-    findings = {
+    findings: Findings = {
         "per_day_and_kind": _per_day_and_kind(),
         "orders_without_confirmation": _orders_without_confirmation(),
         "stuck_notifications": [_describe(n) for n in stuck],
@@ -44,7 +68,7 @@ def reconcile_run(*, stuck_after: timedelta = timedelta(minutes=15), repair: boo
     )
 
 
-def _per_day_and_kind() -> list[dict]:
+def _per_day_and_kind() -> list[dict[str, Any]]:
     rows = (
         Notification.objects.annotate(day=TruncDate("created_at"))
         .values("day", "kind")
@@ -71,7 +95,7 @@ def _orders_without_confirmation() -> list[str]:
     ]
 
 
-def _stuck_notifications(before) -> list[Notification]:
+def _stuck_notifications(before: datetime) -> list[Notification]:
     """Unfinished for too long, with nobody holding a live lease on it."""
     now = timezone.now()
     return list(
@@ -81,7 +105,7 @@ def _stuck_notifications(before) -> list[Notification]:
     )
 
 
-def _published_but_unprocessed(before) -> list[OutboxEvent]:
+def _published_but_unprocessed(before: datetime) -> list[OutboxEvent]:
     """Effect-once events published a while ago (within the last days) that no handler has
     finished, and whose notification is not with a person either."""
     processed = ProcessedEvent.objects.filter(event_id=OuterRef("id"))
@@ -101,7 +125,7 @@ def _published_but_unprocessed(before) -> list[OutboxEvent]:
     return unfinished
 
 
-def _republish(events: set[OutboxEvent | None]) -> dict:
+def _republish(events: set[OutboxEvent | None]) -> Repair:
     found = sorted((event for event in events if event is not None), key=lambda event: event.created_at)
     if not found:
         return {}
@@ -115,7 +139,7 @@ def _republish(events: set[OutboxEvent | None]) -> dict:
     }
 
 
-def _describe(notification: Notification) -> dict:
+def _describe(notification: Notification) -> StuckNotification:
     return {
         "notification": notification.pk,
         "order": str(notification.order_id),
@@ -125,7 +149,7 @@ def _describe(notification: Notification) -> dict:
     }
 
 
-def _summary(findings: dict, repaired: dict) -> str:
+def _summary(findings: Findings, repaired: Repair) -> str:
     parts = [
         f"{len(findings['stuck_notifications'])} stuck notification(s)",
         f"{len(findings['published_but_unprocessed_events'])} published but unprocessed event(s)",

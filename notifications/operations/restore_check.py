@@ -8,10 +8,12 @@ the provider key absorb what had been delivered before the crash.
 """
 
 from dataclasses import dataclass, field
+from typing import cast
 
 from django.conf import settings
 from kombu import Connection
 
+from messaging.broker.channel import amqp_channel, queue_counts
 from messaging.broker.topology import work_queues
 from messaging.dead_letters.publish import dead_letter_message
 from messaging.dead_letters.reader import envelope_of
@@ -34,15 +36,17 @@ class RestoreCheck:
 def restore_check(*, allow_consumers: bool = False) -> RestoreCheck:
     result = RestoreCheck()
     with Connection(settings.CELERY_BROKER_URL, connect_timeout=5) as connection:
-        channel = connection.channel()
-        busy = {q.name: channel.queue_declare(queue=q.name, passive=True)[2] for q in work_queues()}
+        channel = amqp_channel(connection)
+        busy = {q.name: queue_counts(channel, q.name)[1] for q in work_queues()}
         if any(busy.values()) and not allow_consumers:
             raise WorkersRunning(f"Workers are consuming {busy}: stop them first, or they race this check.")
         for queue in work_queues():
             while (raw := channel.basic_get(queue=queue.name, no_ack=False)) is not None:
                 message = channel.message_to_python(raw)  # a kombu Message: headers, ack()
                 result.messages_checked += 1
-                order_id = (envelope_of(message.body, message.content_type) or {}).get("order_id")
+                # kombu's stub says `str | None`: a received body is bytes, or str once decoded.
+                body = cast(bytes | str, message.body)
+                order_id = (envelope_of(body, message.content_type) or {}).get("order_id")
                 if order_id and not Order.objects.filter(id=order_id).exists():
                     reason = (
                         f"The order {order_id} is not in the database (restored to an earlier point?): "

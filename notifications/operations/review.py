@@ -3,6 +3,7 @@ take it on. The admin actions and `replay_dead_letters` call these, never their 
 
 from dataclasses import dataclass
 
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
@@ -48,7 +49,7 @@ def notification_reopen(*, notification_id: int, actor_name: str) -> Reopened:
     return Reopened(notification=notification, previous_status=previous)
 
 
-def notification_retry(*, notification: Notification, actor) -> str:
+def notification_retry(*, notification: Notification, actor: User) -> str:
     """The admin's retry: reopen, then publish the notification's own event again (same
     event id), confirmed by the broker. If the publish fails, the status goes back."""
     record = action_start(
@@ -73,7 +74,7 @@ def notification_retry(*, notification: Notification, actor) -> str:
     return "retried"
 
 
-def notification_reject(*, notification: Notification, actor, comment: str) -> str:
+def notification_reject(*, notification: Notification, actor: User, comment: str) -> str:
     if not comment.strip():
         raise ReviewRefused("A rejection needs a comment that says why.")
     record = action_start(
@@ -101,7 +102,7 @@ def notification_reject(*, notification: Notification, actor, comment: str) -> s
     return "rejected"
 
 
-def notification_assign(*, notification: Notification, actor) -> str:
+def notification_assign(*, notification: Notification, actor: User) -> str:
     record = action_start(
         action=OperatorAction.Action.ASSIGN,
         actor=actor,

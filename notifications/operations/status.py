@@ -1,6 +1,7 @@
 """The figures an operator looks at first: is anything stuck, and where."""
 
 from datetime import datetime
+from typing import TypedDict
 
 from django.utils import timezone
 
@@ -9,10 +10,19 @@ from messaging.selectors import outbox_backlog
 from notifications.selectors import notification_counts_by_status, notification_oldest_unfinished_since
 
 
-def outbox_status() -> dict:
+class OutboxStatus(TypedDict):
+    outbox_backlog: int
+    oldest_unpublished_age_seconds: float | None
+    notifications_by_status: dict[str, int]
+    oldest_unfinished_notification_age_seconds: float | None
+    dead_letter_queues: dict[str, int | str]  # depth per queue, or {"error": why there are none}
+
+
+def outbox_status() -> OutboxStatus:
     backlog = outbox_backlog()
+    dlq: dict[str, int | str]
     try:
-        dlq = dead_letter_queue_depths()
+        dlq = dict(dead_letter_queue_depths())
     except Exception as exc:  # the database figures are still worth showing
         dlq = {"error": f"broker unreachable: {exc}"}
     return {

@@ -3,6 +3,7 @@ own records: the order, the outbox, deliveries and provider calls, dead-letterin
 operators' replays and retries, and whether a copy waits in a dead-letter queue now."""
 
 import uuid
+from collections.abc import Set
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -18,7 +19,7 @@ class Step:
     what: str
 
 
-def event_trace(identifier: uuid.UUID, *, dead_letter_event_ids: set[uuid.UUID] = frozenset()) -> list[Step]:
+def event_trace(identifier: uuid.UUID, *, dead_letter_event_ids: Set[uuid.UUID] = frozenset()) -> list[Step]:
     """Steps for an event id, or for all events of an order id; empty if neither is known."""
     events = list(OutboxEvent.objects.filter(id=identifier))
     order = Order.objects.filter(id=events[0].aggregate_id if events else identifier).first()
@@ -36,7 +37,9 @@ def event_trace(identifier: uuid.UUID, *, dead_letter_event_ids: set[uuid.UUID] 
     return sorted(steps, key=lambda step: step.at)
 
 
-def _event_steps(event: OutboxEvent, order, dead_letter_event_ids) -> list[Step]:
+def _event_steps(
+    event: OutboxEvent, order: Order | None, dead_letter_event_ids: Set[uuid.UUID]
+) -> list[Step]:
     steps = [Step(event.created_at, f"event {event.id} {event.event_type} written to the outbox")]
     if event.published_at:
         steps.append(

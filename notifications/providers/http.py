@@ -8,10 +8,12 @@ request left (connect error) is transient; a failure after it left (read timeout
 
 import os
 from datetime import timedelta
+from typing import Any
 
 import requests
 from django.conf import settings
 from requests.adapters import HTTPAdapter
+from urllib3.exceptions import NewConnectionError
 
 from notifications.providers.base import OutboundEmail, Outcome, SendResult
 
@@ -65,7 +67,7 @@ def _classify_connection_error(exc: requests.ConnectionError) -> SendResult:
     # happened after it may have been processed.
     reason = exc.args[0] if exc.args else None
     inner = getattr(reason, "reason", None)
-    if isinstance(inner, requests.packages.urllib3.exceptions.NewConnectionError):
+    if isinstance(inner, NewConnectionError):
         return SendResult(Outcome.TRANSIENT, detail=f"could not connect: {exc}")
     return SendResult(Outcome.UNKNOWN, detail=f"connection dropped after sending: {exc}")
 
@@ -94,7 +96,7 @@ def classify_response(response: requests.Response) -> SendResult:
     return SendResult(Outcome.PERMANENT, http_status=status, error_code=code, detail=detail)
 
 
-def _json_or_empty(response: requests.Response) -> dict:
+def _json_or_empty(response: requests.Response) -> dict[str, Any]:
     try:
         body = response.json()
     except ValueError:

@@ -12,6 +12,7 @@ import smtplib
 
 from django.conf import settings
 from django.core.mail import EmailMessage, get_connection
+from django.core.mail.backends.base import BaseEmailBackend
 
 from notifications.providers.base import OutboundEmail, Outcome, SendResult
 
@@ -49,7 +50,7 @@ class SmtpMailProvider:
         return SendResult(Outcome.ACCEPTED, provider_message_id=_message_id(email))
 
 
-def _message(email: OutboundEmail, connection) -> EmailMessage:
+def _message(email: OutboundEmail, connection: BaseEmailBackend) -> EmailMessage:
     return EmailMessage(
         subject=email.subject,
         body=email.text,

@@ -1,4 +1,6 @@
-from django.core.management.base import BaseCommand
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandParser
 
 from apiauth.services import api_token_create, api_token_revoke_by_name
 
@@ -6,7 +8,7 @@ from apiauth.services import api_token_create, api_token_revoke_by_name
 class Command(BaseCommand):
     help = "Create an API token for the order API and print it (it is shown only this once)."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("name", help="who or what uses the token, e.g. 'checkout-service'")
         parser.add_argument(
             "--replace",
@@ -14,7 +16,7 @@ class Command(BaseCommand):
             help="revoke the active tokens with this name first (used for the development token)",
         )
 
-    def handle(self, *args, name: str, replace: bool, **options):
+    def handle(self, *args: Any, name: str, replace: bool, **options: Any) -> None:
         if replace:
             revoked = api_token_revoke_by_name(name=name)
             if revoked:

@@ -1,4 +1,6 @@
-from django.core.management.base import BaseCommand, CommandError
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from apiauth.services import api_token_revoke_by_name
 
@@ -6,10 +8,10 @@ from apiauth.services import api_token_revoke_by_name
 class Command(BaseCommand):
     help = "Revoke every active API token with the given name."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("name")
 
-    def handle(self, *args, name: str, **options):
+    def handle(self, *args: Any, name: str, **options: Any) -> None:
         revoked = api_token_revoke_by_name(name=name)
         if not revoked:
             raise CommandError(f"No active token is named {name!r}.")

@@ -1,3 +1,5 @@
+from typing import Any
+
 from django.core.management.base import BaseCommand, CommandError
 
 from infra.postgres import database_ensure
@@ -6,7 +8,7 @@ from infra.postgres import database_ensure
 class Command(BaseCommand):
     help = "Create the configured PostgreSQL database if it does not exist (development and CI)."
 
-    def handle(self, *args, **options):
+    def handle(self, *args: Any, **options: Any) -> None:
         try:
             created = database_ensure()
         except Exception as exc:

@@ -1,3 +1,5 @@
+from typing import Any
+
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
@@ -7,7 +9,7 @@ from infra.rabbitmq import RabbitAdmin, user_of, vhost_of
 class Command(BaseCommand):
     help = "Create the RabbitMQ vhost of CELERY_BROKER_URL if missing (development and CI)."
 
-    def handle(self, *args, **options):
+    def handle(self, *args: Any, **options: Any) -> None:
         vhost = vhost_of(settings.CELERY_BROKER_URL)
         try:
             RabbitAdmin(settings.RABBITMQ_MANAGEMENT_URL).vhost_ensure(

@@ -1,3 +1,5 @@
+from typing import Any
+
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
@@ -7,7 +9,7 @@ from messaging.broker.declare import topology_declare
 class Command(BaseCommand):
     help = "Declare the exchanges and queues on RabbitMQ (idempotent; run at every deploy)."
 
-    def handle(self, *args, **options):
+    def handle(self, *args: Any, **options: Any) -> None:
         try:
             declared = topology_declare(broker_url=settings.CELERY_BROKER_URL)
         except Exception as exc:

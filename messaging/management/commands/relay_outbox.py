@@ -1,6 +1,7 @@
 import time
+from typing import Any
 
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandParser
 
 from messaging.relay.relay import relay_outbox_sweep
 
@@ -11,11 +12,11 @@ class Command(BaseCommand):
         "relay worker does the same every few seconds; this is for a shell, a drill, or a cron."
     )
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--once", action="store_true", help="one sweep, then exit")
         parser.add_argument("--interval", type=float, default=2.0, help="seconds between sweeps (default 2)")
 
-    def handle(self, *args, once: bool, interval: float, **options):
+    def handle(self, *args: Any, once: bool, interval: float, **options: Any) -> None:
         while True:
             report = relay_outbox_sweep()
             if report.published or report.failed or once:

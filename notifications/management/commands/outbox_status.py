@@ -1,6 +1,7 @@
 import json
+from typing import Any
 
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandParser
 
 from notifications.operations.status import outbox_status
 
@@ -8,10 +9,10 @@ from notifications.operations.status import outbox_status
 class Command(BaseCommand):
     help = "Outbox backlog and its oldest event, notifications by status, dead-letter queue depths."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--json", action="store_true", help="machine-readable output")
 
-    def handle(self, *args, json: bool, **options):
+    def handle(self, *args: Any, json: bool, **options: Any) -> None:
         status = outbox_status()
         if json:
             self.stdout.write(_dumps(status))
@@ -33,5 +34,5 @@ def _age(seconds: float | None) -> str:
     return "none" if seconds is None else f"{seconds:.0f} s ago"
 
 
-def _dumps(value) -> str:
+def _dumps(value: object) -> str:
     return json.dumps(value, indent=2, sort_keys=True)

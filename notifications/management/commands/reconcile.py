@@ -1,6 +1,7 @@
 import json
+from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from infra.durations import duration_parse
 from notifications.operations.reconcile import reconcile_run
@@ -13,7 +14,7 @@ class Command(BaseCommand):
         "the events of stuck emails again (safe: the inbox and the provider key dedupe)."
     )
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--repair", action="store_true", help="republish the events of what is stuck")
         parser.add_argument(
             "--after-restore",
@@ -26,7 +27,9 @@ class Command(BaseCommand):
         )
         parser.add_argument("--json", action="store_true", help="print the findings as JSON")
 
-    def handle(self, *args, repair: bool, stuck_after: str, json: bool, after_restore: bool, **options):
+    def handle(
+        self, *args: Any, repair: bool, stuck_after: str, json: bool, after_restore: bool, **options: Any
+    ) -> None:
         if after_restore:
             self._restore_check()
         try:
@@ -51,5 +54,5 @@ class Command(BaseCommand):
         )
 
 
-def _dumps(value) -> str:
+def _dumps(value: object) -> str:
     return json.dumps(value, indent=2, sort_keys=True, default=str)

@@ -8,9 +8,11 @@ replay or discard is recorded with who ran it.
 import getpass
 import sys
 import time
+from datetime import datetime
+from typing import Any
 
 from amqp.exceptions import AMQPError
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
@@ -18,6 +20,7 @@ from infra.durations import duration_parse, is_duration
 from messaging.dead_letters.reader import DeadLetter, DeadLetterReader
 from messaging.relay.publisher import PublishError
 from notifications.operations.replay import (
+    Plan,
     Verdict,
     dead_letter_discard,
     dead_letter_plan,
@@ -31,7 +34,7 @@ CONFIRM_ABOVE = 5  # more messages than this need --yes or an interactive "yes"
 class Command(BaseCommand):
     help = "List, show, replay or discard dead-lettered messages (docs/operations.md)."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         sub = parser.add_subparsers(dest="verb", required=True, parser_class=type(parser))
         sub.add_parser("list", help="list the dead letters")
         show = sub.add_parser("show", help="everything about one dead letter")
@@ -46,7 +49,7 @@ class Command(BaseCommand):
         for verb_parser in sub.choices.values():
             self._add_filters(verb_parser)
 
-    def _add_filters(self, parser) -> None:
+    def _add_filters(self, parser: CommandParser) -> None:
         parser.add_argument("--event-type", help="e.g. order.created")
         parser.add_argument(
             "--reason", help="words in the reason or the class, e.g. 'rejected' or 'malformed'"
@@ -62,7 +65,7 @@ class Command(BaseCommand):
         parser.add_argument("--yes", action="store_true", help="do not ask before acting on many messages")
         parser.add_argument("--actor", default=None, help="who runs this, for the record (default: OS user)")
 
-    def handle(self, *args, verb: str, **options):
+    def handle(self, *args: Any, verb: str, **options: Any) -> None:
         now = timezone.now()
         options["older_than"] = (
             _cutoff(options["older_than"], now, "--older-than") if options.get("older_than") else None
@@ -84,7 +87,7 @@ class Command(BaseCommand):
             else:
                 self._act(reader, letters, verb, options)
 
-    def _select(self, reader: DeadLetterReader, options) -> list[DeadLetter]:
+    def _select(self, reader: DeadLetterReader, options: dict[str, Any]) -> list[DeadLetter]:
         queues = [f"{options['queue'].removesuffix('.dlq')}.dlq"] if options.get("queue") else None
         letters = reader.fetch(queues=queues)
         older, since = options["older_than"], options["since"]
@@ -140,7 +143,9 @@ class Command(BaseCommand):
             self.stdout.write(f"  headers:     {letter.headers}")
             self.stdout.write(f"  a replay would: {plan.verdict}: {plan.why}")
 
-    def _act(self, reader: DeadLetterReader, letters: list[DeadLetter], verb: str, options) -> None:
+    def _act(
+        self, reader: DeadLetterReader, letters: list[DeadLetter], verb: str, options: dict[str, Any]
+    ) -> None:
         if not letters:
             self.stdout.write("No dead letters match.")
             return
@@ -165,7 +170,15 @@ class Command(BaseCommand):
             time.sleep(pause)
         self.stdout.write("Done: " + ", ".join(f"{n} {result}" for result, n in sorted(counts.items())) + ".")
 
-    def _act_on_one(self, reader, letter, plan, verb: str, actor: str, options) -> str:
+    def _act_on_one(
+        self,
+        reader: DeadLetterReader,
+        letter: DeadLetter,
+        plan: Plan,
+        verb: str,
+        actor: str,
+        options: dict[str, Any],
+    ) -> str:
         if verb == "discard":
             return dead_letter_discard(reader, letter, actor_name=actor, comment=options["comment"])
         if plan.verdict == Verdict.SKIP:
@@ -187,14 +200,14 @@ class Command(BaseCommand):
             raise CommandError("Nothing done.")
 
 
-def _cutoff(value: str, now, flag: str):
+def _cutoff(value: str, now: datetime, flag: str) -> datetime:
     try:
         return now - duration_parse(value)
     except ValueError as exc:
         raise CommandError(f"{flag} takes {exc}.") from exc
 
 
-def _since(value: str, now):
+def _since(value: str, now: datetime) -> datetime:
     if is_duration(value):
         return _cutoff(value, now, "--since")
     moment = parse_datetime(value)
@@ -203,5 +216,5 @@ def _since(value: str, now):
     return moment if moment.tzinfo else timezone.make_aware(moment)
 
 
-def _short(moment) -> str:
+def _short(moment: datetime | None) -> str:
     return moment.strftime("%Y-%m-%d %H:%M") if moment else "-"

@@ -1,6 +1,7 @@
 import uuid
+from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from messaging.dead_letters.reader import DeadLetterReader
 from notifications.operations.trace import event_trace
@@ -9,13 +10,13 @@ from notifications.operations.trace import event_trace
 class Command(BaseCommand):
     help = "Print the whole path of one event (by event id) or of all events of an order (by order id)."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("identifier", help="an event id or an order id")
         parser.add_argument(
             "--no-broker", action="store_true", help="do not look into the dead-letter queues"
         )
 
-    def handle(self, *args, identifier: str, no_broker: bool, **options):
+    def handle(self, *args: Any, identifier: str, no_broker: bool, **options: Any) -> None:
         try:
             wanted = uuid.UUID(identifier)
         except ValueError as exc:
