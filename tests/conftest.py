@@ -7,16 +7,14 @@ Everything runs against real PostgreSQL (pytest-django's test database) and real
 import itertools
 import json
 import os
-import socket
 import sys
 import time
 from pathlib import Path
-from urllib.parse import quote
 
 import pytest
 import requests
 
-from tests.processes import REPO, ManagedProcess
+from drill.processes import REPO, ManagedProcess, database_url, free_port, process_env
 
 PYTHON = sys.executable
 
@@ -123,24 +121,31 @@ def mailsim(mailsim_url):
     return sim
 
 
-def service_env(*, broker_url: str, mail_url: str, **extra: str) -> dict[str, str]:
-    """The environment of a product process started by a test: the test database and vhost."""
+def database_url_for_tests() -> str:
+    """The URL of pytest-django's test database (once created), for the processes a test starts."""
     from django.db import connection
 
     db = connection.settings_dict
-    credentials = quote(db["USER"] or "")
-    if db["PASSWORD"]:
-        credentials += ":" + quote(db["PASSWORD"])
-    database_url = f"postgres://{credentials}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
-    return {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "config.settings.base",
-        "DATABASE_URL": database_url,
-        "CELERY_BROKER_URL": broker_url,
-        "MAIL_PROVIDER_URL": mail_url,
-        "PYTHONUNBUFFERED": "1",
-        **extra,
-    }
+    return database_url(
+        db["NAME"],
+        host=db["HOST"] or "127.0.0.1",
+        port=db["PORT"] or 5432,
+        user=db["USER"] or "",
+        password=db["PASSWORD"] or "",
+    )
+
+
+@pytest.fixture
+def service_env(broker, mailsim_url):
+    """`service_env(**extra)`: the environment of a product process this test starts, on the
+    test database, the run's vhost and the mail simulator (drill.processes.process_env)."""
+
+    def env(**extra: str) -> dict[str, str]:
+        return process_env(
+            database_url=database_url_for_tests(), broker_url=broker, mail_url=mailsim_url, **extra
+        )
+
+    return env
 
 
 _worker_numbers = itertools.count(1)
@@ -156,7 +161,9 @@ def _worker(*, broker: str, mail_url: str, log_dir: Path, concurrency: int, **ex
             *("-c", str(concurrency), "-n", f"test{number}@%h"),
             *("--without-gossip", "--without-mingle", "-l", "INFO"),
         ],
-        env=service_env(broker_url=broker, mail_url=mail_url, **extra_env),
+        env=process_env(
+            database_url=database_url_for_tests(), broker_url=broker, mail_url=mail_url, **extra_env
+        ),
         log_path=log_dir / f"worker{number}.log",
     ).start(ready=r" ready\.", timeout=60)
 
@@ -247,30 +254,22 @@ def smtpsim(smtp_process) -> SmtpSim:
     return sim
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture
 def stack(broker, tmp_path: Path):
     """The Procfile of `make run` under honcho: web (gunicorn), worker, relay, beat, Flower and
     the mail simulator, on free ports, against the test database and vhost."""
     ports = {"web": free_port(), "flower": free_port(), "mailsim": free_port()}
     mail_url = f"http://127.0.0.1:{ports['mailsim']}"
-    env = service_env(
+    env = process_env(
+        database_url=database_url_for_tests(),
         broker_url=broker,
         mail_url=mail_url,
-        PATH=f"{Path(sys.executable).parent}:/usr/bin:/bin",
+        workdir=tmp_path,  # the mail simulator's store, beat's schedule, Prometheus' files
         WEB_PORT=str(ports["web"]),
         FLOWER_PORT=str(ports["flower"]),
         FLOWER_BASIC_AUTH="ops:test-password",
         MAILSIM_PORT=str(ports["mailsim"]),
-        MAILSIM_DATA_DIR=str(tmp_path / "mailsim"),
-        CELERY_BEAT_SCHEDULE_FILENAME=str(tmp_path / "beat-schedule"),
         OUTBOX_SWEEP_INTERVAL_SECONDS="1",
-        PROMETHEUS_MULTIPROC_DIR=str(tmp_path / "prometheus"),
     )
     honcho = ManagedProcess(
         "honcho",
@@ -294,7 +293,7 @@ def _answers(url: str, **kwargs) -> bool:
 
 
 @pytest.fixture
-def start_web(broker, mailsim_url, tmp_path):
+def start_web(service_env, tmp_path):
     """Start the API under gunicorn (its own processes, the test database and vhost); a test
     using it needs `django_db(transaction=True)`, so the processes see what it commits."""
     started: list[ManagedProcess] = []
@@ -305,7 +304,7 @@ def start_web(broker, mailsim_url, tmp_path):
         web = ManagedProcess(
             f"web{len(started) + 1}",
             [*command, "-w", str(workers)],
-            env=service_env(broker_url=broker, mail_url=mailsim_url, **extra_env),
+            env=service_env(**extra_env),
             log_path=tmp_path / f"web{len(started) + 1}.log",
         )
         started.append(web.start(ready="Booting worker"))

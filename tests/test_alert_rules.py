@@ -3,14 +3,13 @@ metrics this service exports, and each pointing to a section of the runbook that
 
 import re
 import subprocess
-from pathlib import Path
 
 import pytest
 import yaml
 
+from drill.processes import REPO
 from messaging import metrics as broker_metrics
 
-REPO = Path(__file__).resolve().parent.parent
 RULES = REPO / "ops" / "prometheus" / "alerts.yml"
 RUNBOOK = REPO / "docs" / "operations.md"
 

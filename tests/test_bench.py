@@ -6,14 +6,12 @@ import json
 import subprocess
 import sys
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pytest
 
 from bench.pipelines import LoadShortfall, completions_check
 from bench.report import report_markdown, report_write, targets_check
-
-REPO = Path(__file__).resolve().parent.parent
+from drill.processes import REPO
 
 
 def test_a_short_bench_run_measures_the_raw_limits_on_its_own_database_and_vhost(tmp_path):

@@ -1,11 +1,11 @@
 """docker-compose.yml cannot be run here (no Docker engine), so its shape is checked."""
 
 import re
-from pathlib import Path
 
 import yaml
 
-REPO = Path(__file__).resolve().parent.parent
+from drill.processes import REPO
+
 APP_PROCESSES = {"web", "worker", "relay", "beat", "flower", "mailsim"}
 
 

@@ -7,13 +7,13 @@ import sys
 import pytest
 import requests
 
+from drill.processes import ManagedProcess, free_port
 from messaging.models import OutboxEvent
 from messaging.relay.relay import relay_outbox_sweep
 from notifications.models import Notification
 from orders.services import order_create
 from tests.broker import queue_ready_count
-from tests.conftest import free_port, service_env, wait_until
-from tests.processes import ManagedProcess
+from tests.conftest import wait_until
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
 SHORT_CLAIMS = {"OUTBOX_CLAIM_LEASE_SECONDS": "8", "OUTBOX_CONFIRM_TIMEOUT_SECONDS": "2"}
@@ -31,12 +31,10 @@ def _sent_once(mailsim, order_id) -> Notification:
 
 
 def test_the_api_dying_after_the_commit_before_its_publish(
-    mailsim, broker, mailsim_url, api_token, start_worker, tmp_path, settings
+    mailsim, service_env, api_token, start_worker, tmp_path, settings
 ):
     port = free_port()
-    env = service_env(
-        broker_url=broker, mail_url=mailsim_url, FAULT_CRASH_POINT="api.after_commit", **SHORT_CLAIMS
-    )
+    env = service_env(FAULT_CRASH_POINT="api.after_commit", **SHORT_CLAIMS)
     command = [
         sys.executable,
         "-m",
@@ -69,7 +67,7 @@ def test_the_api_dying_after_the_commit_before_its_publish(
 
 
 def test_the_relay_dying_after_the_confirm_before_it_marks(
-    mailsim, broker, mailsim_url, start_worker, tmp_path, django_capture_on_commit_callbacks
+    mailsim, service_env, start_worker, tmp_path, django_capture_on_commit_callbacks
 ):
     # given an order whose event waits in the outbox
     order = order_create(customer_email="relay-crash@example.com", amount="5.00", currency="EUR")
@@ -78,9 +76,7 @@ def test_the_relay_dying_after_the_confirm_before_it_marks(
 
     queues_purge()
     # when a relay publishes it, gets the confirm, and dies before writing published_at
-    env = service_env(
-        broker_url=broker, mail_url=mailsim_url, FAULT_CRASH_POINT="relay.after_confirm", **SHORT_CLAIMS
-    )
+    env = service_env(FAULT_CRASH_POINT="relay.after_confirm", **SHORT_CLAIMS)
     relay = ManagedProcess(
         "relay",
         [sys.executable, "manage.py", "relay_outbox", "--once"],

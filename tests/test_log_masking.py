@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
+from drill.processes import REPO
 from observability.logs import EmailMaskingFilter, JsonLinesFormatter, email_addresses_mask
-from tests.processes import REPO
 
 
 @pytest.mark.parametrize(

@@ -1,9 +1,8 @@
 """The HTTP adapter's classification of what the provider does, over real HTTP."""
 
-import socket
-
 import pytest
 
+from drill.processes import free_port
 from messaging.retry_policy import retry_delay_seconds
 from notifications.providers.base import OutboundEmail, Outcome
 from notifications.providers.http import HttpMailProvider
@@ -72,10 +71,7 @@ def test_a_second_request_while_the_first_holds_the_key_is_in_flight(provider, m
 
 
 def test_a_refused_connection_is_transient_because_nothing_was_sent(settings):
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]  # closed again: nothing listens there
-    settings.MAIL_PROVIDER_URL = f"http://127.0.0.1:{port}"
+    settings.MAIL_PROVIDER_URL = f"http://127.0.0.1:{free_port()}"  # nothing listens there
     assert HttpMailProvider().send(_email()).outcome == Outcome.TRANSIENT
 
 

@@ -15,7 +15,8 @@ from urllib.parse import urlsplit
 import pytest
 import requests
 
-REPO = Path(__file__).resolve().parents[1]
+from drill.processes import REPO
+
 API_KEY = "test-mail-key"
 START_TIMEOUT = 10
 

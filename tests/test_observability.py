@@ -12,10 +12,10 @@ import requests
 from django.conf import settings
 from prometheus_client.parser import text_string_to_metric_families
 
+from drill.processes import ManagedProcess, free_port
 from messaging.models import OutboxEvent
 from notifications.models import Notification
-from tests.conftest import free_port, service_env, wait_until
-from tests.processes import ManagedProcess
+from tests.conftest import wait_until
 from tests.tcp_proxy import TcpProxy
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
@@ -133,13 +133,13 @@ def test_one_event_id_finds_the_api_relay_worker_and_provider_lines_of_it(stack,
 
 
 def test_readyz_turns_unready_without_the_database_or_the_broker_and_ready_again(
-    broker, mailsim_url, tmp_path
+    broker, service_env, tmp_path
 ):
     db = settings.DATABASES["default"]
     database_proxy = TcpProxy(db["HOST"] or "127.0.0.1", int(db["PORT"] or 5432))
     broker_url = urlsplit(broker)
     broker_proxy = TcpProxy(broker_url.hostname, broker_url.port or 5672)
-    env = service_env(broker_url=broker, mail_url=mailsim_url)
+    env = service_env()
     env["DATABASE_URL"] = env["DATABASE_URL"].replace(f":{db['PORT'] or 5432}/", f":{database_proxy.port}/")
     env["CELERY_BROKER_URL"] = broker.replace(f":{broker_url.port or 5672}/", f":{broker_proxy.port}/")
     port = free_port()
@@ -172,9 +172,7 @@ def test_readyz_turns_unready_without_the_database_or_the_broker_and_ready_again
         broker_proxy.close()
 
 
-def test_the_worker_liveness_check_of_compose_answers_for_a_live_worker_only(
-    broker, mailsim_url, start_worker
-):
+def test_the_worker_liveness_check_of_compose_answers_for_a_live_worker_only(service_env, start_worker):
     worker = start_worker()
     name = re.search(r"(test\d+@\S+) ready", worker.log_text()).group(1)
     command = [
@@ -190,7 +188,7 @@ def test_the_worker_liveness_check_of_compose_answers_for_a_live_worker_only(
         "--timeout",
         "5",
     ]
-    env = service_env(broker_url=broker, mail_url=mailsim_url)
+    env = service_env()
     alive = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60)
     assert alive.returncode == 0, alive.stdout + alive.stderr
     assert "pong" in alive.stdout

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from tests.processes import REPO
+from drill.processes import REPO
 
 PROFILE_PREFIX = "#prod: "
 # Settings that each keep `check --deploy` quiet; without any one of them it must warn.

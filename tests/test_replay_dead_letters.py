@@ -9,12 +9,12 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
+from drill.processes import REPO, ManagedProcess
 from messaging.models import OutboxEvent, ProcessedEvent
 from notifications.models import Notification, OperatorAction
 from orders.services import order_create
 from tests.broker import queue_ready_count
-from tests.conftest import service_env, wait_until
-from tests.processes import REPO, ManagedProcess
+from tests.conftest import wait_until
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
 DLQ = "orders.confirmations.dlq"
@@ -123,7 +123,7 @@ def test_a_sent_notification_is_not_sent_again_by_a_replay_of_its_dead_letter(ma
 
 
 def test_a_replay_killed_half_way_and_run_again_loses_nothing_and_doubles_nothing(
-    mailsim, module_worker, broker, mailsim_url, tmp_path
+    mailsim, module_worker, service_env, tmp_path
 ):
     orders = _dead_letters(mailsim, 20, prefix="kill")
     command = [
@@ -137,7 +137,7 @@ def test_a_replay_killed_half_way_and_run_again_loses_nothing_and_doubles_nothin
         "--actor",
         "ops",
     ]
-    env = service_env(broker_url=broker, mail_url=mailsim_url)
+    env = service_env()
     # when the replay is killed after a few messages
     replay = ManagedProcess("replay", command, env=env, log_path=tmp_path / "replay.log")
     replay.start(ready=r"replay: ", timeout=30)

@@ -14,6 +14,7 @@ import pytest
 from django.contrib.auth.models import Permission, User
 from playwright.sync_api import Page, expect, sync_playwright
 
+from drill.processes import REPO
 from notifications.models import Notification, OperatorAction
 from notifications.reviewers import reviewers_group_ensure
 from orders.services import order_create
@@ -31,7 +32,6 @@ CHROMIUM_ARGS = [
     "--disable-background-networking",
     "--disable-component-update",
 ]
-REPO = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture
