@@ -16,7 +16,7 @@ from drill.processes import ManagedProcess, free_port
 from messaging.models import OutboxEvent
 from notifications.models import Notification
 from tests.conftest import wait_until
-from tests.tcp_proxy import TcpProxy
+from tests.integration.tcp_proxy import TcpProxy
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
 FINAL = ("sent", "failed", "needs_review", "skipped")

@@ -160,7 +160,7 @@ def test_a_lost_confirm_leaves_the_event_unpublished_and_the_sweep_publishes_it_
 ):
     from urllib.parse import urlsplit
 
-    from tests.tcp_proxy import TcpProxy
+    from tests.integration.tcp_proxy import TcpProxy
 
     # given a network between us and the broker that holds back the broker's replies
     real = urlsplit(settings.CELERY_BROKER_URL)

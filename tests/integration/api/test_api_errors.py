@@ -71,7 +71,7 @@ def test_a_missing_token_is_a_json_401():
     assert body["error"] == "not_authenticated"
 
 
-@pytest.mark.urls("tests.urls_with_a_failing_view")
+@pytest.mark.urls("tests.integration.api.urls_with_a_failing_view")
 def test_an_unexpected_exception_is_a_json_500_without_the_traceback_and_is_logged(caplog):
     client = Client(raise_request_exception=False)
     # when
@@ -90,7 +90,7 @@ def test_an_unexpected_exception_is_a_json_500_without_the_traceback_and_is_logg
     assert record.getMessage() == "Internal Server Error: /api/test-failure/"
 
 
-@pytest.mark.urls("tests.urls_with_a_failing_view")
+@pytest.mark.urls("tests.integration.api.urls_with_a_failing_view")
 def test_outside_the_api_a_500_stays_django_html():
     response = Client(raise_request_exception=False).get("/test-failure/")
     assert response.status_code == 500
