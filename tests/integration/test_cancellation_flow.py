@@ -8,7 +8,7 @@ from orders.changes import order_cancel
 from orders.models import Order
 from orders.services import order_create
 from tests.broker import queue_ready_count
-from tests.conftest import wait_until
+from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
 

@@ -13,7 +13,7 @@ from messaging.relay.relay import relay_outbox_sweep
 from notifications.models import Notification
 from orders.services import order_create
 from tests.broker import queue_ready_count
-from tests.conftest import wait_until
+from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
 SHORT_CLAIMS = {"OUTBOX_CLAIM_LEASE_SECONDS": "8", "OUTBOX_CONFIRM_TIMEOUT_SECONDS": "2"}

@@ -6,7 +6,7 @@ import pytest
 from drill.processes import free_port
 from notifications.providers.base import OutboundEmail, Outcome
 from notifications.providers.http import HttpMailProvider
-from tests.conftest import wait_until
+from tests.waiting import wait_until
 
 
 def _email(key: str = "key-1", to: str = "ada@example.com") -> OutboundEmail:

@@ -12,8 +12,8 @@ import requests
 from django.conf import settings
 
 from drill.processes import ManagedProcess, free_port
-from tests.conftest import wait_until
 from tests.integration.tcp_proxy import TcpProxy
+from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
 

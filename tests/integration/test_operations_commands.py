@@ -12,7 +12,7 @@ from messaging.models import OutboxEvent
 from notifications.models import Notification, ReconcileReport
 from orders.services import order_create
 from tests.broker import queue_ready_count, queues_purge
-from tests.conftest import wait_until
+from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
 FAST_RETRIES = {"DELIVERY_MAX_RETRIES": "2", "DELIVERY_RETRY_BASE_DELAY_SECONDS": "1"}

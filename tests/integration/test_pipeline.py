@@ -11,7 +11,7 @@ from messaging.task_names import HANDLE_EVENT
 from notifications.models import DeliveryAttempt, Notification
 from orders.services import order_create
 from tests.broker import queue_ready_count
-from tests.conftest import wait_until
+from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
 

@@ -14,7 +14,7 @@ from messaging.models import OutboxEvent, ProcessedEvent
 from notifications.models import Notification, OperatorAction
 from orders.services import order_create
 from tests.broker import queue_ready_count
-from tests.conftest import wait_until
+from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
 DLQ = "orders.confirmations.dlq"

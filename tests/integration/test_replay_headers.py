@@ -8,7 +8,7 @@ from django.core.management import call_command
 from messaging.dead_letters.publish import CLASS_HEADER, COUNT_HEADER, REASON_HEADER
 from orders.services import order_create
 from tests.broker import queue_peek, queue_ready_count
-from tests.conftest import wait_until
+from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
 

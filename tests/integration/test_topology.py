@@ -8,7 +8,7 @@ from messaging.broker.topology import DELIVERY_LIMIT
 from messaging.relay.publisher import OutgoingMessage, process_publisher
 from messaging.task_names import HANDLE_EVENT
 from tests.broker import queue_peek, queue_properties, queue_ready_count
-from tests.conftest import wait_until
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.usefixtures("clean_queues")
 

@@ -10,7 +10,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from messaging.models import OutboxEvent
 from notifications.models import Notification
-from tests.conftest import wait_until
+from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
 FINAL = ("sent", "failed", "needs_review", "skipped")

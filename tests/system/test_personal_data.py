@@ -20,7 +20,7 @@ from kombu import Connection
 from infra.rabbitmq import RabbitAdmin
 from notifications.models import Notification
 from tests.broker import queue_peek
-from tests.conftest import wait_until
+from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
 

@@ -18,7 +18,7 @@ from drill.processes import REPO
 from notifications.models import Notification, OperatorAction
 from notifications.reviewers import reviewers_group_ensure
 from orders.services import order_create
-from tests.conftest import wait_until
+from tests.waiting import wait_until
 
 # Playwright's sync API runs an event loop in this thread; the ORM calls here are still
 # plain synchronous calls from the test, so Django's async guard does not apply.

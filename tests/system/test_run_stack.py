@@ -12,7 +12,7 @@ from notifications.models import Notification
 from notifications.services import notification_create_pending
 from orders.events import ORDER_CREATED
 from orders.models import Order
-from tests.conftest import wait_until
+from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
 
