@@ -1,5 +1,6 @@
 """Fixtures of the integration tests: a worker for a whole module, the API under gunicorn,
-the environment of a process a test starts and the SMTP twin of the mail simulator."""
+the environment of a process a test starts, the SMTP twin of the mail simulator, and an
+order placed without a broker."""
 
 import json
 import sys
@@ -8,7 +9,19 @@ from pathlib import Path
 import pytest
 
 from drill.processes import ManagedProcess, free_port, process_env
+from orders.models import Order
+from tests.factories import OrderFactory
 from tests.waiting import answers, wait_until
+
+
+@pytest.fixture
+def order(django_capture_on_commit_callbacks) -> Order:
+    """Ada's order of 49.90 EUR as `order_create` leaves it: its `order.created` event in the
+    outbox and its confirmation pending. The on-commit publish is captured and never run (and
+    the test transaction never commits): no broker is needed. For `django_db`, not
+    `transaction=True`."""
+    with django_capture_on_commit_callbacks(execute=False):
+        return OrderFactory(customer_email="ada@example.com", amount="49.90", currency="EUR")
 
 
 @pytest.fixture(scope="module")

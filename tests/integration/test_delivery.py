@@ -12,22 +12,16 @@ from messaging.errors import InFlightError, NeedsReviewError, PermanentError, Tr
 from messaging.models import OutboxEvent, ProcessedEvent
 from messaging.registry import event_type_get
 from messaging.tasks import handle_event
-from notifications.models import DeliveryAttempt, Notification
+from notifications.models import Notification
 from notifications.providers.base import mail_provider
 from orders.events import ORDER_CREATED
 from orders.models import Order
-from orders.services import order_create
+from tests.factories import DeliveryAttemptFactory, NotificationFactory
 
 pytestmark = pytest.mark.django_db
 
 FIRST_DELIVERY = Delivery(worker="test pid 1", retries=0, max_retries=8)
 LAST_DELIVERY = Delivery(worker="test pid 1", retries=8, max_retries=8)
-
-
-@pytest.fixture
-def order(django_capture_on_commit_callbacks) -> Order:
-    with django_capture_on_commit_callbacks(execute=False):  # no broker needed here
-        return order_create(customer_email="ada@example.com", amount="49.90", currency="EUR")
 
 
 def _envelope(order: Order) -> dict:
@@ -77,11 +71,7 @@ def test_another_event_for_an_already_sent_notification_is_recorded_and_not_sent
 
 
 def test_a_live_lease_of_another_worker_makes_the_delivery_wait_without_calling_the_provider(order, mailsim):
-    Notification.objects.filter(order=order).update(
-        status="sending",
-        lease_owner="other-host:4242",
-        lease_expires_at=timezone.now() + timedelta(seconds=30),
-    )
+    NotificationFactory(order=order, leased=True)  # by other-host:4242, for another 30 s
     with pytest.raises(InFlightError):
         event_dispatch(raw_envelope=_envelope(order), delivery=FIRST_DELIVERY)
     assert mailsim.requests_log() == []
@@ -92,22 +82,14 @@ def test_an_attempt_that_never_finished_is_unknown_and_resent_with_the_same_key_
     order, mailsim
 ):
     # given a worker that died after the provider accepted the email, before recording it
-    notification = _notification(order)
     crashed_at = timezone.now() - timedelta(minutes=2)
-    Notification.objects.filter(pk=notification.pk).update(
-        status="sending",
+    notification = NotificationFactory(
+        order=order,
+        leased=True,
         lease_owner="gone-host:1",
         lease_expires_at=crashed_at + timedelta(seconds=60),
-        attempt_count=1,
-        first_attempt_at=crashed_at,
     )
-    DeliveryAttempt.objects.create(
-        notification=notification,
-        event_id=_envelope(order)["event_id"],
-        number=1,
-        worker="w",
-        started_at=crashed_at,
-    )
+    DeliveryAttemptFactory(notification=notification, started_at=crashed_at)  # it never finished
     from notifications.delivery.emails import email_render
 
     first = mail_provider().send(email_render(notification=notification, order=order, event_id="e"))
@@ -123,22 +105,11 @@ def test_an_attempt_that_never_finished_is_unknown_and_resent_with_the_same_key_
 
 
 def test_an_unfinished_attempt_outside_the_providers_window_goes_to_review_and_is_not_resent(order, mailsim):
-    notification = _notification(order)
     long_ago = timezone.now() - timedelta(days=2)
-    Notification.objects.filter(pk=notification.pk).update(
-        status="sending",
-        lease_owner="gone-host:1",
-        lease_expires_at=long_ago,
-        first_attempt_at=long_ago,
-        attempt_count=1,
+    notification = NotificationFactory(
+        order=order, leased=True, lease_owner="gone-host:1", lease_expires_at=long_ago
     )
-    DeliveryAttempt.objects.create(
-        notification=notification,
-        event_id=_envelope(order)["event_id"],
-        number=1,
-        worker="w",
-        started_at=long_ago,
-    )
+    DeliveryAttemptFactory(notification=notification, started_at=long_ago)  # it never finished
     # when
     with pytest.raises(NeedsReviewError):
         event_dispatch(raw_envelope=_envelope(order), delivery=FIRST_DELIVERY)
@@ -152,11 +123,7 @@ def test_an_unfinished_attempt_outside_the_providers_window_goes_to_review_and_i
 def test_a_lease_held_by_a_dead_process_on_this_host_is_void(order, mailsim):
     import socket
 
-    Notification.objects.filter(order=order).update(
-        status="sending",
-        lease_owner=f"{socket.gethostname()}:999999",  # no such pid
-        lease_expires_at=timezone.now() + timedelta(seconds=30),
-    )
+    NotificationFactory(order=order, leased=True, lease_owner=f"{socket.gethostname()}:999999")  # no such pid
     assert event_dispatch(raw_envelope=_envelope(order), delivery=FIRST_DELIVERY) == "sent"
     assert len(mailsim.messages()) == 1
 
@@ -226,26 +193,11 @@ def test_a_malformed_envelope_is_rejected_to_the_dead_letter_queue_with_its_reas
     assert reason in str(rejected.value.reason)
 
 
-def _finished_attempt(order: Order, *, outcome: str, started_at) -> None:
-    notification = _notification(order)
-    DeliveryAttempt.objects.create(
-        notification=notification,
-        event_id=_envelope(order)["event_id"],
-        number=notification.attempt_count + 1,
-        worker="w",
-        started_at=started_at,
-        finished_at=started_at,
-        outcome=outcome,
-    )
-    Notification.objects.filter(pk=notification.pk).update(
-        attempt_count=notification.attempt_count + 1,
-        first_attempt_at=notification.first_attempt_at or started_at,
-    )
-
-
 def test_a_later_delivery_after_an_unknown_outcome_outside_the_window_goes_to_review(order, mailsim):
     # given an attempt two days ago whose outcome nobody knows, and a replayed event today
-    _finished_attempt(order, outcome="unknown", started_at=timezone.now() - timedelta(days=2))
+    DeliveryAttemptFactory(
+        notification=_notification(order), outcome="unknown", started_at=timezone.now() - timedelta(days=2)
+    )
     # when
     with pytest.raises(NeedsReviewError):
         event_dispatch(raw_envelope=_envelope(order), delivery=FIRST_DELIVERY)
@@ -256,7 +208,9 @@ def test_a_later_delivery_after_an_unknown_outcome_outside_the_window_goes_to_re
 
 
 def test_giving_up_after_an_earlier_unknown_outcome_asks_for_review_instead_of_failing(order, mailsim):
-    _finished_attempt(order, outcome="unknown", started_at=timezone.now() - timedelta(minutes=3))
+    DeliveryAttemptFactory(
+        notification=_notification(order), outcome="unknown", started_at=timezone.now() - timedelta(minutes=3)
+    )
     mailsim.set_faults({"kind": "503"})
     with pytest.raises(NeedsReviewError, match="gave up"):
         event_dispatch(raw_envelope=_envelope(order), delivery=LAST_DELIVERY)

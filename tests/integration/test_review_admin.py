@@ -1,15 +1,13 @@
 """The admin review screen through Django's test client: filters, actions, permissions,
 the record of every action. (tests/test_review_browser.py does it in a real browser.)"""
 
-import uuid
-
 import pytest
 from django.contrib.auth.models import Group, Permission, User
 from django.utils import timezone
 
-from notifications.models import DeliveryAttempt, Notification, OperatorAction
-from orders.services import order_create
+from notifications.models import Notification, OperatorAction
 from tests.broker import queue_peek
+from tests.factories import DeliveryAttemptFactory, NotificationFactory
 
 # Not transactional: the reviewers group comes from a data migration, which the flush after
 # a transactional test would remove.
@@ -19,16 +17,11 @@ CHANGELIST = "/admin/notifications/notification/"
 
 @pytest.fixture
 def failed_notifications(django_capture_on_commit_callbacks) -> list[Notification]:
-    with django_capture_on_commit_callbacks(execute=False):
-        orders = [
-            order_create(customer_email=f"f{n}@example.com", amount="5.00", currency="EUR") for n in range(3)
+    with django_capture_on_commit_callbacks(execute=False):  # no broker needed to set them up
+        return [
+            NotificationFactory(order__customer_email=f"f{n}@example.com", order__amount="5.00", failed=True)
+            for n in range(3)
         ]
-    Notification.objects.filter(order__in=orders).update(
-        status="failed",
-        error_class="permanent",
-        last_error="The mail provider refused the email to f@example.com",
-    )
-    return list(Notification.objects.filter(order__in=orders).order_by("pk"))
 
 
 def _staff(username: str, *, reviewer: bool) -> User:
@@ -118,13 +111,9 @@ def test_a_sent_notification_cannot_be_retried(client, failed_notifications):
 def test_the_detail_page_shows_the_order_and_the_history(client, failed_notifications):
     client.force_login(_staff("rita", reviewer=True))
     target = failed_notifications[0]
-    DeliveryAttempt.objects.create(
+    DeliveryAttemptFactory(
         notification=target,
-        event_id=uuid.uuid4(),
-        number=1,
         worker="worker@host pid 7",
-        started_at=timezone.now(),
-        finished_at=timezone.now(),
         outcome="permanent",
         http_status=422,
         error="HTTP 422; validation_error; The recipient address was rejected",

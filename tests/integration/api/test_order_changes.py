@@ -16,17 +16,10 @@ from notifications.providers.base import mail_provider
 from orders.changes import OrderChangeConflict, order_cancel, order_pay
 from orders.events import ORDER_CREATED
 from orders.models import DailySales, Order
-from orders.services import order_create
 
 pytestmark = pytest.mark.django_db
 
 DELIVERY = Delivery(worker="test pid 1", retries=0, max_retries=8)
-
-
-@pytest.fixture
-def order(django_capture_on_commit_callbacks) -> Order:
-    with django_capture_on_commit_callbacks(execute=False):
-        return order_create(customer_email="ada@example.com", amount="49.90", currency="EUR")
 
 
 def _event(order: Order, event_type: str) -> dict:
