@@ -6,8 +6,8 @@ import pytest
 from notifications.models import Notification
 from orders.changes import order_cancel
 from orders.models import Order
-from orders.services import order_create
 from tests.broker import queue_ready_count
+from tests.factories import OrderFactory
 from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
@@ -30,9 +30,9 @@ def _emails_to(mailsim, address: str) -> list[str]:
 def test_cancelled_before_the_worker_gets_to_it_only_the_cancellation_is_sent(mailsim, broker, module_worker):
     # the worker is busy elsewhere: hold the provider on another email first
     mailsim.set_faults({"kind": "hold", "seconds": 3, "to_contains": "busy@", "times": 2})
-    order_create(customer_email="busy@example.com", amount="1.00", currency="EUR")
-    order_create(customer_email="busy@example.com", amount="2.00", currency="EUR")
-    order = order_create(customer_email="before@example.com", amount="5.00", currency="EUR")
+    OrderFactory(customer_email="busy@example.com", amount="1.00")
+    OrderFactory(customer_email="busy@example.com", amount="2.00")
+    order = OrderFactory(customer_email="before@example.com")
     order_cancel(order_id=order.id)
     assert _settled(order) == {"order_confirmation": "skipped", "order_cancellation": "sent"}
     assert _emails_to(mailsim, "before@example.com") == ["cancelled"]
@@ -42,7 +42,7 @@ def test_cancelled_while_the_confirmation_is_with_the_provider_both_go_out_confi
     mailsim, module_worker
 ):
     mailsim.set_faults({"kind": "hold", "seconds": 3, "to_contains": "during@", "times": 1})
-    order = order_create(customer_email="during@example.com", amount="5.00", currency="EUR")
+    order = OrderFactory(customer_email="during@example.com")
     wait_until(
         lambda: Notification.objects.filter(order=order, status="sending").exists(),
         timeout=10,
@@ -54,7 +54,7 @@ def test_cancelled_while_the_confirmation_is_with_the_provider_both_go_out_confi
 
 
 def test_cancelled_after_the_confirmation_both_go_out_in_that_order(mailsim, module_worker):
-    order = order_create(customer_email="after@example.com", amount="5.00", currency="EUR")
+    order = OrderFactory(customer_email="after@example.com")
     wait_until(
         lambda: Notification.objects.filter(order=order, status="sent").exists(), timeout=20, message="sent"
     )

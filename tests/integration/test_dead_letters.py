@@ -15,15 +15,11 @@ from kombu import Connection, Producer
 
 from config.celery import app
 from messaging.dead_letters.publish import CLASS_HEADER, QUEUE_HEADER, REASON_HEADER
-from messaging.outbox import outbox_event_build
-from messaging.registry import event_type_get
+from messaging.models import OutboxEvent
 from messaging.task_names import HANDLE_EVENT
 from notifications.models import Notification
-from notifications.services import notification_create_pending
-from orders.events import ORDER_CREATED
-from orders.models import Order
-from orders.services import order_create
 from tests.broker import queue_peek, queue_ready_count
+from tests.factories import OrderFactory, UnpublishedOrderFactory
 from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
@@ -71,9 +67,8 @@ def _task_message(envelope_args: list, *, task: str = TASK, expires: str | None 
 
 def _unpublished_envelope() -> dict:
     """The envelope of a valid order whose event was never published (nor sent)."""
-    order = Order.objects.create(customer_email="template@example.com", amount="5.00", currency="EUR")
-    notification_create_pending(order_id=order.id, kind=Notification.Kind.ORDER_CONFIRMATION)
-    return outbox_event_build(event_type=event_type_get(ORDER_CREATED), aggregate_id=order.id).payload
+    order = UnpublishedOrderFactory(customer_email="template@example.com")
+    return OutboxEvent.objects.get(aggregate_id=str(order.id)).payload
 
 
 def _past() -> str:
@@ -137,7 +132,7 @@ def test_a_bad_message_is_dead_lettered_with_its_reason_and_the_worker_goes_on(
     body, headers, content_type = build(_unpublished_envelope(), marker)
     # when
     _publish(body, content_type=content_type, headers=headers, message_id=kind)
-    good = order_create(customer_email="after-the-bad-one@example.com", amount="5.00", currency="EUR")
+    good = OrderFactory(customer_email="after-the-bad-one@example.com")
     # then the bad one is in the DLQ with its reason, byte for byte
     wait_until(lambda: queue_ready_count("orders.confirmations.dlq") == 1, timeout=20, message="dead letter")
     [dead] = queue_peek("orders.confirmations.dlq")

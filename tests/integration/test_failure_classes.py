@@ -12,8 +12,8 @@ from messaging.relay.publisher import OutgoingMessage, process_publisher
 from messaging.task_names import HANDLE_EVENT
 from notifications.models import Notification
 from orders.models import Order
-from orders.services import order_create
 from tests.broker import queue_peek, queue_ready_count
+from tests.factories import OrderFactory
 from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
@@ -39,10 +39,6 @@ def _dead_letters(queue: str = "orders.confirmations.dlq") -> list[dict]:
     return queue_peek(queue)
 
 
-def _place(email: str) -> Order:
-    return order_create(customer_email=email, amount="5.00", currency="EUR")
-
-
 def _republish(order: Order, copies: int = 1) -> None:
     event = OutboxEvent.objects.get(aggregate_id=str(order.id), event_type="order.created")
     message = OutgoingMessage(event.id, HANDLE_EVENT, (event.payload,), "orders.events", event.event_type)
@@ -52,7 +48,7 @@ def _republish(order: Order, copies: int = 1) -> None:
 def test_transient_failures_are_retried_then_failed_and_dead_lettered(mailsim, start_worker):
     mailsim.set_faults({"kind": "503", "retry_after": 1})
     start_worker(**FAST_RETRIES)
-    order = _place("down@example.com")
+    order = OrderFactory(customer_email="down@example.com")
     notification = _final(order)
     assert (notification.status, notification.error_class) == ("failed", "retries_exhausted")
     assert _outcomes(notification) == ["transient"] * 3  # the first try and two retries
@@ -66,7 +62,7 @@ def test_transient_failures_are_retried_then_failed_and_dead_lettered(mailsim, s
 def test_a_permanent_rejection_fails_at_once_and_is_dead_lettered_with_the_reason(mailsim, start_worker):
     mailsim.set_faults({"kind": "reject"})
     start_worker(**FAST_RETRIES)
-    order = _place("nobody@example.com")
+    order = OrderFactory(customer_email="nobody@example.com")
     notification = _final(order)
     assert (notification.status, _outcomes(notification)) == ("failed", ["permanent"])
     [dead] = _dead_letters()
@@ -79,7 +75,7 @@ def test_a_permanent_rejection_fails_at_once_and_is_dead_lettered_with_the_reaso
 def test_an_unknown_outcome_with_a_deduplicating_provider_is_resent_with_the_same_key(mailsim, start_worker):
     mailsim.set_faults({"kind": "accept_then_drop", "times": 1})
     start_worker(**FAST_RETRIES)
-    order = _place("dropped@example.com")
+    order = OrderFactory(customer_email="dropped@example.com")
     notification = _final(order)
     assert (notification.status, _outcomes(notification)) == ("sent", ["unknown", "accepted"])
     assert len(mailsim.messages()) == 1
@@ -89,7 +85,7 @@ def test_an_unknown_outcome_with_a_deduplicating_provider_is_resent_with_the_sam
 def test_an_unknown_outcome_over_smtp_is_never_resent_but_goes_to_review(smtpsim, start_worker):
     smtpsim.set_fault(kind="store_then_drop", times=1)
     start_worker(**FAST_RETRIES, **_smtp_env(smtpsim))
-    order = _place("smtp-drop@example.com")
+    order = OrderFactory(customer_email="smtp-drop@example.com")
     notification = _final(order)
     assert (notification.status, _outcomes(notification)) == ("needs_review", ["unknown"])
     assert "cannot tell whether it was sent" in notification.last_error
@@ -103,7 +99,7 @@ def test_a_key_still_in_flight_at_the_provider_is_waited_for_not_counted_as_a_fa
     # outcome, then "still processing" (409) until the provider finishes it
     mailsim.set_faults({"kind": "hold", "seconds": 4, "times": 1})
     start_worker(**FAST_RETRIES, MAIL_PROVIDER_READ_TIMEOUT_SECONDS="1")
-    order = _place("slow@example.com")
+    order = OrderFactory(customer_email="slow@example.com")
     notification = _final(order)
     outcomes = _outcomes(notification)
     assert notification.status == "sent"
@@ -115,7 +111,7 @@ def test_a_key_still_in_flight_at_the_provider_is_waited_for_not_counted_as_a_fa
 
 def test_the_same_key_with_different_content_is_never_resent_and_goes_to_review(mailsim, start_worker):
     start_worker(**FAST_RETRIES)
-    order = _place("drift@example.com")
+    order = OrderFactory(customer_email="drift@example.com")
     assert _final(order).status == "sent"
     # given the content drifted (a bug) and the email is sent again under its key
     Order.objects.filter(pk=order.pk).update(amount="6.00")
@@ -136,7 +132,7 @@ def test_the_same_key_with_different_content_is_never_resent_and_goes_to_review(
 def test_two_workers_getting_the_same_event_at_the_same_moment_send_one_email(mailsim, start_worker):
     # given two copies of one event and a slow provider, so the two handlers overlap
     mailsim.set_faults({"kind": "hold", "seconds": 2, "times": 1})
-    order = _place("twice@example.com")
+    order = OrderFactory(customer_email="twice@example.com")
     _republish(order, copies=1)
     assert queue_ready_count("orders.confirmations") == 2
     # when two separate worker processes take one copy each
@@ -156,7 +152,7 @@ def test_a_worker_killed_after_the_provider_accepted_and_before_the_commit_sends
     # given the provider stores the email and then keeps the worker waiting for its answer
     mailsim.set_faults({"kind": "stall", "seconds": 30, "times": 1})
     worker = start_worker(**FAST_RETRIES)
-    order = _place("killed@example.com")
+    order = OrderFactory(customer_email="killed@example.com")
     wait_until(mailsim.messages, timeout=15, message="the provider accepted the email")
     # when the worker dies right there (SIGKILL, the whole process group)
     worker.kill()
@@ -174,7 +170,7 @@ def test_a_worker_killed_after_the_provider_accepted_and_before_the_commit_sends
 def test_a_worker_killed_after_the_smtp_server_took_the_message_leaves_it_for_review(smtpsim, start_worker):
     smtpsim.set_fault(kind="stall", seconds=30, times=1)
     worker = start_worker(**FAST_RETRIES, **_smtp_env(smtpsim))
-    order = _place("killed-smtp@example.com")
+    order = OrderFactory(customer_email="killed-smtp@example.com")
     wait_until(smtpsim.messages, timeout=15, message="the SMTP server took the message")
     worker.kill()
     start_worker(**FAST_RETRIES, **_smtp_env(smtpsim))

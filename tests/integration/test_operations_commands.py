@@ -10,8 +10,8 @@ from django.utils import timezone
 
 from messaging.models import OutboxEvent
 from notifications.models import Notification, ReconcileReport
-from orders.services import order_create
 from tests.broker import queue_ready_count, queues_purge
+from tests.factories import OrderFactory
 from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
@@ -28,7 +28,7 @@ def test_trace_event_shows_every_step_of_a_retried_dead_lettered_and_replayed_ev
     # given: a 503 (retried), then a rejection (dead-lettered), then a replay that succeeds
     mailsim.set_faults({"kind": "503", "times": 1, "retry_after": 1}, {"kind": "reject", "times": 1})
     start_worker(**FAST_RETRIES)
-    order = order_create(customer_email="traced@example.com", amount="5.00", currency="EUR")
+    order = OrderFactory(customer_email="traced@example.com")
     wait_until(lambda: queue_ready_count("orders.confirmations.dlq") == 1, timeout=30, message="dead letter")
     _command("replay_dead_letters", "replay", "--yes", "--actor", "ops")
     wait_until(
@@ -60,7 +60,7 @@ def test_trace_event_shows_every_step_of_a_retried_dead_lettered_and_replayed_ev
 
 def test_outbox_status_reports_backlog_statuses_and_dead_letter_depths_as_json(mailsim, start_worker):
     start_worker()
-    order = order_create(customer_email="status@example.com", amount="5.00", currency="EUR")
+    order = OrderFactory(customer_email="status@example.com")
     wait_until(
         lambda: Notification.objects.filter(order=order, status="sent").exists(), timeout=20, message="sent"
     )
@@ -78,7 +78,7 @@ def test_outbox_status_reports_backlog_statuses_and_dead_letter_depths_as_json(m
 def test_reconcile_finds_an_email_whose_message_was_lost_and_repair_sends_it_once(mailsim, start_worker):
     # given an order whose event the outbox says is published, but the broker lost it
     # (a broker failure without replication, or a database restored to a later point)
-    order = order_create(customer_email="lost@example.com", amount="5.00", currency="EUR")
+    order = OrderFactory(customer_email="lost@example.com")
     queues_purge()
     long_ago = timezone.now() - timedelta(hours=1)
     Notification.objects.filter(order=order).update(status_changed_at=long_ago)
@@ -118,11 +118,11 @@ def test_after_a_restore_events_of_vanished_orders_go_to_the_dlq_and_lost_publis
     from tests.broker import queue_peek
 
     # given an order whose event was delivered before the crash, but the restore lost that
-    kept = order_create(customer_email="kept@example.com", amount="5.00", currency="EUR")
+    kept = OrderFactory(customer_email="kept@example.com")
     queues_purge()
     OutboxEvent.objects.filter(aggregate_id=str(kept.id)).update(published_at=None, next_attempt_at=None)
     # and an order whose event waits in the broker, while the restored database lacks the order
-    vanished = order_create(customer_email="vanished@example.com", amount="5.00", currency="EUR")
+    vanished = OrderFactory(customer_email="vanished@example.com")
     vanished_id = str(vanished.id)
     _forget(vanished)
     # when

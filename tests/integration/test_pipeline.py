@@ -9,8 +9,8 @@ from messaging.models import OutboxEvent, ProcessedEvent
 from messaging.relay.publisher import OutgoingMessage, process_publisher
 from messaging.task_names import HANDLE_EVENT
 from notifications.models import DeliveryAttempt, Notification
-from orders.services import order_create
 from tests.broker import queue_ready_count
+from tests.factories import OrderFactory
 from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
@@ -52,7 +52,7 @@ def test_fifty_orders_through_the_api_give_fifty_sent_notifications_and_fifty_em
 
 def test_the_same_event_published_three_times_and_redelivered_gives_one_email(mailsim, start_worker):
     # given an order whose event reaches the queue three more times
-    order = order_create(customer_email="dup@example.com", amount="5.00", currency="EUR")
+    order = OrderFactory(customer_email="dup@example.com")
     event = OutboxEvent.objects.get(aggregate_id=str(order.id))
     copy = OutgoingMessage(event.id, HANDLE_EVENT, (event.payload,), "orders.events", event.event_type)
     report = process_publisher().publish([copy, copy, copy])
@@ -89,7 +89,7 @@ def test_a_connection_dropped_after_the_provider_accepted_is_retried_with_the_sa
     mailsim.set_faults({"kind": "accept_then_drop", "times": 1})
     start_worker()
     # when
-    order = order_create(customer_email="drop@example.com", amount="5.00", currency="EUR")
+    order = OrderFactory(customer_email="drop@example.com")
     # then
     wait_until(_sent_count, timeout=40, message="notification sent after the retry")
     notification = Notification.objects.get(order=order)
@@ -106,7 +106,7 @@ def test_a_provider_that_is_briefly_unavailable_is_retried_and_the_email_sent_on
     mailsim.set_faults({"kind": "503", "times": 2, "retry_after": 1})
     start_worker(DELIVERY_RETRY_BASE_DELAY_SECONDS="1")
     # when
-    order = order_create(customer_email="later@example.com", amount="5.00", currency="EUR")
+    order = OrderFactory(customer_email="later@example.com")
     # then
     wait_until(_sent_count, timeout=60, message="notification sent after two 503s")
     notification = Notification.objects.get(order=order)
@@ -130,7 +130,7 @@ def _terminate_other_database_connections() -> int:
 def test_workers_recover_from_dropped_database_connections_and_keep_dead_lettering(mailsim, start_worker):
     # given a worker that has done work, so its processes hold database connections
     start_worker(concurrency=1)
-    first = order_create(customer_email="before@example.com", amount="5.00", currency="EUR")
+    first = OrderFactory(customer_email="before@example.com")
     wait_until(
         lambda: Notification.objects.filter(order=first, status="sent").exists(), timeout=20, message="1st"
     )
@@ -139,9 +139,9 @@ def test_workers_recover_from_dropped_database_connections_and_keep_dead_letteri
     # then a permanent failure still reaches the dead-letter queue (the worker's main process
     # stores the failure before it rejects the message) and the worker goes on sending
     mailsim.set_faults({"kind": "reject", "to_contains": "rejected@", "times": 1})
-    order_create(customer_email="rejected@example.com", amount="5.00", currency="EUR")
+    OrderFactory(customer_email="rejected@example.com")
     wait_until(lambda: queue_ready_count("orders.confirmations.dlq") == 1, timeout=20, message="dead letter")
-    second = order_create(customer_email="after@example.com", amount="5.00", currency="EUR")
+    second = OrderFactory(customer_email="after@example.com")
     wait_until(
         lambda: Notification.objects.filter(order=second, status="sent").exists(), timeout=20, message="2nd"
     )

@@ -13,6 +13,7 @@ from messaging.relay.relay import outbox_claim_batch, relay_outbox_sweep
 from messaging.task_names import HANDLE_EVENT
 from orders.services import order_create
 from tests.broker import queue_peek, queue_ready_count, queues_purge
+from tests.factories import OrderFactory
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
 
@@ -20,8 +21,7 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("
 def _orders_left_by_a_crash(count: int) -> list[OutboxEvent]:
     """Committed orders whose events are unpublished and unclaimed, as after a relay died
     between the broker's confirm and the mark (its claims have run out since)."""
-    for number in range(count):
-        order_create(customer_email=f"c{number}@example.com", amount="10.00", currency="EUR")
+    OrderFactory.create_batch(count)
     OutboxEvent.objects.update(published_at=None, next_attempt_at=timezone.now() - timedelta(seconds=1))
     queues_purge()
     return list(OutboxEvent.objects.all())

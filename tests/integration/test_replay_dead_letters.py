@@ -12,8 +12,8 @@ from django.core.management import CommandError, call_command
 from drill.processes import REPO, ManagedProcess
 from messaging.models import OutboxEvent, ProcessedEvent
 from notifications.models import Notification, OperatorAction
-from orders.services import order_create
 from tests.broker import queue_ready_count
+from tests.factories import OrderFactory
 from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
@@ -23,10 +23,7 @@ DLQ = "orders.confirmations.dlq"
 def _dead_letters(mailsim, count: int, prefix: str = "dead") -> list:
     """`count` orders whose confirmation the provider rejects: failed, each in the DLQ."""
     mailsim.set_faults({"kind": "reject"})
-    orders = [
-        order_create(customer_email=f"{prefix}{n}@example.com", amount="5.00", currency="EUR")
-        for n in range(count)
-    ]
+    orders = [OrderFactory(customer_email=f"{prefix}{n}@example.com") for n in range(count)]
     wait_until(lambda: queue_ready_count(DLQ) == count, timeout=60, message=f"{count} dead letters")
     mailsim.set_faults()  # the cause is fixed
     return orders

@@ -6,8 +6,8 @@ import pytest
 from django.core.management import call_command
 
 from messaging.dead_letters.publish import CLASS_HEADER, COUNT_HEADER, REASON_HEADER
-from orders.services import order_create
 from tests.broker import queue_peek, queue_ready_count
+from tests.factories import OrderFactory
 from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
@@ -19,7 +19,7 @@ def test_a_replayed_message_carries_none_of_the_headers_that_would_revoke_or_rec
     # given a dead letter (the provider rejected the email), and no worker running
     mailsim.set_faults({"kind": "reject"})
     worker = start_worker()
-    order_create(customer_email="headers@example.com", amount="5.00", currency="EUR")
+    OrderFactory(customer_email="headers@example.com")
     wait_until(lambda: queue_ready_count("orders.confirmations.dlq") == 1, timeout=20, message="dead letter")
     worker.stop()
     [dead] = queue_peek("orders.confirmations.dlq")

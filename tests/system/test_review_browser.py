@@ -17,7 +17,7 @@ from playwright.sync_api import Page, expect, sync_playwright
 from drill.processes import REPO
 from notifications.models import Notification, OperatorAction
 from notifications.reviewers import reviewers_group_ensure
-from orders.services import order_create
+from tests.factories import OrderFactory
 from tests.waiting import wait_until
 
 # Playwright's sync API runs an event loop in this thread; the ORM calls here are still
@@ -63,7 +63,7 @@ def failed(mailsim, start_worker) -> list[Notification]:
     mailsim.set_faults({"kind": "reject"})
     start_worker()
     orders = [
-        order_create(customer_email=f"{name}@example.com", amount=amount, currency="EUR")
+        OrderFactory(customer_email=f"{name}@example.com", amount=amount)
         for name, amount in (("ada", "49.90"), ("grace", "12.00"), ("linus", "7.50"))
     ]
     wait_until(

@@ -6,12 +6,9 @@ import time
 import pytest
 import requests
 
-from messaging.outbox import outbox_event_build
-from messaging.registry import event_type_get
+from messaging.models import OutboxEvent
 from notifications.models import Notification
-from notifications.services import notification_create_pending
-from orders.events import ORDER_CREATED
-from orders.models import Order
+from tests.factories import UnpublishedOrderFactory
 from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
@@ -57,10 +54,8 @@ def test_the_stack_serves_readiness_flower_with_auth_and_the_admin_static_files(
 
 def test_the_beat_sweep_publishes_an_event_whose_fast_path_never_ran(stack):
     # given an order committed by a process that died before its on-commit publish
-    order = Order.objects.create(customer_email="orphan@example.com", amount="3.00", currency="EUR")
-    notification_create_pending(order_id=order.id, kind=Notification.Kind.ORDER_CONFIRMATION)
-    event = outbox_event_build(event_type=event_type_get(ORDER_CREATED), aggregate_id=order.id)
-    event.save()
+    order = UnpublishedOrderFactory(customer_email="orphan@example.com", amount="3.00")
+    event = OutboxEvent.objects.get(aggregate_id=str(order.id))
     # then beat's sweep publishes it and the worker sends it
     wait_until(
         lambda: Notification.objects.filter(order=order, status="sent").exists(),

@@ -17,7 +17,7 @@ from schemathesis.specs.openapi.checks import (
 
 from apiauth.services import api_token_create
 from orders.models import Order
-from orders.services import order_create
+from tests.factories import OrderFactory
 
 # Valid and invalid data alike (schemathesis' positive and negative modes, its default).
 schema = schemathesis.openapi.from_wsgi("/api/schema/", get_wsgi_application())
@@ -48,8 +48,7 @@ def fuzz_token(transactional_db, broker, settings) -> str:
     # test vhost) instead of running inside one test transaction.
     settings.API_THROTTLE_RATE = "1000000/day"  # one busy client; the limit has its own tests
     _, raw = api_token_create(name="fuzz")
-    for number in range(3):
-        order_create(customer_email=f"fuzz{number}@example.com", amount="10.00", currency="EUR")
+    OrderFactory.create_batch(3)
     return raw
 
 

@@ -10,7 +10,7 @@ from django.test import Client
 
 from notifications.models import Notification
 from orders.models import Order
-from orders.services import order_create
+from tests.factories import OrderFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -85,7 +85,7 @@ def test_a_hostile_field_name_is_refused_with_a_reason(client, hostile):
 
 @pytest.mark.parametrize("hostile", [*HOSTILE.values(), 10**30, -(10**30), "9" * 5000, 1.5, True, None])
 def test_a_hostile_version_on_pay_and_cancel_is_refused_with_a_reason(client, hostile):
-    order = order_create(**VALID_ORDER)
+    order = OrderFactory(**VALID_ORDER)
     for change in ("pay", "cancel"):
         response = _post_json(client, f"/api/orders/{order.id}/{change}/", {"version": hostile})
         assert response.status_code in (400, 409), response.content
