@@ -67,7 +67,7 @@ def test_a_permanent_rejection_fails_at_once_and_is_dead_lettered_with_the_reaso
     assert (notification.status, _outcomes(notification)) == ("failed", ["permanent"])
     [dead] = _dead_letters()
     assert dead["headers"][CLASS_HEADER] == "permanent"
-    # masked: a message on the broker carries no address (tests/test_personal_data.py)
+    # masked: a message on the broker carries no address (tests/system/test_personal_data.py)
     assert "refused the email to n***@example.com" in dead["headers"][REASON_HEADER]
     assert mailsim.messages() == []
 

@@ -1,5 +1,5 @@
 """The admin review screen through Django's test client: filters, actions, permissions,
-the record of every action. (tests/test_review_browser.py does it in a real browser.)"""
+the record of every action. (tests/system/test_review_browser.py does it in a real browser.)"""
 
 import pytest
 from django.contrib.auth.models import Group, Permission, User
