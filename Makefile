@@ -45,9 +45,12 @@ run: setup
 	@rm -rf var/prometheus  # counts of an earlier run's processes
 	FLOWER_BASIC_AUTH=ops:$$(cat var/flower-password) $(BIN)/honcho start -f Procfile
 
-## test: the whole suite against real PostgreSQL and RabbitMQ (own database, own vhost)
-test: venv services
-	@scripts/ensure-browser.sh
+## test: the whole suite against real PostgreSQL and RabbitMQ (own database, own vhost);
+## PYTEST_ARGS=tests/unit (or integration, system) runs one layer, see tests/README.md
+# Unit tests need no service: when every path in PYTEST_ARGS is under tests/unit, none is started.
+UNIT_ONLY := $(if $(strip $(PYTEST_ARGS)),$(if $(filter-out tests/unit%,$(filter-out -%,$(PYTEST_ARGS))),,yes))
+test: venv
+	@$(if $(UNIT_ONLY),,scripts/ensure-services.sh && scripts/ensure-browser.sh)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 ## drill: the fault drill (kills, a broker restart, dropped connections, provider faults,

@@ -1,5 +1,6 @@
-"""Real processes for the tests and the drills: start one, wait until it says it is ready,
-stop or kill it (the whole process group)."""
+"""Real processes for the tests, the drill and the benchmark, the one module for them: a free
+port, the environment of a product process, `manage.py`, and a process started, waited for
+until it says it is ready, stopped or killed (the whole process group)."""
 
 import contextlib
 import os
@@ -10,14 +11,24 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from urllib.parse import quote
 
 REPO = Path(__file__).resolve().parent.parent
 # The local PostgreSQL server on which drills and benchmarks create their own databases.
 PG = {"host": "127.0.0.1", "port": 5432, "user": "postgres"}
 
 
-def database_url(database: str) -> str:
-    return f"postgres://{PG['user']}@{PG['host']}:{PG['port']}/{database}"
+def database_url(
+    database: str,
+    *,
+    host: str = PG["host"],
+    port: int = PG["port"],
+    user: str = PG["user"],
+    password: str = "",
+) -> str:
+    """The URL of a database on the local server (or on the server named)."""
+    credentials = quote(user, safe="") + (f":{quote(password, safe='')}" if password else "")
+    return f"postgres://{credentials}@{host}:{port}/{database}"
 
 
 def free_port() -> int:
@@ -26,24 +37,50 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def isolated_process_env(
-    *, settings_module: str, database: str, broker_url: str, mailsim_port: int, workdir: Path
+def process_env(
+    *,
+    database_url: str,
+    broker_url: str,
+    mail_url: str,
+    settings_module: str = "config.settings.base",
+    workdir: Path | None = None,
+    **extra: str,
 ) -> dict[str, str]:
-    """The environment of a product process (bin/*) of a drill or a benchmark: its own
-    database, broker and mail simulator, and its state files under `workdir`."""
-    return {
+    """The environment of a product process (bin/*, celery, gunicorn, manage.py) started by a
+    test, a drill or a benchmark: this one with the virtualenv first on PATH, and its own
+    database, broker and mail provider; with `workdir`, the state files of beat, Prometheus
+    and the mail simulator under it. `extra` adds variables or overrides these."""
+    env = {
         **os.environ,
         "PATH": f"{Path(sys.executable).parent}:{os.environ.get('PATH', '/usr/bin:/bin')}",
         "DJANGO_SETTINGS_MODULE": settings_module,
-        "DATABASE_URL": database_url(database),
+        "DATABASE_URL": database_url,
         "CELERY_BROKER_URL": broker_url,
-        "MAIL_PROVIDER_URL": f"http://127.0.0.1:{mailsim_port}",
-        "MAILSIM_PORT": str(mailsim_port),
-        "MAILSIM_DATA_DIR": str(workdir / "mailsim"),
-        "PROMETHEUS_MULTIPROC_DIR": str(workdir / "prometheus"),
-        "CELERY_BEAT_SCHEDULE_FILENAME": str(workdir / "beat-schedule"),
+        "MAIL_PROVIDER_URL": mail_url,
         "PYTHONUNBUFFERED": "1",
     }
+    if workdir is not None:
+        env |= {
+            "MAILSIM_DATA_DIR": str(workdir / "mailsim"),
+            "PROMETHEUS_MULTIPROC_DIR": str(workdir / "prometheus"),
+            "CELERY_BEAT_SCHEDULE_FILENAME": str(workdir / "beat-schedule"),
+        }
+    return env | extra
+
+
+def isolated_process_env(
+    *, settings_module: str, database: str, broker_url: str, mailsim_port: int, workdir: Path
+) -> dict[str, str]:
+    """The environment of a product process of a drill or a benchmark: its own database on
+    the local server, broker and mail simulator (on `mailsim_port`), state files under `workdir`."""
+    return process_env(
+        database_url=database_url(database),
+        broker_url=broker_url,
+        mail_url=f"http://127.0.0.1:{mailsim_port}",
+        settings_module=settings_module,
+        workdir=workdir,
+        MAILSIM_PORT=str(mailsim_port),
+    )
 
 
 def manage_py(*args: str, env: dict[str, str], timeout: float = 600) -> str:

@@ -1,22 +1,22 @@
-"""Shared fixtures: the test vhost, the mail simulator, real Celery workers.
+"""Fixtures of more than one layer: the test database and vhost, the mail simulator, real
+Celery workers, an API token. (Each layer's own are in its conftest.py; tests/unit uses none
+of these.)
 
 Everything runs against real PostgreSQL (pytest-django's test database) and real RabbitMQ
 (a vhost of this run, removed at the end). Nothing here replaces our own infrastructure.
+Each fixture that needs a service asks for `broker` or the database, so a test that asks for
+none of them starts nothing.
 """
 
 import itertools
-import json
 import os
-import socket
 import sys
-import time
-from pathlib import Path
-from urllib.parse import quote
 
 import pytest
 import requests
 
-from tests.processes import REPO, ManagedProcess
+from drill.processes import ManagedProcess, database_url, process_env
+from tests.waiting import wait_until
 
 PYTHON = sys.executable
 
@@ -33,6 +33,21 @@ def django_db_setup(django_db_setup, django_db_blocker):
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
             "WHERE datname = current_database() AND pid <> pg_backend_pid()"
         )
+
+
+@pytest.fixture(scope="session")
+def processes_database_url(django_db_setup) -> str:
+    """The URL of the test database, for the product processes a test starts."""
+    from django.db import connection
+
+    db = connection.settings_dict
+    return database_url(
+        db["NAME"],
+        host=db["HOST"] or "127.0.0.1",
+        port=db["PORT"] or 5432,
+        user=db["USER"] or "",
+        password=db["PASSWORD"] or "",
+    )
 
 
 @pytest.fixture(scope="session")
@@ -123,80 +138,44 @@ def mailsim(mailsim_url):
     return sim
 
 
-def service_env(*, broker_url: str, mail_url: str, **extra: str) -> dict[str, str]:
-    """The environment of a product process started by a test: the test database and vhost."""
-    from django.db import connection
+@pytest.fixture(scope="session")
+def worker_launcher(broker, mailsim_url, processes_database_url):
+    """`launch(log_dir=..., concurrency=..., **extra_env)`: a real `celery worker` process on
+    the test database, the run's vhost and the simulator, started and ready. Use
+    `start_worker` (one test) or `module_worker` (tests/integration/conftest.py)."""
+    numbers = itertools.count(1)
 
-    db = connection.settings_dict
-    credentials = quote(db["USER"] or "")
-    if db["PASSWORD"]:
-        credentials += ":" + quote(db["PASSWORD"])
-    database_url = f"postgres://{credentials}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
-    return {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "config.settings.base",
-        "DATABASE_URL": database_url,
-        "CELERY_BROKER_URL": broker_url,
-        "MAIL_PROVIDER_URL": mail_url,
-        "PYTHONUNBUFFERED": "1",
-        **extra,
-    }
+    def launch(*, log_dir, concurrency: int, **extra_env: str) -> ManagedProcess:
+        number = next(numbers)
+        return ManagedProcess(
+            f"worker{number}",
+            [
+                *(PYTHON, "-m", "celery", "-A", "config", "worker"),
+                *("-X", "orders.maintenance"),  # every work queue, as bin/worker does
+                *("-c", str(concurrency), "-n", f"test{number}@%h"),
+                *("--without-gossip", "--without-mingle", "-l", "INFO"),
+            ],
+            env=process_env(
+                database_url=processes_database_url, broker_url=broker, mail_url=mailsim_url, **extra_env
+            ),
+            log_path=log_dir / f"worker{number}.log",
+        ).start(ready=r" ready\.", timeout=60)
 
-
-_worker_numbers = itertools.count(1)
-
-
-def _worker(*, broker: str, mail_url: str, log_dir: Path, concurrency: int, **extra_env) -> ManagedProcess:
-    number = next(_worker_numbers)
-    return ManagedProcess(
-        f"worker{number}",
-        [
-            *(PYTHON, "-m", "celery", "-A", "config", "worker"),
-            *("-X", "orders.maintenance"),  # every work queue, as bin/worker does
-            *("-c", str(concurrency), "-n", f"test{number}@%h"),
-            *("--without-gossip", "--without-mingle", "-l", "INFO"),
-        ],
-        env=service_env(broker_url=broker, mail_url=mail_url, **extra_env),
-        log_path=log_dir / f"worker{number}.log",
-    ).start(ready=r" ready\.", timeout=60)
+    return launch
 
 
 @pytest.fixture
-def start_worker(broker, mailsim_url, tmp_path):
+def start_worker(worker_launcher, tmp_path):
     """Start real `celery worker` processes; all are stopped when the test ends."""
     started: list[ManagedProcess] = []
 
     def start(*, concurrency: int = 2, **extra_env) -> ManagedProcess:
-        started.append(
-            _worker(
-                broker=broker, mail_url=mailsim_url, log_dir=tmp_path, concurrency=concurrency, **extra_env
-            )
-        )
+        started.append(worker_launcher(log_dir=tmp_path, concurrency=concurrency, **extra_env))
         return started[-1]
 
     yield start
     for worker in started:
         worker.stop()
-
-
-@pytest.fixture(scope="module")
-def module_worker(broker, mailsim_url, tmp_path_factory):
-    """One real worker for a whole test module (with default settings)."""
-    worker = _worker(
-        broker=broker, mail_url=mailsim_url, log_dir=tmp_path_factory.mktemp("worker"), concurrency=2
-    )
-    yield worker
-    worker.stop()
-
-
-def wait_until(predicate, *, timeout: float, interval: float = 0.2, message: str = "condition"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(interval)
-    raise AssertionError(f"{message} not reached within {timeout}s")
 
 
 @pytest.fixture
@@ -205,121 +184,3 @@ def api_token(db):
 
     _, raw = api_token_create(name="tests")
     return raw
-
-
-class SmtpSim:
-    def __init__(self, data_dir: Path, port: int):
-        self.data_dir = data_dir
-        self.port = port
-
-    def messages(self) -> list[dict]:
-        path = self.data_dir / "messages.jsonl"
-        return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
-
-    def set_fault(self, **fault) -> None:
-        (self.data_dir / "faults.json").write_text(json.dumps(fault))
-
-    def reset(self) -> None:
-        for name in ("messages.jsonl", "faults.json"):
-            (self.data_dir / name).unlink(missing_ok=True)
-
-
-@pytest.fixture(scope="session")
-def smtp_process(tmp_path_factory):
-    data_dir = tmp_path_factory.mktemp("smtp")
-    process = ManagedProcess(
-        "smtp",
-        [sys.executable, "-m", "mailsim.smtp", "--port", "0", "--data-dir", str(data_dir)],
-        env={"PYTHONUNBUFFERED": "1", "PATH": "/usr/bin:/bin"},
-        log_path=data_dir / "smtp.log",
-    ).start(ready=r"mailsim smtp listening on \S+")
-    yield process, data_dir
-    process.stop()
-
-
-@pytest.fixture
-def smtpsim(smtp_process) -> SmtpSim:
-    """The SMTP twin, emptied; point a provider at `smtpsim.port`."""
-    process, data_dir = smtp_process
-    port = int(process.wait_for_log(r"listening on [\d.]+:(\d+)", timeout=1).group(1))
-    sim = SmtpSim(data_dir, port)
-    sim.reset()
-    return sim
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-@pytest.fixture
-def stack(broker, tmp_path: Path):
-    """The Procfile of `make run` under honcho: web (gunicorn), worker, relay, beat, Flower and
-    the mail simulator, on free ports, against the test database and vhost."""
-    ports = {"web": free_port(), "flower": free_port(), "mailsim": free_port()}
-    mail_url = f"http://127.0.0.1:{ports['mailsim']}"
-    env = service_env(
-        broker_url=broker,
-        mail_url=mail_url,
-        PATH=f"{Path(sys.executable).parent}:/usr/bin:/bin",
-        WEB_PORT=str(ports["web"]),
-        FLOWER_PORT=str(ports["flower"]),
-        FLOWER_BASIC_AUTH="ops:test-password",
-        MAILSIM_PORT=str(ports["mailsim"]),
-        MAILSIM_DATA_DIR=str(tmp_path / "mailsim"),
-        CELERY_BEAT_SCHEDULE_FILENAME=str(tmp_path / "beat-schedule"),
-        OUTBOX_SWEEP_INTERVAL_SECONDS="1",
-        PROMETHEUS_MULTIPROC_DIR=str(tmp_path / "prometheus"),
-    )
-    honcho = ManagedProcess(
-        "honcho",
-        [str(Path(sys.executable).parent / "honcho"), "start", "-f", str(REPO / "Procfile")],
-        env=env,
-        log_path=tmp_path / "stack.log",
-    )
-    honcho.start(ready=r"worker@\S+ ready\.", timeout=90)
-    honcho.wait_for_log(r"relay@\S+ ready\.", timeout=60)
-    wait_until(lambda: _answers(f"http://127.0.0.1:{ports['web']}/healthz"), timeout=30, message="web up")
-    wait_until(lambda: _answers(f"{mail_url}/_sim/health"), timeout=30, message="mailsim up")
-    yield {name: f"http://127.0.0.1:{port}" for name, port in ports.items()} | {"process": honcho}
-    honcho.stop(timeout=30)
-
-
-def _answers(url: str, **kwargs) -> bool:
-    try:
-        return requests.get(url, timeout=2, **kwargs).status_code < 500
-    except requests.ConnectionError:
-        return False
-
-
-@pytest.fixture
-def start_web(broker, mailsim_url, tmp_path):
-    """Start the API under gunicorn (its own processes, the test database and vhost); a test
-    using it needs `django_db(transaction=True)`, so the processes see what it commits."""
-    started: list[ManagedProcess] = []
-
-    def start(*, workers: int = 1, **extra_env: str) -> str:
-        port = free_port()
-        command = [PYTHON, "-m", "gunicorn", "config.wsgi:application", "-b", f"127.0.0.1:{port}"]
-        web = ManagedProcess(
-            f"web{len(started) + 1}",
-            [*command, "-w", str(workers)],
-            env=service_env(broker_url=broker, mail_url=mailsim_url, **extra_env),
-            log_path=tmp_path / f"web{len(started) + 1}.log",
-        )
-        started.append(web.start(ready="Booting worker"))
-        url = f"http://127.0.0.1:{port}"
-        wait_until(lambda: _answers_in_time(f"{url}/healthz"), timeout=30, message="web up")
-        return url
-
-    yield start
-    for web in started:
-        web.stop()
-
-
-def _answers_in_time(url: str) -> bool:
-    try:
-        return _answers(url)
-    except requests.Timeout:
-        return False  # workers still booting on a busy machine

@@ -1,0 +1,110 @@
+"""Fixtures of the integration tests: a worker for a whole module, the API under gunicorn,
+the environment of a process a test starts, the SMTP twin of the mail simulator, and an
+order placed without a broker."""
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from drill.processes import ManagedProcess, free_port, process_env
+from orders.models import Order
+from tests.factories import OrderFactory
+from tests.waiting import answers, wait_until
+
+
+@pytest.fixture
+def order(django_capture_on_commit_callbacks) -> Order:
+    """Ada's order of 49.90 EUR as `order_create` leaves it: its `order.created` event in the
+    outbox and its confirmation pending. The on-commit publish is captured and never run (and
+    the test transaction never commits): no broker is needed. For `django_db`, not
+    `transaction=True`."""
+    with django_capture_on_commit_callbacks(execute=False):
+        return OrderFactory(customer_email="ada@example.com", amount="49.90", currency="EUR")
+
+
+@pytest.fixture(scope="module")
+def module_worker(worker_launcher, tmp_path_factory):
+    """One real worker for a whole test module (with default settings)."""
+    worker = worker_launcher(log_dir=tmp_path_factory.mktemp("worker"), concurrency=2)
+    yield worker
+    worker.stop()
+
+
+@pytest.fixture
+def service_env(broker, mailsim_url, processes_database_url):
+    """`service_env(**extra)`: the environment of a product process this test starts, on the
+    test database, the run's vhost and the mail simulator (drill.processes.process_env)."""
+
+    def env(**extra: str) -> dict[str, str]:
+        return process_env(
+            database_url=processes_database_url, broker_url=broker, mail_url=mailsim_url, **extra
+        )
+
+    return env
+
+
+@pytest.fixture
+def start_web(service_env, tmp_path):
+    """Start the API under gunicorn (its own processes, the test database and vhost); a test
+    using it needs `django_db(transaction=True)`, so the processes see what it commits."""
+    started: list[ManagedProcess] = []
+
+    def start(*, workers: int = 1, **extra_env: str) -> str:
+        port = free_port()
+        command = [sys.executable, "-m", "gunicorn", "config.wsgi:application", "-b", f"127.0.0.1:{port}"]
+        web = ManagedProcess(
+            f"web{len(started) + 1}",
+            [*command, "-w", str(workers)],
+            env=service_env(**extra_env),
+            log_path=tmp_path / f"web{len(started) + 1}.log",
+        )
+        started.append(web.start(ready="Booting worker"))
+        url = f"http://127.0.0.1:{port}"
+        wait_until(lambda: answers(f"{url}/healthz"), timeout=30, message="web up")
+        return url
+
+    yield start
+    for web in started:
+        web.stop()
+
+
+class SmtpSim:
+    def __init__(self, data_dir: Path, port: int):
+        self.data_dir = data_dir
+        self.port = port
+
+    def messages(self) -> list[dict]:
+        path = self.data_dir / "messages.jsonl"
+        return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+    def set_fault(self, **fault) -> None:
+        (self.data_dir / "faults.json").write_text(json.dumps(fault))
+
+    def reset(self) -> None:
+        for name in ("messages.jsonl", "faults.json"):
+            (self.data_dir / name).unlink(missing_ok=True)
+
+
+@pytest.fixture(scope="session")
+def smtp_process(tmp_path_factory):
+    data_dir = tmp_path_factory.mktemp("smtp")
+    process = ManagedProcess(
+        "smtp",
+        [sys.executable, "-m", "mailsim.smtp", "--port", "0", "--data-dir", str(data_dir)],
+        env={"PYTHONUNBUFFERED": "1", "PATH": "/usr/bin:/bin"},
+        log_path=data_dir / "smtp.log",
+    ).start(ready=r"mailsim smtp listening on \S+")
+    yield process, data_dir
+    process.stop()
+
+
+@pytest.fixture
+def smtpsim(smtp_process) -> SmtpSim:
+    """The SMTP twin, emptied; point a provider at `smtpsim.port`."""
+    process, data_dir = smtp_process
+    port = int(process.wait_for_log(r"listening on [\d.]+:(\d+)", timeout=1).group(1))
+    sim = SmtpSim(data_dir, port)
+    sim.reset()
+    return sim

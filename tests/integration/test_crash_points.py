@@ -1,0 +1,120 @@
+"""Each crash point of infra/crash_points.py, deterministically: the process dies exactly
+there (os._exit, as a SIGKILL would), a fresh one takes over, and in the end there is exactly
+one accepted email and a final notification state. Real processes throughout."""
+
+import sys
+
+import pytest
+import requests
+
+from drill.processes import ManagedProcess, free_port
+from messaging.models import OutboxEvent
+from messaging.relay.relay import relay_outbox_sweep
+from notifications.models import Notification
+from orders.services import order_create
+from tests.broker import queue_ready_count
+from tests.waiting import wait_until
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
+SHORT_CLAIMS = {"OUTBOX_CLAIM_LEASE_SECONDS": "8", "OUTBOX_CONFIRM_TIMEOUT_SECONDS": "2"}
+
+
+def _sent_once(mailsim, order_id) -> Notification:
+    notification = wait_until(
+        lambda: Notification.objects.filter(order_id=order_id, status="sent").first(),
+        timeout=40,
+        message="sent",
+    )
+    [message] = mailsim.messages()
+    assert message["idempotency_key"] == notification.idempotency_key
+    return notification
+
+
+def test_the_api_dying_after_the_commit_before_its_publish(
+    mailsim, service_env, api_token, start_worker, tmp_path, settings
+):
+    port = free_port()
+    env = service_env(FAULT_CRASH_POINT="api.after_commit", **SHORT_CLAIMS)
+    command = [
+        sys.executable,
+        "-m",
+        "gunicorn",
+        "config.wsgi:application",
+        "-b",
+        f"127.0.0.1:{port}",
+        "-w",
+        "1",
+    ]
+    web = ManagedProcess("web", command, env=env, log_path=tmp_path / "web.log").start(ready="Booting worker")
+    start_worker()
+    try:
+        # when: the order commits, then the web worker dies before publishing
+        with pytest.raises(requests.ConnectionError):
+            requests.post(
+                f"http://127.0.0.1:{port}/api/orders/",
+                json={"customer_email": "api-crash@example.com", "amount": "5.00", "currency": "EUR"},
+                headers={"Authorization": f"Bearer {api_token}"},
+                timeout=20,
+            )
+        web.wait_for_log("crash point api.after_commit reached", timeout=5)
+    finally:
+        web.stop()
+    [event] = OutboxEvent.objects.all()
+    assert event.published_at is None
+    # then the sweep takes over once the dead process's claim has run out
+    wait_until(lambda: relay_outbox_sweep().published == 1, timeout=30, message="the sweep publishes it")
+    _sent_once(mailsim, event.aggregate_id)
+
+
+def test_the_relay_dying_after_the_confirm_before_it_marks(
+    mailsim, service_env, start_worker, tmp_path, django_capture_on_commit_callbacks
+):
+    # given an order whose event waits in the outbox
+    order = order_create(customer_email="relay-crash@example.com", amount="5.00", currency="EUR")
+    OutboxEvent.objects.update(published_at=None, next_attempt_at=None)
+    from tests.broker import queues_purge
+
+    queues_purge()
+    # when a relay publishes it, gets the confirm, and dies before writing published_at
+    env = service_env(FAULT_CRASH_POINT="relay.after_confirm", **SHORT_CLAIMS)
+    relay = ManagedProcess(
+        "relay",
+        [sys.executable, "manage.py", "relay_outbox", "--once"],
+        env=env,
+        log_path=tmp_path / "relay.log",
+    )
+    relay.start(ready="crash point relay.after_confirm reached", timeout=30)
+    assert relay.process.wait(timeout=10) == 137
+    assert OutboxEvent.objects.get().published_at is None
+    assert queue_ready_count("orders.confirmations") == 1  # the broker has it
+    # then a fresh relay publishes it again once the claim runs out, and one email goes out
+    env.pop("FAULT_CRASH_POINT")
+    fresh = ManagedProcess(
+        "relay2", [sys.executable, "manage.py", "relay_outbox"], env=env, log_path=tmp_path / "relay2.log"
+    )
+    fresh.start(ready="published 1", timeout=40)
+    fresh.stop()
+    assert queue_ready_count("orders.confirmations") == 2
+    start_worker()
+    _sent_once(mailsim, order.id)
+    wait_until(
+        lambda: queue_ready_count("orders.confirmations") == 0, timeout=20, message="both copies handled"
+    )
+    assert len(mailsim.messages()) == 1
+
+
+@pytest.mark.parametrize("point", ["worker.after_provider_accept", "worker.after_commit"])
+def test_a_worker_dying_after_the_provider_accepted_or_after_the_commit(point, mailsim, start_worker):
+    doomed = start_worker(FAULT_CRASH_POINT=point)
+    order = order_create(customer_email=f"{point}@example.com", amount="5.00", currency="EUR")
+    doomed.wait_for_log(f"crash point {point} reached", timeout=20)
+    doomed.process.wait(timeout=10)  # its main process was killed too: the message is unacked
+    expected = "sending" if point == "worker.after_provider_accept" else "sent"
+    assert Notification.objects.get(order=order).status == expected
+    # a fresh worker takes the redelivered message over
+    start_worker()
+    notification = _sent_once(mailsim, order.id)
+    outcomes = list(notification.attempts.order_by("number").values_list("outcome", flat=True))
+    assert outcomes == (["unknown", "accepted"] if expected == "sending" else ["accepted"])
+    wait_until(lambda: queue_ready_count("orders.confirmations") == 0, timeout=20, message="queue empty")
+    assert queue_ready_count("orders.confirmations.dlq") == 0

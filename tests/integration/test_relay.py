@@ -1,0 +1,191 @@
+"""The outbox relay against the real broker: confirms, returns, claims, the sweep."""
+
+import threading
+import uuid
+from datetime import timedelta
+
+import pytest
+from django.db import connection
+from django.utils import timezone
+
+from messaging.models import OutboxEvent
+from messaging.relay.relay import outbox_claim_batch, relay_outbox_sweep
+from messaging.task_names import HANDLE_EVENT
+from orders.services import order_create
+from tests.broker import queue_peek, queue_ready_count, queues_purge
+from tests.factories import OrderFactory
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
+
+
+def _orders_left_by_a_crash(count: int) -> list[OutboxEvent]:
+    """Committed orders whose events are unpublished and unclaimed, as after a relay died
+    between the broker's confirm and the mark (its claims have run out since)."""
+    OrderFactory.create_batch(count)
+    OutboxEvent.objects.update(published_at=None, next_attempt_at=timezone.now() - timedelta(seconds=1))
+    queues_purge()
+    return list(OutboxEvent.objects.all())
+
+
+def test_the_on_commit_hook_publishes_the_event_with_the_event_id_as_task_id():
+    # when
+    order = order_create(customer_email="a@example.com", amount="10.00", currency="EUR")
+    # then
+    event = OutboxEvent.objects.get(aggregate_id=str(order.id))
+    assert event.published_at is not None
+    assert event.publish_attempts == 1
+    [message] = queue_peek("orders.confirmations")
+    assert message["headers"]["id"] == str(event.id)
+    assert message["headers"]["task"] == HANDLE_EVENT
+    assert message["properties"]["message_id"] == str(event.id)
+    assert message["properties"]["delivery_mode"] == 2
+    assert message["body"][0] == [event.payload]
+    assert "a@example.com" not in str(message)
+
+
+def test_the_sweep_publishes_crash_leftovers_in_one_pipelined_batch():
+    leftovers = _orders_left_by_a_crash(120)
+    assert queue_ready_count("orders.confirmations") == 0
+    # when
+    report = relay_outbox_sweep(batch_size=200)
+    # then
+    assert report.published == 120
+    assert report.failed == 0
+    assert OutboxEvent.objects.filter(published_at__isnull=True).count() == 0
+    assert queue_ready_count("orders.confirmations") == len(leftovers)
+    # and each message carries its event's envelope, as the on-commit hook would have sent it
+    payloads = {str(event.id): event.payload for event in leftovers}
+    for message in queue_peek("orders.confirmations", limit=120):
+        assert message["properties"]["message_id"] == message["headers"]["id"]
+        assert message["body"][0] == [payloads[message["headers"]["id"]]]
+
+
+def test_the_sweep_leaves_rows_under_a_live_claim_alone():
+    _orders_left_by_a_crash(1)
+    OutboxEvent.objects.update(next_attempt_at=timezone.now() + timedelta(seconds=30))
+    # when: another process still holds its claim
+    report = relay_outbox_sweep()
+    # then
+    assert report.published == 0
+    assert OutboxEvent.objects.get().published_at is None
+
+
+def test_an_unroutable_event_stays_unpublished_with_the_reason_and_a_back_off():
+    # given an event type that no queue is bound to
+    event = OutboxEvent.objects.create(
+        event_type="order.refunded",
+        aggregate_type="order",
+        aggregate_id=str(uuid.uuid4()),
+        payload={"event_id": "x"},
+        created_at=timezone.now(),
+    )
+    # when
+    report = relay_outbox_sweep()
+    # then
+    event.refresh_from_db()
+    assert report.failed == 1
+    assert event.published_at is None
+    assert event.publish_attempts == 1
+    assert "unroutable" in event.last_publish_error
+    assert event.next_attempt_at > timezone.now()
+    assert queue_ready_count("orders.confirmations") == 0
+
+
+def test_two_relays_claiming_at_once_never_claim_the_same_row():
+    _orders_left_by_a_crash(200)
+    claimed: list[list] = []
+    barrier = threading.Barrier(2)
+
+    def claim():
+        barrier.wait()
+        try:
+            claimed.append([event.id for event in outbox_claim_batch(limit=150)])
+        finally:
+            connection.close()  # each thread has its own database connection
+
+    threads = [threading.Thread(target=claim) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    first, second = claimed
+    assert not set(first) & set(second)
+    assert len(first) + len(second) == 200
+
+
+@pytest.fixture
+def fast_path_unpaused():
+    """After a test that made the on-commit publish fail, later tests start unpaused."""
+    from messaging.relay import relay
+
+    yield
+    relay._fast_path_paused_until = 0.0
+
+
+@pytest.fixture
+def broker_away(settings, fast_path_unpaused):
+    """The broker is unreachable until the test calls the returned function."""
+    reachable = settings.CELERY_BROKER_URL
+    settings.CELERY_BROKER_URL = "amqp://guest:guest@127.0.0.1:1/nowhere"  # nothing listens on port 1
+
+    def broker_back():
+        settings.CELERY_BROKER_URL = reachable
+
+    return broker_back
+
+
+def test_orders_are_accepted_while_the_broker_is_away_and_published_by_the_sweep_when_it_returns(broker_away):
+    # when
+    order = order_create(customer_email="a@example.com", amount="10.00", currency="EUR")
+    second = order_create(customer_email="b@example.com", amount="10.00", currency="EUR")
+    # then both orders committed; their events wait in the outbox with the reason
+    events = OutboxEvent.objects.filter(aggregate_id__in=[str(order.id), str(second.id)])
+    assert [event.published_at for event in events] == [None, None]
+    first_event = events.get(aggregate_id=str(order.id))
+    assert first_event.last_publish_error.startswith("broker unreachable")
+    assert "left to the sweep" in events.get(aggregate_id=str(second.id)).last_publish_error
+    assert relay_outbox_sweep().published == 0  # still away: nothing lost, nothing marked
+    # when the broker is back (and the back-off has passed)
+    broker_away()
+    OutboxEvent.objects.update(next_attempt_at=timezone.now() - timedelta(seconds=1))
+    report = relay_outbox_sweep()
+    # then
+    assert report.published == 2
+    assert OutboxEvent.objects.filter(published_at__isnull=True).count() == 0
+    assert queue_ready_count("orders.confirmations") == 2
+
+
+def test_a_lost_confirm_leaves_the_event_unpublished_and_the_sweep_publishes_it_again(
+    settings, fast_path_unpaused
+):
+    from urllib.parse import urlsplit
+
+    from tests.integration.tcp_proxy import TcpProxy
+
+    # given a network between us and the broker that holds back the broker's replies
+    real = urlsplit(settings.CELERY_BROKER_URL)
+    proxy = TcpProxy(real.hostname, real.port or 5672)
+    settings.CELERY_BROKER_URL = real._replace(
+        netloc=f"{real.username}:{real.password}@127.0.0.1:{proxy.port}"
+    ).geturl()
+    try:
+        order_create(customer_email="first@example.com", amount="10.00", currency="EUR")  # connects
+        queues_purge()
+        proxy.hold_replies()
+        # when an order is placed: its message reaches the broker, the confirm does not
+        order = order_create(customer_email="a@example.com", amount="10.00", currency="EUR")
+        event = OutboxEvent.objects.get(aggregate_id=str(order.id))
+        assert event.published_at is None
+        assert "no confirm from the broker" in event.last_publish_error
+        # then, once the network heals, the sweep publishes it again
+        proxy.release_replies()
+        OutboxEvent.objects.update(next_attempt_at=timezone.now() - timedelta(seconds=1))
+        assert relay_outbox_sweep().published == 1
+    finally:
+        proxy.close()
+        settings.CELERY_BROKER_URL = real.geturl()
+    event.refresh_from_db()
+    assert event.published_at is not None
+    # the broker holds both copies; the consumer's inbox makes them one email
+    copies = queue_peek("orders.confirmations")
+    assert [copy["headers"]["id"] for copy in copies] == [str(event.id)] * 2

@@ -1,0 +1,40 @@
+"""The whole stack of `make run`, for the system tests."""
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from drill.processes import REPO, ManagedProcess, free_port, process_env
+from tests.waiting import answers, wait_until
+
+
+@pytest.fixture
+def stack(broker, processes_database_url, tmp_path: Path):
+    """The Procfile of `make run` under honcho: web (gunicorn), worker, relay, beat, Flower and
+    the mail simulator, on free ports, against the test database and vhost."""
+    ports = {"web": free_port(), "flower": free_port(), "mailsim": free_port()}
+    mail_url = f"http://127.0.0.1:{ports['mailsim']}"
+    env = process_env(
+        database_url=processes_database_url,
+        broker_url=broker,
+        mail_url=mail_url,
+        workdir=tmp_path,  # the mail simulator's store, beat's schedule, Prometheus' files
+        WEB_PORT=str(ports["web"]),
+        FLOWER_PORT=str(ports["flower"]),
+        FLOWER_BASIC_AUTH="ops:test-password",
+        MAILSIM_PORT=str(ports["mailsim"]),
+        OUTBOX_SWEEP_INTERVAL_SECONDS="1",
+    )
+    honcho = ManagedProcess(
+        "honcho",
+        [str(Path(sys.executable).parent / "honcho"), "start", "-f", str(REPO / "Procfile")],
+        env=env,
+        log_path=tmp_path / "stack.log",
+    )
+    honcho.start(ready=r"worker@\S+ ready\.", timeout=90)
+    honcho.wait_for_log(r"relay@\S+ ready\.", timeout=60)
+    wait_until(lambda: answers(f"http://127.0.0.1:{ports['web']}/healthz"), timeout=30, message="web up")
+    wait_until(lambda: answers(f"{mail_url}/_sim/health"), timeout=30, message="mailsim up")
+    yield {name: f"http://127.0.0.1:{port}" for name, port in ports.items()} | {"process": honcho}
+    honcho.stop(timeout=30)

@@ -1,0 +1,27 @@
+"""The alert rules point to the runbook: each links to a section of docs/operations.md that
+exists, with a summary and a severity. (tests/integration/test_alert_rules.py runs promtool
+on them and checks the metrics they name against the service's /metrics.)"""
+
+import re
+
+import yaml
+
+from drill.processes import REPO
+
+RULES = REPO / "ops" / "prometheus" / "alerts.yml"
+RUNBOOK = REPO / "docs" / "operations.md"
+
+
+def _alerts() -> list[dict]:
+    return [rule for group in yaml.safe_load(RULES.read_text())["groups"] for rule in group["rules"]]
+
+
+def test_every_alert_links_to_a_runbook_section_that_exists():
+    headings = re.findall(r"^#+ (.+)$", RUNBOOK.read_text(), re.MULTILINE)
+    anchors = {re.sub(r"[^a-z0-9 -]", "", heading.lower()).replace(" ", "-") for heading in headings}
+    for alert in _alerts():
+        path, _, anchor = alert["annotations"]["runbook_url"].partition("#")
+        assert (REPO / path) == RUNBOOK, alert["alert"]
+        assert anchor in anchors, (alert["alert"], anchor)
+        assert alert["annotations"]["summary"]
+        assert alert["labels"]["severity"] in ("page", "ticket")

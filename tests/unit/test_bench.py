@@ -1,0 +1,69 @@
+"""`make bench`'s report and its checks, on made-up figures: each target stated, a missed one
+marked as missed, and a phase whose orders did not all go through failing the run instead of
+reporting figures. (tests/system/test_bench.py: a short real run.)"""
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from bench.pipelines import LoadShortfall, completions_check
+from bench.report import report_markdown, report_write, targets_check
+
+
+def _results(*, saturating_ours: float) -> dict:
+    def figure(value):
+        return {"median": value, "min": value, "max": value, "runs": [value]}
+
+    def quantiles(p50, p99):
+        return {"p50": figure(p50), "p95": figure(p99 * 0.8), "p99": figure(p99)}
+
+    results = {
+        "raw_broker_confirms_msgs_per_s": figure(20_000),
+        "raw_pg_order_outbox_tx_per_s": figure(1_200),
+        "relay_backlog_events_per_s": figure(5_000),
+        "relay_waiting_each_confirm_events_per_s": figure(1_000),
+        "drain_ours_per_s": figure(150),
+        "drain_naive_per_s": figure(300),
+        "saturating_ours_orders_per_s": figure(saturating_ours),
+        "saturating_naive_orders_per_s": figure(300),
+        "latency_ms": {
+            "ours": {25: quantiles(8, 20), 50: quantiles(9, 30), 100: quantiles(12, 45)},
+            "naive": {25: quantiles(5, 10), 50: quantiles(6, 15), 100: quantiles(8, 25)},
+        },
+        "soak": {"seconds": 180, "orders_per_s": 50, "worker_rss_growth": 0.02, "relay_rss_growth": 0.0},
+        "seconds": 700,
+    }
+    from bench.runner import ratios
+
+    results["ratios"] = ratios(results)
+    return results
+
+
+def test_the_report_states_each_target_and_marks_a_missed_one(tmp_path):
+    results = _results(saturating_ours=150)  # 0.5 of the naive baseline: below the 0.7 target
+    # when
+    paths = report_write(results, tmp_path)
+    # then
+    checks = targets_check(results)
+    assert checks["saturating_ours_over_naive"] is False
+    assert checks["relay_pipelined_over_waiting_each_confirm"] is True
+    assert checks["ours_p50_at_50_per_s_le_10ms"] is True
+    markdown = (tmp_path / "bench-latest.md").read_text()
+    assert "| saturating end to end, ours ÷ naive | 0.50 | ≥ 0.7 | **no** |" in markdown
+    assert "| relay pipelined ÷ waiting for each confirm | 5.00 | ≥ 4 | yes |" in markdown
+    assert markdown == report_markdown(results)
+    assert (tmp_path / "latency.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert {path.name for path in paths} == {"bench-latest.json", "bench-latest.md", "latency.png"}
+
+
+def test_a_phase_whose_orders_did_not_all_go_through_is_a_shortfall():
+    created = datetime(2025, 1, 1, tzinfo=UTC)
+    sent = created + timedelta(milliseconds=8)
+    # then: all placed orders in the database and sent
+    assert completions_check([(created, sent)] * 3, placed=3, pipeline="ours") == [(created, sent)] * 3
+    # fewer in the database than placed
+    with pytest.raises(LoadShortfall, match="ours: 3 orders placed, 2 in the database, 2 sent"):
+        completions_check([(created, sent)] * 2, placed=3, pipeline="ours")
+    # all there, one never sent
+    with pytest.raises(LoadShortfall, match="naive: 3 orders placed, 3 in the database, 2 sent"):
+        completions_check([(created, sent), (created, None), (created, sent)], placed=3, pipeline="naive")

@@ -1,0 +1,72 @@
+"""docker-compose.yml cannot be run here (no Docker engine), so its shape is checked."""
+
+import re
+
+import yaml
+
+from drill.processes import REPO
+
+APP_PROCESSES = {"web", "worker", "relay", "beat", "flower", "mailsim"}
+
+
+def _procfile() -> dict[str, str]:
+    lines = (REPO / "Procfile").read_text().splitlines()
+    return dict(line.split(": ", 1) for line in lines if line.strip() and not line.startswith("#"))
+
+
+def _compose() -> dict:
+    return yaml.safe_load((REPO / "docker-compose.yml").read_text())
+
+
+def test_compose_runs_every_procfile_process_with_the_same_command():
+    procfile = _procfile()
+    services = _compose()["services"]
+    assert set(procfile) == APP_PROCESSES
+    for name, command in procfile.items():
+        assert services[name]["command"] == command, name
+
+
+def test_every_compose_service_has_a_healthcheck_or_is_the_one_shot_init():
+    services = _compose()["services"]
+    assert {"postgres", "rabbitmq", "init"} | APP_PROCESSES == set(services)
+    for name, service in services.items():
+        if name == "init":
+            assert service["restart"] == "no"
+            continue
+        assert service.get("healthcheck", {}).get("test"), f"{name} has no healthcheck"
+
+
+def test_compose_uses_rabbitmq_with_management_and_postgres_15():
+    services = _compose()["services"]
+    assert services["rabbitmq"]["image"].startswith("rabbitmq:3.10")
+    assert "management" in services["rabbitmq"]["image"]
+    assert services["postgres"]["image"] == "postgres:15"
+
+
+def test_app_services_wait_for_migrations_and_topology():
+    services = _compose()["services"]
+    assert "declare_topology" in services["init"]["command"]
+    assert "migrate" in services["init"]["command"]
+    for name in APP_PROCESSES - {"mailsim"}:
+        assert services[name]["depends_on"]["init"]["condition"] == "service_completed_successfully"
+
+
+def test_the_procfile_commands_exist_and_are_executable():
+    for command in _procfile().values():
+        path = REPO / command.split()[0]
+        assert path.is_file(), command
+        assert path.stat().st_mode & 0o111, command
+
+
+def test_every_environment_variable_the_product_reads_is_in_env_example():
+    documented = set(
+        re.findall(r"^#?\s*([A-Z][A-Z0-9_]+)=", (REPO / ".env.example").read_text(), re.MULTILINE)
+    )
+    settings_text = "\n".join(p.read_text() for p in (REPO / "config" / "settings").glob("*.py"))
+    read = set(re.findall(r"env(?:\.\w+)?\(\s*\"([A-Z][A-Z0-9_]+)\"", settings_text))
+    read |= set(re.findall(r"os\.environ\.setdefault\(\"([A-Z][A-Z0-9_]+)\"", settings_text))
+    for script in (REPO / "bin").iterdir():
+        read |= set(re.findall(r"\$\{([A-Z][A-Z0-9_]+)", script.read_text()))
+    read |= set(re.findall(r"\"(MAILSIM_[A-Z_]+)\"", (REPO / "mailsim" / "__main__.py").read_text()))
+    assert len(read) > 30
+    assert read - documented == set()
