@@ -1,5 +1,6 @@
-"""What the OpenAPI schema says about errors: every error answer the API really gives
-is documented with its body, so clients (and the fuzzer, tests/api/test_api_fuzz.py) can rely on it."""
+"""What the OpenAPI schema says about errors: every error answer the API really gives is
+documented with its body, so clients (and the fuzzer, tests/integration/api/test_api_fuzz.py)
+can rely on it."""
 
 from drf_spectacular.utils import OpenApiResponse
 from rest_framework import serializers
