@@ -16,6 +16,7 @@ Where placing the order is itself the behaviour under test (the cost per order, 
 creation, the crash points, the relay's on-commit hook), the tests call `order_create`.
 """
 
+import uuid
 from datetime import timedelta
 
 import factory
@@ -26,8 +27,10 @@ from factory.django import DjangoModelFactory
 from messaging.models import OutboxEvent
 from messaging.outbox import outbox_event_build
 from messaging.registry import event_type_get
+from notifications.delivery.claims import Claim, notification_claim
 from notifications.events import EMAIL_KIND_OF_EVENT
 from notifications.models import DeliveryAttempt, Notification
+from notifications.providers.base import mail_provider
 from orders.events import ORDER_CREATED
 from orders.models import Order
 from orders.services import order_create
@@ -142,3 +145,17 @@ class DeliveryAttemptFactory(DjangoModelFactory):
         notification.first_attempt_at = notification.first_attempt_at or attempt.started_at
         notification.save(update_fields=["attempt_count", "first_attempt_at"])
         return attempt
+
+
+def confirmation_claimed(order: Order) -> Claim:
+    """The order's confirmation in the middle of its provider call: claimed by a worker
+    ("w"), with its lease and a started attempt, as the handler leaves it before the call."""
+    claim = notification_claim(
+        order_id=order.id,
+        event_type=event_type_get(ORDER_CREATED),
+        event_id=uuid.uuid4(),
+        worker="w",
+        provider=mail_provider(),
+    )
+    assert isinstance(claim, Claim), claim
+    return claim

@@ -16,7 +16,7 @@ from notifications.models import Notification
 from notifications.providers.base import mail_provider
 from orders.events import ORDER_CREATED
 from orders.models import Order
-from tests.factories import DeliveryAttemptFactory, NotificationFactory
+from tests.factories import DeliveryAttemptFactory, NotificationFactory, confirmation_claimed
 
 pytestmark = pytest.mark.django_db
 
@@ -242,17 +242,10 @@ def test_the_provider_still_processing_our_key_is_never_a_final_failure(order, m
 
 
 def test_an_attempt_whose_lease_was_taken_over_leaves_the_new_holders_state_alone(order, mailsim):
-    from notifications.delivery.claims import notification_claim
     from notifications.delivery.outcomes import notification_record_outcome
     from notifications.providers.base import Outcome, SendResult
 
-    claim = notification_claim(
-        order_id=order.id,
-        event_type=event_type_get(ORDER_CREATED),
-        event_id=uuid.uuid4(),
-        worker="w",
-        provider=mail_provider(),
-    )
+    claim = confirmation_claimed(order)
     Notification.objects.filter(order=order).update(lease_owner="other-host:7")  # taken over
     # when our (slow) attempt comes back with a transient failure
     with pytest.raises(InFlightError):

@@ -8,7 +8,6 @@ from messaging.dispatch import Delivery, event_dispatch
 from messaging.errors import InFlightError
 from messaging.models import OutboxEvent
 from messaging.registry import event_type_get
-from notifications.delivery.claims import notification_claim
 from notifications.delivery.emails import email_render
 from notifications.delivery.outcomes import notification_record_outcome
 from notifications.models import Notification
@@ -16,6 +15,7 @@ from notifications.providers.base import mail_provider
 from orders.changes import OrderChangeConflict, order_cancel, order_pay
 from orders.events import ORDER_CREATED
 from orders.models import DailySales, Order
+from tests.factories import confirmation_claimed
 
 pytestmark = pytest.mark.django_db
 
@@ -129,13 +129,7 @@ def test_cancelled_after_the_confirmation_the_customer_gets_both_in_that_order(o
 
 def test_cancelled_while_the_confirmation_is_being_sent_the_cancellation_waits_for_it(order, mailsim):
     # given a confirmation in the middle of its provider call
-    claim = notification_claim(
-        order_id=order.id,
-        event_type=event_type_get(ORDER_CREATED),
-        event_id=uuid.uuid4(),
-        worker="w",
-        provider=mail_provider(),
-    )
+    claim = confirmation_claimed(order)
     order_cancel(order_id=order.id)
     # when the cancellation's turn comes, it waits
     with pytest.raises(InFlightError, match="confirmation is being sent"):
