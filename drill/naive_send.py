@@ -11,7 +11,8 @@ from messaging.envelope import Envelope
 from notifications.delivery.emails import email_render
 from notifications.events import EMAIL_KIND_OF_EVENT
 from notifications.models import Notification
-from notifications.providers.base import Outcome, mail_provider
+from notifications.providers.base import Outcome
+from notifications.providers.catalogue import mail_provider
 from orders.models import Order
 
 

@@ -7,6 +7,10 @@ from django.apps import AppConfig
 from django.conf import settings
 from django.core.checks import Error, register
 
+from notifications.providers.catalogue import provider_configuration_problems
+
+DEVELOPMENT_MAIL_KEY = "dev-mail-key"
+
 
 @register()
 def timing_settings_check(app_configs: Sequence[AppConfig] | None, **kwargs: Any) -> list[Error]:
@@ -38,3 +42,22 @@ def timing_settings_check(app_configs: Sequence[AppConfig] | None, **kwargs: Any
             )
         )
     return errors
+
+
+@register()
+def mail_provider_check(app_configs: Sequence[AppConfig] | None, **kwargs: Any) -> list[Error]:
+    """A missing or wrong credential stops the process at start-up (workers run these checks
+    too), instead of failing every email one by one."""
+    problems = provider_configuration_problems()
+    if settings.DJANGO_ENV == "production" and settings.MAIL_PROVIDER in ("resend", "brevo"):
+        if settings.MAIL_PROVIDER_API_KEY == DEVELOPMENT_MAIL_KEY:
+            problems.append("MAIL_PROVIDER_API_KEY is the development simulator's key; set the provider's.")
+        if "127.0.0.1" in settings.MAIL_PROVIDER_URL or "localhost" in settings.MAIL_PROVIDER_URL:
+            problems.append(
+                f"MAIL_PROVIDER_URL={settings.MAIL_PROVIDER_URL} is the local simulator; set it empty for "
+                "the provider's public API."
+            )
+    return [
+        Error(f"Mail provider {settings.MAIL_PROVIDER!r}: {problem}", id="notifications.E004")
+        for problem in problems
+    ]

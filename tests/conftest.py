@@ -120,7 +120,7 @@ def mailsim_process(tmp_path_factory):
 def mailsim_url(mailsim_process):
     from django.test import override_settings
 
-    from notifications.providers.base import mail_provider
+    from notifications.providers.catalogue import mail_provider
 
     url = mailsim_process.wait_for_log(r"mailsim listening on (http://\S+)", timeout=1).group(1)
     override = override_settings(MAIL_PROVIDER_URL=url)

@@ -30,7 +30,7 @@ from messaging.registry import event_type_get
 from notifications.delivery.claims import Claim, notification_claim
 from notifications.events import EMAIL_KIND_OF_EVENT
 from notifications.models import DeliveryAttempt, Notification
-from notifications.providers.base import mail_provider
+from notifications.providers.catalogue import mail_provider
 from orders.events import ORDER_CREATED
 from orders.models import Order
 from orders.services import order_create

@@ -106,7 +106,11 @@ INBOX_RETENTION_DAYS = env.int("INBOX_RETENTION_DAYS", default=30)
 RETENTION_BATCH_SIZE = env.int("RETENTION_BATCH_SIZE", default=5000)
 
 # --- Mail provider ------------------------------------------------------------------------
-MAIL_PROVIDER_CLASS = env("MAIL_PROVIDER_CLASS", default="notifications.providers.http.HttpMailProvider")
+# Which provider sends (docs/providers.md): resend, brevo, ses, anymail (any other ESP Anymail
+# supports, through its own ANYMAIL settings), smtp, or the dotted path of your own class.
+MAIL_PROVIDER = env("MAIL_PROVIDER", default="resend")
+# The provider API's base URL (resend, brevo); empty means the provider's public API. The
+# development default is the local simulator, which speaks both wires.
 MAIL_PROVIDER_URL = env("MAIL_PROVIDER_URL", default="http://127.0.0.1:8025")
 MAIL_PROVIDER_API_KEY = env("MAIL_PROVIDER_API_KEY", default="dev-mail-key")
 MAIL_FROM_ADDRESS = env("MAIL_FROM_ADDRESS", default="Orders <orders@example.com>")
@@ -116,7 +120,7 @@ MAIL_PROVIDER_READ_TIMEOUT_SECONDS = env.float("MAIL_PROVIDER_READ_TIMEOUT_SECON
 DELIVERY_MAX_RETRIES = env.int("DELIVERY_MAX_RETRIES", default=8)
 DELIVERY_RETRY_BASE_DELAY_SECONDS = env.int("DELIVERY_RETRY_BASE_DELAY_SECONDS", default=5)
 DELIVERY_RETRY_MAX_DELAY_SECONDS = env.int("DELIVERY_RETRY_MAX_DELAY_SECONDS", default=60)
-# The SMTP server, when MAIL_PROVIDER_CLASS is notifications.providers.smtp.SmtpMailProvider
+# The SMTP server, when MAIL_PROVIDER is smtp
 # (Django's own email settings; the read timeout above applies).
 EMAIL_HOST = env("EMAIL_HOST", default="127.0.0.1")
 EMAIL_PORT = env.int("EMAIL_PORT", default=2525)

@@ -15,7 +15,8 @@ from messaging.envelope import Envelope
 from notifications.delivery.claims import AlreadyDone, Claim, notification_claim
 from notifications.delivery.emails import email_render
 from notifications.delivery.outcomes import notification_record_outcome
-from notifications.providers.base import MailProvider, Outcome, SendResult, mail_provider
+from notifications.providers.base import MailProvider, Outcome, SendResult
+from notifications.providers.catalogue import mail_provider
 from observability.logs import log_context_add
 from observability.metrics import PROVIDER_CALL_SECONDS, PROVIDER_CALLS
 

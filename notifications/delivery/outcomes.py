@@ -126,6 +126,8 @@ def _next_step(
             return Notification.Status.NEEDS_REVIEW, NeedsReviewError(
                 reason + reasons.RESEND_UNSAFE, detail=detail
             )
+        case Outcome.ACCEPTED_EARLIER:  # never resent: only the provider's events say more
+            return Notification.Status.NEEDS_REVIEW, NeedsReviewError(reason, detail=detail)
         case Outcome.KEY_CONFLICT:
             logger.error("notification %s: provider reports a key conflict: %s", notification.pk, detail)
             return Notification.Status.NEEDS_REVIEW, NeedsReviewError(reason, detail=detail)

@@ -24,6 +24,12 @@ def reason_for_result(result: SendResult, *, to: str) -> str:
                 f"The connection to the mail provider broke after the email was handed over{status}, "
                 "so we cannot tell whether it was sent."
             )
+        case Outcome.ACCEPTED_EARLIER:
+            return (
+                "The mail provider says it accepted this email earlier (a repeat of its key) but not "
+                "which message it was, so it is not sent again; the provider's delivery event will "
+                "confirm it, or a person checks if none arrives in time."
+            )
         case Outcome.KEY_CONFLICT:
             return (
                 "The mail provider already has a different email under this notification's key. "

@@ -61,7 +61,7 @@ def _count_finished(kind: str, status: str, since_commit: timedelta) -> None:
 
 def resend_is_safe(notification: Notification, provider: MailProvider, now: datetime) -> bool:
     """True while the provider is sure to recognise a resend under the same key."""
-    window = provider.idempotency_window
+    window = provider.capabilities.key_window
     if window is None or notification.first_attempt_at is None:
         return False
     return now < notification.first_attempt_at + window - IDEMPOTENCY_WINDOW_MARGIN

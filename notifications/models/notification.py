@@ -71,6 +71,7 @@ class DeliveryAttempt(models.Model):
         UNKNOWN = "unknown"
         IN_FLIGHT = "in_flight", "In flight"
         KEY_CONFLICT = "key_conflict", "Key conflict"
+        ACCEPTED_EARLIER = "accepted_earlier", "Accepted earlier"
 
     notification = models.ForeignKey(Notification, on_delete=models.CASCADE, related_name="attempts")
     event_id = models.UUIDField()

@@ -1,14 +1,15 @@
-"""The mail provider interface. Real providers plug in behind it, one module each, chosen
-by the MAIL_PROVIDER_CLASS setting (like Django's EMAIL_BACKEND)."""
+"""The mail provider interface. Each provider is one module behind it, chosen by the one
+MAIL_PROVIDER setting (notifications/providers/catalogue.py), and declares what it promises
+about a resend under the same key: the delivery rules read those capabilities, never a name."""
 
 from dataclasses import dataclass
 from datetime import timedelta
 from enum import StrEnum
-from functools import cache
 from typing import Protocol
 
-from django.conf import settings
-from django.utils.module_loading import import_string
+# Every send carries our idempotency key under this tag/metadata name; the provider's
+# delivery events bring it back, which is how an event finds its notification.
+KEY_TAG = "idempotency_key"
 
 
 class Outcome(StrEnum):
@@ -18,6 +19,35 @@ class Outcome(StrEnum):
     UNKNOWN = "unknown"  # may or may not have been sent
     IN_FLIGHT = "in_flight"  # the provider is still processing this key
     KEY_CONFLICT = "key_conflict"  # same key, different content: something was sent before
+    # The provider refused a repeat of a key it accepted before, without saying the first
+    # message's id (Brevo): sent, but only the provider's events can confirm which message.
+    ACCEPTED_EARLIER = "accepted_earlier"
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What a resend under the same key does at this provider."""
+
+    # How long the provider remembers a key; None if it does not dedupe at all (a resend
+    # after an unknown outcome could send a second email).
+    key_window: timedelta | None
+    # A resend inside the window answers with the first message's id (Resend), rather than
+    # a bare "duplicate" (Brevo).
+    replays_message_id: bool
+    # A resend while the first request still runs is answered "in flight" (a 409), not
+    # processed a second time.
+    reports_key_in_flight: bool
+    # The same key with a different body is refused as a conflict rather than replayed.
+    reports_changed_body: bool
+
+    @property
+    def dedupes(self) -> bool:
+        return self.key_window is not None
+
+
+NO_DEDUPE = Capabilities(
+    key_window=None, replays_message_id=False, reports_key_in_flight=False, reports_changed_body=False
+)
 
 
 @dataclass(frozen=True)
@@ -27,6 +57,7 @@ class OutboundEmail:
     subject: str
     text: str
     event_id: str  # travels to the provider as a header, so one id finds the email everywhere
+    html: str = ""
 
 
 @dataclass(frozen=True)
@@ -41,14 +72,8 @@ class SendResult:
 
 class MailProvider(Protocol):
     name: str
-    # How long the provider remembers an idempotency key; None if it does not dedupe.
-    idempotency_window: timedelta | None
+    capabilities: Capabilities
 
     def send(self, email: OutboundEmail) -> SendResult:
         """Send once. Classifies every failure into an Outcome; never raises for provider errors."""
         ...
-
-
-@cache
-def mail_provider() -> MailProvider:
-    return import_string(settings.MAIL_PROVIDER_CLASS)()

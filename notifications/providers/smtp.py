@@ -2,7 +2,7 @@
 
 SMTP has no idempotency key: a server that received the whole message and then lost the
 connection before its reply may have queued it (RFC 1047). So this adapter says it cannot
-dedupe (`idempotency_window = None`), and such an unknown outcome goes to a person instead
+dedupe (`NO_DEDUPE`), and such an unknown outcome goes to a person instead
 of being resent. Failures before the message left are safe to retry: a refused connection,
 or a 4xx reply, which tells the client the server did not take the message.
 """
@@ -14,12 +14,18 @@ from django.conf import settings
 from django.core.mail import EmailMessage, get_connection
 from django.core.mail.backends.base import BaseEmailBackend
 
-from notifications.providers.base import OutboundEmail, Outcome, SendResult
+from notifications.providers.base import NO_DEDUPE, OutboundEmail, Outcome, SendResult
 
 
 class SmtpMailProvider:
     name = "smtp"
-    idempotency_window = None  # SMTP cannot recognise a resend
+    capabilities = NO_DEDUPE  # SMTP cannot recognise a resend
+
+    @classmethod
+    def configuration_problems(cls) -> list[str]:
+        if not settings.EMAIL_HOST:
+            return ["EMAIL_HOST is empty: the SMTP provider needs a server to send through."]
+        return []
 
     def send(self, email: OutboundEmail) -> SendResult:
         connection = get_connection(

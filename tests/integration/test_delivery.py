@@ -13,7 +13,7 @@ from messaging.models import OutboxEvent, ProcessedEvent
 from messaging.registry import event_type_get
 from messaging.tasks import handle_event
 from notifications.models import Notification
-from notifications.providers.base import mail_provider
+from notifications.providers.catalogue import mail_provider
 from orders.events import ORDER_CREATED
 from orders.models import Order
 from tests.factories import DeliveryAttemptFactory, NotificationFactory, confirmation_claimed

@@ -184,7 +184,7 @@ def test_a_worker_killed_after_the_smtp_server_took_the_message_leaves_it_for_re
 
 def _smtp_env(smtpsim) -> dict[str, str]:
     return {
-        "MAIL_PROVIDER_CLASS": "notifications.providers.smtp.SmtpMailProvider",
+        "MAIL_PROVIDER": "smtp",
         "EMAIL_HOST": "127.0.0.1",
         "EMAIL_PORT": str(smtpsim.port),
         "MAIL_PROVIDER_READ_TIMEOUT_SECONDS": "5",

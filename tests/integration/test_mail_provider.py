@@ -5,7 +5,7 @@ import pytest
 
 from drill.processes import free_port
 from notifications.providers.base import OutboundEmail, Outcome
-from notifications.providers.http import HttpMailProvider
+from notifications.providers.resend import ResendProvider
 from tests.waiting import wait_until
 
 
@@ -16,7 +16,7 @@ def _email(key: str = "key-1", to: str = "ada@example.com") -> OutboundEmail:
 @pytest.fixture
 def provider(mailsim, settings):
     settings.MAIL_PROVIDER_READ_TIMEOUT_SECONDS = 1.0
-    return HttpMailProvider()
+    return ResendProvider()
 
 
 def test_an_accepted_email_has_the_providers_message_id(provider, mailsim):
@@ -63,7 +63,7 @@ def test_a_second_request_while_the_first_holds_the_key_is_in_flight(provider, m
     import time
 
     time.sleep(0.5)
-    result = HttpMailProvider().send(_email())
+    result = ResendProvider().send(_email())
     slow.join()
     assert result.outcome == Outcome.IN_FLIGHT
     wait_until(lambda: mailsim.messages(), timeout=5, message="the held request completes")
@@ -72,11 +72,11 @@ def test_a_second_request_while_the_first_holds_the_key_is_in_flight(provider, m
 
 def test_a_refused_connection_is_transient_because_nothing_was_sent(settings):
     settings.MAIL_PROVIDER_URL = f"http://127.0.0.1:{free_port()}"  # nothing listens there
-    assert HttpMailProvider().send(_email()).outcome == Outcome.TRANSIENT
+    assert ResendProvider().send(_email()).outcome == Outcome.TRANSIENT
 
 
 def test_a_wrong_api_key_is_permanent(mailsim, settings):
     settings.MAIL_PROVIDER_API_KEY = "wrong"
-    result = HttpMailProvider().send(_email())
+    result = ResendProvider().send(_email())
     assert result.outcome == Outcome.PERMANENT
     assert result.http_status == 401

@@ -50,5 +50,6 @@ def test_a_server_that_is_not_there_is_transient(settings):
     assert SmtpMailProvider().send(_email()).outcome == Outcome.TRANSIENT
 
 
-def test_smtp_cannot_dedupe_so_it_has_no_idempotency_window():
-    assert SmtpMailProvider.idempotency_window is None
+def test_smtp_cannot_dedupe_so_it_declares_no_key_window():
+    assert SmtpMailProvider.capabilities.key_window is None
+    assert not SmtpMailProvider.capabilities.dedupes

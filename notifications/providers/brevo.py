@@ -1,0 +1,87 @@
+"""Brevo's transactional email API (`POST /v3/smtp/email`, `api-key` header).
+
+Its idempotency key is a UUID inside the JSON body's `headers` (`idempotencyKey`), not an
+HTTP header. A key it saw inside its window (documented as 15 and as 30 minutes: we take the
+shorter) is refused as `duplicate_parameter` without the first message's id: the email was
+accepted earlier, so it is never sent again; the provider's delivery events, which carry
+our key in `X-Mailin-custom`, confirm it (notifications/tracking/).
+"""
+
+import json
+from datetime import timedelta
+from email.utils import parseaddr
+from typing import Any
+
+import requests
+from django.conf import settings
+
+from notifications.providers.base import KEY_TAG, Capabilities, OutboundEmail, Outcome, SendResult
+from notifications.providers.http_session import (
+    json_or_empty,
+    post_json,
+    provider_session,
+    retry_after_seconds,
+    status_result,
+)
+
+PUBLIC_URL = "https://api.brevo.com"
+DUPLICATE = "duplicate_parameter"
+
+
+class BrevoProvider:
+    name = "brevo"
+    capabilities = Capabilities(
+        key_window=timedelta(minutes=15),
+        replays_message_id=False,
+        reports_key_in_flight=False,  # a repeat in flight gets the same duplicate answer
+        reports_changed_body=False,
+    )
+
+    def __init__(self) -> None:
+        self._url = (settings.MAIL_PROVIDER_URL or PUBLIC_URL).rstrip("/") + "/v3/smtp/email"
+        self._session = provider_session(self._url, {"api-key": settings.MAIL_PROVIDER_API_KEY})
+
+    @classmethod
+    def configuration_problems(cls) -> list[str]:
+        if not settings.MAIL_PROVIDER_API_KEY:
+            return ["MAIL_PROVIDER_API_KEY is empty: Brevo needs an API key (xkeysib-…)."]
+        if not parseaddr(settings.MAIL_FROM_ADDRESS)[1]:
+            return [f"MAIL_FROM_ADDRESS {settings.MAIL_FROM_ADDRESS!r} has no address for Brevo's sender."]
+        return []
+
+    def send(self, email: OutboundEmail) -> SendResult:
+        answer = post_json(self._session, self._url, _body(email), headers={"X-Event-Id": email.event_id})
+        return answer if isinstance(answer, SendResult) else classify_response(answer)
+
+
+def _body(email: OutboundEmail) -> dict[str, Any]:
+    name, address = parseaddr(settings.MAIL_FROM_ADDRESS)
+    body: dict[str, Any] = {
+        "sender": {"email": address, **({"name": name} if name else {})},
+        "to": [{"email": email.to}],
+        "subject": email.subject,
+        "textContent": email.text,
+        "headers": {
+            "idempotencyKey": email.idempotency_key,
+            # Brevo returns this header's value on every webhook event: our key, never the address.
+            "X-Mailin-custom": json.dumps({KEY_TAG: email.idempotency_key}),
+        },
+    }
+    if email.html:
+        body["htmlContent"] = email.html
+    return body
+
+
+def classify_response(response: requests.Response) -> SendResult:
+    status = response.status_code
+    body = json_or_empty(response)
+    code = str(body.get("code", ""))
+    detail = str(body.get("message", "")) or response.text[:500]
+    if 200 <= status < 300:
+        message_id = str(body.get("messageId", ""))
+        if not message_id:
+            return SendResult(Outcome.UNKNOWN, http_status=status, detail="2xx without a messageId")
+        return SendResult(Outcome.ACCEPTED, provider_message_id=message_id, http_status=status)
+    if code == DUPLICATE:
+        return SendResult(Outcome.ACCEPTED_EARLIER, http_status=status, error_code=code, detail=detail)
+    return status_result(status, code, detail, retry_after_seconds(response))
