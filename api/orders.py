@@ -33,6 +33,11 @@ class NotificationOutputSerializer(serializers.Serializer):
     status_changed_at = serializers.DateTimeField()
     age_seconds = serializers.SerializerMethodField()
     reason = serializers.CharField(source="last_error")
+    delivery_status = serializers.CharField(
+        help_text="what the provider's events said after it accepted the email: empty (no event yet), "
+        "delivery_delayed, delivered, bounced or complained"
+    )
+    delivery_status_at = serializers.DateTimeField(allow_null=True)
 
     def get_age_seconds(self, notification: Notification) -> int:
         return int((timezone.now() - notification.status_changed_at).total_seconds())

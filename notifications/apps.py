@@ -6,3 +6,6 @@ class NotificationsConfig(AppConfig):
 
     def ready(self) -> None:
         from notifications import checks  # noqa: F401 - registers the system checks
+        from notifications.tracking.anymail import anymail_tracking_connect
+
+        anymail_tracking_connect()

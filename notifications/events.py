@@ -6,6 +6,12 @@ from orders.events import AGGREGATE, ORDER_CANCELLED, ORDER_CREATED
 
 CONFIRMATIONS_QUEUE = "orders.confirmations"
 CANCELLATIONS_QUEUE = "orders.cancellations"
+PROVIDER_EVENTS_QUEUE = "notifications.provider_events"
+
+# A delivery event a provider posted to our webhook (stored as a ProviderEvent, its id the
+# aggregate id), applied by a worker so the webhook answers fast.
+PROVIDER_EVENT_RECEIVED = "mail.provider_event"
+PROVIDER_EVENT_AGGREGATE = "provider_event"
 
 # Which email each event type sends (a value of Notification.Kind).
 EMAIL_KIND_OF_EVENT = {
@@ -39,5 +45,18 @@ EVENT_TYPES = [
         guarantee=Guarantee.EFFECT_ONCE,
         schema_versions=frozenset({1}),
         why="A customer email: never lost, never twice.",
+    ),
+    EventType(
+        name=PROVIDER_EVENT_RECEIVED,
+        aggregate=PROVIDER_EVENT_AGGREGATE,
+        queue=PROVIDER_EVENTS_QUEUE,
+        handler="notifications.tracking.apply.provider_event_handle",
+        inbox_key="provider_event_apply",
+        guarantee=Guarantee.EFFECT_ONCE,
+        schema_versions=frozenset({1}),
+        why=(
+            "Applying an event twice would change nothing (states only move forward), but it "
+            "may settle an unknown outcome with an audit row: one row per settlement."
+        ),
     ),
 ]

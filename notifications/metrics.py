@@ -5,8 +5,10 @@ from collections.abc import Iterator
 from prometheus_client.core import GaugeMetricFamily, Metric
 
 from notifications.selectors import (
+    notification_counts_by_kind_and_delivery_status,
     notification_counts_by_kind_and_status,
     notification_oldest_unfinished_since,
+    suppressed_address_count,
 )
 from observability.metrics import seconds_since
 
@@ -19,6 +21,19 @@ class NotificationCollector:
         for kind, status, count in notification_counts_by_kind_and_status():
             by_status.add_metric([kind, status], count)
         yield by_status
+        by_delivery = GaugeMetricFamily(
+            "orders_notifications_delivery",
+            "Sent emails by the provider's delivery status (none = no event yet).",
+            labels=["kind", "delivery_status"],
+        )
+        for kind, delivery_status, count in notification_counts_by_kind_and_delivery_status():
+            by_delivery.add_metric([kind, delivery_status or "none"], count)
+        yield by_delivery
+        yield GaugeMetricFamily(
+            "orders_suppressed_addresses",
+            "Addresses on the suppression list now.",
+            suppressed_address_count(),
+        )
         yield GaugeMetricFamily(
             "orders_oldest_unfinished_notification_age_seconds",
             "Age of the oldest notification still pending or sending (0 when there is none).",

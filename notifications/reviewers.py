@@ -16,6 +16,9 @@ GROUP_PERMISSIONS = [
     ("messaging", "view_deadletterrecord"),
     ("notifications", "view_reconcilereport"),
     ("orders", "view_order"),
+    ("notifications", "view_providerevent"),
+    ("notifications", "view_suppression"),
+    ("notifications", "lift_suppression"),
 ]
 
 

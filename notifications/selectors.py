@@ -10,7 +10,7 @@ from django.db.models import Count, Min, Prefetch, Q
 from messaging.models import OutboxEvent
 from messaging.selectors import outbox_event_latest
 from notifications.events import EMAIL_KIND_OF_EVENT
-from notifications.models import Notification
+from notifications.models import Notification, Suppression
 from orders.models import Order
 
 
@@ -31,6 +31,19 @@ def notification_counts_by_status() -> dict[str, int]:
 
 def notification_counts_by_kind_and_status() -> list[tuple[str, str, int]]:
     return list(Notification.objects.values_list("kind", "status").annotate(n=Count("id")))
+
+
+def notification_counts_by_kind_and_delivery_status() -> list[tuple[str, str, int]]:
+    """Sent emails by what the provider's events said since ("" = no event yet)."""
+    return list(
+        Notification.objects.filter(status=Notification.Status.SENT)
+        .values_list("kind", "delivery_status")
+        .annotate(n=Count("id"))
+    )
+
+
+def suppressed_address_count() -> int:
+    return Suppression.objects.filter(lifted_at__isnull=True).count()
 
 
 def notification_oldest_unfinished_since() -> datetime | None:

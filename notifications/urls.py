@@ -1,5 +1,8 @@
-from django.urls import path
+from django.urls import include, path
 
 from notifications.views import dashboard
 
-urlpatterns = [path("admin/dashboard/", dashboard, name="dashboard")]
+urlpatterns = [
+    path("admin/dashboard/", dashboard, name="dashboard"),
+    path("", include("notifications.tracking.urls")),
+]

@@ -45,6 +45,7 @@ INSTALLED_APPS = [
     "messaging",
     "orders",
     "notifications",
+    "anymail",  # ESP backends and tracking webhooks (notifications/providers, notifications/tracking)
     "infra",
     "observability",
 ]

@@ -127,6 +127,13 @@ EMAIL_PORT = env.int("EMAIL_PORT", default=2525)
 EMAIL_HOST_USER = env("EMAIL_HOST_USER", default="")
 EMAIL_HOST_PASSWORD = env("EMAIL_HOST_PASSWORD", default="")
 EMAIL_USE_TLS = env.bool("EMAIL_USE_TLS", default=False)
+# Delivery webhooks (docs/providers.md): Resend's Svix signing secret (whsec_...), and the
+# basic-auth "user:password" Anymail checks on the other ESPs' tracking webhooks.
+RESEND_WEBHOOK_SECRET = env("RESEND_WEBHOOK_SECRET", default="")
+ANYMAIL = {"WEBHOOK_SECRET": env("ANYMAIL_WEBHOOK_SECRET", default="")}
+# How long an email with an unknown outcome waits for the provider's event that settles it
+# before it is a person's: longer than Resend's ~32 h of webhook retries.
+PROVIDER_EVIDENCE_WAIT_HOURS = env.int("PROVIDER_EVIDENCE_WAIT_HOURS", default=36)
 # How long a worker owns a notification while it calls the provider: longer than the task's
 # hard time limit, so a live call never loses its lease to a second copy of the event.
 NOTIFICATION_LEASE_SECONDS = env.int("NOTIFICATION_LEASE_SECONDS", default=90)

@@ -1,5 +1,6 @@
-"""The email feature in the admin: the review screen and the records of what people did."""
+"""The email feature in the admin: the review screen, the records of what people did, and
+what the providers reported (with the suppression list)."""
 
-from notifications.admin import records, review
+from notifications.admin import records, review, tracking
 
-__all__ = ["records", "review"]
+__all__ = ["records", "review", "tracking"]

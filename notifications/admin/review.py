@@ -9,10 +9,7 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import ClassVar
 
-from django import forms
 from django.contrib import admin, messages
-from django.contrib.admin.helpers import ActionForm
-from django.contrib.auth.models import User
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.urls import reverse
@@ -21,6 +18,7 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
 from infra.read_only_admin import ReadOnlyAdmin, ReadOnlyInline
+from notifications.admin.common import CommentActionForm, StaffRequest
 from notifications.models import DeliveryAttempt, Notification, OperatorAction
 from notifications.operations.review import (
     ReviewRefused,
@@ -91,17 +89,6 @@ class NeedsPersonFilter(admin.SimpleListFilter):
         return queryset
 
 
-class StaffRequest(HttpRequest):
-    """A request of the admin's: only an authenticated staff user gets past `admin_view`.
-    (For the type checker only; the request itself is Django's.)"""
-
-    user: User
-
-
-class CommentActionForm(ActionForm):
-    comment = forms.CharField(required=False, label="Comment (for reject)", max_length=2000)
-
-
 @admin.register(Notification)
 class NotificationAdmin(ReadOnlyAdmin):
     list_display = [
@@ -109,6 +96,7 @@ class NotificationAdmin(ReadOnlyAdmin):
         "order_link",
         "kind",
         "status",
+        "delivery_status",
         "reason",
         "error_class",
         "attempt_count",
@@ -116,18 +104,42 @@ class NotificationAdmin(ReadOnlyAdmin):
         "owner",
     ]
     list_display_links = ["id"]
-    list_filter = [NeedsPersonFilter, "status", "kind", AgeFilter, "error_class", "owner"]
+    list_filter = [NeedsPersonFilter, "status", "delivery_status", "kind", AgeFilter, "error_class", "owner"]
     search_fields = ["order__id", "order__customer_email", "idempotency_key", "provider_message_id"]
     ordering = ["-status_changed_at"]
     inlines = [DeliveryAttemptInline, OperatorActionInline]
     action_form = CommentActionForm
     actions = ["retry", "reject_with_comment", "assign_to_me"]
     fieldsets = [
-        (None, {"fields": ["order_link", "kind", "status", "reason", "last_error_detail", "error_class"]}),
+        (
+            None,
+            {
+                "fields": [
+                    "order_link",
+                    "kind",
+                    "status",
+                    "reason",
+                    "last_error_detail",
+                    "error_class",
+                    "evidence",
+                ]
+            },
+        ),
         ("Order", {"fields": ["order_summary"]}),
         (
             "Delivery",
-            {"fields": ["idempotency_key", "provider_message_id", "attempt_count", "first_attempt_at"]},
+            {
+                "fields": [
+                    "provider",
+                    "idempotency_key",
+                    "provider_message_id",
+                    "attempt_count",
+                    "first_attempt_at",
+                    "delivery_status",
+                    "delivery_status_at",
+                    "delivery_detail",
+                ]
+            },
         ),
         ("Review", {"fields": ["owner", "reviewer_comment", "status_changed_at", "created_at", "sent_at"]}),
     ]
@@ -139,6 +151,11 @@ class NotificationAdmin(ReadOnlyAdmin):
         "reason",
         "last_error_detail",
         "error_class",
+        "evidence",
+        "provider",
+        "delivery_status",
+        "delivery_status_at",
+        "delivery_detail",
         "idempotency_key",
         "provider_message_id",
         "attempt_count",
@@ -159,6 +176,18 @@ class NotificationAdmin(ReadOnlyAdmin):
     def order_summary(self, notification: Notification) -> str:
         order = notification.order
         return f"{order.customer_email}, {order.amount} {order.currency}, {order.status} (v{order.version})"
+
+    @admin.display(description="provider's evidence")
+    def evidence(self, notification: Notification) -> str:
+        deadline = notification.evidence_deadline
+        if notification.status != Notification.Status.NEEDS_REVIEW or deadline is None:
+            return "-"
+        when = timezone.localtime(deadline).strftime("%Y-%m-%d %H:%M %Z")
+        if deadline > timezone.now():
+            return (
+                f"Waiting until {when} for the provider's delivery event, which would settle this by itself."
+            )
+        return f"No event from the provider by {when}: check at the provider, then decide."
 
     @admin.display(description="reason")
     def reason(self, notification: Notification) -> str:

@@ -19,9 +19,10 @@ from notifications.delivery import reasons
 from notifications.delivery.rules import Action, notification_decide
 from notifications.delivery.state import attempts_uncertain, notification_set_status, resend_is_safe
 from notifications.events import EMAIL_KIND_OF_EVENT
-from notifications.models import DeliveryAttempt, Notification
+from notifications.models import DeliveryAttempt, Notification, Suppression
 from notifications.providers.base import MailProvider
 from notifications.services import notification_create_pending
+from notifications.tracking.suppression import suppression_id_of
 from orders.models import Order
 
 logger = logging.getLogger(__name__)
@@ -56,7 +57,12 @@ def _claim_in_transaction(
     *, order_id: uuid.UUID, event_type: EventType, event_id: uuid.UUID, worker: str, provider: MailProvider
 ) -> Claim | AlreadyDone | HandlingError:
     # Lock order: the order row, then the notification (the same order everywhere).
-    order = Order.objects.select_for_update(no_key=True).filter(id=order_id).first()
+    order = (
+        Order.objects.select_for_update(no_key=True)
+        .annotate(suppression_id=suppression_id_of("customer_email"))  # same statement, no extra trip
+        .filter(id=order_id)
+        .first()
+    )
     if order is None:
         return PermanentError(reasons.ORDER_MISSING.format(order_id=order_id))
     notification = _notification_locked(order, EMAIL_KIND_OF_EVENT[event_type.name])
@@ -70,7 +76,8 @@ def _claim_in_transaction(
         return AlreadyDone(result=reasons.AWAITING_REVIEW.format(status=status))
     if status == Notification.Status.SENDING and _lease_is_live(notification, now):
         return InFlightError(f"Another worker ({notification.lease_owner}) is sending this email right now.")
-    decision = notification_decide(notification=notification, order=order)
+    suppression = Suppression.objects.get(pk=order.suppression_id) if order.suppression_id else None
+    decision = notification_decide(notification=notification, order=order, suppression=suppression)
     uncertain = _outcome_uncertain(notification, now)
     # Skipping is only honest if no earlier attempt may have gone out; otherwise the resend
     # under the same key tells (the provider replays it), or a person does.
@@ -91,7 +98,9 @@ def _claim_in_transaction(
             error_class=error.error_class,
         )
         return error
-    return _start_attempt(order, notification, event_id=event_id, worker=worker, now=now)
+    return _start_attempt(
+        order, notification, event_id=event_id, worker=worker, now=now, provider=provider.name
+    )
 
 
 def _notification_locked(order: Order, kind: str) -> Notification:
@@ -123,9 +132,16 @@ def _outcome_uncertain(notification: Notification, now: datetime) -> bool:
 
 
 def _start_attempt(
-    order: Order, notification: Notification, *, event_id: uuid.UUID, worker: str, now: datetime
+    order: Order,
+    notification: Notification,
+    *,
+    event_id: uuid.UUID,
+    worker: str,
+    now: datetime,
+    provider: str,
 ) -> Claim:
     notification.status = Notification.Status.SENDING
+    notification.provider = provider  # whose delivery events will speak about this email
     notification.status_changed_at = now
     notification.lease_owner = current_process_name()
     notification.lease_expires_at = now + timedelta(seconds=settings.NOTIFICATION_LEASE_SECONDS)
@@ -139,6 +155,7 @@ def _start_attempt(
             "lease_expires_at",
             "attempt_count",
             "first_attempt_at",
+            "provider",
         ]
     )
     attempt = DeliveryAttempt.objects.create(

@@ -1,6 +1,8 @@
 """Which email an order gets, decided on the order's state when the email's turn comes.
 
 The rules (docs/failure-handling.md shows them per ordering of events):
+- Any email: skipped while its address is on the suppression list (a hard bounce or a
+  complaint, notifications/tracking/suppression.py).
 - Confirmation: sent unless the order is cancelled by then; then `skipped`. Once sent, it
   stays sent: an email cannot be taken back.
 - Cancellation: sent for every cancelled order, but never before a confirmation that is
@@ -13,7 +15,8 @@ change the order, so a decision never rests on a state that is changing under it
 from dataclasses import dataclass
 from enum import StrEnum
 
-from notifications.models import Notification
+from notifications.models import Notification, Suppression
+from notifications.tracking.suppression import suppression_reason
 from orders.models import Order
 
 
@@ -32,7 +35,12 @@ class Decision:
 SEND = Decision(Action.SEND)
 
 
-def notification_decide(*, notification: Notification, order: Order) -> Decision:
+def notification_decide(
+    *, notification: Notification, order: Order, suppression: Suppression | None = None
+) -> Decision:
+    """`suppression`: the address's active suppression, if it has one."""
+    if suppression is not None:  # it bounced hard or its owner complained: never again
+        return Decision(Action.SKIP, suppression_reason(suppression))
     cancelled = order.status == Order.Status.CANCELLED
     if notification.kind == Notification.Kind.ORDER_CONFIRMATION:
         if cancelled:

@@ -3,6 +3,7 @@
 from datetime import datetime, timedelta
 from functools import partial
 
+from django.conf import settings
 from django.db import transaction
 
 from notifications.models import DeliveryAttempt, Notification
@@ -32,6 +33,13 @@ def notification_set_status(
     notification.error_class = error_class
     notification.last_error = reason
     notification.last_error_detail = detail
+    # Every way into needs_review is an outcome nobody saw: the provider's events may still
+    # settle it (notifications/tracking/evidence.py) until this deadline.
+    notification.evidence_deadline = (
+        now + timedelta(hours=settings.PROVIDER_EVIDENCE_WAIT_HOURS)
+        if status == Notification.Status.NEEDS_REVIEW
+        else None
+    )
     for name, value in fields.items():
         setattr(notification, name, value)
     if status in Notification.FINAL_STATUSES:
@@ -47,6 +55,7 @@ def notification_set_status(
             "error_class",
             "last_error",
             "last_error_detail",
+            "evidence_deadline",
             *fields,
         ]
     )

@@ -1,4 +1,12 @@
 from notifications.models.notification import DeliveryAttempt, Notification
 from notifications.models.operations import OperatorAction, ReconcileReport
+from notifications.models.tracking import ProviderEvent, Suppression
 
-__all__ = ["DeliveryAttempt", "Notification", "OperatorAction", "ReconcileReport"]
+__all__ = [
+    "DeliveryAttempt",
+    "Notification",
+    "OperatorAction",
+    "ProviderEvent",
+    "ReconcileReport",
+    "Suppression",
+]

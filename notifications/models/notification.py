@@ -18,6 +18,16 @@ class Notification(models.Model):
         SKIPPED = "skipped", "skipped"
         REJECTED = "rejected", "rejected"
 
+    class DeliveryStatus(models.TextChoices):
+        """What the provider's events said after it accepted the email (notifications/tracking/).
+        Ordered: a state only moves to a later one, whatever order the events arrive in."""
+
+        NONE = "", "no event yet"
+        DELIVERY_DELAYED = "delivery_delayed", "delivery delayed"
+        DELIVERED = "delivered", "delivered"
+        BOUNCED = "bounced", "bounced"
+        COMPLAINED = "complained", "complained"
+
     # The groupings every screen, command and job uses; never restated elsewhere.
     UNFINISHED_STATUSES = (Status.PENDING, Status.SENDING)
     FINAL_STATUSES = (Status.SENT, Status.FAILED, Status.NEEDS_REVIEW, Status.SKIPPED, Status.REJECTED)
@@ -47,13 +57,24 @@ class Notification(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     status_changed_at = models.DateTimeField()
     sent_at = models.DateTimeField(null=True, blank=True)
+    provider = models.CharField(max_length=32, blank=True)  # who was called (settings MAIL_PROVIDER)
+    delivery_status = models.CharField(max_length=16, choices=DeliveryStatus.choices, blank=True, default="")
+    delivery_status_at = models.DateTimeField(null=True, blank=True)  # when the provider saw it
+    delivery_detail = models.TextField(blank=True)  # e.g. the bounce message, in the provider's words
+    # An unknown outcome waits this long for the provider's event that settles it; after that
+    # it is a person's (the admin shows the deadline).
+    evidence_deadline = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at"]
         constraints = [
             models.UniqueConstraint(fields=["order", "kind"], name="notification_unique_order_kind"),
         ]
-        indexes = [models.Index(fields=["status", "status_changed_at"], name="notification_status_idx")]
+        indexes = [
+            models.Index(fields=["status", "status_changed_at"], name="notification_status_idx"),
+            # A provider event without our key finds its email by the provider's message id.
+            models.Index(fields=["provider_message_id"], name="notification_message_id_idx"),
+        ]
         permissions = [("review_notification", "Can retry, reject and assign notifications")]
 
     def __str__(self) -> str:

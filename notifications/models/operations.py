@@ -12,6 +12,10 @@ class OperatorAction(models.Model):
         ASSIGN = "assign"
         REPLAY = "replay"
         DISCARD = "discard"
+        # The provider's own event proved an email with an unknown outcome was sent.
+        SETTLE = "settle", "settled by the provider's evidence"
+        SUPPRESS = "suppress", "suppress an address"
+        LIFT_SUPPRESSION = "lift_suppression", "lift a suppression"
 
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"

@@ -28,12 +28,13 @@ def _event_type(name: str) -> EventType:
     )
 
 
-def test_the_product_registers_each_order_event_on_its_own_queue():
+def test_the_product_registers_each_event_type_on_its_own_queue():
     registered = event_types(PRODUCT_CATALOGUES)
     assert {name: event.queue for name, event in registered.items()} == {
         "order.created": "orders.confirmations",
         "order.cancelled": "orders.cancellations",
         "order.paid": "orders.analytics",
+        "mail.provider_event": "notifications.provider_events",
     }
     assert registered["order.paid"].guarantee == Guarantee.AT_LEAST_ONCE
     assert registered["order.created"].record_hook  # the pending notification, in the order's commit

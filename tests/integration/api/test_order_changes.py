@@ -11,7 +11,7 @@ from messaging.registry import event_type_get
 from notifications.delivery.emails import email_render
 from notifications.delivery.outcomes import notification_record_outcome
 from notifications.models import Notification
-from notifications.providers.base import mail_provider
+from notifications.providers.catalogue import mail_provider
 from orders.changes import OrderChangeConflict, order_cancel, order_pay
 from orders.events import ORDER_CREATED
 from orders.models import DailySales, Order

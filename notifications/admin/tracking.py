@@ -1,0 +1,43 @@
+"""What the providers told us (read-only), and the suppression list, which reviewers can
+lift one address at a time, with a comment, audited."""
+
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest
+
+from infra.read_only_admin import ReadOnlyAdmin
+from notifications.admin.common import CommentActionForm, StaffRequest
+from notifications.models import ProviderEvent, Suppression
+from notifications.tracking.suppression import suppression_lift
+
+
+@admin.register(ProviderEvent)
+class ProviderEventAdmin(ReadOnlyAdmin):
+    list_display = ["received_at", "provider", "kind", "notification", "occurred_at", "result"]
+    list_filter = ["provider", "kind", "hard_bounce"]
+    search_fields = ["provider_event_id", "provider_message_id", "idempotency_key", "notification__order__id"]
+
+
+@admin.register(Suppression)
+class SuppressionAdmin(ReadOnlyAdmin):
+    list_display = ["address", "reason", "detail", "created_at", "lifted_at", "lifted_by", "lift_comment"]
+    list_filter = ["reason", ("lifted_at", admin.EmptyFieldListFilter)]
+    search_fields = ["address"]
+    action_form = CommentActionForm
+    actions = ["lift"]
+
+    def has_lift_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm("notifications.lift_suppression")
+
+    @admin.action(description="Lift (send to this address again; comment required)", permissions=["lift"])
+    def lift(self, request: StaffRequest, queryset: QuerySet[Suppression]) -> None:
+        comment = request.POST.get("comment", "")
+        if not comment.strip():
+            self.message_user(
+                request, "Write in the comment why this address may receive email again.", messages.ERROR
+            )
+            return
+        lifted = sum(
+            suppression_lift(suppression_id=row.pk, actor=request.user, comment=comment) for row in queryset
+        )
+        self.message_user(request, f"{lifted} suppression(s) lifted.", messages.SUCCESS)

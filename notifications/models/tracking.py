@@ -1,0 +1,83 @@
+from django.conf import settings
+from django.db import models
+from django.db.models.functions import Lower
+
+
+class ProviderEvent(models.Model):
+    """One delivery event a provider posted to our webhook, stored once (unique by the
+    provider's event id) and applied by a task (notifications/tracking/apply.py)."""
+
+    class Kind(models.TextChoices):
+        SENT = "sent"  # the provider accepted it (proves an unknown outcome was sent)
+        DELIVERY_DELAYED = "delivery_delayed", "delivery delayed"
+        DELIVERED = "delivered"
+        BOUNCED = "bounced"
+        COMPLAINED = "complained"
+
+    id = models.UUIDField(primary_key=True)
+    provider = models.CharField(max_length=32)
+    provider_event_id = models.CharField(max_length=255)
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    occurred_at = models.DateTimeField()
+    provider_message_id = models.CharField(max_length=255, blank=True)
+    idempotency_key = models.CharField(max_length=64, blank=True)  # ours, from the send's tag
+    recipient = models.CharField(max_length=254, blank=True)
+    hard_bounce = models.BooleanField(default=False)  # a soft bounce does not suppress
+    description = models.TextField(blank=True)  # the provider's words, e.g. why it bounced
+    payload = models.JSONField()  # what the provider posted, for the person who checks
+    received_at = models.DateTimeField(auto_now_add=True)
+    notification = models.ForeignKey(
+        "notifications.Notification",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="provider_events",
+    )
+    applied_at = models.DateTimeField(null=True, blank=True)
+    result = models.TextField(blank=True)  # what applying it did, in words
+
+    class Meta:
+        ordering = ["-received_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["provider", "provider_event_id"], name="provider_event_unique_id"
+            ),
+        ]
+        indexes = [models.Index(fields=["idempotency_key"], name="provider_event_key_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.provider} {self.kind} {self.provider_event_id}"
+
+
+class Suppression(models.Model):
+    """An address we no longer send to: it bounced hard or its owner complained. A reviewer
+    may lift it (audited); a lifted row stays as history."""
+
+    class Reason(models.TextChoices):
+        BOUNCED = "bounced"
+        COMPLAINED = "complained"
+
+    address = models.EmailField(max_length=254)
+    reason = models.CharField(max_length=16, choices=Reason.choices)
+    detail = models.TextField(blank=True)  # the provider's words
+    provider_event = models.ForeignKey(ProviderEvent, null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(auto_now_add=True)
+    lifted_at = models.DateTimeField(null=True, blank=True)
+    lifted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    lift_comment = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            # One active suppression per address, whatever its case.
+            models.UniqueConstraint(
+                Lower("address"), condition=models.Q(lifted_at__isnull=True), name="suppression_one_active"
+            ),
+        ]
+        permissions = [("lift_suppression", "Can lift an address suppression")]
+
+    def __str__(self) -> str:
+        state = "lifted" if self.lifted_at else "active"
+        return f"{self.address} {self.reason} ({state})"

@@ -1,0 +1,81 @@
+"""The suppression list: addresses we no longer send to, because they bounced hard or their
+owner complained. The delivery rules skip them (notifications/delivery/rules.py); a
+reviewer lifts a suppression in the admin, audited."""
+
+from django.contrib.auth.models import User
+from django.db import IntegrityError, transaction
+from django.db.models import OuterRef, Subquery
+from django.db.models.functions import Lower
+from django.utils import timezone
+
+from notifications.models import OperatorAction, ProviderEvent, Suppression
+
+
+def suppression_active(address: str) -> Suppression | None:
+    # lower(address) matches the partial unique index, so this is one index probe.
+    return (
+        Suppression.objects.alias(address_lower=Lower("address"))
+        .filter(address_lower=address.lower(), lifted_at__isnull=True)
+        .first()
+    )
+
+
+def suppression_id_of(address_field: str) -> Subquery:
+    """The active suppression of the address in `address_field` of the outer query, as a
+    subquery: the claim reads it with the order's row, in the same statement."""
+    active = Suppression.objects.alias(address_lower=Lower("address")).filter(
+        address_lower=Lower(OuterRef(address_field)), lifted_at__isnull=True
+    )
+    return Subquery(active.values("pk")[:1])
+
+
+def suppression_add(*, address: str, event: ProviderEvent) -> bool:
+    """Suppress the address after a hard bounce or a complaint; False if it already was."""
+    reason = (
+        Suppression.Reason.COMPLAINED
+        if event.kind == ProviderEvent.Kind.COMPLAINED
+        else Suppression.Reason.BOUNCED
+    )
+    if suppression_active(address) is not None:
+        return False
+    try:
+        with transaction.atomic():  # a savepoint: a concurrent insert only undoes this one
+            Suppression.objects.create(
+                address=address, reason=reason, detail=event.description, provider_event=event
+            )
+    except IntegrityError:  # the partial unique index on lower(address): suppressed already
+        return False
+    return True
+
+
+def suppression_reason(suppression: Suppression) -> str:
+    """Why an email to the address is skipped, in plain words."""
+    day = timezone.localdate(suppression.created_at).isoformat()
+    what = (
+        "bounced" if suppression.reason == Suppression.Reason.BOUNCED else "was reported as spam by its owner"
+    )
+    detail = f": {suppression.detail}" if suppression.detail else ""
+    return f"The address {what} on {day}{detail}. It is on the suppression list; a reviewer can lift it."
+
+
+@transaction.atomic
+def suppression_lift(*, suppression_id: int, actor: User, comment: str) -> bool:
+    """Lift an active suppression, audited; False if it was already lifted."""
+    if not comment.strip():
+        raise ValueError("Lifting a suppression needs a comment: why may we send to this address again?")
+    suppression = Suppression.objects.select_for_update().get(pk=suppression_id)
+    if suppression.lifted_at is not None:
+        return False
+    suppression.lifted_at = timezone.now()
+    suppression.lifted_by = actor
+    suppression.lift_comment = comment
+    suppression.save(update_fields=["lifted_at", "lifted_by", "lift_comment"])
+    OperatorAction.objects.create(
+        actor=suppression.lifted_by,
+        actor_name=actor.get_username(),
+        action=OperatorAction.Action.LIFT_SUPPRESSION,
+        comment=comment,
+        result=f"{suppression.address} may receive email again (was {suppression.reason})",
+        finished_at=suppression.lifted_at,
+    )
+    return True
