@@ -61,7 +61,8 @@ def notification_outbox_event(notification: Notification) -> OutboxEvent | None:
 
 
 def notification_counts_per_kind_since(moment: datetime) -> list[dict[str, Any]]:
-    """Per kind, emails accepted since `moment`, how many reached a final state, how many sent."""
+    """Per kind, emails accepted since `moment`, how many reached a final state, how many
+    were sent, and what the provider's events said of them."""
     return list(
         Notification.objects.filter(created_at__gte=moment)
         .values("kind")
@@ -69,6 +70,9 @@ def notification_counts_per_kind_since(moment: datetime) -> list[dict[str, Any]]
             accepted=Count("id"),
             completed=Count("id", filter=Q(status__in=Notification.FINAL_STATUSES)),
             sent=Count("id", filter=Q(status=Notification.Status.SENT)),
+            delivered=Count("id", filter=Q(delivery_status=Notification.DeliveryStatus.DELIVERED)),
+            bounced=Count("id", filter=Q(delivery_status=Notification.DeliveryStatus.BOUNCED)),
+            complained=Count("id", filter=Q(delivery_status=Notification.DeliveryStatus.COMPLAINED)),
         )
         .order_by("kind")
     )
