@@ -127,6 +127,12 @@ EMAIL_PORT = env.int("EMAIL_PORT", default=2525)
 EMAIL_HOST_USER = env("EMAIL_HOST_USER", default="")
 EMAIL_HOST_PASSWORD = env("EMAIL_HOST_PASSWORD", default="")
 EMAIL_USE_TLS = env.bool("EMAIL_USE_TLS", default=False)
+# Amazon SES v2, when MAIL_PROVIDER is ses: the region that sends (required), an endpoint of
+# an SES-compatible server (empty: AWS's own), and the configuration set that publishes SES
+# events (empty: none, and no events). Credentials come from boto3's own chain.
+AWS_SES_REGION = env("AWS_SES_REGION", default="")
+AWS_SES_ENDPOINT_URL = env("AWS_SES_ENDPOINT_URL", default="")
+AWS_SES_CONFIGURATION_SET = env("AWS_SES_CONFIGURATION_SET", default="")
 # How long a worker owns a notification while it calls the provider: longer than the task's
 # hard time limit, so a live call never loses its lease to a second copy of the event.
 NOTIFICATION_LEASE_SECONDS = env.int("NOTIFICATION_LEASE_SECONDS", default=90)
