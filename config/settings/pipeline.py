@@ -1,6 +1,8 @@
 """The pipeline's settings, part of config/settings/base.py: the broker and Celery, which
 events exist and who consumes them, the outbox relay, retention and the mail provider."""
 
+import os
+
 from celery.schedules import crontab
 
 from config.settings.environment import BASE_DIR, env
@@ -133,6 +135,16 @@ EMAIL_USE_TLS = env.bool("EMAIL_USE_TLS", default=False)
 AWS_SES_REGION = env("AWS_SES_REGION", default="")
 AWS_SES_ENDPOINT_URL = env("AWS_SES_ENDPOINT_URL", default="")
 AWS_SES_CONFIGURATION_SET = env("AWS_SES_CONFIGURATION_SET", default="")
+# Any ESP of django-anymail, when MAIL_PROVIDER is anymail: the dotted path of Anymail's
+# backend, and Anymail's own settings. These are the ANYMAIL dict as JSON, or one variable per
+# setting named as Anymail names it, ANYMAIL_<ESP>_<SETTING> (a string); it reads both the
+# same way (anymail/utils.py get_anymail_setting), and the dict wins, as in Anymail.
+ANYMAIL_BACKEND = env("ANYMAIL_BACKEND", default="")
+ANYMAIL = {
+    name.removeprefix("ANYMAIL_"): value
+    for name, value in os.environ.items()
+    if name.startswith("ANYMAIL_") and name not in ("ANYMAIL_BACKEND", "ANYMAIL_SETTINGS")
+} | env.json("ANYMAIL_SETTINGS", default={})
 # How long a worker owns a notification while it calls the provider: longer than the task's
 # hard time limit, so a live call never loses its lease to a second copy of the event.
 NOTIFICATION_LEASE_SECONDS = env.int("NOTIFICATION_LEASE_SECONDS", default=90)
