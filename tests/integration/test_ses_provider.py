@@ -5,6 +5,7 @@ does not do: drop the connection after reading the request, stall, answer 5xx or
 import base64
 import json
 import os
+import subprocess
 import sys
 import threading
 import time
@@ -16,7 +17,7 @@ import requests
 from botocore.config import Config
 from botocore.exceptions import ConnectionClosedError
 
-from drill.processes import ManagedProcess, free_port
+from drill.processes import REPO, ManagedProcess, free_port
 from notifications.providers.base import KEY_TAG, OutboundEmail, Outcome
 from notifications.providers.ses import SesProvider
 
@@ -266,3 +267,27 @@ def test_configuration_with_a_region_and_credentials_has_no_problem(settings):
 def test_ses_cannot_dedupe_so_it_declares_no_key_window():
     assert SesProvider.capabilities.key_window is None
     assert not SesProvider.capabilities.dedupes
+
+
+def test_a_process_without_a_region_or_credentials_refuses_to_start_and_says_why():
+    # A fresh process with only this environment, as a deployment starts one.
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check"],
+        cwd=REPO,
+        env={
+            "PATH": "/usr/bin:/bin",
+            "HOME": "/tmp",
+            "DJANGO_SETTINGS_MODULE": "config.settings.base",
+            "MAIL_PROVIDER": "ses",
+            "AWS_CONFIG_FILE": os.devnull,
+            "AWS_SHARED_CREDENTIALS_FILE": os.devnull,
+            "AWS_EC2_METADATA_DISABLED": "true",
+        },
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode != 0
+    assert "notifications.E004" in result.stderr
+    assert "AWS_SES_REGION is empty" in result.stderr
+    assert "No AWS credentials found" in result.stderr
