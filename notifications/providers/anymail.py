@@ -43,6 +43,7 @@ REFUSED_BACKENDS = {
 
 class AnymailProvider:
     name = "anymail"
+    capabilities = NO_DEDUPE  # most ESPs; an instance declares its backend's (KEYED_BACKENDS)
 
     def __init__(self) -> None:
         self.capabilities, self._key_header = KEYED_BACKENDS.get(settings.ANYMAIL_BACKEND, (NO_DEDUPE, ""))
