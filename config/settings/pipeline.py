@@ -1,6 +1,8 @@
 """The pipeline's settings, part of config/settings/base.py: the broker and Celery, which
 events exist and who consumes them, the outbox relay, retention and the mail provider."""
 
+import os
+
 from celery.schedules import crontab
 
 from config.settings.environment import BASE_DIR, env
@@ -127,10 +129,26 @@ EMAIL_PORT = env.int("EMAIL_PORT", default=2525)
 EMAIL_HOST_USER = env("EMAIL_HOST_USER", default="")
 EMAIL_HOST_PASSWORD = env("EMAIL_HOST_PASSWORD", default="")
 EMAIL_USE_TLS = env.bool("EMAIL_USE_TLS", default=False)
-# Delivery webhooks (docs/providers.md): Resend's Svix signing secret (whsec_...), and the
-# basic-auth "user:password" Anymail checks on the other ESPs' tracking webhooks.
+# Amazon SES v2, when MAIL_PROVIDER is ses: the region that sends (required), an endpoint of
+# an SES-compatible server (empty: AWS's own), and the configuration set that publishes SES
+# events (empty: none, and no events). Credentials come from boto3's own chain.
+AWS_SES_REGION = env("AWS_SES_REGION", default="")
+AWS_SES_ENDPOINT_URL = env("AWS_SES_ENDPOINT_URL", default="")
+AWS_SES_CONFIGURATION_SET = env("AWS_SES_CONFIGURATION_SET", default="")
+# Any ESP of django-anymail, when MAIL_PROVIDER is anymail: the dotted path of Anymail's
+# backend, and Anymail's own settings. These are the ANYMAIL dict as JSON, or one variable per
+# setting named as Anymail names it, ANYMAIL_<ESP>_<SETTING> (a string); it reads both the
+# same way (anymail/utils.py get_anymail_setting), and the dict wins, as in Anymail.
+ANYMAIL_BACKEND = env("ANYMAIL_BACKEND", default="")
+ANYMAIL = {
+    name.removeprefix("ANYMAIL_"): value
+    for name, value in os.environ.items()
+    if name.startswith("ANYMAIL_") and name not in ("ANYMAIL_BACKEND", "ANYMAIL_SETTINGS")
+} | env.json("ANYMAIL_SETTINGS", default={})
+# Delivery webhooks (docs/providers.md): Resend's Svix signing secret (whsec_...). The other
+# ESPs' tracking webhooks check basic auth "user:password" from ANYMAIL_WEBHOOK_SECRET (which
+# lands in ANYMAIL["WEBHOOK_SECRET"] above).
 RESEND_WEBHOOK_SECRET = env("RESEND_WEBHOOK_SECRET", default="")
-ANYMAIL = {"WEBHOOK_SECRET": env("ANYMAIL_WEBHOOK_SECRET", default="")}
 # How long an email with an unknown outcome waits for the provider's event that settles it
 # before it is a person's: longer than Resend's ~32 h of webhook retries.
 PROVIDER_EVIDENCE_WAIT_HOURS = env.int("PROVIDER_EVIDENCE_WAIT_HOURS", default=36)

@@ -1,0 +1,160 @@
+"""Amazon SES v2 `SendEmail` through boto3 (MAIL_PROVIDER=ses).
+
+SES has no request idempotency (`SendEmail` takes no client token), so this adapter cannot
+dedupe: an unknown outcome goes to a person instead of being resent. Our key travels as a
+message tag, which SES puts on every event it publishes for the configuration set
+(AWS_SES_CONFIGURATION_SET), so an event finds its notification.
+
+botocore retries on its own by default, and it counts a read timeout or a dropped
+connection as retryable: a silent second email. The client makes exactly one attempt
+(`total_max_attempts=1`; botocore's MaxAttemptsChecker allows another only while
+`attempt_number < total_max_attempts`, and the explicit client setting wins over
+AWS_MAX_ATTEMPTS and AWS_RETRY_MODE). Its urllib3 pool has `Retry(False)` underneath.
+"""
+
+from email.utils import parseaddr
+from typing import Any
+
+import boto3  # type: ignore[import-untyped]
+from botocore.config import Config  # type: ignore[import-untyped]
+from botocore.exceptions import (  # type: ignore[import-untyped]
+    BotoCoreError,
+    ClientError,
+    ConnectTimeoutError,
+    CredentialRetrievalError,
+    EndpointConnectionError,
+    NoCredentialsError,
+    ParamValidationError,
+    PartialCredentialsError,
+    ProxyConnectionError,
+)
+from django.conf import settings
+
+from notifications.providers.base import KEY_TAG, NO_DEDUPE, OutboundEmail, Outcome, SendResult
+
+# Raised before the request left (refused, unresolvable, no connection in time, no proxy):
+# SES never saw it.
+NOT_CONNECTED = (ConnectTimeoutError, EndpointConnectionError, ProxyConnectionError)
+# The request is signed before it is sent: without credentials nothing left, and a role's
+# credentials that failed to refresh can come back.
+NO_CREDENTIALS = (NoCredentialsError, PartialCredentialsError, CredentialRetrievalError)
+# SES turned the request away for the account's rate, quota or pause, not for the message
+# (SES v2 API reference, SendEmail errors; the SES guide says a throttled email is dropped,
+# not queued, and to retry later): nothing was sent, and the same email can go once it passes.
+RETRY_LATER_CODES = frozenset(
+    {
+        "TooManyRequestsException",  # 429: too many requests to the operation
+        "ThrottlingException",  # the common AWS code: sending rate or daily quota exceeded
+        "Throttling",
+        "LimitExceededException",  # 400: a limit of the account
+        # 400: sending is paused (by the account's owner, or during an AWS review) and can
+        # resume; "permanently restricted" is AccountSuspendedException, which is permanent.
+        "SendingPausedException",
+    }
+)
+
+
+class SesProvider:
+    name = "ses"
+    capabilities = NO_DEDUPE  # SendEmail has no idempotency key
+
+    def __init__(self) -> None:
+        # One client per process: creating it reads the credential chain; sending reuses its pool.
+        self._client = boto3.session.Session().client(
+            "sesv2",
+            region_name=settings.AWS_SES_REGION,
+            endpoint_url=settings.AWS_SES_ENDPOINT_URL or None,
+            config=Config(
+                connect_timeout=settings.MAIL_PROVIDER_CONNECT_TIMEOUT_SECONDS,
+                read_timeout=settings.MAIL_PROVIDER_READ_TIMEOUT_SECONDS,
+                # One attempt, never a hidden resend: only the task retries, with a record.
+                retries={"total_max_attempts": 1, "mode": "standard"},
+            ),
+        )
+
+    @classmethod
+    def configuration_problems(cls) -> list[str]:
+        problems = []
+        if not settings.AWS_SES_REGION:
+            problems.append("AWS_SES_REGION is empty: SES needs the AWS region that sends (eu-west-1, …).")
+        endpoint = settings.AWS_SES_ENDPOINT_URL
+        if endpoint and not endpoint.startswith(("http://", "https://")):
+            problems.append(f"AWS_SES_ENDPOINT_URL {endpoint!r} is not an http(s) URL.")
+        if not parseaddr(settings.MAIL_FROM_ADDRESS)[1]:
+            problems.append(f"MAIL_FROM_ADDRESS {settings.MAIL_FROM_ADDRESS!r} has no address for SES.")
+        try:
+            credentials = boto3.session.Session().get_credentials()
+        except BotoCoreError as exc:  # a named profile that does not exist, a broken config file
+            problems.append(f"AWS credentials cannot be read: {exc}")
+        else:
+            if credentials is None:
+                problems.append(
+                    "No AWS credentials found: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, "
+                    "or a profile or role that boto3's credential chain finds."
+                )
+        return problems
+
+    def send(self, email: OutboundEmail) -> SendResult:
+        try:
+            response = self._client.send_email(**send_email_request(email))
+        except ClientError as exc:
+            return classify_client_error(exc)
+        except NOT_CONNECTED as exc:
+            return SendResult(Outcome.TRANSIENT, detail=f"could not connect to SES: {exc}")
+        except NO_CREDENTIALS as exc:
+            return SendResult(Outcome.TRANSIENT, detail=f"no AWS credentials to sign the request: {exc}")
+        except ParamValidationError as exc:  # botocore refused the parameters before sending
+            return SendResult(Outcome.PERMANENT, detail=str(exc))
+        except BotoCoreError as exc:
+            # ReadTimeoutError, ConnectionClosedError, SSLError and anything else once the
+            # request may have left: SES may have sent the email.
+            return SendResult(Outcome.UNKNOWN, detail=f"no answer from SES after sending: {exc}")
+        message_id = str(response.get("MessageId", ""))
+        if not message_id:  # accepted, but we cannot tell which message
+            return SendResult(Outcome.UNKNOWN, http_status=_status(response), detail="no MessageId")
+        return SendResult(Outcome.ACCEPTED, provider_message_id=message_id, http_status=_status(response))
+
+
+def send_email_request(email: OutboundEmail) -> dict[str, Any]:
+    body = {"Text": {"Data": email.text, "Charset": "UTF-8"}}
+    if email.html:
+        body["Html"] = {"Data": email.html, "Charset": "UTF-8"}
+    request: dict[str, Any] = {
+        "FromEmailAddress": settings.MAIL_FROM_ADDRESS,
+        "Destination": {"ToAddresses": [email.to]},
+        "Content": {
+            "Simple": {
+                "Subject": {"Data": email.subject, "Charset": "UTF-8"},
+                "Body": body,
+                "Headers": [{"Name": "X-Event-Id", "Value": email.event_id}],
+            }
+        },
+        # Our key only, never the address: it comes back on every SES event. (A tag value
+        # allows letters, digits, _ and -: our keys are UUIDs.)
+        "EmailTags": [{"Name": KEY_TAG, "Value": email.idempotency_key}],
+    }
+    if settings.AWS_SES_CONFIGURATION_SET:
+        request["ConfigurationSetName"] = settings.AWS_SES_CONFIGURATION_SET
+    return request
+
+
+def classify_client_error(exc: ClientError) -> SendResult:
+    """SES answered with an error: by its code, then by the HTTP status."""
+    error = exc.response.get("Error", {})
+    code = str(error.get("Code", ""))
+    detail = str(error.get("Message", "")) or str(exc)
+    status = _status(exc.response)
+    if code in RETRY_LATER_CODES or status == 429:
+        return SendResult(Outcome.TRANSIENT, http_status=status, error_code=code, detail=detail)
+    if status is None or status >= 500:
+        # InternalFailure, ServiceUnavailable: SES failed while handling it and may have sent it.
+        return SendResult(Outcome.UNKNOWN, http_status=status, error_code=code, detail=detail)
+    # MessageRejected, MailFromDomainNotVerifiedException, AccountSuspendedException,
+    # BadRequestException, NotFoundException (the configuration set), AccessDenied, …:
+    # SES refused this email and will refuse it again as it is.
+    return SendResult(Outcome.PERMANENT, http_status=status, error_code=code, detail=detail)
+
+
+def _status(response: dict[str, Any]) -> int | None:
+    status = response.get("ResponseMetadata", {}).get("HTTPStatusCode")
+    return int(status) if status is not None else None
