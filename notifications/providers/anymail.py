@@ -16,8 +16,8 @@ below us resends. Our connect and read timeouts replace ANYMAIL_REQUESTS_TIMEOUT
 task's time limits, checked against them at start-up, hold.
 """
 
-from anymail.backends.base import AnymailBaseBackend  # type: ignore[import-untyped]
-from anymail.message import AnymailMessage  # type: ignore[import-untyped]
+from anymail.backends.base import AnymailBaseBackend
+from anymail.message import AnymailMessage
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.core.mail import get_connection

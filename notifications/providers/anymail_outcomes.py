@@ -12,7 +12,7 @@ answer carries its HTTP status.
 from typing import Any
 
 import requests
-from anymail.exceptions import (  # type: ignore[import-untyped]
+from anymail.exceptions import (
     AnymailAPIError,
     AnymailConfigurationError,
     AnymailInvalidAddress,

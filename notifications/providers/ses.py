@@ -12,6 +12,7 @@ connection as retryable: a silent second email. The client makes exactly one att
 AWS_MAX_ATTEMPTS and AWS_RETRY_MODE). Its urllib3 pool has `Retry(False)` underneath.
 """
 
+import json
 from email.utils import parseaddr
 from typing import Any
 
@@ -126,7 +127,12 @@ def send_email_request(email: OutboundEmail) -> dict[str, Any]:
             "Simple": {
                 "Subject": {"Data": email.subject, "Charset": "UTF-8"},
                 "Body": body,
-                "Headers": [{"Name": "X-Event-Id", "Value": email.event_id}],
+                "Headers": [
+                    {"Name": "X-Event-Id", "Value": email.event_id},
+                    # Anymail's SES tracking webhook reads metadata from this header of the
+                    # event's `mail.headers` (anymail/webhooks/amazon_ses.py): our key again.
+                    {"Name": "X-Metadata", "Value": json.dumps({KEY_TAG: email.idempotency_key})},
+                ],
             }
         },
         # Our key only, never the address: it comes back on every SES event. (A tag value

@@ -117,7 +117,11 @@ def test_an_accepted_email_is_what_moto_sent_with_our_key_as_its_tag(moto, setti
     assert body["EmailTags"] == [{"Name": KEY_TAG, "Value": "6d0c3c1e-3f55-5b8e-a0a4-2c3b0c9f7e10"}]
     assert body["ConfigurationSetName"] == "orders-events"
     simple = body["Content"]["Simple"]
-    assert simple["Headers"] == [{"Name": "X-Event-Id", "Value": "event-1"}]
+    assert simple["Headers"] == [
+        {"Name": "X-Event-Id", "Value": "event-1"},
+        # what Anymail's SES tracking webhook reads the metadata from: the key, not the address
+        {"Name": "X-Metadata", "Value": '{"idempotency_key": "6d0c3c1e-3f55-5b8e-a0a4-2c3b0c9f7e10"}'},
+    ]
     assert simple["Body"]["Text"]["Data"] == "Body"
     assert simple["Body"]["Html"]["Data"] == "<p>Body</p>"
     # botocore announces its attempt budget on the wire: one attempt, no retries.
