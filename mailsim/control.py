@@ -21,6 +21,9 @@ def health(sim: Simulator, request: Request) -> Response:
 
 def list_messages(sim: Simulator, request: Request) -> Response:
     messages = sim.store.list_messages(request.query_value("idempotency_key"))
+    wire = request.query_value("wire")
+    if wire is not None:
+        messages = [m for m in messages if m.wire == wire]
     recipient = request.query_value("to")
     if recipient is not None:
         # Addresses are matched case-insensitively, as mailbox domains are.
@@ -89,6 +92,12 @@ def _message_json(message: Message) -> dict[str, Any]:
         "html": message.html,
         "event_id": message.event_id,
         "accepted_at": to_iso(message.accepted_at),
+        "wire": message.wire,
+        "tags": message.tags,
+        "headers": message.headers,
+        "metadata": message.metadata,
+        "reply_to": message.reply_to,
+        "message_stream": message.message_stream,
     }
 
 
@@ -101,6 +110,7 @@ def _request_json(entry: RequestLogEntry) -> dict[str, Any]:
         "outcome": entry.outcome,
         "fault": entry.fault,
         "message_id": entry.message_id,
+        "wire": entry.wire,
     }
 
 
@@ -110,4 +120,5 @@ def _record_json(record: KeyRecord) -> dict[str, Any]:
         "state": record.state,
         "created_at": to_iso(record.created_at),
         "message_id": record.message_id,
+        "wire": record.wire,
     }

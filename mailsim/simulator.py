@@ -27,10 +27,12 @@ class Simulator:
         clock = Clock(store.load_clock_offset())
         return cls(store, clock, FaultBook(), api_key, idempotency_window_seconds)
 
-    @property
-    def api_key_hash(self) -> str:
-        # Records are keyed by a hash so the API key itself is never written to disk.
-        return hashlib.sha256(self.api_key.encode()).hexdigest()
+    def key_scope(self, wire: str) -> str:
+        """What idempotency records of ``wire`` are keyed by: a hash, so the API key itself is
+        never written to disk, and one per wire, so a key string reused across wires is two keys.
+        Resend's scope is the bare hash, as before there were other wires."""
+        prefix = "" if wire == "resend" else f"{wire}:"
+        return hashlib.sha256(f"{prefix}{self.api_key}".encode()).hexdigest()
 
     def advance_clock(self, seconds: float) -> None:
         self.store.save_clock_offset(self.clock.advance(seconds))

@@ -1,0 +1,149 @@
+"""Support for the mail simulator's black-box tests: the simulator as a real process, and a real
+HTTP server that plays the product's webhook endpoint and records what the simulator posts."""
+
+import json
+import os
+import re
+import selectors
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from drill.processes import REPO
+
+API_KEY = "test-mail-key"
+START_TIMEOUT = 10
+
+
+class SimProcess:
+    """One simulator process on a data dir; stdout carries only the "listening" line."""
+
+    def __init__(self, data_dir: Path, *extra_args: str):
+        self.data_dir = data_dir
+        # Closed in stop(): the file must outlive __init__ because the child writes to it.
+        self.log = open(data_dir.parent / f"{data_dir.name}.stderr.log", "ab")  # noqa: SIM115
+        self.proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "mailsim",
+                "--port",
+                "0",
+                "--data-dir",
+                str(data_dir),
+                "--api-key",
+                API_KEY,
+                *extra_args,
+            ],
+            cwd=REPO,
+            env={**os.environ, "PYTHONPATH": str(REPO)},
+            stdout=subprocess.PIPE,
+            stderr=self.log,
+            text=True,
+        )
+        self.url = self._read_url()
+
+    def _read_url(self) -> str:
+        with selectors.DefaultSelector() as selector:
+            selector.register(self.proc.stdout, selectors.EVENT_READ)
+            if not selector.select(timeout=START_TIMEOUT):
+                self.stop(signal.SIGKILL)
+                pytest.fail("mailsim did not print its listening line in time")
+        line = self.proc.stdout.readline()
+        match = re.fullmatch(r"mailsim listening on (http://127\.0\.0\.1:(\d+))\n", line)
+        if not match:
+            self.stop(signal.SIGKILL)
+            pytest.fail(f"unexpected mailsim output: {line!r}")
+        return match.group(1)
+
+    def stop(self, sig: int = signal.SIGTERM) -> int:
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+        try:
+            return self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            return self.proc.wait()
+        finally:
+            self.proc.stdout.close()
+            self.log.close()
+
+
+@dataclass(frozen=True)
+class Received:
+    """One webhook POST as the receiver saw it."""
+
+    path: str
+    headers: dict[str, str]
+    body: bytes
+    status: int
+
+    @property
+    def json(self) -> dict:
+        return json.loads(self.body)
+
+
+class WebhookReceiver:
+    """A stdlib HTTP server on a free port that records every request and answers 200, or the
+    statuses queued with `answer_with` first (one a request, in order)."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._received: list[Received] = []
+        self._statuses: list[int] = []
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                status = receiver._record(self.path, dict(self.headers.items()), body)
+                self.send_response(status)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, format, *args):
+                pass
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+        self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    def _record(self, path: str, headers: dict[str, str], body: bytes) -> int:
+        with self._lock:
+            status = self._statuses.pop(0) if self._statuses else 200
+            self._received.append(Received(path, headers, body, status))
+            return status
+
+    def answer_with(self, *statuses: int) -> None:
+        with self._lock:
+            self._statuses = list(statuses)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._received, self._statuses = [], []
+
+    def received(self, path: str | None = None) -> list[Received]:
+        with self._lock:
+            return [r for r in self._received if path is None or r.path == path]
+
+    def wait_for(self, count: int, path: str | None = None, timeout: float = 10.0) -> list[Received]:
+        """The first `count` requests (to `path`), once that many arrived."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            received = self.received(path)
+            if len(received) >= count:
+                return received
+            time.sleep(0.02)
+        pytest.fail(f"{count} webhook request(s) to {path or 'any path'} expected; got {self.received(path)}")
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
