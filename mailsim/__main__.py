@@ -11,7 +11,7 @@ import threading
 
 from mailsim.logs import logging_configure
 from mailsim.server import SimulatorServer
-from mailsim.simulator import DEFAULT_WINDOW_SECONDS, Simulator
+from mailsim.simulator import DEFAULT_BREVO_WINDOW_SECONDS, DEFAULT_WINDOW_SECONDS, Simulator
 
 logger = logging.getLogger("mailsim")
 
@@ -50,13 +50,20 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         type=_positive_seconds,
         default=env.get("MAILSIM_IDEMPOTENCY_WINDOW_SECONDS", str(DEFAULT_WINDOW_SECONDS)),
     )
+    parser.add_argument(
+        "--brevo-idempotency-window-seconds",
+        type=_positive_seconds,
+        default=env.get("MAILSIM_BREVO_IDEMPOTENCY_WINDOW_SECONDS", str(DEFAULT_BREVO_WINDOW_SECONDS)),
+    )
     return parser.parse_args(argv)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     logging_configure()
-    simulator = Simulator.open(args.data_dir, args.api_key, args.idempotency_window_seconds)
+    simulator = Simulator.open(
+        args.data_dir, args.api_key, args.idempotency_window_seconds, args.brevo_idempotency_window_seconds
+    )
     if simulator.store.released_in_flight:
         logger.warning(
             "released %d in-flight idempotency key(s) left by a previous run",

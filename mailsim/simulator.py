@@ -10,6 +10,8 @@ from mailsim.store import Store
 
 DB_FILENAME = "mailsim.sqlite3"
 DEFAULT_WINDOW_SECONDS = 24 * 60 * 60
+# Brevo remembers an idempotencyKey for 30 minutes (developers.brevo.com, "Idempotency").
+DEFAULT_BREVO_WINDOW_SECONDS = 30 * 60
 
 
 @dataclass
@@ -19,13 +21,22 @@ class Simulator:
     faults: FaultBook
     api_key: str
     idempotency_window_seconds: float = DEFAULT_WINDOW_SECONDS
+    brevo_idempotency_window_seconds: float = DEFAULT_BREVO_WINDOW_SECONDS
 
     @classmethod
-    def open(cls, data_dir: str, api_key: str, idempotency_window_seconds: float) -> "Simulator":
+    def open(
+        cls,
+        data_dir: str,
+        api_key: str,
+        idempotency_window_seconds: float,
+        brevo_idempotency_window_seconds: float = DEFAULT_BREVO_WINDOW_SECONDS,
+    ) -> "Simulator":
         os.makedirs(data_dir, exist_ok=True)
         store = Store(os.path.join(data_dir, DB_FILENAME))
         clock = Clock(store.load_clock_offset())
-        return cls(store, clock, FaultBook(), api_key, idempotency_window_seconds)
+        return cls(
+            store, clock, FaultBook(), api_key, idempotency_window_seconds, brevo_idempotency_window_seconds
+        )
 
     def key_scope(self, wire: str) -> str:
         """What idempotency records of ``wire`` are keyed by: a hash, so the API key itself is
