@@ -18,6 +18,7 @@ from mailsim.simulator import Simulator
 from mailsim.wire import HttpError, Request, Response, error_response
 from mailsim.wires.base import Wire
 from mailsim.wires.brevo import BrevoWire
+from mailsim.wires.postmark import PostmarkWire
 from mailsim.wires.resend import ResendWire
 
 logger = logging.getLogger(__name__)
@@ -35,6 +36,7 @@ def _sender(wire: Wire) -> Endpoint:
 ROUTES: dict[str, dict[str, Endpoint]] = {
     "/emails": {"POST": _sender(ResendWire())},
     "/v3/smtp/email": {"POST": _sender(BrevoWire())},
+    "/email": {"POST": _sender(PostmarkWire())},
     "/_sim/health": {"GET": control.health},
     "/_sim/messages": {"GET": control.list_messages},
     "/_sim/requests": {"GET": control.list_requests},

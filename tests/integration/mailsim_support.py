@@ -147,3 +147,48 @@ class WebhookReceiver:
     def close(self) -> None:
         self._server.shutdown()
         self._server.server_close()
+
+
+# Sends one message through a real Anymail backend in a process of its own, so the Django
+# settings of the test run (the product's) stay untouched. Reads its config as JSON on stdin,
+# prints the outcome as JSON: the anymail_status, or the Anymail exception raised.
+ANYMAIL_SEND = """
+import json, sys
+import django
+from django.conf import settings
+
+config = json.load(sys.stdin)
+settings.configure(EMAIL_BACKEND=config["backend"], ANYMAIL=config["anymail"])
+django.setup()
+from django.core.mail import EmailMessage
+from anymail.exceptions import AnymailError
+
+message = EmailMessage(**config["message"])
+message.tags = config.get("tags", [])
+message.metadata = config.get("metadata", {})
+try:
+    message.send()
+except AnymailError as exc:
+    print(json.dumps({"error": type(exc).__name__, "detail": str(exc)}))
+else:
+    status = message.anymail_status
+    recipients = {address: one.status for address, one in status.recipients.items()}
+    print(json.dumps({"message_id": status.message_id, "recipients": recipients}))
+"""
+
+
+def anymail_send(backend: str, anymail_settings: dict, message: dict, **extra) -> dict:
+    """Send `message` (EmailMessage keyword arguments) with Anymail's `backend`; `extra` sets
+    tags or metadata on it."""
+    env = {name: value for name, value in os.environ.items() if name != "DJANGO_SETTINGS_MODULE"}
+    config = {"backend": backend, "anymail": anymail_settings, "message": message, **extra}
+    done = subprocess.run(
+        [sys.executable, "-c", ANYMAIL_SEND],
+        input=json.dumps(config),
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=True,
+    )
+    return json.loads(done.stdout)

@@ -1,5 +1,6 @@
-"""The simulator's send wires, black-box over real HTTP against a real ``python -m mailsim``
-process."""
+"""The simulator's three send wires (Resend, Brevo, Postmark), black-box over real HTTP against a
+real ``python -m mailsim`` process; Postmark, Brevo and Resend also through the real Anymail
+backends, so the answers are what Anymail's own code parses."""
 
 import threading
 import uuid
@@ -7,7 +8,7 @@ import uuid
 import pytest
 import requests
 
-from tests.integration.mailsim_support import API_KEY, SimProcess
+from tests.integration.mailsim_support import API_KEY, SimProcess, anymail_send
 
 
 @pytest.fixture(scope="module")
@@ -308,3 +309,168 @@ def test_brevo_accept_then_drop_stores_the_message_and_a_retry_is_a_duplicate(si
 
     assert len(messages(sim.url)) == 1
     assert_brevo_error(retried, 400, "duplicate_parameter")
+
+
+# --- Postmark: POST /email -------------------------------------------------------------------------
+
+
+def postmark(base, body, token=API_KEY):
+    headers = {"Accept": "application/json"}
+    if token is not None:
+        headers["X-Postmark-Server-Token"] = token
+    return requests.post(f"{base}/email", json=body, headers=headers, timeout=5)
+
+
+def postmark_email(**extra):
+    return {"From": "Shop <shop@example.com>", "To": "alice@example.com", "Subject": "Order #1", **extra}
+
+
+def assert_postmark_error(response, status, error_code):
+    assert response.status_code == status, response.text
+    body = response.json()
+    assert body["ErrorCode"] == error_code
+    assert body["Message"]
+
+
+def test_postmark_accepts_with_200_and_a_uuid_message_id_and_stores_metadata_and_tag(sim):
+    body = postmark_email(
+        To="Alice <alice@example.com>, bob@example.org",
+        TextBody="Thanks!",
+        HtmlBody="<p>Thanks!</p>",
+        Headers=[{"Name": "X-Order", "Value": "A-1"}],
+        Metadata={"order_id": "A-1"},
+        Tag="order-confirmation",
+        MessageStream="outbound",
+        TrackOpens=True,
+    )
+
+    response = postmark(sim.url, body)
+
+    assert response.status_code == 200, response.text
+    answer = response.json()
+    assert set(answer) == {"To", "SubmittedAt", "MessageID", "ErrorCode", "Message"}
+    assert (answer["ErrorCode"], answer["Message"]) == (0, "OK")
+    assert str(uuid.UUID(answer["MessageID"])) == answer["MessageID"]
+    [stored] = messages(sim.url, wire="postmark")
+    assert stored["id"] == answer["MessageID"]
+    assert stored["to"] == ["alice@example.com", "bob@example.org"]
+    assert stored["metadata"] == {"order_id": "A-1"}
+    assert stored["tags"] == ["order-confirmation"]
+    assert stored["headers"] == {"X-Order": "A-1"}
+    assert stored["message_stream"] == "outbound"
+
+
+def test_postmark_has_no_idempotency_every_request_is_a_new_message(sim):
+    first = postmark(sim.url, postmark_email(TextBody="x"))
+    second = postmark(sim.url, postmark_email(TextBody="x"))
+    assert first.json()["MessageID"] != second.json()["MessageID"]
+    assert len(messages(sim.url)) == 2
+
+
+@pytest.mark.parametrize("token", [None, "wrong"])
+def test_postmark_missing_or_wrong_token_is_401_error_code_10(sim, token):
+    assert_postmark_error(postmark(sim.url, postmark_email(TextBody="x"), token=token), 401, 10)
+    assert messages(sim.url) == []
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        postmark_email(),
+        postmark_email(TextBody="x", To="not an address"),
+        postmark_email(TextBody="x", To=""),
+        postmark_email(TextBody="x", From=None),
+        postmark_email(TextBody="x", Metadata={"nested": {"no": "pe"}}),
+        postmark_email(TextBody="x", Headers={"X-A": "1"}),
+        postmark_email(TextBody="x", TrackOpens="yes"),
+        postmark_email(TextBody="x", TrackLinks="Always"),
+        postmark_email(TextBody="x", To=", ".join(f"r{n}@example.com" for n in range(51))),
+    ],
+)
+def test_postmark_invalid_requests_are_422_error_code_300(sim, body):
+    assert_postmark_error(postmark(sim.url, body), 422, 300)
+    assert messages(sim.url) == []
+
+
+def test_postmark_reject_fault_is_422_inactive_recipient_406(sim):
+    set_faults(sim.url, {"kind": "reject"})
+
+    response = postmark(sim.url, postmark_email(TextBody="x", To="Alice@Example.com"))
+
+    assert_postmark_error(response, 422, 406)
+    assert "Found inactive addresses: alice@example.com." in response.json()["Message"]
+    assert messages(sim.url) == []
+
+
+# --- the real Anymail backends -------------------------------------------------------------------
+
+
+def anymail_message(to="alice@example.com"):
+    return {"subject": "Order #1 confirmed", "body": "Thanks!", "from_email": "shop@example.com", "to": [to]}
+
+
+def test_anymail_postmark_backend_sends_through_the_simulator(sim):
+    result = anymail_send(
+        "anymail.backends.postmark.EmailBackend",
+        {"POSTMARK_SERVER_TOKEN": API_KEY, "POSTMARK_API_URL": sim.url + "/"},
+        anymail_message(),
+        tags=["order-confirmation"],
+        metadata={"order_id": "A-1"},
+    )
+
+    [stored] = messages(sim.url, wire="postmark")
+    assert result == {"message_id": stored["id"], "recipients": {"alice@example.com": "sent"}}
+    assert stored["metadata"] == {"order_id": "A-1"}
+    assert stored["tags"] == ["order-confirmation"]
+
+
+def test_anymail_postmark_backend_raises_recipients_refused_on_the_reject_fault(sim):
+    set_faults(sim.url, {"kind": "reject"})
+
+    result = anymail_send(
+        "anymail.backends.postmark.EmailBackend",
+        {"POSTMARK_SERVER_TOKEN": API_KEY, "POSTMARK_API_URL": sim.url + "/"},
+        anymail_message(),
+    )
+
+    assert result["error"] == "AnymailRecipientsRefused"
+    assert messages(sim.url) == []
+
+
+def test_anymail_postmark_backend_reports_an_invalid_recipient_as_refused(sim):
+    result = anymail_send(
+        "anymail.backends.postmark.EmailBackend",
+        {"POSTMARK_SERVER_TOKEN": API_KEY, "POSTMARK_API_URL": sim.url + "/"},
+        anymail_message(to="alice@localhost"),
+    )
+    assert result["error"] == "AnymailRecipientsRefused"
+
+
+def test_anymail_brevo_backend_sends_through_the_simulator(sim):
+    result = anymail_send(
+        "anymail.backends.brevo.EmailBackend",
+        {"BREVO_API_KEY": API_KEY, "BREVO_API_URL": sim.url + "/v3/"},
+        anymail_message(),
+        tags=["order-confirmation"],
+        metadata={"order_id": "A-1"},
+    )
+
+    [stored] = messages(sim.url, wire="brevo")
+    assert result == {"message_id": stored["id"], "recipients": {"alice@example.com": "queued"}}
+    assert stored["headers"] == {"X-Mailin-custom": '{"order_id": "A-1"}'}
+    assert stored["tags"] == ["order-confirmation"]
+
+
+def test_anymail_resend_backend_sends_through_the_simulator(sim):
+    result = anymail_send(
+        "anymail.backends.resend.EmailBackend",
+        {"RESEND_API_KEY": API_KEY, "RESEND_API_URL": sim.url + "/"},
+        anymail_message(),
+        tags=["order-confirmation"],
+        metadata={"order_id": "A-1"},
+    )
+
+    [stored] = messages(sim.url, wire="resend")
+    assert result == {"message_id": stored["id"], "recipients": {"alice@example.com": "queued"}}
+    # Anymail carries its tags and metadata in headers on this wire (Resend's tags allow fewer characters).
+    assert stored["headers"] == {"X-Metadata": '{"order_id": "A-1"}', "X-Tags": '["order-confirmation"]'}
