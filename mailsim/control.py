@@ -8,8 +8,9 @@ from typing import Any
 
 from mailsim.clock import to_iso
 from mailsim.faults import FaultRuleError
-from mailsim.records import KeyRecord, Message, RequestLogEntry
+from mailsim.records import PENDING, Delivery, KeyRecord, Message, RequestLogEntry
 from mailsim.simulator import Simulator
+from mailsim.webhooks.settings import WebhookSettingsError
 from mailsim.wire import HttpError, Request, Response, json_response, parse_json_object
 
 OK = {"ok": True}
@@ -81,6 +82,20 @@ def clear_faults(sim: Simulator, request: Request) -> Response:
     return show_faults(sim, request)
 
 
+def show_webhooks(sim: Simulator, request: Request) -> Response:
+    deliveries = sim.webhooks.queue.list(request.query_value("message_id"), request.query_value("wire"))
+    body = {**sim.webhooks.settings.to_json(), "deliveries": [_delivery_json(d) for d in deliveries]}
+    return json_response(200, body)
+
+
+def update_webhooks(sim: Simulator, request: Request) -> Response:
+    try:
+        sim.webhooks.update(parse_json_object(request.body))
+    except WebhookSettingsError as exc:
+        raise HttpError(400, "invalid_webhook_settings", str(exc)) from None
+    return show_webhooks(sim, request)
+
+
 def _message_json(message: Message) -> dict[str, Any]:
     return {
         "id": message.id,
@@ -121,4 +136,21 @@ def _record_json(record: KeyRecord) -> dict[str, Any]:
         "created_at": to_iso(record.created_at),
         "message_id": record.message_id,
         "wire": record.wire,
+    }
+
+
+def _delivery_json(delivery: Delivery) -> dict[str, Any]:
+    # Webhooks go out in real time: these timestamps are wall-clock, not the simulator clock.
+    return {
+        "event_id": delivery.event_id,
+        "wire": delivery.wire,
+        "type": delivery.event_type,
+        "message_id": delivery.message_id,
+        "url": delivery.url,
+        "state": delivery.state,
+        "attempts": delivery.attempts,
+        "last_status": delivery.last_status,
+        "last_error": delivery.last_error,
+        "next_attempt_at": to_iso(delivery.due_at) if delivery.state == PENDING else None,
+        "delivered_at": None if delivery.delivered_at is None else to_iso(delivery.delivered_at),
     }

@@ -1,4 +1,5 @@
-"""Accepting a valid send: with a key, the key is taken before the message is stored.
+"""Accepting a valid send: with a key, the key is taken before the message is stored; the
+message's webhook deliveries are planned and stored with it.
 
 Keys are recorded per (API key, wire) in ``idempotency_records``; the wire decides what a taken
 key answers (Resend replays, Brevo refuses) and how long it is remembered. A key stays
@@ -22,7 +23,8 @@ def accept(
     if key is None or window_seconds is None:
         time.sleep(hold_seconds)
         message = _new_message(sim, wire, email, event_id)
-        sim.store.add_message(message, [])
+        sim.store.add_message(message, sim.webhooks.plan(message, rule))
+        sim.webhooks.notify()
         return Outcome(wire.accepted(message), "accepted", message.id)
     scope = sim.key_scope(wire.name)
     now = sim.clock.now()
@@ -33,10 +35,12 @@ def accept(
         time.sleep(hold_seconds)
         message = _new_message(sim, wire, email, event_id)
         response = wire.accepted(message)
-        sim.store.complete_key(scope, key, message, (response.status, response.body), [])
+        deliveries = sim.webhooks.plan(message, rule)
+        sim.store.complete_key(scope, key, message, (response.status, response.body), deliveries)
     except BaseException:
         sim.store.release_key(scope, key)
         raise
+    sim.webhooks.notify()
     return Outcome(response, "accepted", message.id)
 
 

@@ -48,6 +48,7 @@ ROUTES: dict[str, dict[str, Endpoint]] = {
         "POST": control.replace_faults,
         "DELETE": control.clear_faults,
     },
+    "/_sim/webhooks": {"GET": control.show_webhooks, "POST": control.update_webhooks},
 }
 
 MAX_BODY_BYTES = 1024 * 1024

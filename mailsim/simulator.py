@@ -1,4 +1,4 @@
-"""The simulator's shared state: store, clock, fault rules and the settings the endpoints need."""
+"""The simulator's shared state: store, clock, fault rules, webhooks and the settings the endpoints need."""
 
 import hashlib
 import os
@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from mailsim.clock import Clock
 from mailsim.faults import FaultBook
 from mailsim.store import Store
+from mailsim.webhooks.dispatcher import WebhookDispatcher
+from mailsim.webhooks.settings import WebhookSettings
 
 DB_FILENAME = "mailsim.sqlite3"
 DEFAULT_WINDOW_SECONDS = 24 * 60 * 60
@@ -19,6 +21,7 @@ class Simulator:
     store: Store
     clock: Clock
     faults: FaultBook
+    webhooks: WebhookDispatcher
     api_key: str
     idempotency_window_seconds: float = DEFAULT_WINDOW_SECONDS
     brevo_idempotency_window_seconds: float = DEFAULT_BREVO_WINDOW_SECONDS
@@ -30,12 +33,20 @@ class Simulator:
         api_key: str,
         idempotency_window_seconds: float,
         brevo_idempotency_window_seconds: float = DEFAULT_BREVO_WINDOW_SECONDS,
+        webhook_settings: WebhookSettings | None = None,
     ) -> "Simulator":
         os.makedirs(data_dir, exist_ok=True)
         store = Store(os.path.join(data_dir, DB_FILENAME))
         clock = Clock(store.load_clock_offset())
+        webhooks = WebhookDispatcher(store, webhook_settings or WebhookSettings())
         return cls(
-            store, clock, FaultBook(), api_key, idempotency_window_seconds, brevo_idempotency_window_seconds
+            store,
+            clock,
+            FaultBook(),
+            webhooks,
+            api_key,
+            idempotency_window_seconds,
+            brevo_idempotency_window_seconds,
         )
 
     def key_scope(self, wire: str) -> str:
@@ -49,9 +60,13 @@ class Simulator:
         self.store.save_clock_offset(self.clock.advance(seconds))
 
     def reset(self) -> None:
+        # The store's reset drops the pending webhook deliveries too.
         self.store.reset()
         self.faults.clear()
         self.clock.reset()
+        self.webhooks.restore_startup_settings()
 
     def close(self) -> None:
+        # The sender thread goes first: it must not find the store closed under it.
+        self.webhooks.stop()
         self.store.close()

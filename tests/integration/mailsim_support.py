@@ -81,7 +81,7 @@ class Received:
     """One webhook POST as the receiver saw it."""
 
     path: str
-    headers: dict[str, str]
+    headers: dict[str, str]  # names lower-cased
     body: bytes
     status: int
 
@@ -103,7 +103,9 @@ class WebhookReceiver:
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self):
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                status = receiver._record(self.path, dict(self.headers.items()), body)
+                # Lower-cased names: HTTP header names are case-insensitive (urllib capitalizes them).
+                headers = {name.lower(): value for name, value in self.headers.items()}
+                status = receiver._record(self.path, headers, body)
                 self.send_response(status)
                 self.send_header("Content-Length", "0")
                 self.end_headers()
@@ -189,6 +191,73 @@ def anymail_send(backend: str, anymail_settings: dict, message: dict, **extra) -
         text=True,
         env=env,
         timeout=60,
-        check=True,
     )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+# Hands requests the simulator posted to Anymail's own tracking webhook views, in a process of
+# its own with its own Django settings; prints what Anymail made of each, as JSON.
+ANYMAIL_TRACK = """
+import json, sys
+import django
+from django.conf import settings
+
+config = json.load(sys.stdin)
+settings.configure(ANYMAIL=config["anymail"], ALLOWED_HOSTS=["*"])
+django.setup()
+from django.core.exceptions import SuspiciousOperation
+from django.test import RequestFactory
+from anymail.signals import tracking
+from anymail.webhooks.brevo import BrevoTrackingWebhookView
+from anymail.webhooks.postmark import PostmarkTrackingWebhookView
+from anymail.webhooks.resend import ResendTrackingWebhookView
+
+VIEWS = {"resend": ResendTrackingWebhookView, "brevo": BrevoTrackingWebhookView,
+         "postmark": PostmarkTrackingWebhookView}
+seen = []
+def record(sender, event, esp_name, **kwargs):
+    seen.append({
+        "event_type": event.event_type, "message_id": event.message_id, "event_id": event.event_id,
+        "recipient": event.recipient, "tags": event.tags, "metadata": event.metadata,
+        "reject_reason": event.reject_reason, "description": event.description,
+        "timestamp": event.timestamp.isoformat() if event.timestamp else None,
+    })
+tracking.connect(record, weak=False)
+results = []
+for posted in config["posted"]:
+    seen.clear()
+    request = RequestFactory().post(
+        "/", data=posted["body"].encode(), content_type="application/json", headers=posted["headers"]
+    )
+    try:
+        status = VIEWS[posted["wire"]].as_view()(request).status_code
+    except SuspiciousOperation:  # a failed validation, which Django's handler answers with 400
+        status = 400
+    results.append({"status": status, "events": list(seen)})
+print(json.dumps(results))
+"""
+
+
+def anymail_track(wire: str, received: list[Received], anymail_settings: dict) -> list[dict]:
+    """What Anymail's tracking webhook for `wire` makes of each request the receiver got."""
+    wanted = ("svix-id", "svix-timestamp", "svix-signature", "authorization")
+    posted = [
+        {
+            "wire": wire,
+            "body": one.body.decode(),
+            "headers": {name: value for name, value in one.headers.items() if name.lower() in wanted},
+        }
+        for one in received
+    ]
+    env = {name: value for name, value in os.environ.items() if name != "DJANGO_SETTINGS_MODULE"}
+    done = subprocess.run(
+        [sys.executable, "-c", ANYMAIL_TRACK],
+        input=json.dumps({"anymail": anymail_settings, "posted": posted}),
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
