@@ -22,7 +22,14 @@ from tests.integration.mailsim_support import (
     anymail_track,
 )
 
-SECRET = "whsec_" + base64.b64encode(b"simulated resend signing key").decode()
+
+def svix_secret(key: bytes) -> str:
+    return "whsec_" + base64.b64encode(key).decode()
+
+
+SECRET = svix_secret(b"simulated resend signing key")
+# Deliberately not Svix secrets: plain text, and the prefix with no key after it.
+NOT_SVIX_SECRETS = ("plain-text", "whsec_")
 BASIC_AUTH = "hooks:s3cret"
 FAST = {"delivery_delay_seconds": 0.05, "retry_base_seconds": 0.05}
 
@@ -173,7 +180,7 @@ def test_a_tampered_resend_body_or_another_secret_fails_svix_verification(sim, r
     with pytest.raises(WebhookVerificationError):
         Webhook(SECRET).verify(tampered, one.headers)
     with pytest.raises(WebhookVerificationError):
-        Webhook("whsec_" + base64.b64encode(b"another key").decode()).verify(one.body, one.headers)
+        Webhook(svix_secret(b"another key")).verify(one.body, one.headers)
 
 
 def test_resend_events_parse_with_anymails_resend_tracking_webhook(sim, receiver):
@@ -559,8 +566,7 @@ def test_reset_restores_the_start_up_settings_and_drops_pending_deliveries(sim, 
         {"urls": {"resend": "http://user:pw@example.com/hook"}},
         {"urls": {"sendgrid": "http://example.com/hook"}},
         {"urls": "http://example.com/hook"},
-        {"resend_secret": "not-a-svix-secret"},
-        {"resend_secret": "whsec_"},
+        *({"resend_secret": value} for value in NOT_SVIX_SECRETS),
         {"basic_auth": "no-colon"},
         {"delivery_delay_seconds": -1},
         {"duplicate_rate": 1.5},
