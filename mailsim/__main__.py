@@ -1,6 +1,7 @@
-"""Command line: ``python -m mailsim [--host H] [--port P] [--data-dir D] [--api-key K]``.
+"""Command line: ``python -m mailsim [--host H] [--port P] [--data-dir D] [--api-key K] ...``.
 
-Every option falls back to a MAILSIM_* environment variable, then to a development default.
+Every option falls back to a MAILSIM_* environment variable, then to a development default
+(see mailsim/README.md for the whole list).
 """
 
 import argparse
@@ -8,10 +9,12 @@ import logging
 import os
 import signal
 import threading
+from collections.abc import Mapping
 
 from mailsim.logs import logging_configure
 from mailsim.server import SimulatorServer
-from mailsim.simulator import DEFAULT_WINDOW_SECONDS, Simulator
+from mailsim.simulator import DEFAULT_BREVO_WINDOW_SECONDS, DEFAULT_WINDOW_SECONDS, Simulator
+from mailsim.webhooks.settings import WIRES, WebhookSettings, WebhookSettingsError
 
 logger = logging.getLogger("mailsim")
 
@@ -50,13 +53,56 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         type=_positive_seconds,
         default=env.get("MAILSIM_IDEMPOTENCY_WINDOW_SECONDS", str(DEFAULT_WINDOW_SECONDS)),
     )
-    return parser.parse_args(argv)
+    parser.add_argument(
+        "--brevo-idempotency-window-seconds",
+        type=_positive_seconds,
+        default=env.get("MAILSIM_BREVO_IDEMPOTENCY_WINDOW_SECONDS", str(DEFAULT_BREVO_WINDOW_SECONDS)),
+    )
+    _add_webhook_options(parser, env)
+    args = parser.parse_args(argv)
+    try:
+        args.webhook_settings = WebhookSettings().updated(
+            {
+                "urls": {wire: getattr(args, f"webhook_url_{wire}") for wire in WIRES},
+                "resend_secret": args.resend_webhook_secret,
+                "basic_auth": args.webhook_basic_auth,
+            }
+        )
+    except WebhookSettingsError as exc:
+        parser.error(str(exc))
+    return args
+
+
+def _add_webhook_options(parser: argparse.ArgumentParser, env: Mapping[str, str]) -> None:
+    # An empty environment variable means "not set", as an absent one does.
+    for wire in WIRES:
+        parser.add_argument(
+            f"--webhook-url-{wire}",
+            default=env.get(f"MAILSIM_WEBHOOK_URL_{wire.upper()}") or None,
+            help=f"where {wire}'s delivery webhooks are posted (none when unset)",
+        )
+    parser.add_argument(
+        "--resend-webhook-secret",
+        default=env.get("MAILSIM_RESEND_WEBHOOK_SECRET") or None,
+        help="Svix secret (whsec_<base64>) that signs Resend's webhooks",
+    )
+    parser.add_argument(
+        "--webhook-basic-auth",
+        default=env.get("MAILSIM_WEBHOOK_BASIC_AUTH") or None,
+        help="user:password sent with Brevo's and Postmark's webhooks",
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     logging_configure()
-    simulator = Simulator.open(args.data_dir, args.api_key, args.idempotency_window_seconds)
+    simulator = Simulator.open(
+        args.data_dir,
+        args.api_key,
+        args.idempotency_window_seconds,
+        args.brevo_idempotency_window_seconds,
+        args.webhook_settings,
+    )
     if simulator.store.released_in_flight:
         logger.warning(
             "released %d in-flight idempotency key(s) left by a previous run",
@@ -75,6 +121,8 @@ def main(argv: list[str] | None = None) -> int:
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
+    # Deliveries a previous run left pending go out from here on.
+    simulator.webhooks.start()
     print(f"mailsim listening on {server.url}", flush=True)
     try:
         server.serve_forever(poll_interval=0.2)

@@ -8,8 +8,9 @@ from typing import Any
 
 from mailsim.clock import to_iso
 from mailsim.faults import FaultRuleError
-from mailsim.records import KeyRecord, Message, RequestLogEntry
+from mailsim.records import PENDING, Delivery, KeyRecord, Message, RequestLogEntry
 from mailsim.simulator import Simulator
+from mailsim.webhooks.settings import WebhookSettingsError
 from mailsim.wire import HttpError, Request, Response, json_response, parse_json_object
 
 OK = {"ok": True}
@@ -21,6 +22,9 @@ def health(sim: Simulator, request: Request) -> Response:
 
 def list_messages(sim: Simulator, request: Request) -> Response:
     messages = sim.store.list_messages(request.query_value("idempotency_key"))
+    wire = request.query_value("wire")
+    if wire is not None:
+        messages = [m for m in messages if m.wire == wire]
     recipient = request.query_value("to")
     if recipient is not None:
         # Addresses are matched case-insensitively, as mailbox domains are.
@@ -78,6 +82,20 @@ def clear_faults(sim: Simulator, request: Request) -> Response:
     return show_faults(sim, request)
 
 
+def show_webhooks(sim: Simulator, request: Request) -> Response:
+    deliveries = sim.webhooks.queue.list(request.query_value("message_id"), request.query_value("wire"))
+    body = {**sim.webhooks.settings.to_json(), "deliveries": [_delivery_json(d) for d in deliveries]}
+    return json_response(200, body)
+
+
+def update_webhooks(sim: Simulator, request: Request) -> Response:
+    try:
+        sim.webhooks.update(parse_json_object(request.body))
+    except WebhookSettingsError as exc:
+        raise HttpError(400, "invalid_webhook_settings", str(exc)) from None
+    return show_webhooks(sim, request)
+
+
 def _message_json(message: Message) -> dict[str, Any]:
     return {
         "id": message.id,
@@ -89,6 +107,12 @@ def _message_json(message: Message) -> dict[str, Any]:
         "html": message.html,
         "event_id": message.event_id,
         "accepted_at": to_iso(message.accepted_at),
+        "wire": message.wire,
+        "tags": message.tags,
+        "headers": message.headers,
+        "metadata": message.metadata,
+        "reply_to": message.reply_to,
+        "message_stream": message.message_stream,
     }
 
 
@@ -101,6 +125,7 @@ def _request_json(entry: RequestLogEntry) -> dict[str, Any]:
         "outcome": entry.outcome,
         "fault": entry.fault,
         "message_id": entry.message_id,
+        "wire": entry.wire,
     }
 
 
@@ -110,4 +135,22 @@ def _record_json(record: KeyRecord) -> dict[str, Any]:
         "state": record.state,
         "created_at": to_iso(record.created_at),
         "message_id": record.message_id,
+        "wire": record.wire,
+    }
+
+
+def _delivery_json(delivery: Delivery) -> dict[str, Any]:
+    # Webhooks go out in real time: these timestamps are wall-clock, not the simulator clock.
+    return {
+        "event_id": delivery.event_id,
+        "wire": delivery.wire,
+        "type": delivery.event_type,
+        "message_id": delivery.message_id,
+        "url": delivery.url,
+        "state": delivery.state,
+        "attempts": delivery.attempts,
+        "last_status": delivery.last_status,
+        "last_error": delivery.last_error,
+        "next_attempt_at": to_iso(delivery.due_at) if delivery.state == PENDING else None,
+        "delivered_at": None if delivery.delivered_at is None else to_iso(delivery.delivered_at),
     }

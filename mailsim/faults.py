@@ -1,4 +1,5 @@
-"""Fault rules that make ``POST /emails`` misbehave the way real providers and networks do.
+"""Fault rules that make the send wires misbehave the way real providers and networks do, and that
+choose what happens to an accepted message afterwards (the webhook events that follow it).
 
 Rules live in memory only: restarting the simulator clears them, so a crashed test run cannot leave
 a later run talking to a broken provider. Rate draws come from a ``random.Random`` seeded per rule
@@ -15,7 +16,20 @@ from typing import Any
 
 # Kinds that answer instead of the provider; nothing is stored and the idempotency key is not taken.
 REFUSING_KINDS = frozenset({"503", "429", "stall_then_reject", "reject"})
-KINDS = ("503", "429", "accept_then_drop", "stall", "stall_then_reject", "hold", "reject")
+# Kinds that accept the send normally and only change the webhook events that follow it.
+DELIVERY_KINDS = frozenset({"bounce", "complaint", "delay"})
+KINDS = (
+    "503",
+    "429",
+    "accept_then_drop",
+    "stall",
+    "stall_then_reject",
+    "hold",
+    "reject",
+    "bounce",
+    "complaint",
+    "delay",
+)
 DEFAULT_SECONDS = {"stall": 30.0, "stall_then_reject": 30.0, "hold": 2.0}
 RETRY_AFTER_KINDS = frozenset({"503", "429", "stall_then_reject"})
 COMMON_FIELDS = frozenset({"kind", "rate", "times", "to_contains"})
@@ -39,7 +53,11 @@ class FaultRule:
     def matches(self, recipients: Iterable[str]) -> bool:
         if self.times is not None and self.times <= 0:
             return False
-        return self.to_contains is None or any(self.to_contains in address for address in recipients)
+        return any(self.applies_to(address) for address in recipients)
+
+    def applies_to(self, recipient: str) -> bool:
+        """Whether ``to_contains`` selects this recipient (every recipient without it)."""
+        return self.to_contains is None or self.to_contains in recipient
 
     def to_json(self) -> dict[str, Any]:
         payload = {"kind": self.kind, "rate": self.rate, "times": self.times, "to_contains": self.to_contains}

@@ -13,16 +13,30 @@ from typing import cast
 from urllib.parse import parse_qs, urlsplit
 
 from mailsim import control
-from mailsim.emails import handle_send
+from mailsim.sending import handle_send
 from mailsim.simulator import Simulator
 from mailsim.wire import HttpError, Request, Response, error_response
+from mailsim.wires.base import Wire
+from mailsim.wires.brevo import BrevoWire
+from mailsim.wires.postmark import PostmarkWire
+from mailsim.wires.resend import ResendWire
 
 logger = logging.getLogger(__name__)
 
 Endpoint = Callable[[Simulator, Request], Response]
 
+
+def _sender(wire: Wire) -> Endpoint:
+    def send(sim: Simulator, request: Request) -> Response:
+        return handle_send(sim, request, wire)
+
+    return send
+
+
 ROUTES: dict[str, dict[str, Endpoint]] = {
-    "/emails": {"POST": handle_send},
+    "/emails": {"POST": _sender(ResendWire())},
+    "/v3/smtp/email": {"POST": _sender(BrevoWire())},
+    "/email": {"POST": _sender(PostmarkWire())},
     "/_sim/health": {"GET": control.health},
     "/_sim/messages": {"GET": control.list_messages},
     "/_sim/requests": {"GET": control.list_requests},
@@ -34,6 +48,7 @@ ROUTES: dict[str, dict[str, Endpoint]] = {
         "POST": control.replace_faults,
         "DELETE": control.clear_faults,
     },
+    "/_sim/webhooks": {"GET": control.show_webhooks, "POST": control.update_webhooks},
 }
 
 MAX_BODY_BYTES = 1024 * 1024

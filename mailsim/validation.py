@@ -1,41 +1,16 @@
-"""Validation of the ``POST /emails`` body, done before the idempotency key is touched.
+"""Field checks shared by the send wires; each wire turns a ``ValidationError`` into its own error body.
 
-Rejected bodies never take the key, so a client that fixes its payload can retry with the same key.
+Bodies are validated before the idempotency key is touched: rejected bodies never take the key,
+so a client that fixes its payload can retry with the same key.
 """
 
 import hashlib
 import json
-from dataclasses import dataclass
 from typing import Any
-
-# Resend's documented per-request recipient limit.
-MAX_RECIPIENTS = 50
 
 
 class ValidationError(ValueError):
     pass
-
-
-@dataclass(frozen=True)
-class EmailRequest:
-    sender: str
-    recipients: tuple[str, ...]
-    subject: str
-    text: str | None
-    html: str | None
-    fingerprint: str
-
-
-def parse_email(body: bytes) -> EmailRequest:
-    payload = _load_object(body)
-    sender = _required_string(payload, "from")
-    recipients = _recipients(payload.get("to"))
-    subject = _required_string(payload, "subject")
-    text = _optional_string(payload, "text")
-    html = _optional_string(payload, "html")
-    if text is None and html is None:
-        raise ValidationError("Missing `text` or `html` field.")
-    return EmailRequest(sender, recipients, subject, text, html, fingerprint(payload))
 
 
 def fingerprint(payload: Any) -> str:
@@ -51,7 +26,7 @@ def is_plausible_address(address: str) -> bool:
     return bool(local) and len(labels) > 1 and all(labels)
 
 
-def _load_object(body: bytes) -> dict[str, Any]:
+def load_object(body: bytes) -> dict[str, Any]:
     try:
         payload = json.loads(body)
     except ValueError:
@@ -61,7 +36,7 @@ def _load_object(body: bytes) -> dict[str, Any]:
     return payload
 
 
-def _required_string(payload: dict[str, Any], name: str) -> str:
+def required_string(payload: dict[str, Any], name: str) -> str:
     value = payload.get(name)
     if value is None:
         raise ValidationError(f"Missing `{name}` field.")
@@ -70,25 +45,28 @@ def _required_string(payload: dict[str, Any], name: str) -> str:
     return value
 
 
-def _optional_string(payload: dict[str, Any], name: str) -> str | None:
+def optional_string(payload: dict[str, Any], name: str) -> str | None:
     value = payload.get(name)
     if value is not None and not isinstance(value, str):
         raise ValidationError(f"The `{name}` field must be a string.")
     return value
 
 
-def _recipients(value: Any) -> tuple[str, ...]:
+def string_map(payload: dict[str, Any], name: str) -> dict[str, str]:
+    """An optional object whose values are all strings (custom headers), ``{}`` when absent."""
+    value = payload.get(name)
     if value is None:
-        raise ValidationError("Missing `to` field.")
-    recipients = [value] if isinstance(value, str) else value
-    if not isinstance(recipients, list) or not recipients:
-        raise ValidationError("The `to` field must be an email address or a non-empty list of them.")
-    if len(recipients) > MAX_RECIPIENTS:
-        raise ValidationError(f"The `to` field accepts at most {MAX_RECIPIENTS} addresses.")
-    for address in recipients:
-        if not isinstance(address, str) or not is_plausible_address(address):
-            raise ValidationError(
-                f"Invalid `to` field. {json.dumps(address)} is not a valid email address; "
-                "it needs to follow the `email@example.com` format."
-            )
-    return tuple(recipients)
+        return {}
+    if not isinstance(value, dict) or not all(isinstance(item, str) for item in value.values()):
+        raise ValidationError(f"The `{name}` field must be an object with string values.")
+    return value
+
+
+def string_list(value: Any, name: str) -> list[str]:
+    """A string or a list of strings (reply-to addresses), always returned as a list."""
+    if value is None:
+        return []
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, list) or not all(isinstance(item, str) and item for item in items):
+        raise ValidationError(f"The `{name}` field must be a string or a list of strings.")
+    return items

@@ -9,13 +9,16 @@ from dataclasses import dataclass, field
 from email.message import Message
 from typing import Any
 
+# The request headers as http.server parses them (case-insensitive ``get``).
+Headers = Message
+
 
 @dataclass(frozen=True)
 class Request:
     method: str
     path: str
     query: dict[str, list[str]]
-    headers: Message
+    headers: Headers
     body: bytes
 
     def query_value(self, name: str) -> str | None:

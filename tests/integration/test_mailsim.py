@@ -1,12 +1,7 @@
 """Black-box tests of the mail-provider simulator: a real ``python -m mailsim`` process over HTTP."""
 
 import http.client
-import os
-import re
-import selectors
 import signal
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -15,64 +10,7 @@ from urllib.parse import urlsplit
 import pytest
 import requests
 
-from drill.processes import REPO
-
-API_KEY = "test-mail-key"
-START_TIMEOUT = 10
-
-
-class SimProcess:
-    """One simulator process on a data dir; stdout carries only the "listening" line."""
-
-    def __init__(self, data_dir: Path, *extra_args: str):
-        self.data_dir = data_dir
-        # Closed in stop(): the file must outlive __init__ because the child writes to it.
-        self.log = open(data_dir.parent / f"{data_dir.name}.stderr.log", "ab")  # noqa: SIM115
-        self.proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "mailsim",
-                "--port",
-                "0",
-                "--data-dir",
-                str(data_dir),
-                "--api-key",
-                API_KEY,
-                *extra_args,
-            ],
-            cwd=REPO,
-            env={**os.environ, "PYTHONPATH": str(REPO)},
-            stdout=subprocess.PIPE,
-            stderr=self.log,
-            text=True,
-        )
-        self.url = self._read_url()
-
-    def _read_url(self) -> str:
-        with selectors.DefaultSelector() as selector:
-            selector.register(self.proc.stdout, selectors.EVENT_READ)
-            if not selector.select(timeout=START_TIMEOUT):
-                self.stop(signal.SIGKILL)
-                pytest.fail("mailsim did not print its listening line in time")
-        line = self.proc.stdout.readline()
-        match = re.fullmatch(r"mailsim listening on (http://127\.0\.0\.1:(\d+))\n", line)
-        if not match:
-            self.stop(signal.SIGKILL)
-            pytest.fail(f"unexpected mailsim output: {line!r}")
-        return match.group(1)
-
-    def stop(self, sig: int = signal.SIGTERM) -> int:
-        if self.proc.poll() is None:
-            self.proc.send_signal(sig)
-        try:
-            return self.proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            return self.proc.wait()
-        finally:
-            self.proc.stdout.close()
-            self.log.close()
+from tests.integration.mailsim_support import API_KEY, SimProcess
 
 
 @pytest.fixture(scope="module")
