@@ -1,5 +1,7 @@
 """The whole stack of `make run`, for the system tests."""
 
+import base64
+import secrets
 import sys
 from pathlib import Path
 
@@ -7,6 +9,10 @@ import pytest
 
 from drill.processes import REPO, ManagedProcess, free_port, process_env
 from tests.waiting import answers, wait_until
+
+# Made per run, like `make run` does (never a committed secret).
+WEBHOOK_SECRET = "whsec_" + base64.b64encode(secrets.token_bytes(24)).decode()
+WEBHOOK_BASIC_AUTH = "sim:" + secrets.token_urlsafe(12)
 
 
 @pytest.fixture
@@ -25,6 +31,11 @@ def stack(broker, processes_database_url, tmp_path: Path):
         FLOWER_BASIC_AUTH="ops:test-password",
         MAILSIM_PORT=str(ports["mailsim"]),
         OUTBOX_SWEEP_INTERVAL_SECONDS="1",
+        # what `make run` generates into var/: the simulator signs its webhooks, the web checks them
+        RESEND_WEBHOOK_SECRET=WEBHOOK_SECRET,
+        MAILSIM_RESEND_WEBHOOK_SECRET=WEBHOOK_SECRET,
+        ANYMAIL_WEBHOOK_SECRET=WEBHOOK_BASIC_AUTH,
+        MAILSIM_WEBHOOK_BASIC_AUTH=WEBHOOK_BASIC_AUTH,
     )
     honcho = ManagedProcess(
         "honcho",

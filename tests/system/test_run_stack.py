@@ -64,3 +64,58 @@ def test_the_beat_sweep_publishes_an_event_whose_fast_path_never_ran(stack):
     )
     event.refresh_from_db()
     assert event.published_at is not None
+
+
+def _place(session: requests.Session, web: str, email: str) -> str:
+    response = session.post(
+        f"{web}/api/orders/",
+        json={"customer_email": email, "amount": "49.90", "currency": "EUR"},
+        timeout=10,
+    )
+    assert response.status_code == 201, response.text
+    return response.json()["id"]
+
+
+def _confirmation(session: requests.Session, web: str, order_id: str) -> dict:
+    return session.get(f"{web}/api/orders/{order_id}/", timeout=5).json()["notifications"][0]
+
+
+def test_an_order_placed_by_hand_shows_delivered_within_ten_seconds(stack, api_token):
+    session = requests.Session()
+    session.headers["Authorization"] = f"Bearer {api_token}"
+    started = time.monotonic()
+    order_id = _place(session, stack["web"], "hand@example.com")
+    # the simulator posts its signed email.sent and email.delivered to our webhook; a worker applies them
+    wait_until(
+        lambda: _confirmation(session, stack["web"], order_id)["delivery_status"] == "delivered",
+        timeout=10 - (time.monotonic() - started),
+        interval=0.25,
+        message="delivered in 10 s",
+    )
+    assert _confirmation(session, stack["web"], order_id)["status"] == "sent"
+
+
+def test_a_bounced_address_shows_bounced_and_the_next_order_to_it_is_skipped(stack, api_token):
+    session = requests.Session()
+    session.headers["Authorization"] = f"Bearer {api_token}"
+    rules = {"rules": [{"kind": "bounce", "to_contains": "bounces@"}]}
+    assert requests.post(f"{stack['mailsim']}/_sim/faults", json=rules, timeout=5).status_code == 200
+    first = _place(session, stack["web"], "bounces@example.com")
+    wait_until(
+        lambda: _confirmation(session, stack["web"], first)["delivery_status"] == "bounced",
+        timeout=15,
+        interval=0.25,
+        message="the bounce applied",
+    )
+    # when
+    second = _place(session, stack["web"], "bounces@example.com")
+    # then
+    skipped = wait_until(
+        lambda: (n := _confirmation(session, stack["web"], second))["status"] == "skipped" and n,
+        timeout=15,
+        interval=0.25,
+        message="the second order's email skipped",
+    )
+    assert "bounced on" in skipped["reason"]
+    messages = requests.get(f"{stack['mailsim']}/_sim/messages", timeout=5).json()["messages"]
+    assert sum(message["to"] == ["bounces@example.com"] for message in messages) == 1
