@@ -80,3 +80,10 @@ def test_a_wrong_api_key_is_permanent(mailsim, settings):
     result = ResendProvider().send(_email())
     assert result.outcome == Outcome.PERMANENT
     assert result.http_status == 401
+
+
+def test_every_send_carries_our_key_as_a_tag_and_never_the_address(provider, mailsim):
+    provider.send(_email(key="6d0c3c1e-3f55-5b8e-a0a4-2c3b0c9f7e10"))
+    [message] = mailsim.messages()
+    assert message["wire"] == "resend"
+    assert message["tags"] == [{"name": "idempotency_key", "value": "6d0c3c1e-3f55-5b8e-a0a4-2c3b0c9f7e10"}]
