@@ -15,6 +15,9 @@ from kombu import Connection, Producer
 from drill.stack import DrillStack
 from messaging.task_names import HANDLE_EVENT
 
+# The provider's webhooks misbehave too: a fifth of the events posted twice, and each email's
+# events posted last first (delivered before sent).
+WEBHOOK_FAULTS = {"duplicate_rate": 0.2, "reorder": True, "seed": 7, "delivery_delay_seconds": 0.2}
 PROVIDER_FAULTS = [
     {"kind": "503", "rate": 0.05, "retry_after": 1},
     {"kind": "429", "rate": 0.03, "retry_after": 1},
@@ -53,6 +56,10 @@ class Chaos(threading.Thread):
             f"{self.stack.mailsim_url}/_sim/faults", json={"rules": PROVIDER_FAULTS, "seed": 7}, timeout=5
         ).raise_for_status()
         self.log.note("provider faults on: 503, 429, stalls past the read timeout, accept-then-drop")
+        requests.post(
+            f"{self.stack.mailsim_url}/_sim/webhooks", json=WEBHOOK_FAULTS, timeout=5
+        ).raise_for_status()
+        self.log.note("webhooks: 20 % posted twice, each email's events in reverse order")
 
     def provider_faults_off(self) -> None:
         requests.delete(f"{self.stack.mailsim_url}/_sim/faults", timeout=5).raise_for_status()
@@ -106,16 +113,30 @@ class Chaos(threading.Thread):
         self.log.note(f"{copies} copies of published events sent again, shuffled")
 
 
+def _published_events(stack: DrillStack, *, wait_for_order_events: float) -> list[tuple]:
+    """The published outbox events; early in a stream, once the first order event is among
+    them (waiting at most `wait_for_order_events` seconds)."""
+    deadline = time.monotonic() + wait_for_order_events
+    while True:
+        with psycopg.connect(stack.database_dsn) as connection:
+            rows = connection.execute(
+                "SELECT id, event_type, payload FROM messaging_outboxevent WHERE published_at IS NOT NULL"
+            ).fetchall()
+        if any(row[1].startswith("order.") for row in rows) or time.monotonic() > deadline:
+            return rows
+        time.sleep(0.2)
+
+
 def republish_some(stack: DrillStack, rng: random.Random, *, share: float) -> int:
     """Publish 2 or 3 more copies of a share of the published events, in shuffled order: what a
     relay that lost its confirms, or a network that duplicated, would do."""
-    with psycopg.connect(stack.database_dsn) as connection:
-        rows = connection.execute(
-            "SELECT id, event_type, payload FROM messaging_outboxevent WHERE published_at IS NOT NULL"
-        ).fetchall()
+    rows = _published_events(stack, wait_for_order_events=10.0)
     chosen = [row for row in rows if rng.random() < share]
-    if rows and not chosen:  # a step that repeats nothing proves nothing
-        chosen = [rng.choice(rows)]
+    # A step that repeats no order event proves nothing about the emails (the providers'
+    # webhook events are in the outbox too, and soon outnumber them).
+    order_events = [row for row in rows if row[1].startswith("order.")]
+    if order_events and not any(row[1].startswith("order.") for row in chosen):
+        chosen.append(rng.choice(order_events))
     copies = [row for row in chosen for _ in range(rng.choice((2, 3)))]
     rng.shuffle(copies)
     try:

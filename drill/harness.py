@@ -15,12 +15,18 @@ import requests
 from kombu import Connection
 
 from drill.chaos import Chaos
+from drill.delivery_verdict import delivery_settled, delivery_verdict
 from drill.load import GIVE_UP_AFTER_SECONDS, LoadResult, OrderStream, api_throttle_rate_for
 from drill.report import DrillReport, load_summary, report_markdown, report_write
 from drill.stack import DrillStack
 from drill.verdict import FINAL, Verdict, verdict_compute
 
-WORK_QUEUES = ("orders.confirmations", "orders.cancellations", "orders.analytics")
+WORK_QUEUES = (
+    "orders.confirmations",
+    "orders.cancellations",
+    "orders.analytics",
+    "notifications.provider_events",
+)
 
 
 @dataclass
@@ -71,7 +77,9 @@ def drill_run(config: DrillConfig) -> DrillReport:
             verdict.problems.insert(0, load.shortfall())
         if not settled:
             verdict.problems.insert(0, f"did not settle within {config.settle_timeout:.0f} s")
-        outcome = drill_outcome(verdict_passed=verdict.passed, settled=settled, load=load)
+        delivery = delivery_verdict(stack.database_dsn, stack.mailsim_url)
+        passed = verdict.passed and delivery.passed
+        outcome = drill_outcome(verdict_passed=passed, settled=settled, load=load)
         return DrillReport(
             config={k: v for k, v in asdict(config).items() if k != "workdir"}
             | {"api_throttle_rate": config.effective_api_throttle_rate},
@@ -83,6 +91,7 @@ def drill_run(config: DrillConfig) -> DrillReport:
             load=load_summary(load),
             seconds_to_settle=round(seconds_to_settle, 1),
             seconds_total=round(time.monotonic() - started, 1),
+            delivery=asdict(delivery),
         )
     finally:
         stack.stop()
@@ -131,7 +140,7 @@ def _settled(stack: DrillStack) -> bool:
         unpublished = connection.execute(
             "SELECT count(*) FROM messaging_outboxevent WHERE published_at IS NULL"
         ).fetchone()[0]
-    if unfinished or unpublished:
+    if unfinished or unpublished or not delivery_settled(stack.database_dsn, stack.mailsim_url):
         return False
     with Connection(stack.rabbit.url, connect_timeout=5) as connection:
         channel = connection.channel()

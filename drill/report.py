@@ -20,6 +20,7 @@ class DrillReport:
     load: dict
     seconds_to_settle: float
     seconds_total: float
+    delivery: dict  # the webhooks' half of the verdict (drill/delivery_verdict.py)
 
 
 def load_summary(load: LoadResult) -> dict:
@@ -61,6 +62,16 @@ def report_markdown(report: DrillReport) -> str:
         ("unfinished notifications", v["unfinished"]),
         ("waiting for a person (failed / needs review)", v["parked"]),
         ("unpublished outbox events", v["unpublished_events"]),
+        ("sent emails by delivery state (webhooks)", _states(report.delivery["states"])),
+        ("sent emails without a delivery state", report.delivery["sent_without_state"]),
+        (
+            "webhook events posted / stored once / unapplied",
+            f"{report.delivery['webhook_events']} / {report.delivery['events_stored']} / "
+            f"{report.delivery['events_unapplied']}",
+        ),
+        ("webhook events posted twice on purpose", report.delivery["webhook_duplicates"]),
+        ("webhook posts in all (with retries)", report.delivery["webhook_posts"]),
+        ("webhooks given up by the provider", report.delivery["webhooks_given_up"]),
         ("worker kills (SIGKILL)", c["worker_kills"]),
         ("relay kills (SIGKILL)", c["relay_kills"]),
         ("RabbitMQ restarts", c["broker_restarts"]),
@@ -75,12 +86,17 @@ def report_markdown(report: DrillReport) -> str:
         ("whole drill", f"{report.seconds_total} s"),
     ]
     lines = ["| | |", "|---|---|", *(f"| {label} | {value} |" for label, value in rows)]
-    if v["problems"]:
-        lines += ["", "Problems:", *(f"- {problem}" for problem in v["problems"])]
+    problems = [*v["problems"], *report.delivery["problems"]]
+    if problems:
+        lines += ["", "Problems:", *(f"- {problem}" for problem in problems)]
     if load["requests_given_up_first"]:
         lines += ["", "Requests given up (the first 20):"]
         lines += [f"- {request}" for request in load["requests_given_up_first"]]
     return "\n".join(lines) + "\n"
+
+
+def _states(states: dict) -> str:
+    return ", ".join(f"{state} {count}" for state, count in sorted(states.items())) or "none"
 
 
 def _verdict_text(report: DrillReport) -> str:

@@ -1,7 +1,9 @@
 """The real product under drill: its own database, its own RabbitMQ node, and every process
 of the Procfile (web, 2 relays, N workers, beat, the mail simulator), started with bin/*."""
 
+import base64
 import random
+import secrets
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +33,10 @@ class DrillStack:
     processes: dict[str, ManagedProcess] = field(default_factory=dict)
     web_port: int = field(default_factory=free_port)
     mailsim_port: int = field(default_factory=free_port)
+    # The simulator signs its delivery webhooks to our web (bin/mailsim points them there).
+    webhook_secret: str = field(
+        default_factory=lambda: "whsec_" + base64.b64encode(secrets.token_bytes(24)).decode()
+    )
 
     @property
     def web_url(self) -> str:
@@ -71,6 +77,8 @@ class DrillStack:
             "OUTBOX_CONFIRM_TIMEOUT_SECONDS": "2",
             "OUTBOX_SWEEP_INTERVAL_SECONDS": "1",
             "LOG_LEVEL": "INFO",  # the drill waits for the processes' "ready" lines
+            "RESEND_WEBHOOK_SECRET": self.webhook_secret,
+            "MAILSIM_RESEND_WEBHOOK_SECRET": self.webhook_secret,
             **self.extra_env,
         }
 

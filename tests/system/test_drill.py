@@ -29,6 +29,18 @@ def test_a_short_drill_ends_with_nothing_lost_and_nothing_doubled():
     assert chaos["database_terminations"] >= 1
     assert chaos["republished_copies"] > 0
     assert {"503", "429", "stall", "accept_then_drop"} <= set(report.faults_injected)
+    # the provider's webhooks, some posted twice and each email's in reverse order: every event
+    # stored once and applied, every sent email with its delivery state
+    delivery = report.delivery
+    assert delivery["webhook_duplicates"] > 0
+    assert delivery["events_stored"] == delivery["webhook_events"] > 2 * 300
+    assert (delivery["events_unapplied"], delivery["sent_without_state"], delivery["webhooks_given_up"]) == (
+        0,
+        0,
+        0,
+    )
+    sent = sum(delivery["states"].values())
+    assert delivery["states"]["delivered"] == sent > 300
 
 
 def test_a_drill_whose_api_refuses_requests_ends_incomplete_and_exits_non_zero(tmp_path):
