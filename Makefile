@@ -43,12 +43,10 @@ run: setup
 	  echo "  Admin:            http://127.0.0.1:8000/admin/  (manage.py createsuperuser)"; \
 	  echo
 	@rm -rf var/prometheus  # counts of an earlier run's processes
-	@# The simulator posts signed delivery webhooks to our endpoints: a secret made here, never committed.
-	@test -s var/resend-webhook-secret || $(BIN)/python -c "import base64, secrets; print('whsec_' + base64.b64encode(secrets.token_bytes(24)).decode())" > var/resend-webhook-secret
-	@test -s var/anymail-webhook-secret || $(BIN)/python -c "import secrets; print('sim:' + secrets.token_urlsafe(18))" > var/anymail-webhook-secret
-	FLOWER_BASIC_AUTH=ops:$$(cat var/flower-password) \
-	  RESEND_WEBHOOK_SECRET=$$(cat var/resend-webhook-secret) MAILSIM_RESEND_WEBHOOK_SECRET=$$(cat var/resend-webhook-secret) \
-	  ANYMAIL_WEBHOOK_SECRET=$$(cat var/anymail-webhook-secret) MAILSIM_WEBHOOK_BASIC_AUTH=$$(cat var/anymail-webhook-secret) \
+	@# The simulator posts signed delivery webhooks to our endpoints, with keys made here.
+	@PYTHON=$(BIN)/python scripts/dev-webhook-secrets.sh
+	set -a; . ./var/webhook-secrets.env; set +a; \
+	  FLOWER_BASIC_AUTH=ops:$$(cat var/flower-password) \
 	  $(BIN)/honcho start -f Procfile
 
 ## test: the whole suite against real PostgreSQL and RabbitMQ (own database, own vhost);

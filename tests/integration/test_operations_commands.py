@@ -69,6 +69,7 @@ def test_outbox_status_reports_backlog_statuses_and_dead_letter_depths_as_json(m
     assert status["oldest_unpublished_age_seconds"] is None
     assert status["notifications_by_status"] == {"sent": 1}
     assert status["dead_letter_queues"] == {
+        "notifications.provider_events.dlq": 0,
         "orders.analytics.dlq": 0,
         "orders.cancellations.dlq": 0,
         "orders.confirmations.dlq": 0,

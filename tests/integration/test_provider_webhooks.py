@@ -18,13 +18,13 @@ from tests.factories import DeliveryAttemptFactory, NotificationFactory, OrderFa
 
 pytestmark = pytest.mark.django_db
 
-SECRET = "whsec_" + base64.b64encode(b"test-webhook-secret-32-bytes-long").decode()
+SIGNING_KEY = "whsec_" + base64.b64encode(b"test-webhook-secret-32-bytes-long").decode()
 DELIVERY = Delivery(worker="test pid 1", retries=0, max_retries=8)
 
 
 @pytest.fixture(autouse=True)
 def _webhook_secret(settings):
-    settings.RESEND_WEBHOOK_SECRET = SECRET
+    settings.RESEND_WEBHOOK_SECRET = SIGNING_KEY
 
 
 def _resend_body(kind: str, notification: Notification, **data: object) -> bytes:
@@ -43,7 +43,7 @@ def _resend_body(kind: str, notification: Notification, **data: object) -> bytes
     return json.dumps(payload).encode()
 
 
-def _post(body: bytes, *, event_id: str = "", secret: str = SECRET, at: datetime | None = None):
+def _post(body: bytes, *, event_id: str = "", secret: str = SIGNING_KEY, at: datetime | None = None):
     event_id = event_id or f"msg_{uuid.uuid4().hex}"
     timestamp = at or datetime.now(UTC)
     signature = Webhook(secret).sign(event_id, timestamp, body.decode())
@@ -95,7 +95,8 @@ def test_a_valid_event_is_stored_answered_at_once_and_applied_by_the_dispatcher(
             lambda body: (body.replace(b"delivered", b"bounced"), {}), id="body changed after signing"
         ),
         pytest.param(
-            lambda body: (body, {"secret": "whsec_" + base64.b64encode(b"x" * 32).decode()}), id="other key"
+            lambda body: (body, {"signing_key": "whsec_" + base64.b64encode(b"x" * 32).decode()}),
+            id="other key",
         ),
         pytest.param(
             lambda body: (body, {"at": datetime.now(UTC) - timedelta(minutes=10)}), id="stale timestamp"
@@ -107,7 +108,7 @@ def test_a_request_not_signed_by_resend_is_refused_and_nothing_is_stored(tamper)
     body = _resend_body("email.delivered", notification)
     event_id, timestamp = "msg_forged", datetime.now(UTC)
     signed_body, change = tamper(body)
-    secret = change.get("secret", SECRET)
+    secret = change.get("signing_key", SIGNING_KEY)
     timestamp = change.get("at", timestamp)
     signature = Webhook(secret).sign(event_id, timestamp, body.decode())
     headers = {

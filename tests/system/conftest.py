@@ -11,7 +11,7 @@ from drill.processes import REPO, ManagedProcess, free_port, process_env
 from tests.waiting import answers, wait_until
 
 # Made per run, like `make run` does (never a committed secret).
-WEBHOOK_SECRET = "whsec_" + base64.b64encode(secrets.token_bytes(24)).decode()
+WEBHOOK_SIGNING_KEY = "whsec_" + base64.b64encode(secrets.token_bytes(24)).decode()
 WEBHOOK_BASIC_AUTH = "sim:" + secrets.token_urlsafe(12)
 
 
@@ -32,8 +32,8 @@ def stack(broker, processes_database_url, tmp_path: Path):
         MAILSIM_PORT=str(ports["mailsim"]),
         OUTBOX_SWEEP_INTERVAL_SECONDS="1",
         # what `make run` generates into var/: the simulator signs its webhooks, the web checks them
-        RESEND_WEBHOOK_SECRET=WEBHOOK_SECRET,
-        MAILSIM_RESEND_WEBHOOK_SECRET=WEBHOOK_SECRET,
+        RESEND_WEBHOOK_SECRET=WEBHOOK_SIGNING_KEY,
+        MAILSIM_RESEND_WEBHOOK_SECRET=WEBHOOK_SIGNING_KEY,
         ANYMAIL_WEBHOOK_SECRET=WEBHOOK_BASIC_AUTH,
         MAILSIM_WEBHOOK_BASIC_AUTH=WEBHOOK_BASIC_AUTH,
     )

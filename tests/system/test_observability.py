@@ -9,7 +9,7 @@ import requests
 from prometheus_client.parser import text_string_to_metric_families
 
 from messaging.models import OutboxEvent
-from notifications.models import Notification
+from notifications.models import Notification, OperatorAction, ProviderEvent
 from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
@@ -71,6 +71,13 @@ def test_metrics_move_by_the_amounts_a_scripted_load_calls_for(stack, api_token)
         timeout=90,
         message="all ten final",
     )
+    # and the provider's webhooks (email.sent and email.delivered for each of the 9 it accepted)
+    # are applied
+    wait_until(
+        lambda: ProviderEvent.objects.filter(applied_at__isnull=False).count() == 18,
+        timeout=30,
+        message="18 provider events applied",
+    )
     # then, once the broker's figures have caught up
     after = wait_until(
         lambda: (
@@ -88,8 +95,13 @@ def test_metrics_move_by_the_amounts_a_scripted_load_calls_for(stack, api_token)
     assert _value(after, "orders_outbox_backlog") == 0
     assert _value(after, "orders_outbox_oldest_unpublished_age_seconds") == 0
     assert delta("orders_api_orders_accepted_total", replayed="false") == 10
-    assert delta("orders_relay_publishes_total", result="confirmed") == 10
-    assert delta("orders_provider_calls_total", outcome="accepted") == 9
+    assert ProviderEvent.objects.count() == 18
+    # ten order events, and one outbox event per stored provider event
+    assert delta("orders_relay_publishes_total", result="confirmed") == 10 + 18
+    # The dropped answer is settled either by its retry under the same key (the provider
+    # replays it) or, when the provider's email.sent event comes first, by that evidence.
+    settled_by_evidence = OperatorAction.objects.filter(action="settle").count()
+    assert delta("orders_provider_calls_total", outcome="accepted") + settled_by_evidence == 9
     assert delta("orders_provider_calls_total", outcome="transient") == 2
     assert delta("orders_provider_calls_total", outcome="unknown") == 1
     assert delta("orders_provider_calls_total", outcome="permanent") == 1
@@ -98,6 +110,10 @@ def test_metrics_move_by_the_amounts_a_scripted_load_calls_for(stack, api_token)
     assert delta("orders_commit_to_sent_seconds_count", kind="order_confirmation") == 9
     assert delta("orders_dead_letters_total", error_class="permanent") == 1
     assert _value(after, "orders_notifications", status="sent") == 9
+    assert (
+        _value(after, "orders_notifications_delivery", kind="order_confirmation", delivery_status="delivered")
+        == 9
+    )
     assert _value(after, "orders_queue_consumers", queue="orders.confirmations") >= 1
     assert _value(after, "orders_broker_scrape_ok") == 1
 
