@@ -52,6 +52,11 @@ class BenchEnvironment:
                 workdir=self.workdir,
             ),
             "LOG_LEVEL": "INFO",
+            # No web process here, and the naive pipeline has no webhooks: the simulator posts
+            # none, so both pipelines are measured on the same sending work.
+            "MAILSIM_WEBHOOK_URL_RESEND": "",
+            "MAILSIM_WEBHOOK_URL_BREVO": "",
+            "MAILSIM_WEBHOOK_URL_POSTMARK": "",
             **extra,
         }
 
