@@ -20,6 +20,7 @@ import uuid
 from datetime import timedelta
 
 import factory
+from django.contrib.auth.models import Group, Permission, User
 from django.db import transaction
 from django.utils import timezone
 from factory.django import DjangoModelFactory
@@ -31,6 +32,7 @@ from notifications.delivery.claims import Claim, notification_claim
 from notifications.events import EMAIL_KIND_OF_EVENT
 from notifications.models import DeliveryAttempt, Notification
 from notifications.providers.catalogue import mail_provider
+from notifications.reviewers import GROUP_NAME
 from orders.events import ORDER_CREATED
 from orders.models import Order
 from orders.services import order_create
@@ -159,3 +161,14 @@ def confirmation_claimed(order: Order) -> Claim:
     )
     assert isinstance(claim, Claim), claim
     return claim
+
+
+def staff_user(username: str, *, reviewer: bool, otherwise_may_view: str = "view_notification") -> User:
+    """A staff user of the admin: in the reviewers group, or else with only the view
+    permission `otherwise_may_view` (sees the screen, gets no actions)."""
+    user = User.objects.create_user(username, password="pw", is_staff=True)
+    if reviewer:
+        user.groups.add(Group.objects.get(name=GROUP_NAME))
+    else:
+        user.user_permissions.add(Permission.objects.get(codename=otherwise_may_view))
+    return user

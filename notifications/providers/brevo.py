@@ -17,7 +17,8 @@ from django.conf import settings
 
 from notifications.providers.base import KEY_TAG, Capabilities, OutboundEmail, Outcome, SendResult
 from notifications.providers.http_session import (
-    json_or_empty,
+    accepted_result,
+    answer_read,
     post_json,
     provider_session,
     retry_after_seconds,
@@ -73,15 +74,11 @@ def _body(email: OutboundEmail) -> dict[str, Any]:
 
 
 def classify_response(response: requests.Response) -> SendResult:
-    status = response.status_code
-    body = json_or_empty(response)
-    code = str(body.get("code", ""))
-    detail = str(body.get("message", "")) or response.text[:500]
-    if 200 <= status < 300:
-        message_id = str(body.get("messageId", ""))
-        if not message_id:
-            return SendResult(Outcome.UNKNOWN, http_status=status, detail="2xx without a messageId")
-        return SendResult(Outcome.ACCEPTED, provider_message_id=message_id, http_status=status)
-    if code == DUPLICATE:
-        return SendResult(Outcome.ACCEPTED_EARLIER, http_status=status, error_code=code, detail=detail)
-    return status_result(status, code, detail, retry_after_seconds(response))
+    answer = answer_read(response, code_field="code")
+    if 200 <= answer.status < 300:
+        return accepted_result(answer, id_field="messageId")
+    if answer.code == DUPLICATE:
+        return SendResult(
+            Outcome.ACCEPTED_EARLIER, http_status=answer.status, error_code=answer.code, detail=answer.detail
+        )
+    return status_result(answer.status, answer.code, answer.detail, retry_after_seconds(response))

@@ -7,6 +7,7 @@ sent the email (docs/failure-handling.md, "How "unknown" is detected").
 """
 
 import os
+from dataclasses import dataclass
 from typing import Any
 
 import requests
@@ -58,6 +59,31 @@ def connection_error_result(exc: requests.ConnectionError) -> SendResult:
     if isinstance(inner, NewConnectionError) or isinstance(reason, NewConnectionError):
         return SendResult(Outcome.TRANSIENT, detail=f"could not connect: {exc}")
     return SendResult(Outcome.UNKNOWN, detail=f"connection dropped after sending: {exc}")
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A provider's JSON answer, read the same way for every HTTP provider."""
+
+    status: int
+    code: str  # the provider's error code, e.g. Resend's `name`, Brevo's `code`
+    detail: str
+    body: dict[str, Any]
+
+
+def answer_read(response: requests.Response, *, code_field: str) -> Answer:
+    body = json_or_empty(response)
+    detail = str(body.get("message", "")) or response.text[:500]
+    return Answer(response.status_code, str(body.get(code_field, "")), detail, body)
+
+
+def accepted_result(answer: Answer, *, id_field: str) -> SendResult:
+    """A 2xx: accepted with the provider's message id, or unknown if it names none (we could
+    not tell which message it was)."""
+    message_id = str(answer.body.get(id_field, ""))
+    if not message_id:
+        return SendResult(Outcome.UNKNOWN, http_status=answer.status, detail=f"2xx without `{id_field}`")
+    return SendResult(Outcome.ACCEPTED, provider_message_id=message_id, http_status=answer.status)
 
 
 def json_or_empty(response: requests.Response) -> dict[str, Any]:

@@ -13,7 +13,8 @@ from django.conf import settings
 
 from notifications.providers.base import KEY_TAG, Capabilities, OutboundEmail, Outcome, SendResult
 from notifications.providers.http_session import (
-    json_or_empty,
+    accepted_result,
+    answer_read,
     post_json,
     provider_session,
     retry_after_seconds,
@@ -71,15 +72,10 @@ def _body(email: OutboundEmail) -> dict[str, Any]:
 
 
 def classify_response(response: requests.Response) -> SendResult:
-    status = response.status_code
-    body = json_or_empty(response)
-    code = str(body.get("name", ""))
-    detail = str(body.get("message", "")) or response.text[:500]
+    answer = answer_read(response, code_field="name")
+    status, code, detail = answer.status, answer.code, answer.detail
     if 200 <= status < 300:
-        message_id = str(body.get("id", ""))
-        if not message_id:  # accepted, but we cannot tell which message: treat as unknown
-            return SendResult(Outcome.UNKNOWN, http_status=status, detail="2xx without a message id")
-        return SendResult(Outcome.ACCEPTED, provider_message_id=message_id, http_status=status)
+        return accepted_result(answer, id_field="id")
     if status == 409 and code == "concurrent_idempotent_requests":
         return SendResult(Outcome.IN_FLIGHT, http_status=status, error_code=code, detail=detail)
     if status in (409, 422) and code == "invalid_idempotent_request":

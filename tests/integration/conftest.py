@@ -3,6 +3,7 @@ the environment of a process a test starts, the SMTP twin of the mail simulator,
 order placed without a broker."""
 
 import json
+import signal
 import sys
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import pytest
 from drill.processes import ManagedProcess, free_port, process_env
 from orders.models import Order
 from tests.factories import OrderFactory
+from tests.integration.mailsim_support import SimProcess
 from tests.waiting import answers, wait_until
 
 
@@ -108,3 +110,18 @@ def smtpsim(smtp_process) -> SmtpSim:
     sim = SmtpSim(data_dir, port)
     sim.reset()
     return sim
+
+
+@pytest.fixture
+def mailsim_spawn(tmp_path):
+    """`mailsim_spawn(*args, data_dir=...)`: a simulator process of the test's own (for restart
+    tests, or options the shared one lacks); all are SIGKILLed at teardown."""
+    started: list[SimProcess] = []
+
+    def start(*extra_args: str, data_dir: Path = tmp_path / "data") -> SimProcess:
+        started.append(SimProcess(data_dir, *extra_args))
+        return started[-1]
+
+    yield start
+    for process in started:
+        process.stop(signal.SIGKILL)

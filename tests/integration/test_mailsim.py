@@ -4,7 +4,6 @@ import http.client
 import signal
 import threading
 import time
-from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
@@ -23,20 +22,6 @@ def sim(tmp_path_factory):
 @pytest.fixture(autouse=True)
 def clean(sim):
     requests.post(f"{sim.url}/_sim/reset", timeout=5).raise_for_status()
-
-
-@pytest.fixture
-def spawn(tmp_path):
-    """Start extra simulator processes (for restart tests); all are stopped at teardown."""
-    started = []
-
-    def start(*extra_args: str, data_dir: Path = tmp_path / "data") -> SimProcess:
-        started.append(SimProcess(data_dir, *extra_args))
-        return started[-1]
-
-    yield start
-    for process in started:
-        process.stop(signal.SIGKILL)
 
 
 def email(to="alice@example.com", subject="Order #1 confirmed", **extra):
@@ -458,14 +443,14 @@ def test_clock_only_moves_forward(sim):
 # --- restarts ------------------------------------------------------------------------------------------
 
 
-def test_state_survives_a_restart_and_a_replay_returns_the_same_id(spawn, tmp_path):
-    first = spawn()
+def test_state_survives_a_restart_and_a_replay_returns_the_same_id(mailsim_spawn, tmp_path):
+    first = mailsim_spawn()
     message_id = send(first.url, key="durable").json()["id"]
     advance_clock(first.url, 90)
     set_faults(first.url, {"kind": "503"})
 
     assert first.stop(signal.SIGTERM) == 0
-    second = spawn()
+    second = mailsim_spawn()
 
     assert [m["id"] for m in messages(second.url)] == [message_id]
     replay = send(second.url, key="durable")
@@ -475,15 +460,15 @@ def test_state_survives_a_restart_and_a_replay_returns_the_same_id(spawn, tmp_pa
     assert requests.get(f"{second.url}/_sim/faults", timeout=5).json()["rules"] == []
 
 
-def test_in_flight_keys_left_by_a_crash_are_released_at_start_up(spawn):
-    first = spawn()
+def test_in_flight_keys_left_by_a_crash_are_released_at_start_up(mailsim_spawn):
+    first = mailsim_spawn()
     set_faults(first.url, {"kind": "hold", "seconds": 30})
     thread, result = post_in_background(first.url, "orphan")
     wait_for_in_flight(first.url, "orphan")
 
     first.stop(signal.SIGKILL)
     thread.join()
-    second = spawn()
+    second = mailsim_spawn()
 
     assert isinstance(result.get("error"), requests.ConnectionError)
     assert requests.get(f"{second.url}/_sim/idempotency", timeout=5).json()["records"] == []
@@ -493,8 +478,8 @@ def test_in_flight_keys_left_by_a_crash_are_released_at_start_up(spawn):
     assert [m["idempotency_key"] for m in messages(second.url)] == ["orphan"]
 
 
-def test_idempotency_window_is_configurable_on_the_command_line(spawn):
-    short = spawn("--idempotency-window-seconds", "60")
+def test_idempotency_window_is_configurable_on_the_command_line(mailsim_spawn):
+    short = mailsim_spawn("--idempotency-window-seconds", "60")
     first_id = send(short.url, key="minute").json()["id"]
 
     advance_clock(short.url, 61)
@@ -502,5 +487,5 @@ def test_idempotency_window_is_configurable_on_the_command_line(spawn):
     assert send(short.url, key="minute").json()["id"] != first_id
 
 
-def test_sigint_also_stops_the_server_cleanly(spawn):
-    assert spawn().stop(signal.SIGINT) == 0
+def test_sigint_also_stops_the_server_cleanly(mailsim_spawn):
+    assert mailsim_spawn().stop(signal.SIGINT) == 0

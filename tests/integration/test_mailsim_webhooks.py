@@ -70,19 +70,6 @@ def clean(sim, receiver):
     configure(sim, **FAST)
 
 
-@pytest.fixture
-def spawn(tmp_path):
-    started = []
-
-    def start(*extra_args: str) -> SimProcess:
-        started.append(SimProcess(tmp_path / "data", *extra_args))
-        return started[-1]
-
-    yield start
-    for process in started:
-        process.stop(signal.SIGKILL)
-
-
 def configure(sim, **settings):
     response = requests.post(f"{sim.url}/_sim/webhooks", json=settings, timeout=5)
     assert response.status_code == 200, response.text
@@ -610,14 +597,14 @@ def test_an_invalid_secret_on_the_command_line_stops_the_start(tmp_path):
 # --- restarts ---------------------------------------------------------------------------------------
 
 
-def test_a_restarted_simulator_continues_a_pending_delivery(spawn, receiver):
-    first = spawn(*webhook_args(receiver))
+def test_a_restarted_simulator_continues_a_pending_delivery(mailsim_spawn, receiver):
+    first = mailsim_spawn(*webhook_args(receiver))
     configure(first, delivery_delay_seconds=1.5)
     message_id = send_resend(first)
     receiver.wait_for(1, "/resend")
 
     first.stop(signal.SIGKILL)
-    second = spawn(*webhook_args(receiver))
+    second = mailsim_spawn(*webhook_args(receiver))
     received = receiver.wait_for(2, "/resend", timeout=10)
 
     assert types(received) == ["email.sent", "email.delivered"]

@@ -23,19 +23,6 @@ def clean(sim):
     requests.post(f"{sim.url}/_sim/reset", timeout=5).raise_for_status()
 
 
-@pytest.fixture
-def spawn(tmp_path):
-    started = []
-
-    def start(*extra_args: str) -> SimProcess:
-        started.append(SimProcess(tmp_path / "data", *extra_args))
-        return started[-1]
-
-    yield start
-    for process in started:
-        process.stop()
-
-
 def messages(base, **filters):
     return requests.get(f"{base}/_sim/messages", params=filters, timeout=5).json()["messages"]
 
@@ -258,8 +245,8 @@ def test_brevo_and_resend_keys_are_separate_even_with_the_same_string(sim):
     assert sorted(r["wire"] for r in records) == ["brevo", "resend"]
 
 
-def test_brevo_key_is_usable_again_after_its_own_window(spawn):
-    short = spawn("--brevo-idempotency-window-seconds", "60")
+def test_brevo_key_is_usable_again_after_its_own_window(mailsim_spawn):
+    short = mailsim_spawn("--brevo-idempotency-window-seconds", "60")
     key = str(uuid.uuid4())
     assert brevo(short.url, brevo_email(key=key)).status_code == 201
 

@@ -2,12 +2,12 @@
 the record of every action. (tests/system/test_review_browser.py does it in a real browser.)"""
 
 import pytest
-from django.contrib.auth.models import Group, Permission, User
+from django.contrib.auth.models import Group, User
 from django.utils import timezone
 
 from notifications.models import Notification, OperatorAction
 from tests.broker import queue_peek
-from tests.factories import DeliveryAttemptFactory, NotificationFactory
+from tests.factories import DeliveryAttemptFactory, NotificationFactory, staff_user
 
 # Not transactional: the reviewers group comes from a data migration, which the flush after
 # a transactional test would remove.
@@ -24,15 +24,6 @@ def failed_notifications(django_capture_on_commit_callbacks) -> list[Notificatio
         ]
 
 
-def _staff(username: str, *, reviewer: bool) -> User:
-    user = User.objects.create_user(username, password="pw", is_staff=True)
-    if reviewer:
-        user.groups.add(Group.objects.get(name="Notification reviewers"))
-    else:
-        user.user_permissions.add(Permission.objects.get(codename="view_notification"))
-    return user
-
-
 def _act(client, action: str, notifications, **extra):
     return client.post(
         CHANGELIST,
@@ -42,7 +33,7 @@ def _act(client, action: str, notifications, **extra):
 
 
 def test_the_review_list_shows_the_plain_reason_and_filters_what_needs_a_person(client, failed_notifications):
-    client.force_login(_staff("rita", reviewer=True))
+    client.force_login(staff_user("rita", reviewer=True))
     Notification.objects.filter(pk=failed_notifications[0].pk).update(status="sent", last_error="")
     page = client.get(CHANGELIST, {"needs_person": "yes", "age": "hour", "kind": "order_confirmation"})
     assert page.status_code == 200
@@ -52,7 +43,7 @@ def test_the_review_list_shows_the_plain_reason_and_filters_what_needs_a_person(
 
 
 def test_retry_reopens_and_publishes_the_same_event_again_and_is_recorded(client, failed_notifications):
-    client.force_login(_staff("rita", reviewer=True))
+    client.force_login(staff_user("rita", reviewer=True))
     target = failed_notifications[0]
     response = _act(client, "retry", [target])
     assert "1 notification(s) done." in response.content.decode()
@@ -70,7 +61,7 @@ def test_retry_reopens_and_publishes_the_same_event_again_and_is_recorded(client
 
 
 def test_reject_needs_a_comment_and_records_it(client, failed_notifications):
-    client.force_login(_staff("rita", reviewer=True))
+    client.force_login(staff_user("rita", reviewer=True))
     target = failed_notifications[1]
     refused = _act(client, "reject_with_comment", [target], comment="")
     assert "A rejection needs a comment" in refused.content.decode()
@@ -81,14 +72,14 @@ def test_reject_needs_a_comment_and_records_it(client, failed_notifications):
 
 
 def test_assign_to_me_sets_the_owner(client, failed_notifications):
-    rita = _staff("rita", reviewer=True)
+    rita = staff_user("rita", reviewer=True)
     client.force_login(rita)
     _act(client, "assign_to_me", failed_notifications[:2])
     assert Notification.objects.filter(owner=rita).count() == 2
 
 
 def test_a_user_outside_the_reviewers_group_sees_the_list_but_cannot_act(client, failed_notifications):
-    client.force_login(_staff("victor", reviewer=False))
+    client.force_login(staff_user("victor", reviewer=False))
     page = client.get(CHANGELIST)
     assert page.status_code == 200
     assert page.context["cl"].result_count == 3
@@ -99,7 +90,7 @@ def test_a_user_outside_the_reviewers_group_sees_the_list_but_cannot_act(client,
 
 
 def test_a_sent_notification_cannot_be_retried(client, failed_notifications):
-    client.force_login(_staff("rita", reviewer=True))
+    client.force_login(staff_user("rita", reviewer=True))
     Notification.objects.filter(pk=failed_notifications[0].pk).update(
         status="sent", status_changed_at=timezone.now()
     )
@@ -109,7 +100,7 @@ def test_a_sent_notification_cannot_be_retried(client, failed_notifications):
 
 
 def test_the_detail_page_shows_the_order_and_the_history(client, failed_notifications):
-    client.force_login(_staff("rita", reviewer=True))
+    client.force_login(staff_user("rita", reviewer=True))
     target = failed_notifications[0]
     DeliveryAttemptFactory(
         notification=target,
@@ -163,7 +154,7 @@ def test_a_forged_action_post_by_staff_outside_the_reviewers_group_is_refused_an
     client, failed_notifications, action, extra
 ):
     # given a staff user who may view notifications but is not a reviewer
-    client.force_login(_staff("victor", reviewer=False))
+    client.force_login(staff_user("victor", reviewer=False))
     before = list(Notification.objects.order_by("pk").values())
     # when they post the action by hand (the page never offered it to them)
     response = _act(client, action, failed_notifications, **extra)
@@ -181,7 +172,7 @@ def test_a_forged_action_post_by_staff_outside_the_reviewers_group_is_refused_an
 )
 def test_the_same_post_by_a_reviewer_does_act(client, failed_notifications, action, extra):
     # The counterpart of the forged post: the refusal above comes from the group, not the form.
-    client.force_login(_staff("rita", reviewer=True))
+    client.force_login(staff_user("rita", reviewer=True))
     before = list(Notification.objects.order_by("pk").values())
     _act(client, action, failed_notifications[:1], **extra)
     assert list(Notification.objects.order_by("pk").values()) != before

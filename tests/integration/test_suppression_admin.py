@@ -2,12 +2,11 @@
 audited; staff outside the reviewers group cannot; a lifted address receives email again."""
 
 import pytest
-from django.contrib.auth.models import Group, Permission, User
 
 from messaging.dispatch import Delivery, event_dispatch
 from messaging.models import OutboxEvent
 from notifications.models import Notification, OperatorAction, Suppression
-from tests.factories import OrderFactory
+from tests.factories import OrderFactory, staff_user
 
 # Not transactional: the reviewers group comes from a data migration.
 pytestmark = pytest.mark.django_db
@@ -21,22 +20,13 @@ def suppression() -> Suppression:
     )
 
 
-def _staff(username: str, *, reviewer: bool) -> User:
-    user = User.objects.create_user(username, password="pw", is_staff=True)
-    if reviewer:
-        user.groups.add(Group.objects.get(name="Notification reviewers"))
-    else:
-        user.user_permissions.add(Permission.objects.get(codename="view_suppression"))
-    return user
-
-
 def _lift(client, suppression: Suppression, comment: str):
     data = {"action": "lift", "_selected_action": [suppression.pk], "index": 0, "comment": comment}
     return client.post(CHANGELIST, data, follow=True)
 
 
 def test_a_reviewer_sees_the_list_and_lifts_an_address_with_a_comment_audited(client, suppression):
-    client.force_login(_staff("rita", reviewer=True))
+    client.force_login(staff_user("rita", reviewer=True, otherwise_may_view="view_suppression"))
     page = client.get(CHANGELIST)
     assert "gone@example.com" in page.content.decode()
     # when
@@ -55,7 +45,7 @@ def test_a_reviewer_sees_the_list_and_lifts_an_address_with_a_comment_audited(cl
 
 
 def test_lifting_without_a_comment_is_refused_and_changes_nothing(client, suppression):
-    client.force_login(_staff("rita", reviewer=True))
+    client.force_login(staff_user("rita", reviewer=True, otherwise_may_view="view_suppression"))
     response = _lift(client, suppression, "  ")
     assert "Write in the comment why" in response.content.decode()
     suppression.refresh_from_db()
@@ -64,7 +54,7 @@ def test_lifting_without_a_comment_is_refused_and_changes_nothing(client, suppre
 
 
 def test_staff_outside_the_reviewers_group_cannot_lift(client, suppression):
-    client.force_login(_staff("sam", reviewer=False))
+    client.force_login(staff_user("sam", reviewer=False, otherwise_may_view="view_suppression"))
     _lift(client, suppression, "forged")
     suppression.refresh_from_db()
     assert suppression.lifted_at is None
@@ -74,7 +64,7 @@ def test_staff_outside_the_reviewers_group_cannot_lift(client, suppression):
 def test_a_lifted_address_receives_email_again(
     client, suppression, mailsim, django_capture_on_commit_callbacks
 ):
-    client.force_login(_staff("rita", reviewer=True))
+    client.force_login(staff_user("rita", reviewer=True, otherwise_may_view="view_suppression"))
     _lift(client, suppression, "works again")
     with django_capture_on_commit_callbacks(execute=False):
         order = OrderFactory(customer_email="gone@example.com")
