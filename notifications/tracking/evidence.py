@@ -6,7 +6,6 @@ saying which message) waits for a person. If the provider then reports an event 
 email was sent: the notification becomes `sent`, audited as settled by that evidence.
 """
 
-from django.conf import settings
 from django.utils import timezone
 
 from notifications.delivery.state import notification_set_status
@@ -46,11 +45,3 @@ def evidence_settle(notification: Notification, event: ProviderEvent) -> str:
         finished_at=now,
     )
     return "settled: sent"
-
-
-def evidence_deadline_passed(notification: Notification) -> bool:
-    return notification.evidence_deadline is not None and notification.evidence_deadline <= timezone.now()
-
-
-def evidence_wait_description() -> str:
-    return f"{settings.PROVIDER_EVIDENCE_WAIT_HOURS} hours"
