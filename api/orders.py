@@ -6,6 +6,7 @@ from decimal import Decimal
 from typing import Any, Protocol
 from uuid import UUID
 
+from django.conf import settings
 from django.utils import timezone
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_serializer
 from rest_framework import serializers, status
@@ -49,6 +50,7 @@ class OrderOutputSerializer(serializers.Serializer):
     customer_email = serializers.EmailField()
     amount = serializers.DecimalField(max_digits=12, decimal_places=2)
     currency = serializers.CharField()
+    locale = serializers.CharField(help_text="the language of the order's emails")
     version = serializers.IntegerField()
     created_at = serializers.DateTimeField()
     notifications = NotificationOutputSerializer(many=True)
@@ -62,6 +64,17 @@ class OrderCreateApi(APIView):
         currency = serializers.RegexField(
             r"^[A-Z]{3}$", error_messages={"invalid": "Use a three-letter ISO 4217 code such as EUR."}
         )
+        locale = serializers.CharField(
+            required=False,
+            max_length=8,
+            help_text="The customer's language for the order's emails; the site's language when absent.",
+        )
+
+        def validate_locale(self, value: str) -> str:
+            known = [code for code, _ in settings.LANGUAGES]
+            if value not in known:
+                raise ValidationError(f"Unknown language {value!r}: use one of {', '.join(known)}.")
+            return value
 
         def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
             unknown = sorted(set(self.initial_data) - set(self.fields))

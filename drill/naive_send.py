@@ -1,17 +1,16 @@
 """The handler of the deliberately broken build (drill/broken_build.py): sends every delivery
 it gets, under a fresh idempotency key, without looking at the notification's state."""
 
-import dataclasses
 import uuid
 
 from django.utils import timezone
 
 from messaging.dispatch import Delivery
 from messaging.envelope import Envelope
-from notifications.delivery.emails import email_render
+from notifications.content.snapshot import email_render_for_order
 from notifications.events import EMAIL_KIND_OF_EVENT
 from notifications.models import Notification
-from notifications.providers.base import Outcome
+from notifications.providers.base import OutboundEmail, Outcome
 from notifications.providers.catalogue import mail_provider
 from orders.models import Order
 
@@ -20,8 +19,16 @@ def naive_send(*, envelope: Envelope, delivery: Delivery) -> str:
     order = Order.objects.get(id=envelope.aggregate_id)
     kind = EMAIL_KIND_OF_EVENT[envelope.event_type.name]
     notification = Notification.objects.get(order=order, kind=kind)
-    email = email_render(notification=notification, order=order, event_id=str(envelope.event_id))
-    result = mail_provider().send(dataclasses.replace(email, idempotency_key=str(uuid.uuid4())))
+    rendered, _ = email_render_for_order(kind=kind, order=order, version=None)
+    email = OutboundEmail(
+        idempotency_key=str(uuid.uuid4()),
+        to=order.customer_email,
+        subject=rendered.subject,
+        text=rendered.text,
+        html=rendered.html,
+        event_id=str(envelope.event_id),
+    )
+    result = mail_provider().send(email)
     if result.outcome == Outcome.ACCEPTED:
         Notification.objects.filter(pk=notification.pk).update(
             status=Notification.Status.SENT, sent_at=timezone.now(), status_changed_at=timezone.now()

@@ -126,6 +126,7 @@ def _request_json(entry: RequestLogEntry) -> dict[str, Any]:
         "fault": entry.fault,
         "message_id": entry.message_id,
         "wire": entry.wire,
+        "fingerprint": entry.fingerprint,
     }
 
 

@@ -78,6 +78,7 @@ ADDED_COLUMNS = (
     ("messages", "message_stream", "TEXT"),
     ("idempotency_records", "wire", "TEXT NOT NULL DEFAULT 'resend'"),
     ("requests", "wire", "TEXT NOT NULL DEFAULT 'resend'"),
+    ("requests", "fingerprint", "TEXT"),
 )
 
 MESSAGE_COLUMNS = (
@@ -87,7 +88,7 @@ MESSAGE_COLUMNS = (
 RECORD_COLUMNS = (
     "idempotency_key, fingerprint, state, created_at, response_status, response_body, message_id, wire"
 )
-REQUEST_COLUMNS = "at, idempotency_key, event_id, status, outcome, fault, message_id, wire"
+REQUEST_COLUMNS = "at, idempotency_key, event_id, status, outcome, fault, message_id, wire, fingerprint"
 DELIVERY_COLUMNS = (
     "event_id, wire, event_type, message_id, url, body, due_at, attempts, state, last_status,"
     " last_error, delivered_at, seq"
@@ -137,6 +138,9 @@ class RequestLogEntry:
     fault: str | None
     message_id: str | None
     wire: str = "resend"
+    fingerprint: str | None = (
+        None  # of the email's content (what the key's dedupe compares); None: unreadable
+    )
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,7 @@ def handle_send(sim: Simulator, request: Request, wire: Wire) -> Response:
         fault=outcome.fault,
         message_id=outcome.message_id,
         wire=wire.name,
+        fingerprint=email.fingerprint if email is not None else None,
     )
     sim.store.log_request(entry)
     # One log line a request, so the event id that travelled in X-Event-Id finds it here too.

@@ -144,7 +144,7 @@ class Store:
     def log_request(self, entry: RequestLogEntry) -> None:
         with self.transaction() as conn:
             conn.execute(
-                f"INSERT INTO requests ({REQUEST_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                f"INSERT INTO requests ({REQUEST_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 dataclasses.astuple(entry),
             )
 

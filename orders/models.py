@@ -1,6 +1,12 @@
 import uuid
 
+from django.conf import settings
 from django.db import models
+
+
+def site_locale() -> str:
+    """The site's language (settings.LANGUAGE_CODE): an order that names none gets it."""
+    return settings.LANGUAGE_CODE
 
 
 class Order(models.Model):
@@ -14,6 +20,8 @@ class Order(models.Model):
     amount = models.DecimalField(max_digits=12, decimal_places=2)
     currency = models.CharField(max_length=3)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.CREATED)
+    # The customer's language (one of settings.LANGUAGES): the language of every email of the order.
+    locale = models.CharField(max_length=8, default=site_locale)
     # Incremented on every change, so an event can say which state of the order it saw.
     version = models.PositiveIntegerField(default=1)
     # A client's Idempotency-Key is unique per API token: a retried POST finds its order.

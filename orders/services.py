@@ -10,7 +10,7 @@ from apiauth.models import ApiToken
 from messaging.outbox import event_record
 from observability.metrics import ORDERS_ACCEPTED
 from orders.events import ORDER_CREATED
-from orders.models import Order
+from orders.models import Order, site_locale
 
 logger = logging.getLogger(__name__)
 
@@ -31,6 +31,7 @@ def order_create(
     customer_email: str,
     amount: Decimal,
     currency: str,
+    locale: str | None = None,
     api_token: ApiToken | None = None,
     idempotency_key: str | None = None,
     request_fingerprint: str = "",
@@ -40,6 +41,7 @@ def order_create(
         customer_email=customer_email,
         amount=amount,
         currency=currency,
+        locale=locale or site_locale(),
         api_token=api_token,
         idempotency_key=idempotency_key,
         request_fingerprint=request_fingerprint,
@@ -56,13 +58,16 @@ def order_create_idempotent(
     currency: str,
     api_token: ApiToken | None,
     idempotency_key: str | None,
+    locale: str | None = None,
 ) -> OrderCreation:
     """Create an order; a retry with the same Idempotency-Key returns the first one.
 
     The unique constraint decides between two concurrent retries, not a read before the
     write: the loser of the race gets the winner's order.
     """
-    fingerprint = request_fingerprint(customer_email=customer_email, amount=amount, currency=currency)
+    fingerprint = request_fingerprint(
+        customer_email=customer_email, amount=amount, currency=currency, locale=locale
+    )
     if idempotency_key is not None:
         existing = _order_for_key(api_token=api_token, idempotency_key=idempotency_key)
         if existing is not None:
@@ -72,6 +77,7 @@ def order_create_idempotent(
             customer_email=customer_email,
             amount=amount,
             currency=currency,
+            locale=locale,
             api_token=api_token,
             idempotency_key=idempotency_key,
             request_fingerprint=fingerprint,
@@ -87,10 +93,13 @@ def order_create_idempotent(
     return OrderCreation(order=order, replayed=False)
 
 
-def request_fingerprint(*, customer_email: str, amount: Decimal, currency: str) -> str:
-    canonical = json.dumps(
-        {"customer_email": customer_email, "amount": str(amount), "currency": currency}, sort_keys=True
-    )
+def request_fingerprint(
+    *, customer_email: str, amount: Decimal, currency: str, locale: str | None = None
+) -> str:
+    fields = {"customer_email": customer_email, "amount": str(amount), "currency": currency}
+    if locale is not None:  # only when the client named one: older orders' fingerprints stay valid
+        fields["locale"] = locale
+    canonical = json.dumps(fields, sort_keys=True)
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 

@@ -28,6 +28,7 @@ from factory.django import DjangoModelFactory
 from messaging.models import OutboxEvent
 from messaging.outbox import outbox_event_build
 from messaging.registry import event_type_get
+from notifications.content.snapshot import snapshot_exists, snapshot_take
 from notifications.delivery.claims import Claim, notification_claim
 from notifications.events import EMAIL_KIND_OF_EVENT
 from notifications.models import DeliveryAttempt, Notification
@@ -142,10 +143,13 @@ class DeliveryAttemptFactory(DjangoModelFactory):
     @classmethod
     def _create(cls, model_class, *args, **kwargs) -> DeliveryAttempt:
         attempt = super()._create(model_class, *args, **kwargs)
-        notification = Notification.objects.get(pk=attempt.notification_id)
+        notification = Notification.objects.select_related("order").get(pk=attempt.notification_id)
         notification.attempt_count += 1
         notification.first_attempt_at = notification.first_attempt_at or attempt.started_at
-        notification.save(update_fields=["attempt_count", "first_attempt_at"])
+        fields = ["attempt_count", "first_attempt_at"]
+        if not snapshot_exists(notification):  # the first claim renders the email and stores it
+            fields += snapshot_take(notification, notification.order, version=None, now=attempt.started_at)
+        notification.save(update_fields=fields)
         return attempt
 
 

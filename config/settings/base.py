@@ -88,10 +88,25 @@ DATABASES["default"]["CONN_MAX_AGE"] = env.int("DATABASE_CONN_MAX_AGE", default=
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
+
+# --- Customer emails: languages and the shop's brand (notifications/content/) -----------------
+# The languages an order may name in "locale"; each has a message catalogue in
+# notifications/locale/. Adding one: a catalogue (docs/email-content.md) and an entry here.
+LANGUAGES = [("en", "English"), ("ru", "Русский")]
+# The site's language: an order without "locale" gets its emails in it.
+LANGUAGE_CODE = env("SHOP_DEFAULT_LOCALE", default="en")
+SHOP_NAME = env("SHOP_NAME", default="Example Shop")
+SHOP_URL = env("SHOP_URL", default="https://shop.example.com")  # every link in an email is absolute
+SHOP_LOGO_URL = env("SHOP_LOGO_URL", default="https://shop.example.com/static/logo.png")
+SHOP_PRIMARY_COLOR = env("SHOP_PRIMARY_COLOR", default="#1f6feb")  # buttons and the header rule
+SHOP_TEXT_COLOR = env("SHOP_TEXT_COLOR", default="#1f2328")
+SHOP_FOOTER_ADDRESS = env(
+    "SHOP_FOOTER_ADDRESS", default="Example Shop GmbH, Hauptstrasse 1, 10115 Berlin, Germany"
+)
+SHOP_SUPPORT_EMAIL = env("SHOP_SUPPORT_EMAIL", default="support@shop.example.com")
 
 STATIC_URL = "static/"
 # WhiteNoise serves the admin's files straight from the apps, so no process depends on a

@@ -15,11 +15,14 @@ from messaging.errors import HandlingError, InFlightError, NeedsReviewError, Per
 from messaging.identity import current_process_name, process_is_gone
 from messaging.inbox import inbox_record
 from messaging.registry import EventType
+from notifications.content.errors import RenderError
+from notifications.content.snapshot import snapshot_exists, snapshot_take
+from notifications.content.sources import live_version_id_of
 from notifications.delivery import reasons
 from notifications.delivery.rules import Action, notification_decide
 from notifications.delivery.state import attempts_uncertain, notification_set_status, resend_is_safe
 from notifications.events import EMAIL_KIND_OF_EVENT
-from notifications.models import DeliveryAttempt, Notification, Suppression
+from notifications.models import DeliveryAttempt, EmailTemplateVersion, Notification, Suppression
 from notifications.providers.base import MailProvider
 from notifications.services import notification_create_pending
 from notifications.tracking.suppression import suppression_id_of
@@ -31,8 +34,9 @@ logger = logging.getLogger(__name__)
 @dataclass(frozen=True)
 class Claim:
     order: Order  # read under its row lock
-    notification: Notification
+    notification: Notification  # with its rendered email (snapshot), unless render_error
     attempt: DeliveryAttempt
+    render_error: str = ""  # the email could not be rendered: nothing may be sent
 
 
 @dataclass(frozen=True)
@@ -57,15 +61,19 @@ def _claim_in_transaction(
     *, order_id: uuid.UUID, event_type: EventType, event_id: uuid.UUID, worker: str, provider: MailProvider
 ) -> Claim | AlreadyDone | HandlingError:
     # Lock order: the order row, then the notification (the same order everywhere).
+    kind = EMAIL_KIND_OF_EVENT[event_type.name]
     order = (
         Order.objects.select_for_update(no_key=True)
-        .annotate(suppression_id=suppression_id_of("customer_email"))  # same statement, no extra trip
+        # Same statement, no extra trip: the address's suppression and the live wording override.
+        .annotate(
+            suppression_id=suppression_id_of("customer_email"), template_id=live_version_id_of(kind, "locale")
+        )
         .filter(id=order_id)
         .first()
     )
     if order is None:
         return PermanentError(reasons.ORDER_MISSING.format(order_id=order_id))
-    notification = _notification_locked(order, EMAIL_KIND_OF_EVENT[event_type.name])
+    notification = _notification_locked(order, kind)
     now = timezone.now()
     status = notification.status
     if status in (Notification.Status.SENT, Notification.Status.SKIPPED):
@@ -147,6 +155,7 @@ def _start_attempt(
     notification.lease_expires_at = now + timedelta(seconds=settings.NOTIFICATION_LEASE_SECONDS)
     notification.attempt_count += 1
     notification.first_attempt_at = notification.first_attempt_at or now
+    snapshot_fields, render_error = _snapshot_fields(order, notification, now)
     notification.save(
         update_fields=[
             "status",
@@ -156,6 +165,7 @@ def _start_attempt(
             "attempt_count",
             "first_attempt_at",
             "provider",
+            *snapshot_fields,
         ]
     )
     attempt = DeliveryAttempt.objects.create(
@@ -165,4 +175,18 @@ def _start_attempt(
         worker=worker,
         started_at=now,
     )
-    return Claim(order=order, notification=notification, attempt=attempt)
+    return Claim(order=order, notification=notification, attempt=attempt, render_error=render_error)
+
+
+def _snapshot_fields(order: Order, notification: Notification, now: datetime) -> tuple[list[str], str]:
+    """The first attempt renders the email and stores it in the claim's own UPDATE; later
+    attempts send what is stored. Returns the fields set and, if it did not render, why."""
+    if snapshot_exists(notification):
+        return [], ""
+    template_id = getattr(order, "template_id", None)
+    version = EmailTemplateVersion.objects.get(pk=template_id) if template_id else None
+    try:
+        return snapshot_take(notification, order, version=version, now=now), ""
+    except RenderError as exc:
+        logger.error("notification %s: the email does not render: %s", notification.pk, exc)
+        return [], str(exc)

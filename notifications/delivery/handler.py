@@ -12,8 +12,8 @@ import time
 from infra.crash_points import crash_point
 from messaging.dispatch import Delivery
 from messaging.envelope import Envelope
+from notifications.content.snapshot import snapshot_outbound
 from notifications.delivery.claims import AlreadyDone, Claim, notification_claim
-from notifications.delivery.emails import email_render
 from notifications.delivery.outcomes import notification_record_outcome
 from notifications.providers.base import MailProvider, Outcome, SendResult
 from notifications.providers.catalogue import mail_provider
@@ -65,11 +65,9 @@ def email_event_handle(*, envelope: Envelope, delivery: Delivery) -> str:
 def _render_and_send(claim: Claim, *, event_id: str, provider: MailProvider) -> SendResult:
     """Never raises: whatever happens after the claim must end in a recorded outcome, or the
     notification would stay `sending` with nobody to finish it."""
-    try:
-        email = email_render(notification=claim.notification, order=claim.order, event_id=event_id)
-    except Exception as exc:  # a template bug: nothing was sent, and retrying will not help
-        logger.exception("event %s: the email could not be rendered", event_id)
-        return SendResult(Outcome.PERMANENT, error_code=RENDER_ERROR, detail=f"{exc!r}")
+    if claim.render_error:  # a template bug: nothing was sent, and retrying will not help
+        return SendResult(Outcome.PERMANENT, error_code=RENDER_ERROR, detail=claim.render_error)
+    email = snapshot_outbound(claim.notification, to=claim.order.customer_email, event_id=event_id)
     try:
         return provider.send(email)
     except Exception as exc:  # includes the soft time limit: the request may have left

@@ -64,6 +64,23 @@ class Notification(models.Model):
     # An unknown outcome waits this long for the provider's event that settles it; after that
     # it is a person's (the admin shows the deadline).
     evidence_deadline = models.DateTimeField(null=True, blank=True)
+    # The email as first rendered (notifications/content/snapshot.py): every later attempt,
+    # replay and resend sends exactly these bytes, so the provider never sees a changed body
+    # under the same key. Empty until the first attempt.
+    email_locale = models.CharField(max_length=8, blank=True)
+    email_subject = models.TextField(blank=True)
+    email_text = models.TextField(blank=True)
+    email_html = models.TextField(blank=True)
+    email_content_hash = models.CharField(max_length=64, blank=True)  # sha256 of the three parts
+    email_rendered_at = models.DateTimeField(null=True, blank=True)
+    # The admin override it was rendered from; empty: the shipped templates.
+    email_template = models.ForeignKey(
+        "notifications.EmailTemplateVersion",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+    )
 
     class Meta:
         ordering = ["-created_at"]

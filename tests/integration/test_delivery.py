@@ -12,6 +12,7 @@ from messaging.errors import InFlightError, NeedsReviewError, PermanentError, Tr
 from messaging.models import OutboxEvent, ProcessedEvent
 from messaging.registry import event_type_get
 from messaging.tasks import handle_event
+from notifications.content.snapshot import snapshot_outbound
 from notifications.models import Notification
 from notifications.providers.catalogue import mail_provider
 from orders.events import ORDER_CREATED
@@ -90,9 +91,8 @@ def test_an_attempt_that_never_finished_is_unknown_and_resent_with_the_same_key_
         lease_expires_at=crashed_at + timedelta(seconds=60),
     )
     DeliveryAttemptFactory(notification=notification, started_at=crashed_at)  # it never finished
-    from notifications.delivery.emails import email_render
-
-    first = mail_provider().send(email_render(notification=notification, order=order, event_id="e"))
+    notification.refresh_from_db()
+    first = mail_provider().send(snapshot_outbound(notification, to=order.customer_email, event_id="e"))
     assert first.outcome == "accepted"
     # when the message is redelivered
     result = event_dispatch(raw_envelope=_envelope(order), delivery=FIRST_DELIVERY)
@@ -152,11 +152,25 @@ def test_a_transient_failure_is_retried_and_on_the_last_attempt_the_notification
     assert mailsim.messages() == []
 
 
-def test_the_same_key_with_different_content_is_a_conflict_for_review(order, mailsim):
+def test_a_resend_sends_the_stored_email_even_if_the_order_changed_since(order, mailsim):
     event_dispatch(raw_envelope=_envelope(order), delivery=FIRST_DELIVERY)
-    # given the email's content drifted (a bug) and the notification is sent again
+    # given the order's amount changed after the email was rendered, and it is sent again
     Order.objects.filter(pk=order.pk).update(amount="1.00")
     Notification.objects.filter(order=order).update(status="pending")
+    ProcessedEvent.objects.all().delete()
+    # when
+    assert event_dispatch(raw_envelope=_envelope(order), delivery=FIRST_DELIVERY) == "sent"
+    # then the provider saw the same body under the same key, and replayed its answer
+    first, second = mailsim.requests_log()
+    assert first["fingerprint"] == second["fingerprint"]
+    assert second["outcome"] == "replayed"
+    assert len(mailsim.messages()) == 1
+
+
+def test_the_same_key_with_different_content_is_a_conflict_for_review(order, mailsim):
+    event_dispatch(raw_envelope=_envelope(order), delivery=FIRST_DELIVERY)
+    # given the stored email was altered (a bug, or a hand edit) and the notification is sent again
+    Notification.objects.filter(order=order).update(status="pending", email_text="Something else.\n")
     ProcessedEvent.objects.all().delete()
     # when
     with pytest.raises(NeedsReviewError):

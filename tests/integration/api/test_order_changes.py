@@ -8,7 +8,8 @@ from messaging.dispatch import Delivery, event_dispatch
 from messaging.errors import InFlightError
 from messaging.models import OutboxEvent
 from messaging.registry import event_type_get
-from notifications.delivery.emails import email_render
+from notifications.content.context import order_number
+from notifications.content.snapshot import snapshot_outbound
 from notifications.delivery.outcomes import notification_record_outcome
 from notifications.models import Notification
 from notifications.providers.catalogue import mail_provider
@@ -108,7 +109,9 @@ def test_cancelled_before_its_confirmation_went_out_the_customer_gets_only_the_c
     assert Notification.objects.get(order=order, kind="order_confirmation").last_error.startswith(
         "The order was cancelled before its confirmation"
     )
-    assert [m["subject"] for m in mailsim.messages()] == [f"Your order {str(order.id)[:8]} is cancelled"]
+    assert [m["subject"] for m in mailsim.messages()] == [
+        f"Your order {order_number(order.id)} at Example Shop is cancelled"
+    ]
 
 
 def test_the_cancellation_event_handled_first_gives_the_same_emails(order, mailsim):
@@ -136,7 +139,7 @@ def test_cancelled_while_the_confirmation_is_being_sent_the_cancellation_waits_f
         _handle(order, "order.cancelled")
     # and once the confirmation is done, it goes out
     email_result = mail_provider().send(
-        email_render(notification=claim.notification, order=order, event_id="e")
+        snapshot_outbound(claim.notification, to=order.customer_email, event_id="e")
     )
     notification_record_outcome(
         claim=claim,

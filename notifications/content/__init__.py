@@ -1,0 +1,12 @@
+"""What a customer email says: templates, translations, the shop's brand, and the snapshot
+that makes every attempt of an email send the same bytes (docs/email-content.md).
+
+- `context.py`: the plain values a template sees (never model instances), formatted for the
+  customer's language with Babel;
+- `sources.py`: which template text an email uses, the shipped default or a published override;
+- `render.py`: template text + values -> subject, text and HTML (CSS inlined), or a RenderError
+  in plain words;
+- `snapshot.py`: the rendered email stored with its notification at the first attempt, and the
+  outbound email every later attempt builds from it;
+- `overrides.py`: wording changed in the admin, versioned, refused if it does not render.
+"""

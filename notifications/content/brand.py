@@ -1,0 +1,31 @@
+"""The shop as its emails show it, from settings (SHOP_* in .env.example)."""
+
+from dataclasses import asdict, dataclass
+
+from django.conf import settings
+
+
+@dataclass(frozen=True)
+class Brand:
+    name: str
+    url: str
+    logo_url: str
+    primary_color: str
+    text_color: str
+    footer_address: str
+    support_email: str
+
+    def as_context(self) -> dict[str, str]:
+        return asdict(self)
+
+
+def brand_from_settings() -> Brand:
+    return Brand(
+        name=settings.SHOP_NAME,
+        url=settings.SHOP_URL,
+        logo_url=settings.SHOP_LOGO_URL,
+        primary_color=settings.SHOP_PRIMARY_COLOR,
+        text_color=settings.SHOP_TEXT_COLOR,
+        footer_address=settings.SHOP_FOOTER_ADDRESS,
+        support_email=settings.SHOP_SUPPORT_EMAIL,
+    )

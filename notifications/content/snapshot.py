@@ -1,0 +1,78 @@
+"""The email stored with its notification at the first attempt, and the outbound email every
+attempt builds from it. Rendering once is what keeps a retry, a replay or a review resend
+byte-identical to the first attempt whatever was deployed or published in between: the
+provider compares the body it saw under a key with the one it gets again, and refuses (or
+replays stale content for) a drift."""
+
+from datetime import datetime
+
+from django.conf import settings
+
+from notifications.content.context import email_context
+from notifications.content.render import RenderedEmail, email_render
+from notifications.content.sources import TemplateSource, shipped_source, version_source
+from notifications.models import EmailTemplateVersion, Notification
+from notifications.providers.base import OutboundEmail
+from orders.models import Order
+
+SNAPSHOT_FIELDS = [
+    "email_locale",
+    "email_subject",
+    "email_text",
+    "email_html",
+    "email_content_hash",
+    "email_rendered_at",
+    "email_template",
+]
+
+
+def email_locale_of(order: Order) -> str:
+    """The order's language if the site still offers it, else the site's language."""
+    offered = {code for code, _ in settings.LANGUAGES}
+    return order.locale if order.locale in offered else settings.LANGUAGE_CODE
+
+
+def email_source(kind: str, locale: str, version: EmailTemplateVersion | None) -> TemplateSource:
+    return version_source(version) if version is not None else shipped_source(kind, locale)
+
+
+def email_render_for_order(
+    *, kind: str, order: Order, version: EmailTemplateVersion | None
+) -> tuple[RenderedEmail, str]:
+    """Render without storing (previews, the naive bench pipeline). Raises RenderError."""
+    locale = email_locale_of(order)
+    source = email_source(kind, locale, version)
+    return email_render(source, email_context(order, locale)), locale
+
+
+def snapshot_take(
+    notification: Notification, order: Order, *, version: EmailTemplateVersion | None, now: datetime
+) -> list[str]:
+    """Render and set the snapshot fields (the caller saves them with its own update); return
+    their names. Raises RenderError and then sets nothing."""
+    rendered, locale = email_render_for_order(kind=notification.kind, order=order, version=version)
+    notification.email_locale = locale
+    notification.email_subject = rendered.subject
+    notification.email_text = rendered.text
+    notification.email_html = rendered.html
+    notification.email_content_hash = rendered.content_hash
+    notification.email_rendered_at = now
+    notification.email_template = version
+    return SNAPSHOT_FIELDS
+
+
+def snapshot_exists(notification: Notification) -> bool:
+    return bool(notification.email_content_hash)
+
+
+def snapshot_outbound(notification: Notification, *, to: str, event_id: str) -> OutboundEmail:
+    if not snapshot_exists(notification):
+        raise ValueError(f"notification {notification.pk} has no rendered email yet")
+    return OutboundEmail(
+        idempotency_key=notification.idempotency_key,
+        to=to,
+        subject=notification.email_subject,
+        text=notification.email_text,
+        html=notification.email_html,
+        event_id=event_id,
+    )

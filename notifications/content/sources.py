@@ -1,0 +1,79 @@
+"""Which template text an email is rendered from: the version published in the admin for its
+kind and language, or else the shipped templates under
+notifications/templates/notifications/email/<kind>/ (subject.txt, body.txt, body.html)."""
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.db.models import OuterRef, Subquery
+
+from notifications.content.errors import TemplateMissing
+from notifications.models import EmailTemplateVersion
+
+TEMPLATE_ROOT = Path(__file__).resolve().parent.parent / "templates"
+SHIPPED_DIR = TEMPLATE_ROOT / "notifications" / "email"
+PART_FILES = {"subject": "subject.txt", "text": "body.txt", "html": "body.html"}
+
+
+@dataclass(frozen=True)
+class TemplateSource:
+    kind: str
+    locale: str
+    subject: str
+    text: str
+    html: str
+    version: EmailTemplateVersion | None = None  # None: the shipped templates
+
+    @property
+    def label(self) -> str:
+        if self.version is None:
+            return f"the shipped {self.kind} template"
+        return f"{self.kind} ({self.locale}) version {self.version.number}"
+
+
+def shipped_source(kind: str, locale: str) -> TemplateSource:
+    folder = SHIPPED_DIR / kind
+    parts = {}
+    for part, filename in PART_FILES.items():
+        path = folder / filename
+        if not path.is_file():
+            raise TemplateMissing(
+                f"There is no {part} template for the email kind {kind!r}: "
+                f"add notifications/templates/notifications/email/{kind}/{filename}."
+            )
+        parts[part] = path.read_text(encoding="utf-8")
+    return TemplateSource(
+        kind=kind, locale=locale, subject=parts["subject"], text=parts["text"], html=parts["html"]
+    )
+
+
+def version_source(version: EmailTemplateVersion) -> TemplateSource:
+    return TemplateSource(
+        kind=version.kind,
+        locale=version.locale,
+        subject=version.subject,
+        text=version.text,
+        html=version.html,
+        version=version,
+    )
+
+
+def live_version(kind: str, locale: str) -> EmailTemplateVersion | None:
+    return EmailTemplateVersion.objects.filter(
+        kind=kind, locale=locale, published_at__isnull=False, retired_at__isnull=True
+    ).first()
+
+
+def live_source(kind: str, locale: str) -> TemplateSource:
+    version = live_version(kind, locale)
+    return version_source(version) if version is not None else shipped_source(kind, locale)
+
+
+def live_version_id_of(kind: str, locale_field: str) -> Subquery:
+    """The live version's id for the row's language, as a subquery: the claim reads it in the
+    order's locked SELECT, so the common case (no override) costs no extra statement."""
+    return Subquery(
+        EmailTemplateVersion.objects.filter(
+            kind=kind, locale=OuterRef(locale_field), published_at__isnull=False, retired_at__isnull=True
+        ).values("id")[:1]
+    )
