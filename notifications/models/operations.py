@@ -16,6 +16,7 @@ class OperatorAction(models.Model):
         SETTLE = "settle", "settled by the provider's evidence"
         SUPPRESS = "suppress", "suppress an address"
         LIFT_SUPPRESSION = "lift_suppression", "lift a suppression"
+        TEST_SEND = "test_send", "send a test email"  # manage.py send_test_email: tied to no order
 
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
