@@ -1,11 +1,14 @@
 """Settings that only work together: refused at start-up with a clear message."""
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
 from django.apps import AppConfig
 from django.conf import settings
 from django.core.checks import Error, register
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
 
 from notifications.providers.catalogue import provider_configuration_problems
 
@@ -61,3 +64,35 @@ def mail_provider_check(app_configs: Sequence[AppConfig] | None, **kwargs: Any) 
         Error(f"Mail provider {settings.MAIL_PROVIDER!r}: {problem}", id="notifications.E004")
         for problem in problems
     ]
+
+
+HEX_COLOUR = re.compile(r"^#[0-9a-fA-F]{6}$")
+
+
+@register()
+def email_content_check(app_configs: Sequence[AppConfig] | None, **kwargs: Any) -> list[Error]:
+    """The shop's brand and languages as the emails use them: a broken logo link or an
+    unknown default language would otherwise show up only in customers' inboxes."""
+    problems = []
+    offered = [code for code, _ in settings.LANGUAGES]
+    if settings.LANGUAGE_CODE not in offered:
+        problems.append(f"SHOP_DEFAULT_LOCALE={settings.LANGUAGE_CODE!r} is not one of {', '.join(offered)}.")
+    for name in ("SHOP_URL", "SHOP_LOGO_URL"):
+        value = getattr(settings, name)
+        if not value.startswith("https://"):
+            problems.append(
+                f"{name}={value!r} must be an absolute https:// URL: "
+                "a mail client has no page to resolve a relative one against."
+            )
+    for name in ("SHOP_PRIMARY_COLOR", "SHOP_TEXT_COLOR"):
+        value = getattr(settings, name)
+        if not HEX_COLOUR.match(value):
+            problems.append(f"{name}={value!r} must be a colour written #rrggbb.")
+    try:
+        validate_email(settings.SHOP_SUPPORT_EMAIL)
+    except ValidationError:
+        problems.append(f"SHOP_SUPPORT_EMAIL={settings.SHOP_SUPPORT_EMAIL!r} is not an email address.")
+    for name in ("SHOP_NAME", "SHOP_FOOTER_ADDRESS"):
+        if not getattr(settings, name).strip():
+            problems.append(f"{name} is empty; every email shows it.")
+    return [Error(problem, id="notifications.E005") for problem in problems]

@@ -2,6 +2,7 @@
 override written in the admin can then reach nothing but what is listed here."""
 
 import uuid
+from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
@@ -49,7 +50,7 @@ def order_number(order_id: uuid.UUID) -> str:
     return str(order_id)[:8].upper()
 
 
-def sample_order(locale: str) -> Order:
+def sample_order(locale: str, *, placed_at: datetime | None = None) -> Order:
     """An order that is never saved: previews and the render check of an override use it."""
     return Order(
         id=uuid.UUID("1f3a9c2b-5d4e-4f60-8a71-92b3c4d5e6f7"),
@@ -57,5 +58,5 @@ def sample_order(locale: str) -> Order:
         amount=Decimal("49.90"),
         currency="EUR",
         locale=locale,
-        created_at=timezone.now(),
+        created_at=placed_at or timezone.now(),
     )

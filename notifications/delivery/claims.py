@@ -62,15 +62,7 @@ def _claim_in_transaction(
 ) -> Claim | AlreadyDone | HandlingError:
     # Lock order: the order row, then the notification (the same order everywhere).
     kind = EMAIL_KIND_OF_EVENT[event_type.name]
-    order = (
-        Order.objects.select_for_update(no_key=True)
-        # Same statement, no extra trip: the address's suppression and the live wording override.
-        .annotate(
-            suppression_id=suppression_id_of("customer_email"), template_id=live_version_id_of(kind, "locale")
-        )
-        .filter(id=order_id)
-        .first()
-    )
+    order = _order_locked(order_id, kind)
     if order is None:
         return PermanentError(reasons.ORDER_MISSING.format(order_id=order_id))
     notification = _notification_locked(order, kind)
@@ -108,6 +100,19 @@ def _claim_in_transaction(
         return error
     return _start_attempt(
         order, notification, event_id=event_id, worker=worker, now=now, provider=provider.name
+    )
+
+
+def _order_locked(order_id: uuid.UUID, kind: str) -> Order | None:
+    # One statement, no extra trip: the row lock, the address's suppression and the live
+    # wording override of the email's kind in the order's language.
+    return (
+        Order.objects.select_for_update(no_key=True)
+        .annotate(
+            suppression_id=suppression_id_of("customer_email"), template_id=live_version_id_of(kind, "locale")
+        )
+        .filter(id=order_id)
+        .first()
     )
 
 

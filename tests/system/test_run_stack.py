@@ -66,10 +66,10 @@ def test_the_beat_sweep_publishes_an_event_whose_fast_path_never_ran(stack):
     assert event.published_at is not None
 
 
-def _place(session: requests.Session, web: str, email: str) -> str:
+def _place(session: requests.Session, web: str, email: str, **fields: str) -> str:
     response = session.post(
         f"{web}/api/orders/",
-        json={"customer_email": email, "amount": "49.90", "currency": "EUR"},
+        json={"customer_email": email, "amount": "49.90", "currency": "EUR", **fields},
         timeout=10,
     )
     assert response.status_code == 201, response.text
@@ -119,3 +119,27 @@ def test_a_bounced_address_shows_bounced_and_the_next_order_to_it_is_skipped(sta
     assert "bounced on" in skipped["reason"]
     messages = requests.get(f"{stack['mailsim']}/_sim/messages", timeout=5).json()["messages"]
     assert sum(message["to"] == ["bounces@example.com"] for message in messages) == 1
+
+
+def test_an_order_in_russian_reaches_the_provider_in_russian_with_text_and_html(stack, api_token):
+    session = requests.Session()
+    session.headers["Authorization"] = f"Bearer {api_token}"
+    russian = _place(session, stack["web"], "ivan@example.com", locale="ru")
+    default = _place(session, stack["web"], "jane@example.com")
+    for order_id in (russian, default):
+        wait_until(
+            lambda order_id=order_id: _confirmation(session, stack["web"], order_id)["status"] == "sent",
+            timeout=15,
+            interval=0.25,
+            message="both confirmations sent",
+        )
+    messages = requests.get(f"{stack['mailsim']}/_sim/messages", timeout=5).json()["messages"]
+    by_address = {message["to"][0]: message for message in messages}
+    ivan, jane = by_address["ivan@example.com"], by_address["jane@example.com"]
+    assert ivan["subject"].startswith("Ваш заказ ")
+    assert ivan["subject"].endswith(" подтверждён")
+    assert "49,90\xa0€" in ivan["text"]
+    assert '<html lang="ru">' in ivan["html"]
+    assert jane["subject"].startswith("Your order ")
+    assert "€49.90" in jane["text"]
+    assert '<html lang="en">' in jane["html"]

@@ -168,3 +168,43 @@ def test_committing_an_order_registers_exactly_one_publish_hook(client, django_c
     with django_capture_on_commit_callbacks() as callbacks:
         client.post("/api/orders/", VALID_ORDER, format="json")
     assert len(callbacks) == 1
+
+
+def test_an_order_carries_the_customers_language_and_get_shows_it(client):
+    response = client.post("/api/orders/", {**VALID_ORDER, "locale": "ru"}, format="json")
+    assert response.status_code == 201, response.content
+    assert response.json()["locale"] == "ru"
+    assert client.get(f"/api/orders/{response.json()['id']}/").json()["locale"] == "ru"
+    assert Order.objects.get(id=response.json()["id"]).locale == "ru"
+
+
+def test_an_order_without_a_language_gets_the_sites(client, settings):
+    settings.LANGUAGE_CODE = "ru"
+    response = client.post("/api/orders/", VALID_ORDER, format="json")
+    assert response.status_code == 201, response.content
+    assert response.json()["locale"] == "ru"
+
+
+@pytest.mark.parametrize(
+    ("locale", "reason"),
+    [
+        ("de", "Unknown language 'de': use one of en, ru."),
+        ("RU", "Unknown language 'RU': use one of en, ru."),
+        ("en-us", "Unknown language 'en-us': use one of en, ru."),
+        ("", "This field may not be blank."),
+    ],
+)
+def test_a_language_the_shop_does_not_offer_is_refused_with_the_choices(client, locale, reason):
+    response = client.post("/api/orders/", {**VALID_ORDER, "locale": locale}, format="json")
+    assert response.status_code == 400, response.content
+    assert response.json()["fields"] == {"locale": [reason]}
+    assert not Order.objects.exists()
+
+
+def test_a_retry_with_the_same_key_and_another_language_is_a_different_request(client):
+    headers = {"HTTP_IDEMPOTENCY_KEY": "order-lang-1"}
+    first = client.post("/api/orders/", {**VALID_ORDER, "locale": "ru"}, format="json", **headers)
+    again = client.post("/api/orders/", {**VALID_ORDER, "locale": "ru"}, format="json", **headers)
+    other = client.post("/api/orders/", {**VALID_ORDER, "locale": "en"}, format="json", **headers)
+    assert (first.status_code, again.status_code, other.status_code) == (201, 201, 422)
+    assert again.json()["id"] == first.json()["id"]
