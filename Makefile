@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 # Product processes find gunicorn, celery and python of the virtualenv first.
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
-.PHONY: run test drill bench soak lint format setup services venv token
+.PHONY: run test drill bench soak lint format messages setup services venv token
 ORDERS ?= 1000
 SOAK_SECONDS ?= 600
 SOAK_RATE ?= 50
@@ -82,3 +82,12 @@ lint: venv
 format: venv
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
+
+## messages: re-extract the emails' catalogues (notifications/locale, en and ru) from their
+## templates, then compile them with Babel (docs/email-content.md, "Translations").
+## makemessages runs from inside notifications/ so it scans only that app; it needs GNU
+## gettext (xgettext, msgmerge) on the developer's machine, the compiled .mo files do not.
+messages: venv
+	cd notifications && $(CURDIR)/$(BIN)/python ../manage.py makemessages -l en -l ru \
+	  --extension html,txt --no-obsolete
+	$(BIN)/python scripts/compile_messages.py

@@ -10,6 +10,9 @@ from typing import Protocol
 # Every send carries our idempotency key under this tag/metadata name; the provider's
 # delivery events bring it back, which is how an event finds its notification.
 KEY_TAG = "idempotency_key"
+# The key of a test email (manage.py send_test_email) starts with this: it belongs to no
+# notification, and its delivery events are stored for the record and change nothing.
+TEST_KEY_PREFIX = "test-"
 
 
 class Outcome(StrEnum):
