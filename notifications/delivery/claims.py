@@ -6,6 +6,7 @@ import logging
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, TypedDict
 
 from django.conf import settings
 from django.db import transaction
@@ -27,6 +28,9 @@ from notifications.providers.base import MailProvider
 from notifications.services import notification_create_pending
 from notifications.tracking.suppression import suppression_id_of
 from orders.models import Order
+
+if TYPE_CHECKING:  # a type-checking helper, not needed at run time
+    from django_stubs_ext import WithAnnotations
 
 logger = logging.getLogger(__name__)
 
@@ -103,7 +107,12 @@ def _claim_in_transaction(
     )
 
 
-def _order_locked(order_id: uuid.UUID, kind: str) -> Order | None:
+class _ClaimReads(TypedDict):
+    suppression_id: int | None
+    template_id: int | None
+
+
+def _order_locked(order_id: uuid.UUID, kind: str) -> "WithAnnotations[Order, _ClaimReads] | None":
     # One statement, no extra trip: the row lock, the address's suppression and the live
     # wording override of the email's kind in the order's language.
     return (
