@@ -4,15 +4,27 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('notifications', '0013_snapshot_emails_sent_before_templates'),
+        ("notifications", "0013_snapshot_emails_sent_before_templates"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='operatoraction',
-            name='action',
-            field=models.CharField(choices=[('retry', 'Retry'), ('reject', 'Reject'), ('assign', 'Assign'), ('replay', 'Replay'), ('discard', 'Discard'), ('settle', "settled by the provider's evidence"), ('suppress', 'suppress an address'), ('lift_suppression', 'lift a suppression'), ('test_send', 'send a test email')], max_length=16),
+            model_name="operatoraction",
+            name="action",
+            field=models.CharField(
+                choices=[
+                    ("retry", "Retry"),
+                    ("reject", "Reject"),
+                    ("assign", "Assign"),
+                    ("replay", "Replay"),
+                    ("discard", "Discard"),
+                    ("settle", "settled by the provider's evidence"),
+                    ("suppress", "suppress an address"),
+                    ("lift_suppression", "lift a suppression"),
+                    ("test_send", "send a test email"),
+                ],
+                max_length=16,
+            ),
         ),
     ]
