@@ -108,7 +108,11 @@ def test_a_draft_is_saved_as_the_next_version_numbered_and_signed_and_read_only(
     ("part", "broken", "reason"),
     [
         ("text", "{% if order.number %}Thanks", "Unclosed tag"),
-        ("html", "<p>Order {{ oder.number }}</p>", "{{ oder.number }}, which no email has"),
+        (
+            "html",
+            "<p>Order {{ oder.number }}</p>",
+            "The html template of the new order_confirmation (en) draft uses {{ oder.number }}, which no",
+        ),
         ("subject", "   ", "This field is required"),
     ],
 )
