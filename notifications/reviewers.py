@@ -3,8 +3,10 @@ Created by a data migration; `reviewers_group_ensure` recreates it (tests flush 
 
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # imported when called: this module loads before the apps are ready
-    from django.contrib.auth.models import Group, Permission
+from notifications.staff_groups import staff_group_ensure
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import Group
 
 GROUP_NAME = "Notification reviewers"
 GROUP_PERMISSIONS = [
@@ -22,16 +24,5 @@ GROUP_PERMISSIONS = [
 ]
 
 
-def reviewers_group_ensure(
-    group_model: "type[Group] | None" = None, permission_model: "type[Permission] | None" = None
-) -> "Group":
-    """Create the group with its permissions if missing (models can be a migration's)."""
-    from django.contrib.auth import models as auth_models
-
-    group_model = group_model or auth_models.Group
-    permission_model = permission_model or auth_models.Permission
-    group, _ = group_model.objects.get_or_create(name=GROUP_NAME)
-    for app_label, codename in GROUP_PERMISSIONS:
-        permission = permission_model.objects.get(content_type__app_label=app_label, codename=codename)
-        group.permissions.add(permission)
-    return group
+def reviewers_group_ensure() -> "Group":
+    return staff_group_ensure(GROUP_NAME, GROUP_PERMISSIONS)

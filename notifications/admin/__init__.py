@@ -1,6 +1,6 @@
-"""The email feature in the admin: the review screen, the records of what people did, and
-what the providers reported (with the suppression list)."""
+"""The email feature in the admin: the review screen, the records of what people did, what
+the providers reported (with the suppression list), and the emails' wording."""
 
-from notifications.admin import records, review, tracking
+from notifications.admin import email_templates, records, review, tracking
 
-__all__ = ["records", "review", "tracking"]
+__all__ = ["email_templates", "records", "review", "tracking"]

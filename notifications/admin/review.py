@@ -19,6 +19,7 @@ from django.utils.safestring import SafeString
 
 from infra.read_only_admin import ReadOnlyAdmin, ReadOnlyInline
 from notifications.admin.common import CommentActionForm, StaffRequest
+from notifications.admin.notification_email import NotificationEmailSection
 from notifications.models import DeliveryAttempt, Notification, OperatorAction
 from notifications.operations.review import (
     ReviewRefused,
@@ -90,7 +91,7 @@ class NeedsPersonFilter(admin.SimpleListFilter):
 
 
 @admin.register(Notification)
-class NotificationAdmin(ReadOnlyAdmin):
+class NotificationAdmin(NotificationEmailSection, ReadOnlyAdmin):
     list_display = [
         "id",
         "order_link",
@@ -142,6 +143,7 @@ class NotificationAdmin(ReadOnlyAdmin):
             },
         ),
         ("Review", {"fields": ["owner", "reviewer_comment", "status_changed_at", "created_at", "sent_at"]}),
+        ("Email", {"fields": ["email_shown"]}),
     ]
     readonly_fields = [
         "order_link",
@@ -165,6 +167,7 @@ class NotificationAdmin(ReadOnlyAdmin):
         "status_changed_at",
         "created_at",
         "sent_at",
+        "email_shown",
     ]
 
     @admin.display(description="order")

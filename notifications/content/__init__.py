@@ -8,5 +8,8 @@ that makes every attempt of an email send the same bytes (docs/email-content.md)
   in plain words;
 - `snapshot.py`: the rendered email stored with its notification at the first attempt, and the
   outbound email every later attempt builds from it;
-- `overrides.py`: wording changed in the admin, versioned, refused if it does not render.
+- `overrides.py`: wording changed in the admin, versioned, refused if it does not render;
+- `preview.py`: what the admin shows before an email is sent (a version against the sample or
+  a real order, a pending notification as it would render now); `preview_files.py`: the same
+  for `manage.py email_preview`, written to files.
 """

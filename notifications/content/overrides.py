@@ -24,7 +24,7 @@ class OverrideRefused(Exception):
 
 def override_check(*, kind: str, locale: str, subject: str, text: str, html: str) -> RenderedEmail:
     """Render the text against the sample order; raises RenderError saying what is wrong."""
-    source = TemplateSource(kind=kind, locale=locale, subject=subject, text=text, html=html)
+    source = TemplateSource(kind=kind, locale=locale, subject=subject, text=text, html=html, draft=True)
     return email_render(source, email_context(sample_order(locale), locale))
 
 

@@ -1,134 +1,74 @@
-"""An email as a person checks it before customers get it: the sample order or a real order's
-email, in a language, written to files a browser and an editor open (`manage.py
-email_preview`). Every way it can go wrong is a PreviewRefused in plain words."""
+"""What the admin shows of an email before it is sent: a version's wording rendered against
+the sample order or a real one, a pending notification as today's live templates would
+render it, and the text a new version starts from. Nothing here is stored."""
 
 import uuid
 from dataclasses import dataclass
-from pathlib import Path
-
-from django.conf import settings
 
 from notifications.content.context import email_context, sample_order
 from notifications.content.errors import RenderError
-from notifications.content.render import email_render
-from notifications.content.snapshot import email_locale_of, snapshot_exists
-from notifications.content.sources import live_source
-from notifications.models import Notification
+from notifications.content.render import RenderedEmail, email_render
+from notifications.content.snapshot import email_locale_of, email_render_for_order
+from notifications.content.sources import live_source, live_version, version_source
+from notifications.models import EmailTemplateVersion, Notification
 from orders.models import Order
 
 
-class PreviewRefused(Exception):
-    """The preview cannot be made as asked; the message says why and what would work."""
+class PreviewOrderMissing(Exception):
+    pass
 
 
 @dataclass(frozen=True)
-class EmailPreview:
-    kind: str
-    locale: str
-    subject: str
-    text: str
-    html: str
-    origin: str  # where the bytes come from, in words
+class Preview:
+    """A rendered email, or the reason it does not render (then `email` is None), and the
+    version it was rendered from (None: the shipped template)."""
+
+    email: RenderedEmail | None
+    error: str = ""
+    version: EmailTemplateVersion | None = None
 
 
-@dataclass(frozen=True)
-class PreviewFiles:
-    html: Path
-    text: Path
+def draft_start(kind: str, locale: str) -> dict[str, str]:
+    """The wording a new version starts from: the live version's, else the shipped files'."""
+    source = live_source(kind, locale)
+    return {"subject": source.subject, "text": source.text, "html": source.html}
 
 
-def email_kinds() -> list[str]:
-    return list(Notification.Kind.values)
+def draft_start_label(kind: str, locale: str) -> str:
+    version = live_version(kind, locale)
+    return f"live version {version.number}" if version is not None else "the shipped template"
 
 
-def email_languages() -> list[str]:
-    return [code for code, _ in settings.LANGUAGES]
-
-
-def email_kind_check(kind: str) -> None:
-    if kind not in email_kinds():
-        raise PreviewRefused(f"There is no email kind {kind!r}; the kinds are {', '.join(email_kinds())}.")
-
-
-def email_language_check(locale: str) -> None:
-    if locale not in email_languages():
-        raise PreviewRefused(
-            f"The emails are not written in {locale!r}; the languages are {', '.join(email_languages())}."
-        )
-
-
-def preview_of_sample(kind: str, locale: str | None) -> EmailPreview:
-    """The sample order's email, rendered with today's live templates."""
-    locale = locale or settings.LANGUAGE_CODE
-    email_kind_check(kind)
-    email_language_check(locale)
-    return _live(kind, sample_order(locale), locale, about="the sample order")
-
-
-def preview_of_order(kind: str, order_id: str, locale: str | None) -> EmailPreview:
-    """The order's email: the stored snapshot if it has one in that language (what the
-    customer got, or will get on any later attempt), else rendered with today's templates."""
-    email_kind_check(kind)
-    if locale is not None:
-        email_language_check(locale)
-    order = _order(order_id)
-    notification = Notification.objects.filter(order=order, kind=kind).first()
-    if notification is None:
-        raise PreviewRefused(f"Order {order.id} has no {kind} email.")
-    about = f"order {order.id}"
-    if snapshot_exists(notification):
-        stored = notification.email_locale
-        if locale in (None, stored):
-            return EmailPreview(
-                kind=kind,
-                locale=stored,
-                subject=notification.email_subject,
-                text=notification.email_text,
-                html=notification.email_html,
-                origin=f"the email stored for {about}{_when(notification)}: the bytes every attempt sends",
-            )
-        about += f" (its stored email is in {stored}, not what is sent)"
-    locale = locale or email_locale_of(order)
-    return _live(kind, order, locale, about=about)
-
-
-def preview_write(preview: EmailPreview, out_dir: Path) -> PreviewFiles:
-    """`<kind>.<locale>.html`, and `<kind>.<locale>.txt` with a "Subject:" line first."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    stem = f"{preview.kind}.{preview.locale}"
-    files = PreviewFiles(html=out_dir / f"{stem}.html", text=out_dir / f"{stem}.txt")
-    files.html.write_text(preview.html, encoding="utf-8")
-    files.text.write_text(f"Subject: {preview.subject}\n\n{preview.text}", encoding="utf-8")
-    return files
-
-
-def _live(kind: str, order: Order, locale: str, *, about: str) -> EmailPreview:
+def preview_order(order_id: str) -> Order:
+    """The order a preview renders against; raises PreviewOrderMissing in plain words."""
     try:
-        source = live_source(kind, locale)
-        rendered = email_render(source, email_context(order, locale))
-    except RenderError as exc:
-        raise PreviewRefused(str(exc)) from exc
-    return EmailPreview(
-        kind=kind,
-        locale=locale,
-        subject=rendered.subject,
-        text=rendered.text,
-        html=rendered.html,
-        origin=f"{about}, rendered now with {source.label}",
-    )
-
-
-def _when(notification: Notification) -> str:
-    rendered_at = notification.email_rendered_at
-    return f" at its first attempt ({rendered_at:%Y-%m-%d %H:%M %Z})" if rendered_at else ""
-
-
-def _order(order_id: str) -> Order:
-    try:
-        key = uuid.UUID(order_id)
+        key = uuid.UUID(order_id.strip())
     except ValueError:
-        raise PreviewRefused(f"{order_id!r} is not an order id (a UUID).") from None
+        raise PreviewOrderMissing(f"{order_id!r} is not an order id (a UUID).") from None
     order = Order.objects.filter(pk=key).first()
     if order is None:
-        raise PreviewRefused(f"There is no order {order_id}.")
+        raise PreviewOrderMissing(f"There is no order {key}.")
     return order
+
+
+def version_preview(version: EmailTemplateVersion, order: Order | None = None) -> Preview:
+    """The version's wording in its own language, with the values of `order` (default: the
+    sample order)."""
+    order = order or sample_order(version.locale)
+    try:
+        rendered = email_render(version_source(version), email_context(order, version.locale))
+    except RenderError as exc:
+        return Preview(None, str(exc), version)
+    return Preview(rendered, version=version)
+
+
+def notification_preview_now(notification: Notification) -> Preview:
+    """A notification not rendered yet, as today's live templates would render it."""
+    version = live_version(notification.kind, email_locale_of(notification.order))
+    try:
+        rendered, _ = email_render_for_order(
+            kind=notification.kind, order=notification.order, version=version
+        )
+    except RenderError as exc:
+        return Preview(None, str(exc), version)
+    return Preview(rendered, version=version)

@@ -22,10 +22,13 @@ class TemplateSource:
     subject: str
     text: str
     html: str
-    version: EmailTemplateVersion | None = None  # None: the shipped templates
+    version: EmailTemplateVersion | None = None  # None: the shipped templates, or a new draft
+    draft: bool = False  # text written in the admin, checked before it becomes a version
 
     @property
     def label(self) -> str:
+        if self.draft:
+            return f"the new {self.kind} ({self.locale}) draft"
         if self.version is None:
             return f"the shipped {self.kind} template"
         return f"{self.kind} ({self.locale}) version {self.version.number}"

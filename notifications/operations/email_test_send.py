@@ -11,7 +11,7 @@ from django.core.validators import validate_email
 
 from notifications.content.context import email_context, sample_order
 from notifications.content.errors import RenderError
-from notifications.content.preview import PreviewRefused, email_kind_check, email_language_check
+from notifications.content.preview_files import PreviewRefused, email_kind_check, email_language_check
 from notifications.content.render import RenderedEmail, email_render
 from notifications.content.sources import live_source
 from notifications.models import OperatorAction

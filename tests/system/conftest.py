@@ -1,13 +1,16 @@
-"""The whole stack of `make run`, for the system tests."""
+"""The whole stack of `make run`, and a browser, for the system tests."""
 
 import base64
+import os
 import secrets
 import sys
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import sync_playwright
 
 from drill.processes import REPO, ManagedProcess, free_port, process_env
+from tests.system.browser import CHROMIUM, CHROMIUM_ARGS
 from tests.waiting import answers, wait_until
 
 # Made per run, like `make run` does (never a committed secret).
@@ -49,3 +52,18 @@ def stack(broker, processes_database_url, tmp_path: Path):
     wait_until(lambda: answers(f"{mail_url}/_sim/health"), timeout=30, message="mailsim up")
     yield {name: f"http://127.0.0.1:{port}" for name, port in ports.items()} | {"process": honcho}
     honcho.stop(timeout=30)
+
+
+@pytest.fixture
+def page():
+    """A Chromium page (tests/system/browser.py)."""
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1500, "height": 900})
+        yield page
+        browser.close()
+
+
+@pytest.fixture
+def screenshots(tmp_path) -> Path:
+    return REPO / "docs" / "screenshots" if os.environ.get("UPDATE_SCREENSHOTS") == "1" else tmp_path

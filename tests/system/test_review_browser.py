@@ -1,51 +1,22 @@
 """The review screen in a real browser (Playwright driving Debian's Chromium): a reviewer
 logs in, filters the failed notifications, retries one and sees it sent, rejects one with a
-comment; a user outside the reviewers group gets no actions.
-
-Screenshots go to the test's temporary folder, or to docs/screenshots/ with
-UPDATE_SCREENSHOTS=1 (that is how the README's pictures are made).
+comment; a user outside the reviewers group gets no actions. (The browser, the screenshots
+and logging in: tests/system/browser.py.)
 """
 
-import os
 import re
-from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import Permission, User
-from playwright.sync_api import Page, expect, sync_playwright
+from playwright.sync_api import Page, expect
 
-from drill.processes import REPO
 from notifications.models import Notification, OperatorAction
 from notifications.reviewers import reviewers_group_ensure
 from tests.factories import OrderFactory
+from tests.system.browser import admin_login
 from tests.waiting import wait_until
 
-# Playwright's sync API runs an event loop in this thread; the ORM calls here are still
-# plain synchronous calls from the test, so Django's async guard does not apply.
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-]
-
-
-@pytest.fixture
-def page():
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 1500, "height": 900})
-        yield page
-        browser.close()
-
-
-@pytest.fixture
-def screenshots(tmp_path) -> Path:
-    return REPO / "docs" / "screenshots" if os.environ.get("UPDATE_SCREENSHOTS") == "1" else tmp_path
 
 
 @pytest.fixture
@@ -75,14 +46,6 @@ def failed(mailsim, start_worker) -> list[Notification]:
     return list(Notification.objects.filter(order__in=orders).select_related("order").order_by("pk"))
 
 
-def _login(page: Page, base: str, username: str, password: str) -> None:
-    page.goto(f"{base}/admin/login/?next=/admin/notifications/notification/")
-    page.fill("#id_username", username)
-    page.fill("#id_password", password)
-    page.click("input[type=submit]")
-    expect(page.locator("#content h1")).to_contain_text("notification")
-
-
 def _run_action(page: Page, notification: Notification, action: str, comment: str = "") -> None:
     page.check(f"input[name=_selected_action][value='{notification.pk}']")
     page.select_option("select[name=action]", action)
@@ -95,7 +58,7 @@ def test_a_reviewer_filters_retries_and_rejects_in_the_browser(
     page, live_server, people, failed, screenshots
 ):
     ada, grace, _ = failed
-    _login(page, live_server.url, "rita", "rita-pw")
+    admin_login(page, live_server.url, "rita", "rita-pw")
     # filter: what needs a person
     page.click("text=failed or needs review")
     rows = page.locator("#result_list tbody tr")
@@ -127,7 +90,7 @@ def test_a_reviewer_filters_retries_and_rejects_in_the_browser(
 
 
 def test_a_user_outside_the_reviewers_group_gets_no_actions(page, live_server, people, failed):
-    _login(page, live_server.url, "victor", "victor-pw")
+    admin_login(page, live_server.url, "victor", "victor-pw")
     expect(page.locator("#result_list tbody tr")).to_have_count(3)
     expect(page.locator("select[name=action]")).to_have_count(0)
     assert not OperatorAction.objects.exists()

@@ -6,7 +6,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from notifications.content.preview import (
+from notifications.content.preview_files import (
     PreviewRefused,
     email_kinds,
     preview_of_order,

@@ -7,7 +7,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from notifications.content.preview import email_kinds
+from notifications.content.preview_files import email_kinds
 from notifications.operations.email_test_send import SendRefused, email_test_send
 
 
