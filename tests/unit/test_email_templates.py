@@ -16,7 +16,7 @@ from django.conf import settings
 
 from notifications.content.context import email_context, order_number, sample_order
 from notifications.content.render import RenderedEmail, email_render
-from notifications.content.sources import shipped_source
+from notifications.content.sources import TemplateSource, shipped_source
 from notifications.models import Notification
 
 SNAPSHOTS = Path(__file__).parent / "email_snapshots"
@@ -97,3 +97,18 @@ def test_russian_emails_are_in_russian():
         email = _render(kind, "ru")
         assert re.search("[а-яё]", email.subject, re.IGNORECASE), email.subject  # noqa: RUF001
         assert "Order number" not in email.text
+
+
+def test_a_linked_stylesheet_is_dropped_never_fetched():
+    # An override could link a remote stylesheet; the worker must not call out while it holds
+    # the order's lock. Port 9 (discard) on loopback: a fetch would fail and raise.
+    shipped = shipped_source("order_confirmation", "en")
+    linked = shipped.html.replace(
+        "{% block content %}", '{% block content %}<link rel="stylesheet" href="http://127.0.0.1:9/x.css">', 1
+    )
+    source = TemplateSource(
+        kind=shipped.kind, locale="en", subject=shipped.subject, text=shipped.text, html=linked
+    )
+    email = email_render(source, email_context(sample_order("en", placed_at=PLACED_AT), "en"))
+    assert "127.0.0.1:9" not in email.html
+    assert "<link" not in email.html
