@@ -64,9 +64,9 @@ def raw_order_and_outbox_transactions(database_url: str, count: int = 3000) -> f
             order_id = uuid.uuid4()
             with conn.transaction():
                 conn.execute(
-                    "INSERT INTO orders_order (id, customer_email, amount, currency, status, version, "
-                    "request_fingerprint, created_at, updated_at) "
-                    "VALUES (%s, 'raw@bench.example', 1, 'EUR', 'created', 1, '', now(), now())",
+                    "INSERT INTO orders_order (id, customer_email, amount, currency, locale, status, "
+                    "version, request_fingerprint, created_at, updated_at) "
+                    "VALUES (%s, 'raw@bench.example', 1, 'EUR', 'en', 'created', 1, '', now(), now())",
                     [order_id],
                 )
                 conn.execute(

@@ -21,7 +21,9 @@ class Order(models.Model):
     currency = models.CharField(max_length=3)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.CREATED)
     # The customer's language (one of settings.LANGUAGES): the language of every email of the order.
-    locale = models.CharField(max_length=8, default=site_locale)
+    # The database default serves processes of the previous release during a rolling deploy,
+    # whose INSERT does not name the column.
+    locale = models.CharField(max_length=8, default=site_locale, db_default="en")
     # Incremented on every change, so an event can say which state of the order it saw.
     version = models.PositiveIntegerField(default=1)
     # A client's Idempotency-Key is unique per API token: a retried POST finds its order.

@@ -67,11 +67,15 @@ class Notification(models.Model):
     # The email as first rendered (notifications/content/snapshot.py): every later attempt,
     # replay and resend sends exactly these bytes, so the provider never sees a changed body
     # under the same key. Empty until the first attempt.
-    email_locale = models.CharField(max_length=8, blank=True)
-    email_subject = models.TextField(blank=True)
-    email_text = models.TextField(blank=True)
-    email_html = models.TextField(blank=True)
-    email_content_hash = models.CharField(max_length=64, blank=True)  # sha256 of the three parts
+    # Database defaults too: a process of the previous release, during a rolling deploy, creates
+    # notifications with an INSERT that does not name these columns.
+    email_locale = models.CharField(max_length=8, blank=True, default="", db_default="")
+    email_subject = models.TextField(blank=True, default="", db_default="")
+    email_text = models.TextField(blank=True, default="", db_default="")
+    email_html = models.TextField(blank=True, default="", db_default="")
+    email_content_hash = models.CharField(
+        max_length=64, blank=True, default="", db_default=""
+    )  # sha256 of the three parts
     email_rendered_at = models.DateTimeField(null=True, blank=True)
     # The admin override it was rendered from; empty: the shipped templates.
     email_template = models.ForeignKey(
