@@ -13,6 +13,8 @@ from observability.logs import log_context
 
 logger = logging.getLogger(__name__)
 
+DUPLICATE = "duplicate"  # the result of a delivery the inbox says is done
+
 
 @dataclass(frozen=True)
 class Delivery:
@@ -35,11 +37,13 @@ def event_dispatch(*, raw_envelope: object, delivery: Delivery) -> str:
     event_type = envelope.event_type
     # Every line logged while the event is handled carries its ids (e.g. event_id, order_id).
     with log_context(event_id=envelope.event_id, **{event_type.aggregate_id_field: envelope.aggregate_id}):
-        if event_type.guarantee == Guarantee.EFFECT_ONCE and inbox_contains(
-            event_id=envelope.event_id, inbox_key=event_type.inbox_key
+        if (
+            event_type.guarantee == Guarantee.EFFECT_ONCE
+            and not event_type.inbox_checked_by_handler
+            and inbox_contains(event_id=envelope.event_id, inbox_key=event_type.inbox_key)
         ):
             logger.info(
                 "event %s already processed by %s: duplicate ignored", envelope.event_id, event_type.inbox_key
             )
-            return "duplicate"
+            return DUPLICATE
         return event_type.handler_function()(envelope=envelope, delivery=delivery)

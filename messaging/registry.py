@@ -46,6 +46,9 @@ class EventType:
     # Dotted path of `hook(event: OutboxEvent) -> None`, run inside the transaction that
     # records the event (e.g. to create the pending notification it will produce).
     record_hook: str = ""
+    # An effect-once handler that reads the inbox itself, in its own locked read (one round
+    # trip fewer on the hot path); the dispatcher then leaves the check to it.
+    inbox_checked_by_handler: bool = False
 
     @property
     def aggregate_id_field(self) -> str:

@@ -22,7 +22,7 @@ SNAPSHOT_FIELDS = [
     "email_html",
     "email_content_hash",
     "email_rendered_at",
-    "email_template",
+    "email_template_id",
 ]
 
 
@@ -49,7 +49,7 @@ def snapshot_take(
     notification: Notification, order: Order, *, version: EmailTemplateVersion | None, now: datetime
 ) -> list[str]:
     """Render and set the snapshot fields (the caller saves them with its own update); return
-    their names. Raises RenderError and then sets nothing."""
+    their attribute names. Raises RenderError and then sets nothing."""
     rendered, locale = email_render_for_order(kind=notification.kind, order=order, version=version)
     notification.email_locale = locale
     notification.email_subject = rendered.subject

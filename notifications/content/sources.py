@@ -5,8 +5,6 @@ notifications/templates/notifications/email/<kind>/ (subject.txt, body.txt, body
 from dataclasses import dataclass
 from pathlib import Path
 
-from django.db.models import OuterRef, Subquery
-
 from notifications.content.errors import TemplateMissing
 from notifications.models import EmailTemplateVersion
 
@@ -70,13 +68,3 @@ def live_version(kind: str, locale: str) -> EmailTemplateVersion | None:
 def live_source(kind: str, locale: str) -> TemplateSource:
     version = live_version(kind, locale)
     return version_source(version) if version is not None else shipped_source(kind, locale)
-
-
-def live_version_id_of(kind: str, locale_field: str) -> Subquery:
-    """The live version's id for the row's language, as a subquery: the claim reads it in the
-    order's locked SELECT, so the common case (no override) costs no extra statement."""
-    return Subquery(
-        EmailTemplateVersion.objects.filter(
-            kind=kind, locale=OuterRef(locale_field), published_at__isnull=False, retired_at__isnull=True
-        ).values("id")[:1]
-    )

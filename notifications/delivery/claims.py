@@ -6,31 +6,28 @@ import logging
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, TypedDict
+from typing import Any
 
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from messaging.dispatch import DUPLICATE
 from messaging.errors import HandlingError, InFlightError, NeedsReviewError, PermanentError
 from messaging.identity import current_process_name, process_is_gone
 from messaging.inbox import inbox_record
 from messaging.registry import EventType
 from notifications.content.errors import RenderError
 from notifications.content.snapshot import snapshot_exists, snapshot_take
-from notifications.content.sources import live_version_id_of
 from notifications.delivery import reasons
 from notifications.delivery.rules import Action, notification_decide
 from notifications.delivery.state import attempts_uncertain, notification_set_status, resend_is_safe
+from notifications.delivery.statements import ClaimRead, attempt_start, claim_read
 from notifications.events import EMAIL_KIND_OF_EVENT
 from notifications.models import DeliveryAttempt, EmailTemplateVersion, Notification, Suppression
 from notifications.providers.base import MailProvider
 from notifications.services import notification_create_pending
-from notifications.tracking.suppression import suppression_id_of
 from orders.models import Order
-
-if TYPE_CHECKING:  # a type-checking helper, not needed at run time
-    from django_stubs_ext import WithAnnotations
 
 logger = logging.getLogger(__name__)
 
@@ -64,12 +61,16 @@ def notification_claim(
 def _claim_in_transaction(
     *, order_id: uuid.UUID, event_type: EventType, event_id: uuid.UUID, worker: str, provider: MailProvider
 ) -> Claim | AlreadyDone | HandlingError:
-    # Lock order: the order row, then the notification (the same order everywhere).
     kind = EMAIL_KIND_OF_EVENT[event_type.name]
-    order = _order_locked(order_id, kind)
-    if order is None:
+    read = claim_read(order_id=order_id, kind=kind, event_id=event_id, inbox_key=event_type.inbox_key)
+    if read is None:
+        read = _claim_read_creating(order_id, kind, event_id=event_id, inbox_key=event_type.inbox_key)
+    if read is None:
         return PermanentError(reasons.ORDER_MISSING.format(order_id=order_id))
-    notification = _notification_locked(order, kind)
+    if read.processed:  # the dispatcher leaves the inbox check to this read (notifications/events.py)
+        logger.info("event %s already processed by %s: duplicate ignored", event_id, event_type.inbox_key)
+        return AlreadyDone(result=DUPLICATE)
+    order, notification = read.order, read.notification
     now = timezone.now()
     status = notification.status
     if status in (Notification.Status.SENT, Notification.Status.SKIPPED):
@@ -80,7 +81,7 @@ def _claim_in_transaction(
         return AlreadyDone(result=reasons.AWAITING_REVIEW.format(status=status))
     if status == Notification.Status.SENDING and _lease_is_live(notification, now):
         return InFlightError(f"Another worker ({notification.lease_owner}) is sending this email right now.")
-    suppression = Suppression.objects.get(pk=order.suppression_id) if order.suppression_id else None
+    suppression = Suppression.objects.get(pk=read.suppression_id) if read.suppression_id else None
     decision = notification_decide(notification=notification, order=order, suppression=suppression)
     uncertain = _outcome_uncertain(notification, now)
     # Skipping is only honest if no earlier attempt may have gone out; otherwise the resend
@@ -102,35 +103,17 @@ def _claim_in_transaction(
             error_class=error.error_class,
         )
         return error
-    return _start_attempt(
-        order, notification, event_id=event_id, worker=worker, now=now, provider=provider.name
-    )
+    return _start_attempt(read, event_id=event_id, worker=worker, now=now, provider=provider.name)
 
 
-class _ClaimReads(TypedDict):
-    suppression_id: int | None
-    template_id: int | None
-
-
-def _order_locked(order_id: uuid.UUID, kind: str) -> "WithAnnotations[Order, _ClaimReads] | None":
-    # One statement, no extra trip: the row lock, the address's suppression and the live
-    # wording override of the email's kind in the order's language.
-    return (
-        Order.objects.select_for_update(no_key=True)
-        .annotate(
-            suppression_id=suppression_id_of("customer_email"), template_id=live_version_id_of(kind, "locale")
-        )
-        .filter(id=order_id)
-        .first()
-    )
-
-
-def _notification_locked(order: Order, kind: str) -> Notification:
-    notification = Notification.objects.select_for_update().filter(order=order, kind=kind).first()
-    if notification is None:  # an event from before the notification existed: create it now
-        notification_create_pending(order_id=order.id, kind=kind)
-        notification = Notification.objects.select_for_update().get(order=order, kind=kind)
-    return notification
+def _claim_read_creating(
+    order_id: uuid.UUID, kind: str, *, event_id: uuid.UUID, inbox_key: str
+) -> ClaimRead | None:
+    """The rare path: no notification yet (an event from before it existed), or no order."""
+    if not Order.objects.filter(id=order_id).exists():
+        return None
+    notification_create_pending(order_id=order_id, kind=kind)
+    return claim_read(order_id=order_id, kind=kind, event_id=event_id, inbox_key=inbox_key)
 
 
 def _lease_is_live(notification: Notification, now: datetime) -> bool:
@@ -154,53 +137,52 @@ def _outcome_uncertain(notification: Notification, now: datetime) -> bool:
 
 
 def _start_attempt(
-    order: Order,
-    notification: Notification,
+    read: ClaimRead,
     *,
     event_id: uuid.UUID,
     worker: str,
     now: datetime,
     provider: str,
 ) -> Claim:
-    notification.status = Notification.Status.SENDING
-    notification.provider = provider  # whose delivery events will speak about this email
-    notification.status_changed_at = now
-    notification.lease_owner = current_process_name()
-    notification.lease_expires_at = now + timedelta(seconds=settings.NOTIFICATION_LEASE_SECONDS)
-    notification.attempt_count += 1
-    notification.first_attempt_at = notification.first_attempt_at or now
-    snapshot_fields, render_error = _snapshot_fields(order, notification, now)
-    notification.save(
-        update_fields=[
-            "status",
-            "status_changed_at",
-            "lease_owner",
-            "lease_expires_at",
-            "attempt_count",
-            "first_attempt_at",
-            "provider",
-            *snapshot_fields,
-        ]
-    )
-    attempt = DeliveryAttempt.objects.create(
+    order, notification = read.order, read.notification
+    fields: dict[str, Any] = {
+        "status": Notification.Status.SENDING,
+        "provider": provider,  # whose delivery events will speak about this email
+        "status_changed_at": now,
+        "lease_owner": current_process_name(),
+        "lease_expires_at": now + timedelta(seconds=settings.NOTIFICATION_LEASE_SECONDS),
+        "first_attempt_at": notification.first_attempt_at or now,
+    }
+    render_error = _snapshot_render(read, now, into=fields)
+    # The notification's UPDATE and the attempt's INSERT in one round trip (statements.py).
+    attempt_id, number = attempt_start(notification, event_id=event_id, worker=worker, now=now, fields=fields)
+    for attname, value in fields.items():
+        setattr(notification, attname, value)
+    notification.attempt_count = number
+    attempt = DeliveryAttempt(
+        id=attempt_id,
         notification=notification,
         event_id=event_id,
-        number=notification.attempt_count,
+        number=number,
         worker=worker,
         started_at=now,
     )
     return Claim(order=order, notification=notification, attempt=attempt, render_error=render_error)
 
 
-def _snapshot_fields(order: Order, notification: Notification, now: datetime) -> tuple[list[str], str]:
-    """The first attempt renders the email and stores it in the claim's own UPDATE; later
-    attempts send what is stored. Returns the fields set and, if it did not render, why."""
+def _snapshot_render(read: ClaimRead, now: datetime, *, into: dict[str, Any]) -> str:
+    """The first attempt renders the email and stores it in the claim's own UPDATE (the
+    snapshot's columns go `into` its fields); later attempts send what is stored. Returns why
+    it did not render, or ""."""
+    notification = read.notification
     if snapshot_exists(notification):
-        return [], ""
-    template_id = getattr(order, "template_id", None)
-    version = EmailTemplateVersion.objects.get(pk=template_id) if template_id else None
+        return ""
+    version = EmailTemplateVersion.objects.get(pk=read.template_id) if read.template_id else None
     try:
-        return snapshot_take(notification, order, version=version, now=now), ""
+        names = snapshot_take(notification, read.order, version=version, now=now)
     except RenderError as exc:
         logger.error("notification %s: the email does not render: %s", notification.pk, exc)
-        return [], str(exc)
+        return str(exc)
+    for attname in names:
+        into[attname] = getattr(notification, attname)
+    return ""

@@ -3,6 +3,7 @@ deciding what happens next (the failure classes of docs/failure-handling.md)."""
 
 import logging
 from datetime import datetime
+from functools import partial
 
 from django.db import transaction
 from django.utils import timezone
@@ -16,11 +17,16 @@ from messaging.errors import (
     TransientError,
 )
 from messaging.identity import current_process_name
-from messaging.inbox import inbox_record
 from messaging.registry import EventType
 from notifications.delivery import reasons
 from notifications.delivery.claims import Claim
-from notifications.delivery.state import attempts_uncertain, notification_set_status, resend_is_safe
+from notifications.delivery.state import (
+    attempts_uncertain,
+    notification_count_finished,
+    notification_set_status,
+    resend_is_safe,
+)
+from notifications.delivery.statements import accepted_record
 from notifications.models import DeliveryAttempt, Notification
 from notifications.providers.base import MailProvider, Outcome, SendResult
 
@@ -38,6 +44,9 @@ def notification_record_outcome(
     final_attempt: bool,
 ) -> str:
     """Store the outcome; return "sent", or raise the error that tells the task what to do."""
+    if result.outcome == Outcome.ACCEPTED:  # the common case: one statement (statements.py)
+        _record_accepted(claim, result, event_type=event_type, duration_ms=duration_ms)
+        return Notification.Status.SENT
     error = _record_in_transaction(
         claim=claim,
         result=result,
@@ -50,6 +59,26 @@ def notification_record_outcome(
     if error is not None:
         raise error  # after the commit: the recorded state stands whatever the task does next
     return Notification.Status.SENT
+
+
+def _record_accepted(claim: Claim, result: SendResult, *, event_type: EventType, duration_ms: int) -> None:
+    now = timezone.now()
+    marked = accepted_record(
+        attempt_id=claim.attempt.pk,
+        notification_id=claim.notification.pk,
+        event_id=claim.attempt.event_id,
+        inbox_key=event_type.inbox_key,
+        message_id=result.provider_message_id,
+        http_status=result.http_status,
+        duration_ms=duration_ms,
+        now=now,
+    )
+    if marked is not None:  # not when another delivery recorded the send first
+        transaction.on_commit(
+            partial(
+                notification_count_finished, marked.kind, Notification.Status.SENT, now - marked.created_at
+            )
+        )
 
 
 @transaction.atomic
@@ -68,10 +97,6 @@ def _record_in_transaction(
     _finish_attempt(claim.attempt, result, now, duration_ms)
     if notification.status == Notification.Status.SENT:
         return None  # another delivery recorded the send first; the provider key made it one email
-    if result.outcome == Outcome.ACCEPTED:  # a fact, whoever holds the lease now
-        _mark_sent(notification, result, now)
-        inbox_record(event_id=claim.attempt.event_id, inbox_key=event_type.inbox_key, result="sent")
-        return None
     if (
         notification.status != Notification.Status.SENDING
         or notification.lease_owner != current_process_name()
@@ -143,16 +168,6 @@ def _finish_attempt(attempt: DeliveryAttempt, result: SendResult, now: datetime,
         error="" if result.outcome == Outcome.ACCEPTED else _detail(result)[:2000],
         provider_message_id=result.provider_message_id,
         duration_ms=duration_ms,
-    )
-
-
-def _mark_sent(notification: Notification, result: SendResult, now: datetime) -> None:
-    notification_set_status(
-        notification,
-        Notification.Status.SENT,
-        now,
-        provider_message_id=result.provider_message_id,
-        sent_at=now,
     )
 
 

@@ -44,7 +44,7 @@ def notification_set_status(
         setattr(notification, name, value)
     if status in Notification.FINAL_STATUSES:
         transaction.on_commit(
-            partial(_count_finished, notification.kind, status, now - notification.created_at)
+            partial(notification_count_finished, notification.kind, status, now - notification.created_at)
         )
     notification.save(
         update_fields=[
@@ -61,7 +61,7 @@ def notification_set_status(
     )
 
 
-def _count_finished(kind: str, status: str, since_commit: timedelta) -> None:
+def notification_count_finished(kind: str, status: str, since_commit: timedelta) -> None:
     NOTIFICATIONS_FINISHED.labels(kind, status).inc()
     if status == Notification.Status.SENT:
         # The notification row was written in the same transaction as its event.

@@ -4,7 +4,6 @@ reviewer lifts a suppression in the admin, audited."""
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
-from django.db.models import OuterRef, Subquery
 from django.db.models.functions import Lower
 from django.utils import timezone
 
@@ -18,15 +17,6 @@ def suppression_active(address: str) -> Suppression | None:
         .filter(address_lower=address.lower(), lifted_at__isnull=True)
         .first()
     )
-
-
-def suppression_id_of(address_field: str) -> Subquery:
-    """The active suppression of the address in `address_field` of the outer query, as a
-    subquery: the claim reads it with the order's row, in the same statement."""
-    active = Suppression.objects.alias(address_lower=Lower("address")).filter(
-        address_lower=Lower(OuterRef(address_field)), lifted_at__isnull=True
-    )
-    return Subquery(active.values("pk")[:1])
 
 
 def suppression_add(*, address: str, event: ProviderEvent) -> bool:

@@ -20,8 +20,11 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("
 # token; rate-limit count (one upsert, apiauth/rate_limits.py); BEGIN, order, outbox,
 # notification, COMMIT; mark published; 2 reads for the answer
 ORDER_API_STATEMENTS = 10
-# inbox check; claim: BEGIN, order, notification, update, attempt, COMMIT; the record: 6 alike
-HANDLER_STATEMENTS = 13
+# claim: BEGIN, one locked read (order, notification, inbox, suppression, override), one
+# UPDATE + INSERT of the attempt, COMMIT; the outcome with the inbox row: one statement
+HANDLER_STATEMENTS = 5
+# BEGIN, the locked read that finds the inbox row, COMMIT
+DUPLICATE_STATEMENTS = 3
 # claim (BEGIN, UPDATE … RETURNING the rows, COMMIT), mark; then a claim that finds none
 SWEEP_STATEMENTS = 7
 
@@ -77,11 +80,13 @@ def test_relaying_a_backlog_costs_a_handful_of_statements_and_one_round_trip_per
     assert broker_round_trips == {"batches": 1, "messages": 200}
 
 
-def test_processing_an_event_costs_two_short_transactions_and_an_inbox_check(mailsim):
+def test_processing_an_event_costs_a_claim_transaction_and_one_outcome_statement(mailsim):
     order = order_create(customer_email="handler@example.com", amount="1.00", currency="EUR")
     envelope = OutboxEvent.objects.get(aggregate_id=str(order.id)).payload
     delivery = Delivery(worker="cost pid 1", retries=0, max_retries=8)
     statements = _statements(lambda: event_dispatch(raw_envelope=envelope, delivery=delivery))
-    assert statements <= HANDLER_STATEMENTS
-    # and a duplicate delivery costs one
-    assert _statements(lambda: event_dispatch(raw_envelope=envelope, delivery=delivery)) == 1
+    assert statements == HANDLER_STATEMENTS
+    # and a duplicate delivery costs the locked read that finds it done
+    assert (
+        _statements(lambda: event_dispatch(raw_envelope=envelope, delivery=delivery)) == DUPLICATE_STATEMENTS
+    )
