@@ -28,10 +28,12 @@ from factory.django import DjangoModelFactory
 from messaging.models import OutboxEvent
 from messaging.outbox import outbox_event_build
 from messaging.registry import event_type_get
+from notifications.content.overrides import override_draft_create, override_publish
 from notifications.content.snapshot import snapshot_exists, snapshot_take
+from notifications.content.sources import shipped_source
 from notifications.delivery.claims import Claim, notification_claim
 from notifications.events import EMAIL_KIND_OF_EVENT
-from notifications.models import DeliveryAttempt, Notification
+from notifications.models import DeliveryAttempt, EmailTemplateVersion, Notification
 from notifications.providers.catalogue import mail_provider
 from notifications.reviewers import GROUP_NAME
 from orders.events import ORDER_CREATED
@@ -176,3 +178,20 @@ def staff_user(username: str, *, reviewer: bool, otherwise_may_view: str = "view
     else:
         user.user_permissions.add(Permission.objects.get(codename=otherwise_may_view))
     return user
+
+
+def published_wording(kind: str, locale: str, *, subject: str) -> EmailTemplateVersion:
+    """A wording override published for `kind` in `locale`: the shipped text and HTML with
+    another subject, as an email editor would make it in the admin."""
+    shipped = shipped_source(kind, locale)
+    draft = override_draft_create(
+        kind=kind,
+        locale=locale,
+        subject=subject,
+        text=shipped.text,
+        html=shipped.html,
+        comment="a test's wording",
+        author=None,
+        author_name="test",
+    )
+    return override_publish(draft.pk, by_name="test")

@@ -2,7 +2,6 @@
 email, in a language, written to files a browser and an editor open (`manage.py
 email_preview`). Every way it can go wrong is a PreviewRefused in plain words."""
 
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -10,6 +9,7 @@ from django.conf import settings
 
 from notifications.content.context import email_context, sample_order
 from notifications.content.errors import RenderError
+from notifications.content.preview import PreviewOrderMissing, preview_order
 from notifications.content.render import email_render
 from notifications.content.snapshot import email_locale_of, snapshot_exists
 from notifications.content.sources import live_source
@@ -125,10 +125,6 @@ def _when(notification: Notification) -> str:
 
 def _order(order_id: str) -> Order:
     try:
-        key = uuid.UUID(order_id)
-    except ValueError:
-        raise PreviewRefused(f"{order_id!r} is not an order id (a UUID).") from None
-    order = Order.objects.filter(pk=key).first()
-    if order is None:
-        raise PreviewRefused(f"There is no order {order_id}.")
-    return order
+        return preview_order(order_id)
+    except PreviewOrderMissing as exc:
+        raise PreviewRefused(str(exc)) from None

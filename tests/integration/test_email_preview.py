@@ -6,9 +6,8 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from notifications.content.overrides import override_draft_create, override_publish
-from notifications.content.sources import shipped_source
 from notifications.models import EmailTemplateVersion, Notification
+from tests.factories import published_wording
 
 pytestmark = pytest.mark.django_db
 
@@ -55,7 +54,7 @@ def test_an_orders_stored_email_is_written_as_stored_even_after_the_wording_chan
         email_html="<p>Stored html</p>",
         email_content_hash="h",
     )
-    _publish_override("order_confirmation", "en", subject="A new subject")
+    published_wording("order_confirmation", "en", subject="A new subject")
     # when
     printed = _preview("order_confirmation", "--order", str(order.id), "--out", str(tmp_path))
     # then: the bytes every attempt sends, not today's wording
@@ -71,7 +70,7 @@ def test_an_orders_stored_email_is_written_as_stored_even_after_the_wording_chan
 
 
 def test_a_published_override_is_what_the_sample_preview_shows(tmp_path):
-    _publish_override("order_confirmation", "en", subject="Order {{ order.number }} is in")
+    published_wording("order_confirmation", "en", subject="Order {{ order.number }} is in")
     printed = _preview("order_confirmation", "--locale", "en", "--out", str(tmp_path))
     assert "subject: Order 1F3A9C2B is in" in printed
     assert "order_confirmation (en) version 1" in printed
@@ -105,24 +104,9 @@ def test_an_order_without_an_email_of_that_kind_is_a_usage_error(order, tmp_path
 
 def test_a_template_that_does_not_render_is_a_usage_error_with_the_reason(tmp_path):
     # live wording broken behind the admin's back (the admin refuses it), as a bad edit would
-    _publish_override("order_confirmation", "en", subject="Order {{ order.number }}")
+    published_wording("order_confirmation", "en", subject="Order {{ order.number }}")
     EmailTemplateVersion.objects.filter(kind="order_confirmation", locale="en").update(
         subject="{{ order.nickname }}"
     )
     with pytest.raises(CommandError, match=r"uses \{\{ order.nickname \}\}, which no email has"):
         _preview("order_confirmation", "--out", str(tmp_path))
-
-
-def _publish_override(kind: str, locale: str, *, subject: str) -> None:
-    shipped = shipped_source(kind, locale)
-    version = override_draft_create(
-        kind=kind,
-        locale=locale,
-        subject=subject,
-        text=shipped.text,
-        html=shipped.html,
-        comment="test",
-        author=None,
-        author_name="test",
-    )
-    override_publish(version.pk, by_name="test")

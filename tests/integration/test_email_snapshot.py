@@ -5,11 +5,9 @@ under the same key (the simulator compares it, as Resend does)."""
 
 import pytest
 
-from notifications.content.overrides import override_draft_create, override_publish
-from notifications.content.sources import shipped_source
 from notifications.models import Notification
 from orders.models import Order
-from tests.factories import OrderFactory
+from tests.factories import OrderFactory, published_wording
 from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
@@ -17,21 +15,6 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("
 # Long enough that the new wording is published before the retry, however slow the machine.
 SLOW_RETRY = {"DELIVERY_MAX_RETRIES": "2", "DELIVERY_RETRY_BASE_DELAY_SECONDS": "6"}
 NEW_SUBJECT = "Order {{ order.number }}: we are on it"
-
-
-def _publish_new_wording(kind: str = "order_confirmation", locale: str = "en") -> None:
-    shipped = shipped_source(kind, locale)
-    draft = override_draft_create(
-        kind=kind,
-        locale=locale,
-        subject=NEW_SUBJECT,
-        text=shipped.text,
-        html=shipped.html,
-        comment="a friendlier subject",
-        author=None,
-        author_name="test",
-    )
-    override_publish(draft.pk, by_name="test")
 
 
 def _notification(order: Order) -> Notification:
@@ -50,7 +33,7 @@ def test_wording_published_between_an_attempt_and_its_retry_does_not_change_the_
     )
     rendered = _notification(order)
     # when new wording is published before the retry
-    _publish_new_wording()
+    published_wording("order_confirmation", "en", subject=NEW_SUBJECT)
     sent = wait_until(
         lambda: Notification.objects.filter(pk=rendered.pk, status="sent").first(),
         timeout=40,
@@ -81,22 +64,10 @@ def test_wording_published_between_an_attempt_and_its_retry_does_not_change_the_
 
 
 def test_an_email_that_does_not_render_fails_before_anything_is_sent(mailsim, start_worker):
-    # given published wording that renders against the sample order but not for this one
-    # (the draft check cannot know every order; the worker still refuses to send garbage)
-    shipped = shipped_source("order_confirmation", "ru")
-    draft = override_draft_create(
-        kind="order_confirmation",
-        locale="ru",
-        subject="Заказ {{ order.number }}",
-        text=shipped.text,
-        html=shipped.html,
-        comment="",
-        author=None,
-        author_name="test",
-    )
-    override_publish(draft.pk, by_name="test")
-    # break the live version behind the admin's back (as a bad database edit would)
-    type(draft).objects.filter(pk=draft.pk).update(text="{% if %}")
+    # given live wording that does not render (the admin refuses such a draft, so it is broken
+    # behind its back, as a bad database edit would): the worker must still refuse to send it
+    version = published_wording("order_confirmation", "ru", subject="Заказ {{ order.number }}")
+    type(version).objects.filter(pk=version.pk).update(text="{% if %}")
     start_worker()
     order = OrderFactory(customer_email="ru@example.com", locale="ru")
     notification = wait_until(
