@@ -16,12 +16,18 @@ from messaging.registry import Guarantee
 from notifications.events import EMAIL_KIND_OF_EVENT
 from notifications.events import EVENT_TYPES as NOTIFICATION_EVENT_TYPES
 
-# Every email event type as the product declares it, but with the naive handler and no
-# inbox; the other event types of the catalogue (the providers' webhook events) as they are.
+# Every email event type as the product declares it, but with the naive handler, no batch
+# handler (the worker would otherwise hand the deliveries to the product's) and no inbox;
+# the other event types of the catalogue (the providers' webhook events) as they are.
 # This module is read with the settings, so it imports no models; the handler's module is
 # imported when the first event arrives.
 EVENT_TYPES = [
-    dataclasses.replace(event_type, handler="drill.naive_send.naive_send", guarantee=Guarantee.AT_LEAST_ONCE)
+    dataclasses.replace(
+        event_type,
+        handler="drill.naive_send.naive_send",
+        batch_handler="",
+        guarantee=Guarantee.AT_LEAST_ONCE,
+    )
     if event_type.name in EMAIL_KIND_OF_EVENT
     else event_type
     for event_type in NOTIFICATION_EVENT_TYPES

@@ -20,6 +20,13 @@ POINTS = {
     "relay.after_confirm": "the relay, after the broker confirmed a batch, before published_at is written",
     "worker.after_provider_accept": "the worker, after the provider accepted, before the result is committed",
     "worker.after_commit": "the worker, after the result is committed, before the message is acked",
+    "worker.batch_after_claim": "the worker, after a batch's claims committed, before any provider call",
+    "worker.batch_after_one_accept": "the worker, after the provider accepted one email of a batch, "
+    "while the batch's other calls may still be in flight",
+    "worker.batch_after_sends": "the worker, after every call of a batch was answered, before any outcome "
+    "is committed",
+    "worker.batch_after_commit": "the worker, after a batch's outcomes committed, before any message "
+    "is acked",
 }
 _ARMED = os.environ.get("FAULT_CRASH_POINT", "")
 if _ARMED and _ARMED not in POINTS:

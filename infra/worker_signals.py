@@ -21,13 +21,22 @@ _last_task_finished = 0.0
 
 @signals.task_prerun.connect
 def renew_broken_database_connections(**kwargs: object) -> None:
+    database_connections_renew()
+
+
+@signals.task_postrun.connect
+def note_the_connection_was_just_used(**kwargs: object) -> None:
+    database_connection_used()
+
+
+def database_connections_renew() -> None:
+    """Before a task, or a batch of deliveries (messaging/worker/batch_execution.py)."""
     idle = time.monotonic() - _last_task_finished
     if connection.errors_occurred or idle > HEALTH_CHECK_AFTER_IDLE_SECONDS:
         close_old_connections()
 
 
-@signals.task_postrun.connect
-def note_the_connection_was_just_used(**kwargs: object) -> None:
+def database_connection_used() -> None:
     global _last_task_finished
     _last_task_finished = time.monotonic()
 

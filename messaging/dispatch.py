@@ -3,9 +3,11 @@ done, and run the handler its event type names (messaging/registry.py). The even
 acks only after this returns."""
 
 import logging
+from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from messaging.envelope import EnvelopeError, envelope_parse
+from messaging.envelope import Envelope, EnvelopeError, envelope_parse
 from messaging.errors import PermanentError
 from messaging.inbox import inbox_contains
 from messaging.registry import Guarantee
@@ -47,3 +49,49 @@ def event_dispatch(*, raw_envelope: object, delivery: Delivery) -> str:
             )
             return DUPLICATE
         return event_type.handler_function()(envelope=envelope, delivery=delivery)
+
+
+def events_dispatch_batch(deliveries: Sequence[tuple[object, Delivery]]) -> list[str | BaseException]:
+    """Handling many deliveries at once (the worker's batches, messaging/worker/batching.py):
+    each delivery's result, in order, as event_dispatch would have returned it, or the
+    exception it would have raised. Event types with a batch handler get their deliveries in
+    one call; the others, and envelopes that do not parse, are handled one by one."""
+    results: dict[int, str | BaseException] = {}
+    groups: dict[str, list[tuple[int, Envelope, Delivery]]] = defaultdict(list)
+    for index, (raw_envelope, delivery) in enumerate(deliveries):
+        try:
+            envelope = envelope_parse(raw_envelope)
+        except EnvelopeError as exc:
+            results[index] = PermanentError(str(exc), detail=repr(raw_envelope)[:500])
+            continue
+        event_type = envelope.event_type
+        if event_type.batch_handler_function() is None or _inbox_says_done(envelope):
+            results[index] = _dispatch_one(raw_envelope, delivery)
+        else:
+            groups[event_type.name].append((index, envelope, delivery))
+    for members in groups.values():
+        handler = members[0][1].event_type.batch_handler_function()
+        assert handler is not None  # grouped only if it has one
+        try:
+            handled = handler([(envelope, delivery) for _, envelope, delivery in members])
+        except Exception as exc:  # what each delivery's own call would have raised
+            handled = [exc] * len(members)
+        for (index, _, _), result in zip(members, handled, strict=True):
+            results[index] = result
+    return [results[index] for index in range(len(deliveries))]
+
+
+def _inbox_says_done(envelope: Envelope) -> bool:
+    event_type = envelope.event_type
+    return (
+        event_type.guarantee == Guarantee.EFFECT_ONCE
+        and not event_type.inbox_checked_by_handler
+        and inbox_contains(event_id=envelope.event_id, inbox_key=event_type.inbox_key)
+    )
+
+
+def _dispatch_one(raw_envelope: object, delivery: Delivery) -> str | BaseException:
+    try:
+        return event_dispatch(raw_envelope=raw_envelope, delivery=delivery)
+    except Exception as exc:
+        return exc

@@ -49,6 +49,9 @@ class EventType:
     # An effect-once handler that reads the inbox itself, in its own locked read (one round
     # trip fewer on the hot path); the dispatcher then leaves the check to it.
     inbox_checked_by_handler: bool = False
+    # Handles many deliveries at once (a list of (envelope, delivery) in, a result or the
+    # exception for each out); the worker then batches this type's messages.
+    batch_handler: str = ""
 
     @property
     def aggregate_id_field(self) -> str:
@@ -60,6 +63,9 @@ class EventType:
 
     def handler_function(self) -> Callable[..., str]:
         return _resolve(self.handler)
+
+    def batch_handler_function(self) -> Callable[..., list[Any]] | None:
+        return _resolve(self.batch_handler) if self.batch_handler else None
 
     def record_hook_function(self) -> Callable[..., None] | None:
         return _resolve(self.record_hook) if self.record_hook else None

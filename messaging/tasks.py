@@ -19,7 +19,12 @@ from messaging.task_names import HANDLE_EVENT, HANDLE_EVENT_BEFORE_MESSAGING, RE
 
 
 class EventTask(Task):
-    """Retries come back to the work queue they came from, after our back-off."""
+    """Retries come back to the work queue they came from, after our back-off. The worker
+    hands deliveries of event types with a batch handler over in batches
+    (messaging/worker/batching.py), and settles each message as Celery would settle this
+    task's (messaging/worker/batch_execution.py)."""
+
+    batches_deliveries = True
 
     def retry(
         self,

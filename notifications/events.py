@@ -22,6 +22,7 @@ EMAIL_KIND_OF_EVENT = {
 # The email exists from the order's commit on (pending), so its status is visible at once.
 _CREATE_PENDING = "notifications.services.notification_create_pending_for_event"
 _SEND = "notifications.delivery.handler.email_event_handle"
+_SEND_BATCH = "notifications.delivery.batch.email_events_handle_batch"
 
 EVENT_TYPES = [
     EventType(
@@ -29,6 +30,7 @@ EVENT_TYPES = [
         aggregate=AGGREGATE,
         queue=CONFIRMATIONS_QUEUE,
         handler=_SEND,
+        batch_handler=_SEND_BATCH,
         inbox_key="order_confirmation_email",
         record_hook=_CREATE_PENDING,
         inbox_checked_by_handler=True,  # in the claim's locked read (notifications/delivery/claims.py)
@@ -41,6 +43,7 @@ EVENT_TYPES = [
         aggregate=AGGREGATE,
         queue=CANCELLATIONS_QUEUE,
         handler=_SEND,
+        batch_handler=_SEND_BATCH,
         inbox_key="order_cancellation_email",
         record_hook=_CREATE_PENDING,
         inbox_checked_by_handler=True,  # in the claim's locked read (notifications/delivery/claims.py)

@@ -8,18 +8,26 @@ carries on with the next message.
 It also publishes its task events (for Flower) without waiting for a confirm of each.
 """
 
+from collections.abc import Callable
 from typing import Any
 
 from celery.worker.consumer import Consumer
+from celery.worker.request import Request
 from kombu import Connection
 from kombu.exceptions import ContentDisallowed
 from kombu.message import Message
 
 from messaging.dead_letters.publish import dead_letter_message
+from messaging.worker.batching import DeliveryBatcher
 from messaging.worker.failures import failure_reason
 
 
 class DeadLetteringConsumer(Consumer):
+    def __init__(self, on_task_request: Callable[[Request], Any], *args: Any, **kwargs: Any):
+        # Email deliveries go through in batches (messaging/worker/batching.py).
+        self.delivery_batcher = DeliveryBatcher(consumer=self, process_task=on_task_request)
+        super().__init__(self.delivery_batcher.on_task_request, *args, **kwargs)
+
     def connection_for_write(self, url: str | None = None, heartbeat: float | None = None) -> Connection:
         # Only the task events go out on this connection (celery/worker/consumer/events.py).
         # With the broker-wide confirm_publish each of the three events per task waited for

@@ -57,10 +57,40 @@ def notification_claim(
     return decision
 
 
+@dataclass(frozen=True)
+class ClaimRequest:
+    """One delivery of an email event, as a batch claims it (notifications/delivery/batch.py)."""
+
+    order_id: uuid.UUID
+    event_type: EventType
+    event_id: uuid.UUID
+    worker: str
+
+
 @transaction.atomic
-def _claim_in_transaction(
+def notification_claims(
+    requests: list[ClaimRequest], *, provider: MailProvider
+) -> list[Claim | AlreadyDone | HandlingError]:
+    """Claim each request's notification, all in one transaction: one commit for the batch.
+    Decisions that are errors are returned, not raised, like notification_claim's. Rows are
+    locked in order id order, so two workers claiming overlapping batches never deadlock."""
+    decisions: dict[int, Claim | AlreadyDone | HandlingError] = {}
+    for index in sorted(range(len(requests)), key=lambda i: requests[i].order_id):
+        request = requests[index]
+        decisions[index] = _claim_decide(
+            order_id=request.order_id,
+            event_type=request.event_type,
+            event_id=request.event_id,
+            worker=request.worker,
+            provider=provider,
+        )
+    return [decisions[index] for index in range(len(requests))]
+
+
+def _claim_decide(
     *, order_id: uuid.UUID, event_type: EventType, event_id: uuid.UUID, worker: str, provider: MailProvider
 ) -> Claim | AlreadyDone | HandlingError:
+    """The claim's reads and writes; the caller holds the transaction."""
     kind = EMAIL_KIND_OF_EVENT[event_type.name]
     read = claim_read(order_id=order_id, kind=kind, event_id=event_id, inbox_key=event_type.inbox_key)
     if read is None:
@@ -104,6 +134,9 @@ def _claim_in_transaction(
         )
         return error
     return _start_attempt(read, event_id=event_id, worker=worker, now=now, provider=provider.name)
+
+
+_claim_in_transaction = transaction.atomic(_claim_decide)
 
 
 def _claim_read_creating(

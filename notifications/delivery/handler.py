@@ -8,6 +8,7 @@ the outcome and the inbox row in one transaction. The task acks only after this 
 
 import logging
 import time
+import uuid
 
 from infra.crash_points import crash_point
 from messaging.dispatch import Delivery
@@ -39,14 +40,7 @@ def email_event_handle(*, envelope: Envelope, delivery: Delivery) -> str:
         logger.info("event handled without a send: %s", claim.result)
         return claim.result
     log_context_add(notification_id=claim.notification.pk, attempt=claim.attempt.number)
-    started = time.monotonic()
-    result = _render_and_send(claim, event_id=str(envelope.event_id), provider=provider)
-    elapsed = time.monotonic() - started
-    PROVIDER_CALLS.labels(provider.name, result.outcome.value).inc()
-    PROVIDER_CALL_SECONDS.labels(provider.name).observe(elapsed)
-    logger.info(
-        "provider said %s %s", result.outcome, result.http_status or "", extra={"provider": provider.name}
-    )
+    result, elapsed = email_send_timed(claim, event_id=envelope.event_id, provider=provider)
     if result.outcome == Outcome.ACCEPTED:
         crash_point("worker.after_provider_accept")
     recorded = notification_record_outcome(
@@ -60,6 +54,25 @@ def email_event_handle(*, envelope: Envelope, delivery: Delivery) -> str:
     )
     crash_point("worker.after_commit")
     return recorded
+
+
+def email_send_timed(
+    claim: Claim, *, event_id: uuid.UUID, provider: MailProvider
+) -> tuple[SendResult, float]:
+    """The provider call for a claim, timed and counted; never raises (_render_and_send)."""
+    started = time.monotonic()
+    result = _render_and_send(claim, event_id=str(event_id), provider=provider)
+    elapsed = time.monotonic() - started
+    PROVIDER_CALLS.labels(provider.name, result.outcome.value).inc()
+    PROVIDER_CALL_SECONDS.labels(provider.name).observe(elapsed)
+    logger.info(
+        "provider said %s %s for notification %s",
+        result.outcome,
+        result.http_status or "",
+        claim.notification.pk,
+        extra={"provider": provider.name},
+    )
+    return result, elapsed
 
 
 def _render_and_send(claim: Claim, *, event_id: str, provider: MailProvider) -> SendResult:

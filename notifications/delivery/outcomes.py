@@ -2,6 +2,7 @@
 deciding what happens next (the failure classes of docs/failure-handling.md)."""
 
 import logging
+from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
 
@@ -44,21 +45,54 @@ def notification_record_outcome(
     final_attempt: bool,
 ) -> str:
     """Store the outcome; return "sent", or raise the error that tells the task what to do."""
+    recorded = _record(
+        OutcomeToRecord(
+            claim, result, event_type, to=to, duration_ms=duration_ms, final_attempt=final_attempt
+        ),
+        provider=provider,
+    )
+    if isinstance(recorded, HandlingError):
+        raise recorded  # after the commit: the recorded state stands whatever the task does next
+    return recorded
+
+
+@dataclass(frozen=True)
+class OutcomeToRecord:
+    """One provider call's outcome, as a batch records it (notifications/delivery/batch.py)."""
+
+    claim: Claim
+    result: SendResult
+    event_type: EventType
+    to: str
+    duration_ms: int
+    final_attempt: bool
+
+
+@transaction.atomic
+def notification_record_outcomes(
+    outcomes: list[OutcomeToRecord], *, provider: MailProvider
+) -> list[str | HandlingError]:
+    """Store a batch's outcomes in one transaction: one commit for the batch. Each is "sent"
+    or the error that tells the task what to do, returned (not raised) for the caller to act
+    on after the commit."""
+    return [_record(outcome, provider=provider) for outcome in outcomes]
+
+
+def _record(outcome: OutcomeToRecord, *, provider: MailProvider) -> str | HandlingError:
+    claim, result = outcome.claim, outcome.result
     if result.outcome == Outcome.ACCEPTED:  # the common case: one statement (statements.py)
-        _record_accepted(claim, result, event_type=event_type, duration_ms=duration_ms)
+        _record_accepted(claim, result, event_type=outcome.event_type, duration_ms=outcome.duration_ms)
         return Notification.Status.SENT
     error = _record_in_transaction(
         claim=claim,
         result=result,
-        event_type=event_type,
+        event_type=outcome.event_type,
         provider=provider,
-        to=to,
-        duration_ms=duration_ms,
-        final_attempt=final_attempt,
+        to=outcome.to,
+        duration_ms=outcome.duration_ms,
+        final_attempt=outcome.final_attempt,
     )
-    if error is not None:
-        raise error  # after the commit: the recorded state stands whatever the task does next
-    return Notification.Status.SENT
+    return Notification.Status.SENT if error is None else error
 
 
 def _record_accepted(claim: Claim, result: SendResult, *, event_type: EventType, duration_ms: int) -> None:

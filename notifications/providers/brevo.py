@@ -31,6 +31,7 @@ DUPLICATE = "duplicate_parameter"
 
 class BrevoProvider:
     name = "brevo"
+    concurrent_sends = True  # its client is thread-safe: a batch calls it from several threads
     capabilities = Capabilities(
         key_window=timedelta(minutes=15),
         replays_message_id=False,

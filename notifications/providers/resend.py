@@ -26,6 +26,7 @@ PUBLIC_URL = "https://api.resend.com"
 
 class ResendProvider:
     name = "resend"
+    concurrent_sends = True  # its client is thread-safe: a batch calls it from several threads
     capabilities = Capabilities(
         key_window=timedelta(hours=24),
         replays_message_id=True,

@@ -57,6 +57,7 @@ RETRY_LATER_CODES = frozenset(
 
 class SesProvider:
     name = "ses"
+    concurrent_sends = True  # its client is thread-safe: a batch calls it from several threads
     capabilities = NO_DEDUPE  # SendEmail has no idempotency key
 
     def __init__(self) -> None:

@@ -8,7 +8,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from messaging.dispatch import Delivery, event_dispatch
+from messaging.dispatch import Delivery, event_dispatch, events_dispatch_batch
 from messaging.models import OutboxEvent
 from messaging.relay.publisher import process_publisher
 from messaging.relay.relay import relay_outbox_sweep
@@ -25,6 +25,11 @@ ORDER_API_STATEMENTS = 10
 HANDLER_STATEMENTS = 5
 # BEGIN, the locked read that finds the inbox row, COMMIT
 DUPLICATE_STATEMENTS = 3
+# a batch of N (the worker's, messaging/worker/batching.py): the claim transaction (BEGIN, per
+# email the locked read and the UPDATE + INSERT, COMMIT), the outcome transaction (BEGIN, per
+# email one statement, COMMIT): 3 per email and 4 per batch, so two commits for N emails
+BATCH = 16
+BATCH_STATEMENTS = 3 * BATCH + 4
 # claim (BEGIN, UPDATE … RETURNING the rows, COMMIT), mark; then a claim that finds none
 SWEEP_STATEMENTS = 7
 
@@ -90,3 +95,18 @@ def test_processing_an_event_costs_a_claim_transaction_and_one_outcome_statement
     assert (
         _statements(lambda: event_dispatch(raw_envelope=envelope, delivery=delivery)) == DUPLICATE_STATEMENTS
     )
+
+
+def test_a_batch_of_events_costs_two_commits_and_three_statements_per_email(mailsim):
+    orders = [
+        order_create(customer_email=f"b{n}@example.com", amount="1.00", currency="EUR") for n in range(BATCH)
+    ]
+    envelopes = [OutboxEvent.objects.get(aggregate_id=str(order.id)).payload for order in orders]
+    deliveries = [
+        (envelope, Delivery(worker="cost pid 1", retries=0, max_retries=8)) for envelope in envelopes
+    ]
+    results: list = []
+    statements = _statements(lambda: results.extend(events_dispatch_batch(deliveries)))
+    assert results == ["sent"] * BATCH
+    assert statements == BATCH_STATEMENTS, f"{statements / BATCH:.2f} per email"
+    assert len(mailsim.messages()) == BATCH
