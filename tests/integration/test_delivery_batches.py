@@ -157,3 +157,44 @@ def test_a_bad_envelope_inside_a_batch_is_dead_lettered_and_the_others_are_sent(
     )
     assert len(mailsim.messages()) == 7
     assert max(_batch_sizes(worker)) >= 2
+
+
+def test_each_email_of_a_batch_follows_its_own_outcome(mailsim, start_worker):
+    # given a batch whose calls end differently: two refused for good, two answered 503 once,
+    # two dropped after the provider accepted them, two accepted
+    mailsim.set_faults(
+        {"kind": "reject", "to_contains": "refused"},
+        {"kind": "503", "retry_after": 1, "times": 2, "to_contains": "busy"},
+        {"kind": "accept_then_drop", "times": 2, "to_contains": "dropped"},
+    )
+    labels = ["first", "refused", "busy", "dropped", "fine", "refused", "busy", "dropped", "fine"]
+    orders = [
+        order_create(customer_email=f"{label}-{n}@example.com", amount="5.00", currency="EUR")
+        for n, label in enumerate(labels)
+    ]
+    wait_until(lambda: queue_ready_count("orders.confirmations") == len(orders), timeout=20, message="queued")
+    worker = start_worker(concurrency=1, DELIVERY_RETRY_BASE_DELAY_SECONDS="1")
+    final = ("sent", "failed")
+    wait_until(
+        lambda: Notification.objects.filter(order__in=orders, status__in=final).count() == len(orders),
+        timeout=90,
+        message="every email final",
+    )
+    assert max(_batch_sizes(worker)) >= 2
+    by_label: dict[str, list[tuple[str, list[str]]]] = {}
+    for order, label in zip(orders, labels, strict=True):
+        notification = Notification.objects.get(order=order)
+        outcomes = list(notification.attempts.order_by("number").values_list("outcome", flat=True))
+        by_label.setdefault(label, []).append((notification.status, outcomes))
+    assert by_label["refused"] == [("failed", ["permanent"])] * 2
+    assert by_label["busy"] == [("sent", ["transient", "accepted"])] * 2  # retried on its own
+    assert by_label["dropped"] == [("sent", ["unknown", "accepted"])] * 2  # resent under its key
+    assert by_label["fine"] == [("sent", ["accepted"])] * 2
+    # the refused went to the dead-letter queue with their reason, nothing else did
+    wait_until(lambda: queue_ready_count("orders.confirmations.dlq") == 2, timeout=20, message="2 dead")
+    assert {dead["headers"][CLASS_HEADER] for dead in queue_peek("orders.confirmations.dlq")} == {"permanent"}
+    # one message per sent email at the provider
+    sent_keys = sorted(
+        Notification.objects.filter(order__in=orders, status="sent").values_list("idempotency_key", flat=True)
+    )
+    assert sorted(message["idempotency_key"] for message in mailsim.messages()) == sent_keys
