@@ -22,7 +22,7 @@ from notifications.content.snapshot import snapshot_exists, snapshot_take
 from notifications.delivery import reasons
 from notifications.delivery.rules import Action, notification_decide
 from notifications.delivery.state import attempts_uncertain, notification_set_status, resend_is_safe
-from notifications.delivery.statements import ClaimRead, attempt_start, claim_read
+from notifications.delivery.statements import ClaimKey, ClaimRead, attempt_start, claim_read, claim_reads
 from notifications.events import EMAIL_KIND_OF_EVENT
 from notifications.models import DeliveryAttempt, EmailTemplateVersion, Notification, Suppression
 from notifications.providers.base import MailProvider
@@ -72,8 +72,24 @@ def notification_claims(
     requests: list[ClaimRequest], *, provider: MailProvider
 ) -> list[Claim | AlreadyDone | HandlingError]:
     """Claim each request's notification, all in one transaction: one commit for the batch.
-    Decisions that are errors are returned, not raised, like notification_claim's. Rows are
-    locked in order id order, so two workers claiming overlapping batches never deadlock."""
+    Decisions that are errors are returned, not raised, like notification_claim's. One
+    statement reads and locks every row first, in order id order, so two workers claiming
+    overlapping batches never deadlock."""
+    keys = [
+        ClaimKey(
+            order_id=request.order_id,
+            kind=EMAIL_KIND_OF_EVENT[request.event_type.name],
+            event_id=request.event_id,
+            inbox_key=request.event_type.inbox_key,
+        )
+        for request in requests
+    ]
+    # A second delivery of the same email in the batch reads again, after the first one's claim.
+    first_of_email: dict[tuple[uuid.UUID, str], int] = {}
+    for index, key in enumerate(keys):
+        first_of_email.setdefault((key.order_id, key.kind), index)
+    firsts = sorted(first_of_email.values())
+    read_of = {firsts[position]: read for position, read in claim_reads([keys[i] for i in firsts]).items()}
     decisions: dict[int, Claim | AlreadyDone | HandlingError] = {}
     for index in sorted(range(len(requests)), key=lambda i: requests[i].order_id):
         request = requests[index]
@@ -83,16 +99,25 @@ def notification_claims(
             event_id=request.event_id,
             worker=request.worker,
             provider=provider,
+            read=read_of.get(index),  # None: read alone (a repeat, or a row that is missing)
         )
     return [decisions[index] for index in range(len(requests))]
 
 
 def _claim_decide(
-    *, order_id: uuid.UUID, event_type: EventType, event_id: uuid.UUID, worker: str, provider: MailProvider
+    *,
+    order_id: uuid.UUID,
+    event_type: EventType,
+    event_id: uuid.UUID,
+    worker: str,
+    provider: MailProvider,
+    read: ClaimRead | None = None,
 ) -> Claim | AlreadyDone | HandlingError:
-    """The claim's reads and writes; the caller holds the transaction."""
+    """The claim's reads and writes (`read` when the caller has read and locked the rows
+    already); the caller holds the transaction."""
     kind = EMAIL_KIND_OF_EVENT[event_type.name]
-    read = claim_read(order_id=order_id, kind=kind, event_id=event_id, inbox_key=event_type.inbox_key)
+    if read is None:
+        read = claim_read(order_id=order_id, kind=kind, event_id=event_id, inbox_key=event_type.inbox_key)
     if read is None:
         read = _claim_read_creating(order_id, kind, event_id=event_id, inbox_key=event_type.inbox_key)
     if read is None:

@@ -27,7 +27,7 @@ from notifications.delivery.state import (
     notification_set_status,
     resend_is_safe,
 )
-from notifications.delivery.statements import accepted_record
+from notifications.delivery.statements import Accepted, accepted_record, accepted_record_many
 from notifications.models import DeliveryAttempt, Notification
 from notifications.providers.base import MailProvider, Outcome, SendResult
 
@@ -75,7 +75,39 @@ def notification_record_outcomes(
     """Store a batch's outcomes in one transaction: one commit for the batch. Each is "sent"
     or the error that tells the task what to do, returned (not raised) for the caller to act
     on after the commit."""
-    return [_record(outcome, provider=provider) for outcome in outcomes]
+    accepted = [o for o in outcomes if o.result.outcome == Outcome.ACCEPTED]
+    together = len(accepted) > 1  # the common case: one statement for all (statements.py)
+    if together:
+        _record_accepted_many(accepted)
+    return [
+        Notification.Status.SENT
+        if together and outcome.result.outcome == Outcome.ACCEPTED
+        else _record(outcome, provider=provider)
+        for outcome in outcomes
+    ]
+
+
+def _record_accepted_many(outcomes: list[OutcomeToRecord]) -> None:
+    now = timezone.now()
+    marked = accepted_record_many(
+        [
+            Accepted(
+                attempt_id=o.claim.attempt.pk,
+                notification_id=o.claim.notification.pk,
+                event_id=o.claim.attempt.event_id,
+                inbox_key=o.event_type.inbox_key,
+                message_id=o.result.provider_message_id,
+                http_status=o.result.http_status,
+                duration_ms=o.duration_ms,
+            )
+            for o in outcomes
+        ],
+        now=now,
+    )
+    for sent in marked.values():  # not those another delivery had recorded first
+        transaction.on_commit(
+            partial(notification_count_finished, sent.kind, Notification.Status.SENT, now - sent.created_at)
+        )
 
 
 def _record(outcome: OutcomeToRecord, *, provider: MailProvider) -> str | HandlingError:
