@@ -1,5 +1,5 @@
 """The benchmark's own world: a database and a vhost of its own, the mail simulator, and the
-workers of both pipelines, started and stopped phase by phase. Set up before Django is."""
+workers of the pipelines, started and stopped phase by phase. Set up before Django is."""
 
 import os
 import sys
@@ -19,6 +19,18 @@ from drill.processes import (
 )
 
 MANAGEMENT = "http://127.0.0.1:15672/api"
+# Every pipeline's worker: the comparison is of the same processes.
+WORKER_PROCESSES = 2
+NAIVE_WORKER = [
+    *(sys.executable, "-m", "celery", "-A", "bench.naive.pipeline:naive_app", "worker"),
+    *("-Q", "bench.naive", "-c", str(WORKER_PROCESSES), "-n", "bench-naive@%h", "-l", "INFO"),
+]
+# Celery's Django fixup closes a pool process's database connection around every task unless
+# CELERY_DB_REUSE_MAX is set, and then still every that many tasks (the product sets 1000, the
+# naive app copies it). Django's CONN_MAX_AGE plays no part in a worker: nothing sends the
+# request signals that apply it. A count no bench run reaches keeps each connection for the
+# pool process's whole life.
+CONNECTIONS_NEVER_CLOSED = str(2**62)
 
 
 class BenchEnvironment:
@@ -83,16 +95,24 @@ class BenchEnvironment:
         return process.start(ready=ready, timeout=90)
 
     def start_our_worker(self) -> ManagedProcess:
-        return self.start("worker", ["bin/worker"], WORKER_NAME="bench-worker", WORKER_CONCURRENCY="2")
+        return self.start(
+            "worker", ["bin/worker"], WORKER_NAME="bench-worker", WORKER_CONCURRENCY=str(WORKER_PROCESSES)
+        )
 
     def start_our_relay(self) -> None:
         self.start("relay", ["bin/relay"], RELAY_NAME="bench-relay")
         self.start("beat", ["bin/beat"], ready="Scheduler|beat: Starting")
 
     def start_naive_worker(self) -> ManagedProcess:
-        command = [sys.executable, "-m", "celery", "-A", "bench.naive.pipeline:naive_app", "worker"]
+        return self.start("naive", NAIVE_WORKER)
+
+    def start_tuned_naive_worker(self, *, prefetch_multiplier: int) -> ManagedProcess:
+        """The naive worker as a team tunes it first: database connections kept for the pool
+        processes' life, and the prefetch multiplier given (naive runs at Celery's 4)."""
         return self.start(
-            "naive", [*command, "-Q", "bench.naive", "-c", "2", "-n", "bench-naive@%h", "-l", "INFO"]
+            "tuned_naive",
+            [*NAIVE_WORKER, "--prefetch-multiplier", str(prefetch_multiplier)],
+            CELERY_DB_REUSE_MAX=CONNECTIONS_NEVER_CLOSED,
         )
 
     def stop(self, name: str) -> None:
