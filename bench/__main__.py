@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 
 from bench.pipelines import LoadShortfall
-from bench.runner import DRAIN_ORDERS, PHASES, PREFETCH_MULTIPLIERS, BenchRun
+from bench.runner import DRAIN_ORDERS, PHASES, PREFETCH_MULTIPLIERS, SCALING_ORDERS, BenchRun
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -28,6 +28,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--drain-orders", type=int, default=DRAIN_ORDERS, help="the backlog each drain works off"
+    )
+    parser.add_argument(
+        "--scaling-orders",
+        type=int,
+        default=SCALING_ORDERS,
+        help="orders per worker and relay configuration of the scaling phase",
     )
     parser.add_argument(
         "--tuned-prefetch",
@@ -54,6 +60,7 @@ def main(argv: list[str] | None = None) -> int:
             phases=phases,
             soak_rate=args.soak_rate,
             drain_orders=args.drain_orders,
+            scaling_orders=args.scaling_orders,
             tuned_prefetch=args.tuned_prefetch,
         ).run()
     except LoadShortfall as shortfall:  # figures of a smaller load than claimed: none at all

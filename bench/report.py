@@ -58,6 +58,8 @@ def report_markdown(results: dict) -> str:
         "",
         tuned_naive_sentence(results["tuned_naive"]),
         "",
+        *scaling_lines(results["scaling"], cpus=results.get("machine", {}).get("cpus")),
+        "",
         "| commit → sent latency, ms | offered orders/s | p50 | p95 | p99 |",
         "|---|---:|---:|---:|---:|",
     ]
@@ -161,6 +163,42 @@ def tuned_naive_sentence(tuned: dict) -> str:
         f"{what}, the fastest of its drains of {tuned['orders_per_drain']:,} orders at prefetch "
         f"{multipliers}: {rates} orders/s (medians of {runs})."
     )
+
+
+def scaling_lines(scaling: dict, *, cpus: int | None) -> list[str]:
+    """Our pipeline at each count of worker and relay processes, and what the counts share."""
+
+    def processes(count: int, what: str) -> str:
+        return f"{count} {what}{'es' if count > 1 else ''}"
+
+    lines = [
+        "| scaling: ours end to end | orders/s, median (min to max) | orders/s per worker process |",
+        "|---|---:|---:|",
+    ]
+    for row in scaling["configurations"]:
+        workers, rate = row["worker_processes"], row["orders_per_s"]
+        beyond = f" (more than the {cpus} CPUs)" if cpus and workers > cpus else ""
+        lines.append(
+            f"| {processes(workers, 'worker process')}{beyond}, "
+            f"{processes(row['relay_processes'], 'relay process')} "
+            f"| {rate['median']:,.0f} ({rate['min']:,.0f} to {rate['max']:,.0f}) "
+            f"| {row['orders_per_s_per_worker_process']:,.1f} |"
+        )
+    most = max(row["worker_processes"] for row in scaling["configurations"])
+    lines += [
+        "",
+        f"Scaling: {scaling['orders_per_run']:,} orders per configuration, placed as fast as one "
+        f"process can; every event is published by the relay processes (`manage.py relay_outbox`, "
+        f"a sweep every {scaling['relay_interval_seconds']:g} s), none by the placing process. "
+        + (
+            f"The machine has {cpus} CPUs: {most} worker processes exceed them, and PostgreSQL, "
+            "RabbitMQ, the mail simulator, the load generator and the relays run on the same CPUs."
+            if cpus and most > cpus
+            else f"The machine has {cpus or '?'} CPUs, shared with PostgreSQL, RabbitMQ, the mail "
+            "simulator, the load generator and the relays."
+        ),
+    ]
+    return lines
 
 
 def latency_chart(results: dict, path: Path) -> None:

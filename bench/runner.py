@@ -3,10 +3,11 @@
 Phases, each on the benchmark's own database and vhost: the raw limits (broker confirms from
 a minimal client, the PostgreSQL order + outbox transaction), the relay over a 20,000-event
 backlog (ours, and the same relay waiting for each confirm), the consumers' drain, saturating
-end-to-end throughput, commit → sent latency at fixed offered loads, and a memory soak. The
-drain and saturation phases compare ours with the naive pipeline and with the naive pipeline
-tuned (connections kept, its fastest prefetch multiplier); all run the same worker count (2
-processes) against the same mail simulator.
+end-to-end throughput, ours at 1, 2 and 4 worker processes and 1 and 2 relay processes,
+commit → sent latency at fixed offered loads, and a memory soak. The drain and saturation
+phases compare ours with the naive pipeline and with the naive pipeline tuned (connections
+kept, its fastest prefetch multiplier); all run the same worker count (2 processes) against
+the same mail simulator.
 """
 
 import os
@@ -19,13 +20,14 @@ from kombu import Connection
 
 from bench.environment import (
     CONNECTIONS_NEVER_CLOSED,
+    RELAY_INTERVAL_SECONDS,
     WORKER_PROCESSES,
     BenchEnvironment,
 )
 from bench.pipelines import Pipeline
 
 OFFERED_LOADS = (25, 50, 100)
-PHASES = ("raw", "relay", "drain", "saturation", "latency", "soak")
+PHASES = ("raw", "relay", "drain", "saturation", "scaling", "latency", "soak")
 DRAIN_ORDERS = 2000
 # Tuned naive's candidates, Celery's default (4) among them. Each is measured in the run
 # itself: which one drains fastest depends on the machine and its load. On 2 busy shared
@@ -33,6 +35,12 @@ DRAIN_ORDERS = 2000
 # 16 → 57 and 86, 64 → 120 and 95 orders/s, and a drain of 1,000 later 58, 55, 50 and 46: a
 # spread wider than the differences, so a figure fixed here would be one noisy draw.
 PREFETCH_MULTIPLIERS = (1, 4, 16, 64)
+SCALING_WORKER_PROCESSES = (1, 2, 4)
+SCALING_RELAY_PROCESSES = (1, 2)
+# Per configuration of the scaling phase: placed in a few seconds, worked off in 15 to 25 s
+# by one worker process, so six configurations stay a few minutes of the run.
+SCALING_ORDERS = 600
+SCALING_WARM_UP_ORDERS_PER_PROCESS = 10
 
 
 def spread(values: list[float]) -> dict:
@@ -54,6 +62,7 @@ class BenchRun:
         phases: tuple[str, ...] = PHASES,
         soak_rate: float | None = None,
         drain_orders: int = DRAIN_ORDERS,
+        scaling_orders: int = SCALING_ORDERS,
         tuned_prefetch: int | None = None,
     ):
         self.env = BenchEnvironment(workdir)
@@ -63,6 +72,7 @@ class BenchRun:
         self.phases = phases
         self.soak_rate = soak_rate
         self.drain_orders = drain_orders
+        self.scaling_orders = scaling_orders
         self.tuned_prefetch = tuned_prefetch  # None: the fastest drain of PREFETCH_MULTIPLIERS
         self.results: dict = {}
 
@@ -91,6 +101,7 @@ class BenchRun:
             "relay": self._relay,
             "drain": self._drain,
             "saturation": self._saturation,
+            "scaling": self._scaling,
             "latency": self._latency,
             "soak": self._soak,
         }
@@ -203,6 +214,50 @@ class BenchRun:
         self._stop_pipeline(pipeline.name)
         self.m.clear_orders()
         return rate
+
+    def _scaling(self) -> None:
+        """Ours end to end at each count of worker and relay processes: `scaling_orders` placed
+        as fast as one process can, their events published by the relay processes alone."""
+        runs: dict[tuple[int, int], list[float]] = {
+            (workers, relays): []
+            for workers in SCALING_WORKER_PROCESSES
+            for relays in SCALING_RELAY_PROCESSES
+        }
+        for _ in range(self.repeats):
+            for workers in SCALING_WORKER_PROCESSES:
+                self.env.start_our_worker(processes=workers)
+                self._scaling_warm_up(workers)
+                for relays in SCALING_RELAY_PROCESSES:  # ascending: the next adds relay processes
+                    names = self.env.start_relay_commands(relays)
+                    self.m.ours_place_for_the_relay(self.scaling_orders)
+                    completions = self.ours.finished(self.scaling_orders)
+                    runs[(workers, relays)].append(self.m.throughput(completions))
+                    self.m.clear_orders()
+                for name in ("worker", *names):
+                    self.env.stop(name)
+        self.results["scaling"] = {
+            "orders_per_run": self.scaling_orders,
+            "relay_interval_seconds": RELAY_INTERVAL_SECONDS,
+            "configurations": [
+                {
+                    "worker_processes": workers,
+                    "relay_processes": relays,
+                    "orders_per_s": spread(rates),
+                    "orders_per_s_per_worker_process": statistics.median(rates) / workers,
+                }
+                for (workers, relays), rates in runs.items()
+            ],
+        }
+
+    def _scaling_warm_up(self, workers: int) -> None:
+        """A few orders through a new worker before its measured runs: otherwise its first
+        configuration alone would pay for the pool processes' first tasks (imports, templates,
+        connections), and the relay counts would not be compared on the same footing."""
+        self.env.start_relay_commands(1)
+        orders = SCALING_WARM_UP_ORDERS_PER_PROCESS * workers
+        self.m.ours_place_for_the_relay(orders)
+        self.ours.finished(orders)
+        self.m.clear_orders()
 
     def _latency(self) -> None:
         table: dict = {"ours": {}, "naive": {}}

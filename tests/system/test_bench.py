@@ -56,3 +56,40 @@ def test_a_short_drain_compares_ours_with_naive_and_with_naive_at_its_fastest_pr
         "drain_ours_over_naive": pytest.approx(drain["ours"] / drain["naive"]),
         "drain_ours_over_tuned_naive": pytest.approx(drain["ours"] / drain["tuned_naive"]),
     }
+
+
+@pytest.mark.timeout(360)  # six worker and six relay processes started, on shared cores
+def test_a_short_run_saturates_both_naive_pipelines_and_ours_at_each_worker_and_relay_count(tmp_path):
+    # when
+    results = _bench(
+        tmp_path,
+        *("--phases", "saturation,scaling", "--load-seconds", "0.5"),
+        *("--scaling-orders", "30", "--tuned-prefetch", "16"),
+    )
+    # then
+    assert results["tuned_naive"]["prefetch_multiplier"] == 16
+    assert results["tuned_naive"]["chosen_by"] == "given"
+    saturating = {
+        name: results[f"saturating_{name}_orders_per_s"]["median"]
+        for name in ("ours", "naive", "tuned_naive")
+    }
+    assert all(rate > 0 for rate in saturating.values())
+    assert results["ratios"]["saturating_ours_over_tuned_naive"] == pytest.approx(
+        saturating["ours"] / saturating["tuned_naive"]
+    )
+    scaling = results["scaling"]
+    assert scaling["orders_per_run"] == 30
+    configurations = scaling["configurations"]
+    assert [(row["worker_processes"], row["relay_processes"]) for row in configurations] == [
+        (1, 1),
+        (1, 2),
+        (2, 1),
+        (2, 2),
+        (4, 1),
+        (4, 2),
+    ]
+    for row in configurations:
+        assert row["orders_per_s"]["median"] > 0
+        assert row["orders_per_s_per_worker_process"] == pytest.approx(
+            row["orders_per_s"]["median"] / row["worker_processes"]
+        )

@@ -1,7 +1,7 @@
 """`make bench`'s report and its checks, on made-up figures: each target stated, a missed one
-marked as missed, ours against the naive pipeline and the tuned one, and a phase whose
-orders did not all go through failing the run instead of reporting figures.
-(tests/system/test_bench.py: a short real run.)"""
+marked as missed, ours against the naive pipeline and the tuned one, the scaling table, and a
+phase whose orders did not all go through failing the run instead of reporting figures.
+(tests/system/test_bench.py: short real runs.)"""
 
 import statistics
 from datetime import UTC, datetime, timedelta
@@ -46,6 +46,27 @@ def _results(*, saturating_ours: float) -> dict:
                 {"prefetch_multiplier": 64, "drain_per_s": figure(370)},
             ],
         },
+        "scaling": {
+            "orders_per_run": 600,
+            "relay_interval_seconds": 0.1,
+            "configurations": [
+                {
+                    "worker_processes": workers,
+                    "relay_processes": relays,
+                    "orders_per_s": figure(rate, rate - 5, rate + 5),
+                    "orders_per_s_per_worker_process": rate / workers,
+                }
+                for workers, relays, rate in (
+                    (1, 1, 60),
+                    (1, 2, 61),
+                    (2, 1, 100),
+                    (2, 2, 102),
+                    (4, 1, 120),
+                    (4, 2, 118),
+                )
+            ],
+        },
+        "machine": {"cpus": 2, "started": "2026-12-01 10:00 UTC", "load_before": 0.5, "load_after": 0.7},
         "latency_ms": {
             "ours": {25: quantiles(8, 20), 50: quantiles(9, 30), 100: quantiles(12, 45)},
             "naive": {25: quantiles(5, 10), 50: quantiles(6, 15), 100: quantiles(8, 25)},
@@ -107,6 +128,19 @@ def test_the_report_says_what_tuned_naive_is_and_how_its_prefetch_was_chosen():
     # a multiplier given for the run is said to be given
     results["tuned_naive"] = {"worker_processes": 2, "prefetch_multiplier": 4, "chosen_by": "given"}
     assert "prefetch multiplier 4 (given for this run)." in report_markdown(results)
+
+
+def test_the_report_gives_our_throughput_per_worker_and_relay_count_and_says_4_workers_exceed_2_cpus():
+    markdown = report_markdown(_results(saturating_ours=150))
+    # then
+    assert "| 1 worker process, 1 relay process | 60 (55 to 65) | 60.0 |" in markdown
+    assert "| 2 worker processes, 2 relay processes | 102 (97 to 107) | 51.0 |" in markdown
+    assert (
+        "| 4 worker processes (more than the 2 CPUs), 1 relay process | 120 (115 to 125) | 30.0 |" in markdown
+    )
+    assert "| 2 worker processes, 1 relay process | 100 (95 to 105) | 50.0 |" in markdown
+    assert "The machine has 2 CPUs: 4 worker processes exceed them" in markdown
+    assert "600 orders per configuration" in markdown
 
 
 def test_a_partial_run_has_the_ratios_of_what_it_measured():
