@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 
 from bench.pipelines import LoadShortfall
-from bench.runner import PHASES, BenchRun
+from bench.runner import DRAIN_ORDERS, PHASES, PREFETCH_MULTIPLIERS, SCALING_ORDERS, BenchRun
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -25,6 +25,21 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--soak-rate", type=float, help="orders/s of the soak (default: half the saturating rate)"
+    )
+    parser.add_argument(
+        "--drain-orders", type=int, default=DRAIN_ORDERS, help="the backlog each drain works off"
+    )
+    parser.add_argument(
+        "--scaling-orders",
+        type=int,
+        default=SCALING_ORDERS,
+        help="orders per worker and relay configuration of the scaling phase",
+    )
+    parser.add_argument(
+        "--tuned-prefetch",
+        type=int,
+        help="tuned naive's prefetch multiplier (default: the fastest drain of "
+        f"{', '.join(map(str, PREFETCH_MULTIPLIERS))}, measured in the run)",
     )
     args = parser.parse_args(argv)
     phases = tuple(phase.strip() for phase in args.phases.split(",") if phase.strip())
@@ -44,6 +59,9 @@ def main(argv: list[str] | None = None) -> int:
             soak_seconds=args.soak_seconds,
             phases=phases,
             soak_rate=args.soak_rate,
+            drain_orders=args.drain_orders,
+            scaling_orders=args.scaling_orders,
+            tuned_prefetch=args.tuned_prefetch,
         ).run()
     except LoadShortfall as shortfall:  # figures of a smaller load than claimed: none at all
         print(f"bench FAILED: {shortfall}", file=sys.stderr)

@@ -1,8 +1,9 @@
 """The benchmark's own world: a database and a vhost of its own, the mail simulator, and the
-workers of both pipelines, started and stopped phase by phase. Set up before Django is."""
+workers of the pipelines, started and stopped phase by phase. Set up before Django is."""
 
 import os
 import sys
+import time
 import uuid
 from pathlib import Path
 
@@ -19,6 +20,22 @@ from drill.processes import (
 )
 
 MANAGEMENT = "http://127.0.0.1:15672/api"
+# Every pipeline's worker, unless a phase varies it: the comparison is of the same processes.
+WORKER_PROCESSES = 2
+NAIVE_WORKER = [
+    *(sys.executable, "-m", "celery", "-A", "bench.naive.pipeline:naive_app", "worker"),
+    *("-Q", "bench.naive", "-c", str(WORKER_PROCESSES), "-n", "bench-naive@%h", "-l", "INFO"),
+]
+# Celery's Django fixup closes a pool process's database connection around every task unless
+# CELERY_DB_REUSE_MAX is set, and then still every that many tasks (the product sets 1000, the
+# naive app copies it). Django's CONN_MAX_AGE plays no part in a worker: nothing sends the
+# request signals that apply it. A count no bench run reaches keeps each connection for the
+# pool process's whole life.
+CONNECTIONS_NEVER_CLOSED = str(2**62)
+# The relay processes of the scaling phase poll this often: they publish every event there,
+# and the command's default pause (2 s) would leave the workers idle at the start of a run of
+# a few seconds, a cost of the poll rather than of publishing.
+RELAY_INTERVAL_SECONDS = 0.1
 
 
 class BenchEnvironment:
@@ -82,17 +99,42 @@ class BenchEnvironment:
         self.processes[name] = process
         return process.start(ready=ready, timeout=90)
 
-    def start_our_worker(self) -> ManagedProcess:
-        return self.start("worker", ["bin/worker"], WORKER_NAME="bench-worker", WORKER_CONCURRENCY="2")
+    def start_our_worker(self, *, processes: int = WORKER_PROCESSES) -> ManagedProcess:
+        return self.start(
+            "worker", ["bin/worker"], WORKER_NAME="bench-worker", WORKER_CONCURRENCY=str(processes)
+        )
 
     def start_our_relay(self) -> None:
         self.start("relay", ["bin/relay"], RELAY_NAME="bench-relay")
         self.start("beat", ["bin/beat"], ready="Scheduler|beat: Starting")
 
+    def start_relay_commands(self, count: int) -> list[str]:
+        """`count` processes of `manage.py relay_outbox`, those not already running started,
+        each connected to the database (its first sweep under way or done); their names."""
+        names = [f"relay-command-{number}" for number in range(1, count + 1)]
+        started = [name for name in names if name not in self.processes]
+        for name in started:
+            # The command logs nothing until it publishes: it is ready once its first sweep
+            # has connected to the database, under a name of its own.
+            self.start(
+                name,
+                [sys.executable, "manage.py", "relay_outbox", "--interval", str(RELAY_INTERVAL_SECONDS)],
+                ready="",
+                DATABASE_URL=f"{self.database_url}?application_name=bench-{name}",
+            )
+        self._wait_for_sessions(started)
+        return names
+
     def start_naive_worker(self) -> ManagedProcess:
-        command = [sys.executable, "-m", "celery", "-A", "bench.naive.pipeline:naive_app", "worker"]
+        return self.start("naive", NAIVE_WORKER)
+
+    def start_tuned_naive_worker(self, *, prefetch_multiplier: int) -> ManagedProcess:
+        """The naive worker as a team tunes it first: database connections kept for the pool
+        processes' life, and the prefetch multiplier given (naive runs at Celery's 4)."""
         return self.start(
-            "naive", [*command, "-Q", "bench.naive", "-c", "2", "-n", "bench-naive@%h", "-l", "INFO"]
+            "tuned_naive",
+            [*NAIVE_WORKER, "--prefetch-multiplier", str(prefetch_multiplier)],
+            CELERY_DB_REUSE_MAX=CONNECTIONS_NEVER_CLOSED,
         )
 
     def stop(self, name: str) -> None:
@@ -112,3 +154,23 @@ class BenchEnvironment:
 
     def _manage(self, *args: str) -> None:
         manage_py(*args, env=self.env())
+
+    def _wait_for_sessions(self, names: list[str], timeout: float = 90) -> None:
+        """Until each named process has a session of the database as `bench-<name>`."""
+        deadline = time.monotonic() + timeout
+        with psycopg.connect(self.database_url, autocommit=True) as connection:
+            while True:
+                connected = connection.execute(
+                    "SELECT DISTINCT application_name FROM pg_stat_activity "
+                    "WHERE datname = %s AND application_name = ANY(%s)",
+                    [self.database, [f"bench-{name}" for name in names]],
+                ).fetchall()
+                if len(connected) == len(names):
+                    return
+                for name in names:
+                    process = self.processes[name]
+                    if process.process is not None and process.process.poll() is not None:
+                        raise RuntimeError(f"{name} exited:\n{process.log_tail()}")
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"{names} had no database session within {timeout}s")
+                time.sleep(0.1)

@@ -11,11 +11,13 @@ from datetime import timedelta
 import psycopg
 from amqp import Connection as AmqpConnection
 from amqp import Message
-from django.db import connection
+from django.db import connection, transaction
 
 from bench.naive.models import NaiveOrder
 from bench.naive.pipeline import naive_order_create
 from messaging.models import OutboxEvent
+from messaging.outbox import outbox_event_build
+from messaging.registry import event_type_get
 from messaging.relay.publisher import process_publisher
 from messaging.relay.relay import (
     outbox_claim_batch,
@@ -24,6 +26,8 @@ from messaging.relay.relay import (
     relay_outbox_sweep,
 )
 from notifications.models import Notification
+from orders.events import ORDER_CREATED
+from orders.models import Order, site_locale
 from orders.services import order_create
 
 # --- the raw limits ---------------------------------------------------------------------------
@@ -140,6 +144,27 @@ def ours_place(count: int, *, rate: float | None = None) -> None:
         count,
         rate,
     )
+
+
+def ours_place_for_the_relay(count: int) -> None:
+    """The rows `order_create` commits (the order, its outbox event, the pending notification),
+    but no publish after the commit: every event waits for a relay process, as after a crash
+    or while the broker was away. The scaling phase varies the relay processes this way; with
+    `order_create` the placing process publishes each event itself and the relays idle."""
+    event_type = event_type_get(ORDER_CREATED)
+    record_hook = event_type.record_hook_function()
+    assert record_hook is not None  # the pending notification, which the phase counts as sent
+
+    def create(number: int) -> None:
+        with transaction.atomic():
+            order = Order.objects.create(
+                customer_email=f"b{number}@bench.example", amount="9.90", currency="EUR", locale=site_locale()
+            )
+            event = outbox_event_build(event_type=event_type, aggregate_id=order.id)
+            event.save(force_insert=True)
+            record_hook(event)
+
+    _place(create, count, None)
 
 
 def naive_place(count: int, *, rate: float | None = None) -> None:

@@ -1,4 +1,4 @@
-"""The two pipelines as the phases drive them, and the check that a phase's load was all done:
+"""The pipelines as the phases drive them, and the check that a phase's load was all done:
 a benchmark whose orders did not all go through has measured less than it reports."""
 
 from collections.abc import Callable
@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Pipeline:
-    """One of the two pipelines, as the phases drive it (functions of bench/measure.py)."""
+    """One of the pipelines, as the phases drive it (functions of bench/measure.py)."""
 
-    name: str  # "ours" or "naive"
+    name: str  # "ours", "naive" or "tuned_naive" (the naive one with its worker tuned)
     place: Callable[..., None]
     wait_all_sent: Callable[[], None]
     completions: Callable[[], list[tuple]]

@@ -3,8 +3,11 @@
 Phases, each on the benchmark's own database and vhost: the raw limits (broker confirms from
 a minimal client, the PostgreSQL order + outbox transaction), the relay over a 20,000-event
 backlog (ours, and the same relay waiting for each confirm), the consumers' drain, saturating
-end-to-end throughput, commit → sent latency at fixed offered loads, and a memory soak.
-Both pipelines run the same worker count against the same mail simulator.
+end-to-end throughput, ours at 1, 2 and 4 worker processes and 1 and 2 relay processes,
+commit → sent latency at fixed offered loads, and a memory soak. The drain and saturation
+phases compare ours with the naive pipeline and with the naive pipeline tuned (connections
+kept, its fastest prefetch multiplier); all run the same worker count (2 processes) against
+the same mail simulator.
 """
 
 import os
@@ -15,11 +18,29 @@ from pathlib import Path
 
 from kombu import Connection
 
-from bench.environment import BenchEnvironment
+from bench.environment import (
+    CONNECTIONS_NEVER_CLOSED,
+    RELAY_INTERVAL_SECONDS,
+    WORKER_PROCESSES,
+    BenchEnvironment,
+)
 from bench.pipelines import Pipeline
 
 OFFERED_LOADS = (25, 50, 100)
-PHASES = ("raw", "relay", "drain", "saturation", "latency", "soak")
+PHASES = ("raw", "relay", "drain", "saturation", "scaling", "latency", "soak")
+DRAIN_ORDERS = 2000
+# Tuned naive's candidates, Celery's default (4) among them. Each is measured in the run
+# itself: which one drains fastest depends on the machine and its load. On 2 busy shared
+# cores, 2026-12-01, two drains of 2,000 orders at each gave 1 → 66 and 94, 4 → 96 and 42,
+# 16 → 57 and 86, 64 → 120 and 95 orders/s, and a drain of 1,000 later 58, 55, 50 and 46: a
+# spread wider than the differences, so a figure fixed here would be one noisy draw.
+PREFETCH_MULTIPLIERS = (1, 4, 16, 64)
+SCALING_WORKER_PROCESSES = (1, 2, 4)
+SCALING_RELAY_PROCESSES = (1, 2)
+# Per configuration of the scaling phase: placed in a few seconds, worked off in 15 to 25 s
+# by one worker process, so six configurations stay a few minutes of the run.
+SCALING_ORDERS = 600
+SCALING_WARM_UP_ORDERS_PER_PROCESS = 10
 
 
 def spread(values: list[float]) -> dict:
@@ -40,6 +61,9 @@ class BenchRun:
         soak_seconds: float = 180,
         phases: tuple[str, ...] = PHASES,
         soak_rate: float | None = None,
+        drain_orders: int = DRAIN_ORDERS,
+        scaling_orders: int = SCALING_ORDERS,
+        tuned_prefetch: int | None = None,
     ):
         self.env = BenchEnvironment(workdir)
         self.repeats = repeats
@@ -47,6 +71,9 @@ class BenchRun:
         self.soak_seconds = soak_seconds
         self.phases = phases
         self.soak_rate = soak_rate
+        self.drain_orders = drain_orders
+        self.scaling_orders = scaling_orders
+        self.tuned_prefetch = tuned_prefetch  # None: the fastest drain of PREFETCH_MULTIPLIERS
         self.results: dict = {}
 
     def run(self) -> dict:
@@ -63,15 +90,18 @@ class BenchRun:
         from bench import measure
 
         self.m = measure
-        self.pipelines = (
-            Pipeline("ours", measure.ours_place, measure.ours_wait_all_sent, measure.ours_completions),
-            Pipeline("naive", measure.naive_place, measure.naive_wait_all_sent, measure.naive_completions),
-        )
+        self.ours = Pipeline("ours", measure.ours_place, measure.ours_wait_all_sent, measure.ours_completions)
+        naive = (measure.naive_place, measure.naive_wait_all_sent, measure.naive_completions)
+        self.naive = Pipeline("naive", *naive)
+        self.tuned_naive = Pipeline("tuned_naive", *naive)  # the same orders and task, another worker
+        self.pipelines = (self.ours, self.naive)  # latency and soak
+        self.compared = (self.ours, self.naive, self.tuned_naive)  # drain and saturation
         steps = {
             "raw": self._raw_limits,
             "relay": self._relay,
             "drain": self._drain,
             "saturation": self._saturation,
+            "scaling": self._scaling,
             "latency": self._latency,
             "soak": self._soak,
         }
@@ -82,8 +112,7 @@ class BenchRun:
             self.env.destroy()
         self.results["seconds"] = round(time.monotonic() - started, 1)
         self.results["machine"]["load_after"] = round(os.getloadavg()[0], 2)
-        if self.phases == PHASES:
-            self.results["ratios"] = ratios(self.results)
+        self.results["ratios"] = ratios(self.results)
         return self.results
 
     def _raw_limits(self) -> None:
@@ -111,24 +140,68 @@ class BenchRun:
         self.results["relay_waiting_each_confirm_events_per_s"] = spread(per_confirm)
 
     def _drain(self) -> None:
-        rates: dict[str, list[float]] = {"ours": [], "naive": []}
+        self._tuned_naive_prefetch()  # its own drains come first, not between the phase's
+        rates: dict[str, list[float]] = {pipeline.name: [] for pipeline in self.compared}
         for _ in range(self.repeats):
-            for pipeline in self.pipelines:
-                pipeline.place(2000)  # queued, no worker yet
-                self._start_worker(pipeline.name)
-                rates[pipeline.name].append(self.m.drain_rate(pipeline.finished(2000)))
-                self._stop_pipeline(pipeline.name)
-                self.m.clear_orders()
-        self.results["drain_ours_per_s"] = spread(rates["ours"])
-        self.results["drain_naive_per_s"] = spread(rates["naive"])
+            for pipeline in self.compared:
+                rates[pipeline.name].append(self._drain_once(pipeline, self.drain_orders))
+        for name, runs in rates.items():
+            self.results[f"drain_{name}_per_s"] = spread(runs)
+
+    def _drain_once(
+        self, pipeline: Pipeline, orders: int, *, prefetch_multiplier: int | None = None
+    ) -> float:
+        pipeline.place(orders)  # queued, no worker yet
+        self._start_worker(pipeline.name, prefetch_multiplier=prefetch_multiplier)
+        rate = self.m.drain_rate(pipeline.finished(orders))
+        self._stop_pipeline(pipeline.name)
+        self.m.clear_orders()
+        return rate
+
+    def _tuned_naive_prefetch(self) -> int:
+        """Tuned naive's prefetch multiplier: the given one, or the one of PREFETCH_MULTIPLIERS
+        at which it drains a backlog fastest, measured once per run on the run's own machine."""
+        if "tuned_naive" not in self.results:
+            tuned: dict = {
+                "worker_processes": WORKER_PROCESSES,
+                "celery_db_reuse_max": int(CONNECTIONS_NEVER_CLOSED),
+            }
+            if self.tuned_prefetch is None:
+                tuned |= self._prefetch_sweep()
+            else:
+                tuned |= {"prefetch_multiplier": self.tuned_prefetch, "chosen_by": "given"}
+            self.results["tuned_naive"] = tuned
+        return self.results["tuned_naive"]["prefetch_multiplier"]
+
+    def _prefetch_sweep(self) -> dict:
+        """Tuned naive's drain at each of PREFETCH_MULTIPLIERS, `repeats` times; the fastest
+        median is the choice."""
+        # Half the drain phase's backlog: four multipliers times `repeats` drains stay short.
+        orders = max(2, self.drain_orders // 2)
+        rates: dict[int, list[float]] = {multiplier: [] for multiplier in PREFETCH_MULTIPLIERS}
+        for _ in range(self.repeats):
+            for multiplier in PREFETCH_MULTIPLIERS:  # in turn, so a busy minute hits them alike
+                drained = self._drain_once(self.tuned_naive, orders, prefetch_multiplier=multiplier)
+                rates[multiplier].append(drained)
+        medians = {multiplier: statistics.median(runs) for multiplier, runs in rates.items()}
+        return {
+            "prefetch_multiplier": max(medians, key=medians.__getitem__),
+            "chosen_by": "fastest drain",
+            "orders_per_drain": orders,
+            "drain_per_s_by_prefetch": [
+                {"prefetch_multiplier": multiplier, "drain_per_s": spread(runs)}
+                for multiplier, runs in rates.items()
+            ],
+        }
 
     def _saturation(self) -> None:
-        rates: dict[str, list[float]] = {"ours": [], "naive": []}
+        self._tuned_naive_prefetch()
+        rates: dict[str, list[float]] = {pipeline.name: [] for pipeline in self.compared}
         for _ in range(self.repeats):
-            for pipeline in self.pipelines:
+            for pipeline in self.compared:
                 rates[pipeline.name].append(self._saturate(pipeline))
-        self.results["saturating_ours_orders_per_s"] = spread(rates["ours"])
-        self.results["saturating_naive_orders_per_s"] = spread(rates["naive"])
+        for name, runs in rates.items():
+            self.results[f"saturating_{name}_orders_per_s"] = spread(runs)
 
     def _saturate(self, pipeline: Pipeline) -> float:
         self._start_pipeline(pipeline.name)
@@ -141,6 +214,50 @@ class BenchRun:
         self._stop_pipeline(pipeline.name)
         self.m.clear_orders()
         return rate
+
+    def _scaling(self) -> None:
+        """Ours end to end at each count of worker and relay processes: `scaling_orders` placed
+        as fast as one process can, their events published by the relay processes alone."""
+        runs: dict[tuple[int, int], list[float]] = {
+            (workers, relays): []
+            for workers in SCALING_WORKER_PROCESSES
+            for relays in SCALING_RELAY_PROCESSES
+        }
+        for _ in range(self.repeats):
+            for workers in SCALING_WORKER_PROCESSES:
+                self.env.start_our_worker(processes=workers)
+                self._scaling_warm_up(workers)
+                for relays in SCALING_RELAY_PROCESSES:  # ascending: the next adds relay processes
+                    names = self.env.start_relay_commands(relays)
+                    self.m.ours_place_for_the_relay(self.scaling_orders)
+                    completions = self.ours.finished(self.scaling_orders)
+                    runs[(workers, relays)].append(self.m.throughput(completions))
+                    self.m.clear_orders()
+                for name in ("worker", *names):
+                    self.env.stop(name)
+        self.results["scaling"] = {
+            "orders_per_run": self.scaling_orders,
+            "relay_interval_seconds": RELAY_INTERVAL_SECONDS,
+            "configurations": [
+                {
+                    "worker_processes": workers,
+                    "relay_processes": relays,
+                    "orders_per_s": spread(rates),
+                    "orders_per_s_per_worker_process": statistics.median(rates) / workers,
+                }
+                for (workers, relays), rates in runs.items()
+            ],
+        }
+
+    def _scaling_warm_up(self, workers: int) -> None:
+        """A few orders through a new worker before its measured runs: otherwise its first
+        configuration alone would pay for the pool processes' first tasks (imports, templates,
+        connections), and the relay counts would not be compared on the same footing."""
+        self.env.start_relay_commands(1)
+        orders = SCALING_WARM_UP_ORDERS_PER_PROCESS * workers
+        self.m.ours_place_for_the_relay(orders)
+        self.ours.finished(orders)
+        self.m.clear_orders()
 
     def _latency(self) -> None:
         table: dict = {"ours": {}, "naive": {}}
@@ -174,7 +291,7 @@ class BenchRun:
                 for name in samples:
                     samples[name].append(m.resident_memory_kib(self.env.processes[name].pid))
             time.sleep(0.05)
-        self.pipelines[0].finished(placed)  # ours
+        self.ours.finished(placed)
         self._stop_pipeline("ours")
         m.clear_orders()
         window = max(1, len(samples["worker"]) // 5)
@@ -190,11 +307,15 @@ class BenchRun:
             "samples_kib": samples,
         }
 
-    def _start_worker(self, pipeline: str) -> None:
+    def _start_worker(self, pipeline: str, *, prefetch_multiplier: int | None = None) -> None:
         if pipeline == "ours":
             self.env.start_our_worker()
-        else:
+        elif pipeline == "naive":
             self.env.start_naive_worker()
+        else:
+            self.env.start_tuned_naive_worker(
+                prefetch_multiplier=prefetch_multiplier or self._tuned_naive_prefetch()
+            )
 
     def _start_pipeline(self, pipeline: str) -> None:
         self._start_worker(pipeline)
@@ -202,7 +323,7 @@ class BenchRun:
             self.env.start_our_relay()
 
     def _stop_pipeline(self, pipeline: str) -> None:
-        for name in ("worker", "relay", "beat") if pipeline == "ours" else ("naive",):
+        for name in ("worker", "relay", "beat") if pipeline == "ours" else (pipeline,):
             self.env.stop(name)
 
     def _purge(self) -> None:
@@ -212,16 +333,26 @@ class BenchRun:
                 channel.queue_purge(queue)
 
 
-def ratios(results: dict) -> dict:
-    def median(key):
-        return results[key]["median"]
+RATIOS = {
+    "relay_pipelined_over_waiting_each_confirm": (
+        "relay_backlog_events_per_s",
+        "relay_waiting_each_confirm_events_per_s",
+    ),
+    "relay_over_raw_broker_confirms": ("relay_backlog_events_per_s", "raw_broker_confirms_msgs_per_s"),
+    "saturating_ours_over_naive": ("saturating_ours_orders_per_s", "saturating_naive_orders_per_s"),
+    "saturating_ours_over_tuned_naive": (
+        "saturating_ours_orders_per_s",
+        "saturating_tuned_naive_orders_per_s",
+    ),
+    "drain_ours_over_naive": ("drain_ours_per_s", "drain_naive_per_s"),
+    "drain_ours_over_tuned_naive": ("drain_ours_per_s", "drain_tuned_naive_per_s"),
+}
 
+
+def ratios(results: dict) -> dict:
+    """The medians' ratios of the figures the run measured (a partial run measured some)."""
     return {
-        "relay_pipelined_over_waiting_each_confirm": median("relay_backlog_events_per_s")
-        / median("relay_waiting_each_confirm_events_per_s"),
-        "relay_over_raw_broker_confirms": median("relay_backlog_events_per_s")
-        / median("raw_broker_confirms_msgs_per_s"),
-        "saturating_ours_over_naive": median("saturating_ours_orders_per_s")
-        / median("saturating_naive_orders_per_s"),
-        "drain_ours_over_naive": median("drain_ours_per_s") / median("drain_naive_per_s"),
+        name: results[over]["median"] / results[under]["median"]
+        for name, (over, under) in RATIOS.items()
+        if over in results and under in results
     }

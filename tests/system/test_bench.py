@@ -1,25 +1,95 @@
-"""`make bench` must not rot between the runs people read: a short real run of its raw-limit
-phase on its own database and vhost. (Its report and checks: tests/unit/test_bench.py.)"""
+"""`make bench` must not rot between the runs people read: short real runs of its phases on
+their own database and vhost, a few dozen orders each. (Its report and checks:
+tests/unit/test_bench.py.)"""
 
 import json
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
 
 from drill.processes import REPO
 
 
-def test_a_short_bench_run_measures_the_raw_limits_on_its_own_database_and_vhost(tmp_path):
-    # when
+def _bench(out: Path, *args: str) -> dict:
+    """A run of `python -m bench` with these arguments, once; its figures."""
     run = subprocess.run(
-        [sys.executable, "-m", "bench", "--phases", "raw", "--repeats", "1", "--out", str(tmp_path)],
+        [sys.executable, "-m", "bench", "--repeats", "1", "--out", str(out), *args],
         cwd=REPO,
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=330,
     )
-    # then
     assert run.returncode == 0, run.stderr[-3000:]
-    results = json.loads((tmp_path / "raw-latest.json").read_text())
+    (written,) = out.glob("*-latest.json")
+    return json.loads(written.read_text())
+
+
+def test_a_short_bench_run_measures_the_raw_limits_on_its_own_database_and_vhost(tmp_path):
+    # when
+    results = _bench(tmp_path, "--phases", "raw")
+    # then
     assert results["raw_broker_confirms_msgs_per_s"]["median"] > 100
     assert results["raw_pg_order_outbox_tx_per_s"]["median"] > 10
     assert results["machine"]["cpus"] >= 1
+
+
+@pytest.mark.timeout(360)  # seven workers started one after the other, on shared cores
+def test_a_short_drain_compares_ours_with_naive_and_with_naive_at_its_fastest_prefetch(tmp_path):
+    # when
+    results = _bench(tmp_path, "--phases", "drain", "--drain-orders", "40")
+    # then: tuned naive's prefetch multiplier is the fastest of its drains, each measured
+    tuned = results["tuned_naive"]
+    sweep = {
+        row["prefetch_multiplier"]: row["drain_per_s"]["median"] for row in tuned["drain_per_s_by_prefetch"]
+    }
+    assert sorted(sweep) == [1, 4, 16, 64]
+    assert all(rate > 0 for rate in sweep.values())
+    assert tuned["prefetch_multiplier"] == max(sweep, key=lambda multiplier: sweep[multiplier])
+    assert tuned["orders_per_drain"] == 20
+    assert tuned["worker_processes"] == 2
+    # and ours is measured against both naive pipelines
+    drain = {name: results[f"drain_{name}_per_s"]["median"] for name in ("ours", "naive", "tuned_naive")}
+    assert all(rate > 0 for rate in drain.values())
+    assert results["ratios"] == {
+        "drain_ours_over_naive": pytest.approx(drain["ours"] / drain["naive"]),
+        "drain_ours_over_tuned_naive": pytest.approx(drain["ours"] / drain["tuned_naive"]),
+    }
+
+
+@pytest.mark.timeout(360)  # six worker and six relay processes started, on shared cores
+def test_a_short_run_saturates_both_naive_pipelines_and_ours_at_each_worker_and_relay_count(tmp_path):
+    # when
+    results = _bench(
+        tmp_path,
+        *("--phases", "saturation,scaling", "--load-seconds", "0.5"),
+        *("--scaling-orders", "30", "--tuned-prefetch", "16"),
+    )
+    # then
+    assert results["tuned_naive"]["prefetch_multiplier"] == 16
+    assert results["tuned_naive"]["chosen_by"] == "given"
+    saturating = {
+        name: results[f"saturating_{name}_orders_per_s"]["median"]
+        for name in ("ours", "naive", "tuned_naive")
+    }
+    assert all(rate > 0 for rate in saturating.values())
+    assert results["ratios"]["saturating_ours_over_tuned_naive"] == pytest.approx(
+        saturating["ours"] / saturating["tuned_naive"]
+    )
+    scaling = results["scaling"]
+    assert scaling["orders_per_run"] == 30
+    configurations = scaling["configurations"]
+    assert [(row["worker_processes"], row["relay_processes"]) for row in configurations] == [
+        (1, 1),
+        (1, 2),
+        (2, 1),
+        (2, 2),
+        (4, 1),
+        (4, 2),
+    ]
+    for row in configurations:
+        assert row["orders_per_s"]["median"] > 0
+        assert row["orders_per_s_per_worker_process"] == pytest.approx(
+            row["orders_per_s"]["median"] / row["worker_processes"]
+        )

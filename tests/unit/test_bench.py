@@ -1,19 +1,24 @@
 """`make bench`'s report and its checks, on made-up figures: each target stated, a missed one
-marked as missed, and a phase whose orders did not all go through failing the run instead of
-reporting figures. (tests/system/test_bench.py: a short real run.)"""
+marked as missed, ours against the naive pipeline and the tuned one, the scaling table, and a
+phase whose orders did not all go through failing the run instead of reporting figures.
+(tests/system/test_bench.py: short real runs.)"""
 
+import statistics
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from bench.pipelines import LoadShortfall, completions_check
 from bench.report import report_markdown, report_write, targets_check
+from bench.runner import ratios
+
+
+def figure(value, *others):
+    runs = [value, *others]
+    return {"median": statistics.median(runs), "min": min(runs), "max": max(runs), "runs": runs}
 
 
 def _results(*, saturating_ours: float) -> dict:
-    def figure(value):
-        return {"median": value, "min": value, "max": value, "runs": [value]}
-
     def quantiles(p50, p99):
         return {"p50": figure(p50), "p95": figure(p99 * 0.8), "p99": figure(p99)}
 
@@ -24,8 +29,44 @@ def _results(*, saturating_ours: float) -> dict:
         "relay_waiting_each_confirm_events_per_s": figure(1_000),
         "drain_ours_per_s": figure(150),
         "drain_naive_per_s": figure(300),
+        "drain_tuned_naive_per_s": figure(375),
         "saturating_ours_orders_per_s": figure(saturating_ours),
         "saturating_naive_orders_per_s": figure(300),
+        "saturating_tuned_naive_orders_per_s": figure(400),
+        "tuned_naive": {
+            "worker_processes": 2,
+            "celery_db_reuse_max": 2**62,
+            "prefetch_multiplier": 16,
+            "chosen_by": "fastest drain",
+            "orders_per_drain": 1000,
+            "drain_per_s_by_prefetch": [
+                {"prefetch_multiplier": 1, "drain_per_s": figure(250)},
+                {"prefetch_multiplier": 4, "drain_per_s": figure(300)},
+                {"prefetch_multiplier": 16, "drain_per_s": figure(380)},
+                {"prefetch_multiplier": 64, "drain_per_s": figure(370)},
+            ],
+        },
+        "scaling": {
+            "orders_per_run": 600,
+            "relay_interval_seconds": 0.1,
+            "configurations": [
+                {
+                    "worker_processes": workers,
+                    "relay_processes": relays,
+                    "orders_per_s": figure(rate, rate - 5, rate + 5),
+                    "orders_per_s_per_worker_process": rate / workers,
+                }
+                for workers, relays, rate in (
+                    (1, 1, 60),
+                    (1, 2, 61),
+                    (2, 1, 100),
+                    (2, 2, 102),
+                    (4, 1, 120),
+                    (4, 2, 118),
+                )
+            ],
+        },
+        "machine": {"cpus": 2, "started": "2026-12-01 10:00 UTC", "load_before": 0.5, "load_after": 0.7},
         "latency_ms": {
             "ours": {25: quantiles(8, 20), 50: quantiles(9, 30), 100: quantiles(12, 45)},
             "naive": {25: quantiles(5, 10), 50: quantiles(6, 15), 100: quantiles(8, 25)},
@@ -33,7 +74,6 @@ def _results(*, saturating_ours: float) -> dict:
         "soak": {"seconds": 180, "orders_per_s": 50, "worker_rss_growth": 0.02, "relay_rss_growth": 0.0},
         "seconds": 700,
     }
-    from bench.runner import ratios
 
     results["ratios"] = ratios(results)
     return results
@@ -51,6 +91,12 @@ def test_the_report_states_each_target_and_marks_a_missed_one(tmp_path):
     markdown = (tmp_path / "bench-latest.md").read_text()
     assert "| saturating end to end, ours ÷ naive | 0.50 | ≥ 0.7 | **no** |" in markdown
     assert "| relay pipelined ÷ waiting for each confirm | 5.00 | ≥ 4 | yes |" in markdown
+    # ours against the naive pipeline and the tuned one, in both phases
+    assert "| saturating end to end, ours ÷ tuned naive | 0.38 | - | - |" in markdown
+    assert "| consumer drain, ours ÷ naive | 0.50 | - | - |" in markdown
+    assert "| consumer drain, ours ÷ tuned naive | 0.40 | - | - |" in markdown
+    assert "| consumer drain, tuned naive, orders/s | 375 (375 to 375) |" in markdown
+    assert "| saturating end to end, tuned naive, orders/s | 400 (400 to 400) |" in markdown
     assert markdown == report_markdown(results)
     assert (tmp_path / "latency.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert {path.name for path in paths} == {"bench-latest.json", "bench-latest.md", "latency.png"}
@@ -67,3 +113,49 @@ def test_a_phase_whose_orders_did_not_all_go_through_is_a_shortfall():
     # all there, one never sent
     with pytest.raises(LoadShortfall, match="naive: 3 orders placed, 3 in the database, 2 sent"):
         completions_check([(created, sent), (created, None), (created, sent)], placed=3, pipeline="naive")
+
+
+def test_the_report_says_what_tuned_naive_is_and_how_its_prefetch_was_chosen():
+    results = _results(saturating_ours=150)
+    # when
+    markdown = report_markdown(results)
+    # then
+    assert (
+        "Tuned naive: the naive pipeline's worker (2 processes) with its database connections kept "
+        "for the processes' life and prefetch multiplier 16, the fastest of its drains of 1,000 "
+        "orders at prefetch 1 / 4 / 16 / 64: 250 / 300 / 380 / 370 orders/s (medians of 1)."
+    ) in markdown
+    # a multiplier given for the run is said to be given
+    results["tuned_naive"] = {"worker_processes": 2, "prefetch_multiplier": 4, "chosen_by": "given"}
+    assert "prefetch multiplier 4 (given for this run)." in report_markdown(results)
+
+
+def test_the_report_gives_our_throughput_per_worker_and_relay_count_and_says_4_workers_exceed_2_cpus():
+    markdown = report_markdown(_results(saturating_ours=150))
+    # then
+    assert "| 1 worker process, 1 relay process | 60 (55 to 65) | 60.0 |" in markdown
+    assert "| 2 worker processes, 2 relay processes | 102 (97 to 107) | 51.0 |" in markdown
+    assert (
+        "| 4 worker processes (more than the 2 CPUs), 1 relay process | 120 (115 to 125) | 30.0 |" in markdown
+    )
+    assert "| 2 worker processes, 1 relay process | 100 (95 to 105) | 50.0 |" in markdown
+    assert "The machine has 2 CPUs: 4 worker processes exceed them" in markdown
+    assert "600 orders per configuration" in markdown
+
+
+def test_a_partial_run_has_the_ratios_of_what_it_measured():
+    measured = {
+        "drain_ours_per_s": figure(100, 90, 110),
+        "drain_naive_per_s": figure(200),
+        "drain_tuned_naive_per_s": figure(250),
+        "saturating_ours_orders_per_s": figure(80),
+        "saturating_naive_orders_per_s": figure(160),
+        "saturating_tuned_naive_orders_per_s": figure(200),
+    }
+    # then: ours ÷ naive and ours ÷ tuned naive in both phases, and nothing of the phases not run
+    assert ratios(measured) == {
+        "drain_ours_over_naive": 0.5,
+        "drain_ours_over_tuned_naive": 0.4,
+        "saturating_ours_over_naive": 0.5,
+        "saturating_ours_over_tuned_naive": 0.4,
+    }
