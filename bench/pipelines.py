@@ -34,3 +34,10 @@ def completions_check(completions: list[tuple], *, placed: int, pipeline: str) -
             f"{pipeline}: {placed} orders placed, {len(completions)} in the database, {sent} sent"
         )
     return completions
+
+
+def offered_check(placed_per_s: float, *, offered: float, pipeline: str) -> None:
+    """A latency at an offered load holds only if the load was offered: placing that fell
+    behind the schedule measured a lighter load than the report names."""
+    if placed_per_s < 0.9 * offered:
+        raise LoadShortfall(f"{pipeline}: {offered:g} orders/s offered, only {placed_per_s:.1f}/s placed")

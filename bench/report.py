@@ -60,13 +60,14 @@ def report_markdown(results: dict) -> str:
         "",
         *scaling_lines(results["scaling"], cpus=results.get("machine", {}).get("cpus")),
         "",
-        "| commit → sent latency, ms | offered orders/s | p50 | p95 | p99 |",
-        "|---|---:|---:|---:|---:|",
+        "| commit → sent latency, ms | offered orders/s | placed orders/s | p50 | p95 | p99 |",
+        "|---|---:|---:|---:|---:|---:|",
     ]
     for pipeline in ("ours", "naive"):
         for load, quantiles in results["latency_ms"][pipeline].items():
             cells = " | ".join(f"{quantiles[q]['median']:.1f}" for q in ("p50", "p95", "p99"))
-            lines.append(f"| {pipeline} | {load} | {cells} |")
+            placed = quantiles.get("placed_per_s", {}).get("median")
+            lines.append(f"| {pipeline} | {load} | {'' if placed is None else f'{placed:.1f}'} | {cells} |")
     soak = results["soak"]
     checks = targets_check(results)
     at_50 = results["latency_ms"]["ours"][50]

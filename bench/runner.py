@@ -24,7 +24,7 @@ from bench.environment import (
     WORKER_PROCESSES,
     BenchEnvironment,
 )
-from bench.pipelines import Pipeline
+from bench.pipelines import Pipeline, offered_check
 
 OFFERED_LOADS = (25, 50, 100)
 PHASES = ("raw", "relay", "drain", "saturation", "scaling", "latency", "soak")
@@ -268,9 +268,15 @@ class BenchRun:
                 for _ in range(self.repeats):
                     orders = int(load * self.load_seconds)
                     pipeline.place(orders, rate=load)
-                    runs.append(self.m.latencies_ms(pipeline.finished(orders)))
+                    completions = pipeline.finished(orders)
+                    runs.append(
+                        {**self.m.latencies_ms(completions), "placed_per_s": self.m.placed_per_s(completions)}
+                    )
                     self.m.clear_orders()
-                quantiles = {q: spread([run[q] for run in runs]) for q in ("p50", "p95", "p99")}
+                    offered_check(runs[-1]["placed_per_s"], offered=load, pipeline=pipeline.name)
+                quantiles = {
+                    q: spread([run[q] for run in runs]) for q in ("p50", "p95", "p99", "placed_per_s")
+                }
                 table[pipeline.name][load] = quantiles
             self._stop_pipeline(pipeline.name)
         self.results["latency_ms"] = table
