@@ -181,7 +181,7 @@ def naive_place(count: int, *, rate: float | None = None) -> None:
 # the next, so it measures one request's latency, not what the pipeline can take. Each placer
 # thread has its own database connection and its own publisher (process_publisher is per
 # thread); the threads live as long as the benchmark, so their connections are reused.
-PLACERS = 4
+PLACERS = 8
 _placers: ThreadPoolExecutor | None = None
 
 
