@@ -68,6 +68,7 @@ def report_markdown(results: dict) -> str:
             cells = " | ".join(f"{quantiles[q]['median']:.1f}" for q in ("p50", "p95", "p99"))
             placed = quantiles.get("placed_per_s", {}).get("median")
             lines.append(f"| {pipeline} | {load} | {'' if placed is None else f'{placed:.1f}'} | {cells} |")
+    lines += stages_lines(results.get("stages_ms"))
     soak = results["soak"]
     checks = targets_check(results)
     at_50 = results["latency_ms"]["ours"][50]
@@ -228,3 +229,25 @@ def latency_chart(results: dict, path: Path) -> None:
 
 def _yes(met: bool) -> str:
     return "yes" if met else "**no**"
+
+
+def stages_lines(stages: dict | None) -> list[str]:
+    """Where commit → sent goes (the p50 of each step; the steps' p50s need not add up)."""
+    if not stages:
+        return []
+    rows = [
+        (
+            "order commit → claim: publish, broker delivery, hand-off to a pool process, locked read",
+            "to_claim",
+        ),
+        ("claim → sent: rendering, attempt row, claim commit, provider call", "claim_to_sent"),
+        ("of which the provider call", "provider_call"),
+        ("total commit → sent", "total"),
+        ("(off the email's path) commit → event marked published", "to_marked_published"),
+    ]
+    return [
+        "",
+        f"| where the time goes, ours at {stages['rate']} orders/s, {stages['orders']} orders | p50 ms |",
+        "|---|---:|",
+        *(f"| {label} | {stages[key]:.1f} |" for label, key in rows),
+    ]

@@ -27,8 +27,9 @@ from bench.environment import (
 from bench.pipelines import Pipeline, offered_check
 
 OFFERED_LOADS = (25, 50, 100)
-PHASES = ("raw", "relay", "drain", "saturation", "scaling", "latency", "soak")
+PHASES = ("raw", "relay", "drain", "saturation", "scaling", "latency", "stages", "soak")
 DRAIN_ORDERS = 2000
+STAGES_ORDERS, STAGES_RATE = 500, 50
 # Tuned naive's candidates, Celery's default (4) among them. Each is measured in the run
 # itself: which one drains fastest depends on the machine and its load. On 2 busy shared
 # cores, 2026-12-01, two drains of 2,000 orders at each gave 1 → 66 and 94, 4 → 96 and 42,
@@ -103,6 +104,7 @@ class BenchRun:
             "saturation": self._saturation,
             "scaling": self._scaling,
             "latency": self._latency,
+            "stages": self._stages,
             "soak": self._soak,
         }
         try:
@@ -280,6 +282,16 @@ class BenchRun:
                 table[pipeline.name][load] = quantiles
             self._stop_pipeline(pipeline.name)
         self.results["latency_ms"] = table
+
+    def _stages(self) -> None:
+        """Where commit → sent goes at 50 orders/s, from the rows' own timestamps (p50 of each
+        step over 500 orders; docs/performance.md has the table)."""
+        self._start_pipeline("ours")
+        self.m.ours_place(STAGES_ORDERS, rate=STAGES_RATE)
+        self.ours.finished(STAGES_ORDERS)
+        self.results["stages_ms"] = {"orders": STAGES_ORDERS, "rate": STAGES_RATE, **self.m.ours_stages_ms()}
+        self._stop_pipeline("ours")
+        self.m.clear_orders()
 
     def _soak(self) -> None:
         m = self.m

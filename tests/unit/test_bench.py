@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from bench.pipelines import LoadShortfall, completions_check
+from bench.pipelines import LoadShortfall, completions_check, offered_check
 from bench.report import report_markdown, report_write, targets_check
 from bench.runner import ratios
 
@@ -70,6 +70,15 @@ def _results(*, saturating_ours: float) -> dict:
         "latency_ms": {
             "ours": {25: quantiles(8, 20), 50: quantiles(9, 30), 100: quantiles(12, 45)},
             "naive": {25: quantiles(5, 10), 50: quantiles(6, 15), 100: quantiles(8, 25)},
+        },
+        "stages_ms": {
+            "orders": 500,
+            "rate": 50,
+            "to_claim": 4.25,
+            "claim_to_sent": 5.5,
+            "provider_call": 2.0,
+            "total": 9.75,
+            "to_marked_published": 6.0,
         },
         "soak": {"seconds": 180, "orders_per_s": 50, "worker_rss_growth": 0.02, "relay_rss_growth": 0.0},
         "seconds": 700,
@@ -159,3 +168,16 @@ def test_a_partial_run_has_the_ratios_of_what_it_measured():
         "saturating_ours_over_naive": 0.5,
         "saturating_ours_over_tuned_naive": 0.4,
     }
+
+
+def test_the_report_says_where_the_time_goes_step_by_step():
+    markdown = report_markdown(_results(saturating_ours=280))
+    assert "| where the time goes, ours at 50 orders/s, 500 orders | p50 ms |" in markdown
+    assert "| claim → sent: rendering, attempt row, claim commit, provider call | 5.5 |" in markdown
+    assert "| total commit → sent | 9.8 |" in markdown
+
+
+def test_a_latency_whose_load_fell_behind_the_offered_rate_is_a_shortfall():
+    offered_check(46.0, offered=50, pipeline="ours")  # within 10 %: the load was offered
+    with pytest.raises(LoadShortfall, match="100 orders/s offered, only 80.9/s placed"):
+        offered_check(80.9, offered=100, pipeline="ours")
