@@ -20,9 +20,10 @@ from messaging.registry import EventType
 from notifications.content.errors import RenderError
 from notifications.content.snapshot import snapshot_exists, snapshot_take
 from notifications.delivery import reasons
+from notifications.delivery.batch_statements import ClaimKey, claim_reads
 from notifications.delivery.rules import Action, notification_decide
 from notifications.delivery.state import attempts_uncertain, notification_set_status, resend_is_safe
-from notifications.delivery.statements import ClaimKey, ClaimRead, attempt_start, claim_read, claim_reads
+from notifications.delivery.statements import ClaimRead, attempt_start, claim_read
 from notifications.events import EMAIL_KIND_OF_EVENT
 from notifications.models import DeliveryAttempt, EmailTemplateVersion, Notification, Suppression
 from notifications.providers.base import MailProvider
@@ -115,11 +116,7 @@ def _claim_decide(
 ) -> Claim | AlreadyDone | HandlingError:
     """The claim's reads and writes (`read` when the caller has read and locked the rows
     already); the caller holds the transaction."""
-    kind = EMAIL_KIND_OF_EVENT[event_type.name]
-    if read is None:
-        read = claim_read(order_id=order_id, kind=kind, event_id=event_id, inbox_key=event_type.inbox_key)
-    if read is None:
-        read = _claim_read_creating(order_id, kind, event_id=event_id, inbox_key=event_type.inbox_key)
+    read = read or _claim_read_alone(order_id, event_type, event_id=event_id)
     if read is None:
         return PermanentError(reasons.ORDER_MISSING.format(order_id=order_id))
     if read.processed:  # the dispatcher leaves the inbox check to this read (notifications/events.py)
@@ -150,18 +147,19 @@ def _claim_decide(
     if uncertain and not resend_is_safe(notification, provider, now):
         reason = reasons.WORKER_STOPPED if status == Notification.Status.SENDING else reasons.UNCERTAIN
         error = NeedsReviewError(reason + reasons.RESEND_UNSAFE)
-        notification_set_status(
-            notification,
-            Notification.Status.NEEDS_REVIEW,
-            now,
-            reason=error.reason,
-            error_class=error.error_class,
-        )
+        status_reason = {"reason": error.reason, "error_class": error.error_class}
+        notification_set_status(notification, Notification.Status.NEEDS_REVIEW, now, **status_reason)
         return error
     return _start_attempt(read, event_id=event_id, worker=worker, now=now, provider=provider.name)
 
 
 _claim_in_transaction = transaction.atomic(_claim_decide)
+
+
+def _claim_read_alone(order_id: uuid.UUID, event_type: EventType, *, event_id: uuid.UUID) -> ClaimRead | None:
+    kind = EMAIL_KIND_OF_EVENT[event_type.name]
+    read = claim_read(order_id=order_id, kind=kind, event_id=event_id, inbox_key=event_type.inbox_key)
+    return read or _claim_read_creating(order_id, kind, event_id=event_id, inbox_key=event_type.inbox_key)
 
 
 def _claim_read_creating(

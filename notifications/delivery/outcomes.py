@@ -20,6 +20,7 @@ from messaging.errors import (
 from messaging.identity import current_process_name
 from messaging.registry import EventType
 from notifications.delivery import reasons
+from notifications.delivery.batch_statements import Accepted, accepted_record_many
 from notifications.delivery.claims import Claim
 from notifications.delivery.state import (
     attempts_uncertain,
@@ -27,7 +28,7 @@ from notifications.delivery.state import (
     notification_set_status,
     resend_is_safe,
 )
-from notifications.delivery.statements import Accepted, accepted_record, accepted_record_many
+from notifications.delivery.statements import accepted_record
 from notifications.models import DeliveryAttempt, Notification
 from notifications.providers.base import MailProvider, Outcome, SendResult
 

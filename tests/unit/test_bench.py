@@ -179,5 +179,5 @@ def test_the_report_says_where_the_time_goes_step_by_step():
 
 def test_a_latency_whose_load_fell_behind_the_offered_rate_is_a_shortfall():
     offered_check(46.0, offered=50, pipeline="ours")  # within 10 %: the load was offered
-    with pytest.raises(LoadShortfall, match="100 orders/s offered, only 80.9/s placed"):
+    with pytest.raises(LoadShortfall, match=r"100 orders/s offered, only 80\.9/s placed"):
         offered_check(80.9, offered=100, pipeline="ours")
