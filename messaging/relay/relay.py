@@ -10,21 +10,25 @@ import logging
 import time
 import uuid
 from dataclasses import dataclass, field
-from datetime import timedelta
 
 from django.conf import settings
-from django.db import transaction
-from django.db.models import F
-from django.utils import timezone
 
 from infra.crash_points import crash_point
 from messaging.broker.topology import EVENTS_EXCHANGE
-from messaging.identity import current_process_name
 from messaging.models import OutboxEvent
 from messaging.registry import event_types
+from messaging.relay.claims import (
+    claims_release,
+    outbox_claim_batch,
+    outbox_mark_published,
+    publish_failures_record,
+)
 from messaging.relay.publisher import OutgoingMessage, PublishError, process_publisher
 from messaging.task_names import HANDLE_EVENT
 from observability.metrics import RELAY_PUBLISHES
+
+# bench/measure.py calls the relay's statements through this module.
+__all__ = ["outbox_claim_batch", "outbox_mark_published"]
 
 logger = logging.getLogger(__name__)
 
@@ -46,11 +50,6 @@ class RelayReport:
     failures: dict[uuid.UUID, str] = field(default_factory=dict)
 
 
-def publish_backoff(attempts: int) -> timedelta:
-    """Wait before the next try of a row whose publish failed: 2 s doubling to 5 min."""
-    return timedelta(seconds=min(300, 2 ** min(attempts, 9)))
-
-
 def relay_publish_committed(*, events: list[OutboxEvent]) -> None:
     """The on-commit fast path: publish the events this process just committed.
 
@@ -61,7 +60,7 @@ def relay_publish_committed(*, events: list[OutboxEvent]) -> None:
     global _fast_path_paused_until
     crash_point("api.after_commit")
     if time.monotonic() < _fast_path_paused_until:
-        _release_claims(
+        claims_release(
             [event.id for event in events], error="left to the sweep: the broker was unreachable recently"
         )
         return
@@ -94,33 +93,6 @@ def relay_outbox_sweep(*, batch_size: int | None = None, time_budget_seconds: fl
     return report
 
 
-def outbox_claim_batch(*, limit: int) -> list[OutboxEvent]:
-    """Claim up to `limit` publishable rows, oldest first, in one short transaction; the
-    UPDATE returns what publishing needs, so the rows are not read a second time."""
-    lease = timedelta(seconds=settings.OUTBOX_CLAIM_LEASE_SECONDS)
-    table = OutboxEvent._meta.db_table
-    with transaction.atomic():
-        # raw(): the model's own field conversions apply (the payload comes back a dict).
-        events = list(
-            OutboxEvent.objects.raw(
-                f"""
-                UPDATE {table} AS o
-                   SET next_attempt_at = now() + %s, claimed_by = %s
-                 WHERE o.id IN (
-                       SELECT id FROM {table}
-                        WHERE published_at IS NULL
-                          AND (next_attempt_at IS NULL OR next_attempt_at <= now())
-                        ORDER BY created_at
-                        LIMIT %s
-                        FOR UPDATE SKIP LOCKED)
-                RETURNING o.id, o.event_type, o.aggregate_type, o.aggregate_id, o.payload, o.created_at
-                """,
-                [lease, current_process_name(), limit],
-            )
-        )
-    return sorted(events, key=lambda event: event.created_at)
-
-
 def outbox_events_publish(events: list[OutboxEvent], *, confirm_timeout: float | None = None) -> RelayReport:
     """Publish outbox events now, confirmed by the broker, and mark the confirmed ones
     published (a row already published stays as it was). The one way an outbox event is
@@ -132,12 +104,12 @@ def outbox_events_publish(events: list[OutboxEvent], *, confirm_timeout: float |
     try:
         publish = process_publisher().publish(messages, confirm_timeout=confirm_timeout)
     except PublishError as exc:
-        _record_failures({event.id: f"broker unreachable: {exc}" for event in events})
+        publish_failures_record({event.id: f"broker unreachable: {exc}" for event in events})
         RELAY_PUBLISHES.labels("broker_error").inc(len(events))
         raise
     crash_point("relay.after_confirm")
     outbox_mark_published(publish.confirmed)
-    _record_failures(publish.failed)
+    publish_failures_record(publish.failed)
     log_fields = {event.id: _log_fields(event) for event in events}
     RELAY_PUBLISHES.labels("confirmed").inc(len(publish.confirmed))
     for event_id in publish.confirmed:
@@ -176,33 +148,4 @@ def outbox_message(event: OutboxEvent) -> OutgoingMessage:
         args=(event.payload,),
         exchange=EVENTS_EXCHANGE.name,
         routing_key=event.event_type,
-    )
-
-
-def outbox_mark_published(event_ids: list[uuid.UUID]) -> None:
-    """published_at for events the broker confirmed (and did not return)."""
-    if not event_ids:
-        return
-    OutboxEvent.objects.filter(id__in=event_ids, published_at__isnull=True).update(
-        published_at=timezone.now(),
-        next_attempt_at=None,
-        publish_attempts=F("publish_attempts") + 1,
-        last_publish_error="",
-    )
-
-
-def _record_failures(failures: dict[uuid.UUID, str]) -> None:
-    now = timezone.now()
-    for event in OutboxEvent.objects.filter(id__in=failures, published_at__isnull=True):
-        attempts = event.publish_attempts + 1
-        OutboxEvent.objects.filter(pk=event.pk, published_at__isnull=True).update(
-            publish_attempts=attempts,
-            last_publish_error=failures[event.id][:2000],
-            next_attempt_at=now + publish_backoff(attempts),
-        )
-
-
-def _release_claims(event_ids: list[uuid.UUID], *, error: str) -> None:
-    OutboxEvent.objects.filter(id__in=event_ids, published_at__isnull=True).update(
-        next_attempt_at=None, last_publish_error=error
     )
