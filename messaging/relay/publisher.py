@@ -28,6 +28,7 @@ from messaging.broker.channel import amqp_channel
 logger = logging.getLogger(__name__)
 
 TRACKING_HEADER = "x-publish-id"
+CONNECT_TIMEOUT_SECONDS = 5.0  # also the write timeout: a broker that stops reading fails us
 _ORIGIN = f"relay@{socket.gethostname()}:{os.getpid()}"
 
 
@@ -75,7 +76,9 @@ class ConfirmingPublisher:
     confirm instead, and the publisher is then rebuilt.
     """
 
-    def __init__(self, *, broker_url: str, confirm_timeout: float, connect_timeout: float = 5.0):
+    def __init__(
+        self, *, broker_url: str, confirm_timeout: float, connect_timeout: float = CONNECT_TIMEOUT_SECONDS
+    ):
         self.broker_url = broker_url
         self._confirm_timeout = confirm_timeout
         self._connect_timeout = connect_timeout
@@ -159,11 +162,8 @@ class ConfirmingPublisher:
         # message_id the message itself carries.
         tracking = {TRACKING_HEADER: str(message.event_id)}
         if isinstance(message, RawMessage):
-            body, content_type, content_encoding = (
-                message.body,
-                message.content_type,
-                message.content_encoding,
-            )
+            body, content_type = message.body, message.content_type
+            content_encoding = message.content_encoding
             headers, properties = {**message.headers, **tracking}, message.properties
         else:
             body, headers, properties = _task_message(message)

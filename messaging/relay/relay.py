@@ -4,6 +4,12 @@ No row lock is held across broker I/O. A claim is a lease (`next_attempt_at` in 
 future), so two relays never publish the same row at the same time, and rows of a relay
 that died come back by themselves when the lease runs out. A row is marked published only
 after the broker's confirm, and only if the broker did not return it as unroutable.
+
+The sweep keeps PostgreSQL and the broker busy at the same time: a thread of its own
+publishes a batch and collects its confirms while this thread claims the next batch, and
+the next batch goes out before the confirmed one is marked. A crash between any two steps
+loses nothing: whatever was claimed and not yet marked comes back when its lease runs out
+(a copy the broker had confirmed is published once more; the consumers' inbox absorbs it).
 """
 
 import logging
@@ -23,7 +29,14 @@ from messaging.relay.claims import (
     outbox_mark_published,
     publish_failures_record,
 )
-from messaging.relay.publisher import OutgoingMessage, PublishError, process_publisher
+from messaging.relay.publisher import (
+    CONNECT_TIMEOUT_SECONDS,
+    OutgoingMessage,
+    PublishError,
+    PublishReport,
+    process_publisher,
+)
+from messaging.relay.publishing_thread import publishing_thread
 from messaging.task_names import HANDLE_EVENT
 from observability.metrics import RELAY_PUBLISHES
 
@@ -72,51 +85,85 @@ def relay_publish_committed(*, events: list[OutboxEvent]) -> None:
 
 
 def relay_outbox_sweep(*, batch_size: int | None = None, time_budget_seconds: float = 4.0) -> RelayReport:
-    """Publish what is still unpublished (crash leftovers, failed fast paths, back-offs)."""
+    """Publish what is still unpublished (crash leftovers, failed fast paths, back-offs).
+
+    A batch is claimed while the one before is out for its confirms, and marked while the
+    next one is out; see the module's docstring for why a crash in between loses nothing."""
     batch_size = batch_size or settings.OUTBOX_RELAY_BATCH_SIZE
     report = RelayReport()
-    started = time.monotonic()
-    while time.monotonic() - started < time_budget_seconds:
-        events = outbox_claim_batch(limit=batch_size)
-        if not events:
-            break
+    deadline = time.monotonic() + time_budget_seconds
+    broker = publishing_thread()
+    events = outbox_claim_batch(limit=batch_size)
+    in_flight = broker.submit([outbox_message(event) for event in events]) if events else None
+    while in_flight is not None:
+        following, claimed_at = [], time.monotonic()
+        if len(events) == batch_size and claimed_at < deadline:
+            following = outbox_claim_batch(limit=batch_size)  # while `events` wait for their confirms
         try:
-            batch = outbox_events_publish(events)
+            publish = in_flight.result()
         except PublishError as exc:
+            _broker_unreachable(events, exc)
+            claims_release([event.id for event in following])  # claimed ahead, never sent
             report.failed += len(events)
             report.errors.append(str(exc))
             break  # the broker is away: the rows have their back-off, try on the next sweep
+        crash_point("relay.after_confirm")
+        in_flight = None
+        if following and _lease_outlasts_a_publish(claimed_at):
+            in_flight = broker.submit([outbox_message(event) for event in following])
+        elif following:  # the confirms took so long that the lease could run out in flight
+            claims_release([event.id for event in following])
+        batch = _settle(events, publish)  # while `following` is out for its confirms
         report.published += batch.published
         report.failed += batch.failed
-        if len(events) < batch_size:
-            break
+        events = following
     return report
+
+
+def _lease_outlasts_a_publish(claimed_at: float) -> bool:
+    """A batch claimed ahead waited for the confirms of the one before; it may still go out
+    only if its lease covers a whole publish (connect and confirms), so no other relay can
+    claim the rows while they are out."""
+    lease_left = settings.OUTBOX_CLAIM_LEASE_SECONDS - (time.monotonic() - claimed_at)
+    return lease_left > CONNECT_TIMEOUT_SECONDS + settings.OUTBOX_CONFIRM_TIMEOUT_SECONDS
 
 
 def outbox_events_publish(events: list[OutboxEvent], *, confirm_timeout: float | None = None) -> RelayReport:
     """Publish outbox events now, confirmed by the broker, and mark the confirmed ones
     published (a row already published stays as it was). The one way an outbox event is
-    (re)published: the relay, the on-commit hook, reconcile and a reviewer's retry use it.
-    Raises PublishError when the broker is unreachable; the rows get their back-off."""
+    (re)published besides the sweep: the on-commit hook, reconcile and a reviewer's retry
+    use it. Raises PublishError when the broker is unreachable; the rows get their back-off."""
     if not events:
         return RelayReport()
     messages = [outbox_message(event) for event in events]
     try:
         publish = process_publisher().publish(messages, confirm_timeout=confirm_timeout)
     except PublishError as exc:
-        publish_failures_record({event.id: f"broker unreachable: {exc}" for event in events})
-        RELAY_PUBLISHES.labels("broker_error").inc(len(events))
+        _broker_unreachable(events, exc)
         raise
     crash_point("relay.after_confirm")
+    return _settle(events, publish)
+
+
+def _broker_unreachable(events: list[OutboxEvent], exc: PublishError) -> None:
+    publish_failures_record({event.id: f"broker unreachable: {exc}" for event in events})
+    RELAY_PUBLISHES.labels("broker_error").inc(len(events))
+
+
+def _settle(events: list[OutboxEvent], publish: PublishReport) -> RelayReport:
+    """Mark what the broker confirmed, record what failed, and say so in metrics and logs."""
     outbox_mark_published(publish.confirmed)
     publish_failures_record(publish.failed)
-    log_fields = {event.id: _log_fields(event) for event in events}
     RELAY_PUBLISHES.labels("confirmed").inc(len(publish.confirmed))
-    for event_id in publish.confirmed:
-        logger.info("event published", extra=log_fields[event_id])
+    by_id = {event.id: event for event in events}
+    if logger.isEnabledFor(logging.INFO):  # a batch's fields are not built for lines nobody writes
+        for event_id in publish.confirmed:
+            logger.info("event published", extra=_log_fields(by_id[event_id]))
     for event_id, reason in publish.failed.items():
         RELAY_PUBLISHES.labels(_failure_kind(reason)).inc()
-        logger.error("outbox event %s was not published: %s", event_id, reason, extra=log_fields[event_id])
+        logger.error(
+            "outbox event %s was not published: %s", event_id, reason, extra=_log_fields(by_id[event_id])
+        )
     return RelayReport(published=len(publish.confirmed), failed=len(publish.failed), failures=publish.failed)
 
 
