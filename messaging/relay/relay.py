@@ -61,6 +61,8 @@ class RelayReport:
     errors: list[str] = field(default_factory=list)
     # Events the broker returned, refused or did not confirm, with the reason.
     failures: dict[uuid.UUID, str] = field(default_factory=dict)
+    # The sweep stopped at the end of its time budget after a full batch: more may be waiting.
+    out_of_time: bool = False
 
 
 def relay_publish_committed(*, events: list[OutboxEvent]) -> None:
@@ -97,7 +99,8 @@ def relay_outbox_sweep(*, batch_size: int | None = None, time_budget_seconds: fl
     in_flight = broker.submit([outbox_message(event) for event in events]) if events else None
     while in_flight is not None:
         following, claimed_at = [], time.monotonic()
-        if len(events) == batch_size and claimed_at < deadline:
+        report.out_of_time = len(events) == batch_size and claimed_at >= deadline
+        if len(events) == batch_size and not report.out_of_time:
             following = outbox_claim_batch(limit=batch_size)  # while `events` wait for their confirms
         try:
             publish = in_flight.result()

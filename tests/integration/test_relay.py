@@ -207,6 +207,19 @@ def test_a_batch_claimed_ahead_is_given_back_unsent_when_the_confirms_before_it_
     assert queue_ready_count("orders.confirmations") == 4
 
 
+def test_a_sweep_out_of_time_after_a_full_batch_says_more_may_be_waiting():
+    _orders_left_by_a_crash(4)
+    # when a sweep's budget is over after its first batch
+    report = relay_outbox_sweep(batch_size=2, time_budget_seconds=0)
+    # then it says so (the relay command sweeps again at once), and the rest waits unclaimed
+    assert (report.published, report.out_of_time) == (2, True)
+    unclaimed = OutboxEvent.objects.filter(published_at__isnull=True, next_attempt_at__lte=timezone.now())
+    assert unclaimed.count() == 2
+    # and a sweep that drains the outbox does not
+    report = relay_outbox_sweep(batch_size=2)
+    assert (report.published, report.out_of_time) == (2, False)
+
+
 @pytest.fixture
 def fast_path_unpaused():
     """After a test that made the on-commit publish fail, later tests start unpaused."""
