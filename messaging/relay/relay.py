@@ -99,8 +99,8 @@ def relay_outbox_sweep(*, batch_size: int | None = None, time_budget_seconds: fl
     in_flight = broker.submit([outbox_message(event) for event in events]) if events else None
     while in_flight is not None:
         following, claimed_at = [], time.monotonic()
-        report.out_of_time = len(events) == batch_size and claimed_at >= deadline
-        if len(events) == batch_size and not report.out_of_time:
+        out_of_time = len(events) == batch_size and claimed_at >= deadline
+        if len(events) == batch_size and not out_of_time:
             following = outbox_claim_batch(limit=batch_size)  # while `events` wait for their confirms
         try:
             publish = in_flight.result()
@@ -111,7 +111,7 @@ def relay_outbox_sweep(*, batch_size: int | None = None, time_budget_seconds: fl
             report.errors.append(str(exc))
             break  # the broker is away: the rows have their back-off, try on the next sweep
         crash_point("relay.after_confirm")
-        in_flight = None
+        report.out_of_time, in_flight = out_of_time, None
         if following and _lease_outlasts_a_publish(claimed_at):
             in_flight = broker.submit([outbox_message(event) for event in following])
         elif following:  # the confirms took so long that the lease could run out in flight
