@@ -17,7 +17,10 @@ logger = logging.getLogger(__name__)
 
 POINTS = {
     "api.after_commit": "the web process, after the order committed, before the on-commit publish",
-    "relay.after_confirm": "the relay, after the broker confirmed a batch, before published_at is written",
+    "relay.after_confirm": (
+        "the relay, after the broker confirmed a batch, before published_at is written "
+        "(in a sweep, the next batch is claimed by then and not yet sent)"
+    ),
     "worker.after_provider_accept": "the worker, after the provider accepted, before the result is committed",
     "worker.after_commit": "the worker, after the result is committed, before the message is acked",
     "worker.batch_after_claim": "the worker, after a batch's claims committed, before any provider call",

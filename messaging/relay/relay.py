@@ -4,27 +4,44 @@ No row lock is held across broker I/O. A claim is a lease (`next_attempt_at` in 
 future), so two relays never publish the same row at the same time, and rows of a relay
 that died come back by themselves when the lease runs out. A row is marked published only
 after the broker's confirm, and only if the broker did not return it as unroutable.
+
+The sweep keeps PostgreSQL and the broker busy at the same time: a thread of its own
+publishes a batch and collects its confirms while this thread claims the next batch, and
+the next batch goes out before the confirmed one is marked. A crash between any two steps
+loses nothing: whatever was claimed and not yet marked comes back when its lease runs out
+(a copy the broker had confirmed is published once more; the consumers' inbox absorbs it).
 """
 
 import logging
 import time
 import uuid
 from dataclasses import dataclass, field
-from datetime import timedelta
 
 from django.conf import settings
-from django.db import transaction
-from django.db.models import F
-from django.utils import timezone
 
 from infra.crash_points import crash_point
 from messaging.broker.topology import EVENTS_EXCHANGE
-from messaging.identity import current_process_name
 from messaging.models import OutboxEvent
 from messaging.registry import event_types
-from messaging.relay.publisher import OutgoingMessage, PublishError, process_publisher
+from messaging.relay.claims import (
+    claims_release,
+    outbox_claim_batch,
+    outbox_mark_published,
+    publish_failures_record,
+)
+from messaging.relay.publisher import (
+    CONNECT_TIMEOUT_SECONDS,
+    OutgoingMessage,
+    PublishError,
+    PublishReport,
+    process_publisher,
+)
+from messaging.relay.publishing_thread import publishing_thread
 from messaging.task_names import HANDLE_EVENT
 from observability.metrics import RELAY_PUBLISHES
+
+# bench/measure.py calls the relay's statements through this module.
+__all__ = ["outbox_claim_batch", "outbox_mark_published"]
 
 logger = logging.getLogger(__name__)
 
@@ -44,11 +61,8 @@ class RelayReport:
     errors: list[str] = field(default_factory=list)
     # Events the broker returned, refused or did not confirm, with the reason.
     failures: dict[uuid.UUID, str] = field(default_factory=dict)
-
-
-def publish_backoff(attempts: int) -> timedelta:
-    """Wait before the next try of a row whose publish failed: 2 s doubling to 5 min."""
-    return timedelta(seconds=min(300, 2 ** min(attempts, 9)))
+    # The sweep stopped at the end of its time budget after a full batch: more may be waiting.
+    out_of_time: bool = False
 
 
 def relay_publish_committed(*, events: list[OutboxEvent]) -> None:
@@ -61,7 +75,7 @@ def relay_publish_committed(*, events: list[OutboxEvent]) -> None:
     global _fast_path_paused_until
     crash_point("api.after_commit")
     if time.monotonic() < _fast_path_paused_until:
-        _release_claims(
+        claims_release(
             [event.id for event in events], error="left to the sweep: the broker was unreachable recently"
         )
         return
@@ -73,78 +87,86 @@ def relay_publish_committed(*, events: list[OutboxEvent]) -> None:
 
 
 def relay_outbox_sweep(*, batch_size: int | None = None, time_budget_seconds: float = 4.0) -> RelayReport:
-    """Publish what is still unpublished (crash leftovers, failed fast paths, back-offs)."""
+    """Publish what is still unpublished (crash leftovers, failed fast paths, back-offs).
+
+    A batch is claimed while the one before is out for its confirms, and marked while the
+    next one is out; see the module's docstring for why a crash in between loses nothing."""
     batch_size = batch_size or settings.OUTBOX_RELAY_BATCH_SIZE
     report = RelayReport()
-    started = time.monotonic()
-    while time.monotonic() - started < time_budget_seconds:
-        events = outbox_claim_batch(limit=batch_size)
-        if not events:
-            break
+    deadline = time.monotonic() + time_budget_seconds
+    broker = publishing_thread()
+    events = outbox_claim_batch(limit=batch_size)
+    in_flight = broker.submit([outbox_message(event) for event in events]) if events else None
+    while in_flight is not None:
+        following, claimed_at = [], time.monotonic()
+        out_of_time = len(events) == batch_size and claimed_at >= deadline
+        if len(events) == batch_size and not out_of_time:
+            following = outbox_claim_batch(limit=batch_size)  # while `events` wait for their confirms
         try:
-            batch = outbox_events_publish(events)
+            publish = in_flight.result()
         except PublishError as exc:
+            _broker_unreachable(events, exc)
+            claims_release([event.id for event in following])  # claimed ahead, never sent
             report.failed += len(events)
             report.errors.append(str(exc))
             break  # the broker is away: the rows have their back-off, try on the next sweep
+        crash_point("relay.after_confirm")
+        report.out_of_time, in_flight = out_of_time, None
+        if following and _lease_outlasts_a_publish(claimed_at):
+            in_flight = broker.submit([outbox_message(event) for event in following])
+        elif following:  # the confirms took so long that the lease could run out in flight
+            claims_release([event.id for event in following])
+        batch = _settle(events, publish)  # while `following` is out for its confirms
         report.published += batch.published
         report.failed += batch.failed
-        if len(events) < batch_size:
-            break
+        events = following
     return report
 
 
-def outbox_claim_batch(*, limit: int) -> list[OutboxEvent]:
-    """Claim up to `limit` publishable rows, oldest first, in one short transaction; the
-    UPDATE returns what publishing needs, so the rows are not read a second time."""
-    lease = timedelta(seconds=settings.OUTBOX_CLAIM_LEASE_SECONDS)
-    table = OutboxEvent._meta.db_table
-    with transaction.atomic():
-        # raw(): the model's own field conversions apply (the payload comes back a dict).
-        events = list(
-            OutboxEvent.objects.raw(
-                f"""
-                UPDATE {table} AS o
-                   SET next_attempt_at = now() + %s, claimed_by = %s
-                 WHERE o.id IN (
-                       SELECT id FROM {table}
-                        WHERE published_at IS NULL
-                          AND (next_attempt_at IS NULL OR next_attempt_at <= now())
-                        ORDER BY created_at
-                        LIMIT %s
-                        FOR UPDATE SKIP LOCKED)
-                RETURNING o.id, o.event_type, o.aggregate_type, o.aggregate_id, o.payload, o.created_at
-                """,
-                [lease, current_process_name(), limit],
-            )
-        )
-    return sorted(events, key=lambda event: event.created_at)
+def _lease_outlasts_a_publish(claimed_at: float) -> bool:
+    """A batch claimed ahead waited for the confirms of the one before; it may still go out
+    only if its lease covers a whole publish (connect and confirms), so no other relay can
+    claim the rows while they are out."""
+    lease_left = settings.OUTBOX_CLAIM_LEASE_SECONDS - (time.monotonic() - claimed_at)
+    return lease_left > CONNECT_TIMEOUT_SECONDS + settings.OUTBOX_CONFIRM_TIMEOUT_SECONDS
 
 
 def outbox_events_publish(events: list[OutboxEvent], *, confirm_timeout: float | None = None) -> RelayReport:
     """Publish outbox events now, confirmed by the broker, and mark the confirmed ones
     published (a row already published stays as it was). The one way an outbox event is
-    (re)published: the relay, the on-commit hook, reconcile and a reviewer's retry use it.
-    Raises PublishError when the broker is unreachable; the rows get their back-off."""
+    (re)published besides the sweep: the on-commit hook, reconcile and a reviewer's retry
+    use it. Raises PublishError when the broker is unreachable; the rows get their back-off."""
     if not events:
         return RelayReport()
     messages = [outbox_message(event) for event in events]
     try:
         publish = process_publisher().publish(messages, confirm_timeout=confirm_timeout)
     except PublishError as exc:
-        _record_failures({event.id: f"broker unreachable: {exc}" for event in events})
-        RELAY_PUBLISHES.labels("broker_error").inc(len(events))
+        _broker_unreachable(events, exc)
         raise
     crash_point("relay.after_confirm")
+    return _settle(events, publish)
+
+
+def _broker_unreachable(events: list[OutboxEvent], exc: PublishError) -> None:
+    publish_failures_record({event.id: f"broker unreachable: {exc}" for event in events})
+    RELAY_PUBLISHES.labels("broker_error").inc(len(events))
+
+
+def _settle(events: list[OutboxEvent], publish: PublishReport) -> RelayReport:
+    """Mark what the broker confirmed, record what failed, and say so in metrics and logs."""
     outbox_mark_published(publish.confirmed)
-    _record_failures(publish.failed)
-    log_fields = {event.id: _log_fields(event) for event in events}
+    publish_failures_record(publish.failed)
     RELAY_PUBLISHES.labels("confirmed").inc(len(publish.confirmed))
-    for event_id in publish.confirmed:
-        logger.info("event published", extra=log_fields[event_id])
+    by_id = {event.id: event for event in events}
+    if logger.isEnabledFor(logging.INFO):  # a batch's fields are not built for lines nobody writes
+        for event_id in publish.confirmed:
+            logger.info("event published", extra=_log_fields(by_id[event_id]))
     for event_id, reason in publish.failed.items():
         RELAY_PUBLISHES.labels(_failure_kind(reason)).inc()
-        logger.error("outbox event %s was not published: %s", event_id, reason, extra=log_fields[event_id])
+        logger.error(
+            "outbox event %s was not published: %s", event_id, reason, extra=_log_fields(by_id[event_id])
+        )
     return RelayReport(published=len(publish.confirmed), failed=len(publish.failed), failures=publish.failed)
 
 
@@ -176,33 +198,4 @@ def outbox_message(event: OutboxEvent) -> OutgoingMessage:
         args=(event.payload,),
         exchange=EVENTS_EXCHANGE.name,
         routing_key=event.event_type,
-    )
-
-
-def outbox_mark_published(event_ids: list[uuid.UUID]) -> None:
-    """published_at for events the broker confirmed (and did not return)."""
-    if not event_ids:
-        return
-    OutboxEvent.objects.filter(id__in=event_ids, published_at__isnull=True).update(
-        published_at=timezone.now(),
-        next_attempt_at=None,
-        publish_attempts=F("publish_attempts") + 1,
-        last_publish_error="",
-    )
-
-
-def _record_failures(failures: dict[uuid.UUID, str]) -> None:
-    now = timezone.now()
-    for event in OutboxEvent.objects.filter(id__in=failures, published_at__isnull=True):
-        attempts = event.publish_attempts + 1
-        OutboxEvent.objects.filter(pk=event.pk, published_at__isnull=True).update(
-            publish_attempts=attempts,
-            last_publish_error=failures[event.id][:2000],
-            next_attempt_at=now + publish_backoff(attempts),
-        )
-
-
-def _release_claims(event_ids: list[uuid.UUID], *, error: str) -> None:
-    OutboxEvent.objects.filter(id__in=event_ids, published_at__isnull=True).update(
-        next_attempt_at=None, last_publish_error=error
     )

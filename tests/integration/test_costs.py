@@ -4,16 +4,17 @@ not in a benchmark nobody reads. (Statements counted include BEGIN and COMMIT.)"
 
 import pytest
 from django.db import connection
+from django.db.backends.signals import connection_created
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from rest_framework.test import APIClient
 
 from messaging.dispatch import Delivery, event_dispatch, events_dispatch_batch
 from messaging.models import OutboxEvent
-from messaging.relay.publisher import process_publisher
+from messaging.relay.publisher import ConfirmingPublisher
 from messaging.relay.relay import relay_outbox_sweep
 from orders.services import order_create
-from tests.broker import queues_purge
+from tests.factories import UnpublishedOrderFactory
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
 
@@ -31,8 +32,12 @@ DUPLICATE_STATEMENTS = 3
 # batch, so two commits for N emails
 BATCH = 16
 BATCH_STATEMENTS = BATCH + 6
-# claim (BEGIN, UPDATE … RETURNING the rows, COMMIT), mark; then a claim that finds none
-SWEEP_STATEMENTS = 7
+# a batch: its claim (BEGIN, UPDATE … RETURNING the rows, COMMIT) and its mark; the sweep
+# ends with one more claim, which finds none
+STATEMENTS_PER_BATCH = 4
+CLAIM_STATEMENTS = 3
+# so a backlog in batches of 100 costs (3 * 4 + 3) / 300 = 0.05 statements per relayed event
+SWEEP_STATEMENTS_PER_EVENT = 0.05
 
 
 def _statements(action) -> int:
@@ -43,18 +48,18 @@ def _statements(action) -> int:
 
 @pytest.fixture
 def broker_round_trips(monkeypatch) -> dict[str, int]:
-    """Counts what this process's publisher sends: a batch is one write of its messages and
-    one wait for all their confirms. It wraps the real publish, which still goes to RabbitMQ."""
-    publisher = process_publisher()
+    """Counts what this process's publishers send, in any thread (the sweep publishes from a
+    thread of its own): a batch is one write of its messages and one wait for all their
+    confirms. It wraps the real publish, which still goes to RabbitMQ."""
     counts = {"batches": 0, "messages": 0}
-    publish = publisher.publish
+    publish = ConfirmingPublisher.publish
 
-    def counting_publish(messages, **options):
+    def counting_publish(publisher, messages, **options):
         counts["batches"] += 1
         counts["messages"] += len(messages)
-        return publish(messages, **options)
+        return publish(publisher, messages, **options)
 
-    monkeypatch.setattr(publisher, "publish", counting_publish)
+    monkeypatch.setattr(ConfirmingPublisher, "publish", counting_publish)
     return counts
 
 
@@ -73,17 +78,22 @@ def test_creating_an_order_through_the_api_costs_few_statements_and_one_broker_r
     assert broker_round_trips == {"batches": 1, "messages": 1}
 
 
-def test_relaying_a_backlog_costs_a_handful_of_statements_and_one_round_trip_per_batch(broker_round_trips):
-    for number in range(200):
-        order_create(customer_email=f"r{number}@example.com", amount="1.00", currency="EUR")
-    OutboxEvent.objects.update(published_at=None, next_attempt_at=timezone.now())
-    queues_purge()
+def test_relaying_a_backlog_costs_four_statements_and_one_broker_round_trip_per_batch(broker_round_trips):
+    UnpublishedOrderFactory.create_batch(300)
+    OutboxEvent.objects.update(next_attempt_at=timezone.now())
     broker_round_trips.update(batches=0, messages=0)
+    opened: list[object] = []
+    connection_created.connect(opened.append)  # every statement is counted on `connection`
     # when
-    statements = _statements(lambda: relay_outbox_sweep(batch_size=200))
-    # then: one batch of 200, and one more claim that finds nothing
-    assert statements <= SWEEP_STATEMENTS
-    assert broker_round_trips == {"batches": 1, "messages": 200}
+    try:
+        statements = _statements(lambda: relay_outbox_sweep(batch_size=100))
+    finally:
+        connection_created.disconnect(opened.append)
+    # then: three batches of 100, and one more claim that finds nothing
+    assert statements <= 3 * STATEMENTS_PER_BATCH + CLAIM_STATEMENTS
+    assert statements / 300 <= SWEEP_STATEMENTS_PER_EVENT
+    assert broker_round_trips == {"batches": 3, "messages": 300}
+    assert not opened, "the sweep's statements ran on a connection this count does not see"
 
 
 def test_processing_an_event_costs_a_claim_transaction_and_one_outcome_statement(mailsim):

@@ -3,16 +3,19 @@ there (os._exit, as a SIGKILL would), a fresh one takes over, and in the end the
 one accepted email and a final notification state. Real processes throughout."""
 
 import sys
+from collections import Counter
 
 import pytest
 import requests
+from django.utils import timezone
 
 from drill.processes import ManagedProcess, free_port
 from messaging.models import OutboxEvent
 from messaging.relay.relay import relay_outbox_sweep
 from notifications.models import Notification
 from orders.services import order_create
-from tests.broker import queue_ready_count
+from tests.broker import queue_peek, queue_ready_count
+from tests.factories import UnpublishedOrderFactory
 from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
@@ -101,6 +104,42 @@ def test_the_relay_dying_after_the_confirm_before_it_marks(
         lambda: queue_ready_count("orders.confirmations") == 0, timeout=20, message="both copies handled"
     )
     assert len(mailsim.messages()) == 1
+
+
+def test_the_relay_dying_with_a_batch_confirmed_and_the_next_one_claimed(service_env, tmp_path):
+    # given five events waiting, relayed two at a time
+    UnpublishedOrderFactory.create_batch(5)
+    events = list(OutboxEvent.objects.order_by("created_at"))
+    # when a relay has the first batch confirmed and the second claimed, and dies before it marks
+    env = service_env(FAULT_CRASH_POINT="relay.after_confirm", OUTBOX_RELAY_BATCH_SIZE="2", **SHORT_CLAIMS)
+    relay = ManagedProcess(
+        "relay",
+        [sys.executable, "manage.py", "relay_outbox", "--once"],
+        env=env,
+        log_path=tmp_path / "relay.log",
+    )
+    relay.start(ready="crash point relay.after_confirm reached", timeout=30)
+    assert relay.process.wait(timeout=10) == 137
+    # then nothing is marked, the broker has the first batch, and both batches keep their lease
+    assert not OutboxEvent.objects.filter(published_at__isnull=False).exists()
+    assert _copies() == Counter(str(event.id) for event in events[:2])
+    leased = OutboxEvent.objects.filter(next_attempt_at__gt=timezone.now())
+    assert set(leased.values_list("id", flat=True)) == {event.id for event in events[:4]}
+    # a sweep meanwhile takes only the row nobody claimed
+    assert relay_outbox_sweep().published == 1
+    # and once the leases run out, the four come back and are published and marked
+    wait_until(_swept_until_none_is_left, timeout=30, message="every event published")
+    # the first two twice (the broker had confirmed them before the crash), the others once
+    assert _copies() == Counter({str(event.id): 2 if event in events[:2] else 1 for event in events})
+
+
+def _swept_until_none_is_left() -> bool:
+    relay_outbox_sweep()
+    return not OutboxEvent.objects.filter(published_at__isnull=True).exists()
+
+
+def _copies() -> Counter[str]:
+    return Counter(copy["headers"]["id"] for copy in queue_peek("orders.confirmations"))
 
 
 @pytest.mark.parametrize("point", ["worker.after_provider_accept", "worker.after_commit"])

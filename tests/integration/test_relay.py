@@ -1,6 +1,7 @@
 """The outbox relay against the real broker: confirms, returns, claims, the sweep."""
 
 import threading
+import time
 import uuid
 from datetime import timedelta
 
@@ -9,6 +10,8 @@ from django.db import connection
 from django.utils import timezone
 
 from messaging.models import OutboxEvent
+from messaging.relay import relay
+from messaging.relay.publisher import ConfirmingPublisher
 from messaging.relay.relay import outbox_claim_batch, relay_outbox_sweep
 from messaging.task_names import HANDLE_EVENT
 from orders.services import order_create
@@ -113,11 +116,113 @@ def test_two_relays_claiming_at_once_never_claim_the_same_row():
     assert len(first) + len(second) == 200
 
 
+class _Steps:
+    """What the sweep did, in order, from both of its threads; a step can wait for another."""
+
+    def __init__(self):
+        self.done: list[str] = []
+        self._changed = threading.Condition()
+
+    def record(self, step: str) -> None:
+        with self._changed:
+            self.done.append(step)
+            self._changed.notify_all()
+
+    def wait_for(self, step: str) -> None:
+        with self._changed:
+            self._changed.wait_for(lambda: step in self.done, timeout=5)
+
+    def before(self, first: str, then: str) -> bool:
+        return self.done.index(first) < self.done.index(then)
+
+
+def test_the_sweep_claims_the_next_batch_while_one_is_out_and_marks_it_while_the_next_goes_out(monkeypatch):
+    """Each step of a batch waits (at most 5 s) for the step of its neighbour that a pipelined
+    sweep runs at the same time; a sweep that ran them one after the other would time out and
+    record them in the other order."""
+    _orders_left_by_a_crash(6)
+    steps, batch_of, claimed = _Steps(), {}, []
+    claim, mark, publish = relay.outbox_claim_batch, relay.outbox_mark_published, ConfirmingPublisher.publish
+
+    def recording_claim(**options):
+        events = claim(**options)
+        claimed.append(events)
+        batch_of.update({event.id: len(claimed) for event in events})
+        steps.record(f"claim {len(claimed)}")
+        return events
+
+    def recording_publish(publisher, messages, **options):
+        batch = batch_of[messages[0].event_id]
+        steps.record(f"publish {batch} starts")
+        steps.wait_for(f"claim {batch + 1}")
+        report = publish(publisher, messages, **options)
+        steps.record(f"publish {batch} confirmed")
+        return report
+
+    def recording_mark(event_ids):
+        batch = batch_of[event_ids[0]]
+        if len(claimed) > batch and claimed[batch]:
+            steps.wait_for(f"publish {batch + 1} starts")
+        mark(event_ids)
+        steps.record(f"mark {batch}")
+
+    monkeypatch.setattr(relay, "outbox_claim_batch", recording_claim)
+    monkeypatch.setattr(relay, "outbox_mark_published", recording_mark)
+    monkeypatch.setattr(ConfirmingPublisher, "publish", recording_publish)
+    # when
+    report = relay_outbox_sweep(batch_size=2)
+    # then three batches, and a fourth claim that found nothing
+    assert report.published == 6
+    assert [len(events) for events in claimed] == [2, 2, 2, 0]
+    assert OutboxEvent.objects.filter(published_at__isnull=True).count() == 0
+    for batch in (1, 2, 3):
+        assert steps.before(f"claim {batch + 1}", f"publish {batch} confirmed"), steps.done
+        assert steps.before(f"publish {batch} confirmed", f"mark {batch}"), steps.done
+    for batch in (1, 2):
+        assert steps.before(f"publish {batch + 1} starts", f"mark {batch}"), steps.done
+
+
+def test_a_batch_claimed_ahead_is_given_back_unsent_when_the_confirms_before_it_ate_its_lease(
+    settings, monkeypatch
+):
+    # given a lease of 8 s, which must cover a connect (5 s) and the confirms (2 s)
+    settings.OUTBOX_CLAIM_LEASE_SECONDS, settings.OUTBOX_CONFIRM_TIMEOUT_SECONDS = 8, 2
+    _orders_left_by_a_crash(4)
+    publish = ConfirmingPublisher.publish
+
+    def slow_publish(publisher, messages, **options):
+        time.sleep(1.5)  # confirms this slow leave a batch claimed meanwhile 6.5 s of its lease
+        return publish(publisher, messages, **options)
+
+    monkeypatch.setattr(ConfirmingPublisher, "publish", slow_publish)
+    # when
+    report = relay_outbox_sweep(batch_size=2)
+    # then the first batch is out; the second, claimed while the first waited, is back unsent
+    assert report.published == 2
+    assert queue_ready_count("orders.confirmations") == 2
+    given_back = OutboxEvent.objects.filter(published_at__isnull=True, next_attempt_at__isnull=True)
+    assert given_back.count() == 2
+    # and the next sweep publishes it
+    assert relay_outbox_sweep(batch_size=2).published == 2
+    assert queue_ready_count("orders.confirmations") == 4
+
+
+def test_a_sweep_out_of_time_after_a_full_batch_says_more_may_be_waiting():
+    _orders_left_by_a_crash(4)
+    # when a sweep's budget is over after its first batch
+    report = relay_outbox_sweep(batch_size=2, time_budget_seconds=0)
+    # then it says so (the relay command sweeps again at once), and the rest waits unclaimed
+    assert (report.published, report.out_of_time) == (2, True)
+    unclaimed = OutboxEvent.objects.filter(published_at__isnull=True, next_attempt_at__lte=timezone.now())
+    assert unclaimed.count() == 2
+    # and a sweep that drains the outbox does not
+    report = relay_outbox_sweep(batch_size=2)
+    assert (report.published, report.out_of_time) == (2, False)
+
+
 @pytest.fixture
 def fast_path_unpaused():
     """After a test that made the on-commit publish fail, later tests start unpaused."""
-    from messaging.relay import relay
-
     yield
     relay._fast_path_paused_until = 0.0
 
