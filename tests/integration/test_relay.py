@@ -6,7 +6,8 @@ import uuid
 from datetime import timedelta
 
 import pytest
-from django.db import connection
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from messaging.models import OutboxEvent
@@ -16,7 +17,7 @@ from messaging.relay.relay import outbox_claim_batch, relay_outbox_sweep
 from messaging.task_names import HANDLE_EVENT
 from orders.services import order_create
 from tests.broker import queue_peek, queue_ready_count, queues_purge
-from tests.factories import OrderFactory
+from tests.factories import OrderFactory, UnpublishedOrderFactory
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
 
@@ -294,3 +295,26 @@ def test_a_lost_confirm_leaves_the_event_unpublished_and_the_sweep_publishes_it_
     # the broker holds both copies; the consumer's inbox makes them one email
     copies = queue_peek("orders.confirmations")
     assert [copy["headers"]["id"] for copy in copies] == [str(event.id)] * 2
+
+
+def _synchronous_commit() -> str:
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW synchronous_commit")
+        return cursor.fetchone()[0]
+
+
+def test_the_mark_alone_skips_its_flush_wait_and_a_callers_transaction_keeps_its_own():
+    first, second = (
+        OutboxEvent.objects.get(aggregate_id=str(UnpublishedOrderFactory().id)).id for _ in range(2)
+    )
+    # alone: the statement turns the flush wait off for its own transaction only
+    with CaptureQueriesContext(connection) as captured:
+        relay.outbox_mark_published([first])
+    assert "set_config('synchronous_commit', 'off', true)" in captured.captured_queries[-1]["sql"]
+    assert OutboxEvent.objects.get(id=first).published_at is not None
+    assert _synchronous_commit() == "on"  # nothing leaked into the session
+    # inside a caller's transaction the caller's commit still waits for its flush
+    with transaction.atomic():
+        relay.outbox_mark_published([second])
+        assert _synchronous_commit() == "on"
+    assert OutboxEvent.objects.get(id=second).published_at is not None
