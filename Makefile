@@ -63,7 +63,7 @@ drill: venv services
 	$(BIN)/python -m drill --orders $(ORDERS)
 
 ## bench: the price of the guarantees, side by side with a naive pipeline and the raw limits,
-## on its own database and vhost (~13 min); results in bench/results/ (JSON, Markdown, chart)
+## on its own database and vhost (~27 min); results in bench/results/ (JSON, Markdown, chart)
 bench: venv services
 	$(BIN)/python -m bench $(BENCH_ARGS)
 
