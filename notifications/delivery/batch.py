@@ -17,9 +17,10 @@ answers. docs/performance.md has the measurements.
 
 import logging
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from functools import cache
+from typing import Any
 
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
@@ -98,17 +99,7 @@ def _result_without_send(decision: Decision) -> Result:
 
 
 def _claim_all(requests: list[ClaimRequest], provider: MailProvider) -> list[Decision]:
-    try:
-        return list(notification_claims(requests, provider=provider))
-    except DatabaseError as exc:
-        # Nothing of the batch was claimed (one transaction). One failing row must not hold
-        # back the others: each is claimed alone, and only what fails again fails.
-        logger.warning("the batch claim failed (%s): claiming one delivery at a time", exc)
-        return [_claim_alone(request, provider) for request in requests]
-
-
-def _claim_alone(request: ClaimRequest, provider: MailProvider) -> Decision:
-    try:
+    def alone(request: ClaimRequest) -> Decision:
         return notification_claim(
             order_id=request.order_id,
             event_type=request.event_type,
@@ -116,8 +107,30 @@ def _claim_alone(request: ClaimRequest, provider: MailProvider) -> Decision:
             worker=request.worker,
             provider=provider,
         )
-    except Exception as exc:  # the exception the one-at-a-time task would have raised
-        return exc
+
+    # Nothing of the batch was claimed if its transaction failed; each is then claimed alone.
+    return _together_or_alone(
+        lambda: notification_claims(requests, provider=provider), alone, requests, "claim"
+    )
+
+
+def _together_or_alone(
+    together: Callable[[], list[Any]], alone: Callable[[Any], Any], items: list[Any], step: str
+) -> list[Any]:
+    """A step for the whole batch in one transaction; if that transaction fails, the step for
+    each item alone, so one failing row does not hold back the others and only what fails
+    again fails (its exception is its result, as the one-at-a-time task would have raised it)."""
+    try:
+        return list(together())
+    except DatabaseError as exc:
+        logger.warning("the batch's %s failed (%s): one delivery at a time", step, exc)
+    results: list[Any] = []
+    for item in items:
+        try:
+            results.append(alone(item))
+        except Exception as exc:
+            results.append(exc)
+    return results
 
 
 def _send_all(
@@ -157,18 +170,7 @@ def _senders() -> ThreadPoolExecutor:
 
 
 def _record_all(outcomes: list[OutcomeToRecord], provider: MailProvider) -> list[Result]:
-    try:
-        return list(notification_record_outcomes(outcomes, provider=provider))
-    except DatabaseError as exc:
-        # Nothing of the batch was recorded; each is recorded alone. An outcome that cannot
-        # be recorded leaves its attempt open: the message is retried, and the next delivery
-        # treats the call as unknown (claims.py), as after a crash.
-        logger.warning("recording the batch failed (%s): recording one outcome at a time", exc)
-        return [_record_alone(outcome, provider) for outcome in outcomes]
-
-
-def _record_alone(outcome: OutcomeToRecord, provider: MailProvider) -> Result:
-    try:
+    def alone(outcome: OutcomeToRecord) -> Result:
         return notification_record_outcome(
             claim=outcome.claim,
             result=outcome.result,
@@ -178,5 +180,9 @@ def _record_alone(outcome: OutcomeToRecord, provider: MailProvider) -> Result:
             duration_ms=outcome.duration_ms,
             final_attempt=outcome.final_attempt,
         )
-    except Exception as exc:  # the exception the one-at-a-time task would have raised
-        return exc
+
+    # An outcome that cannot be recorded leaves its attempt open: the message is retried, and
+    # the next delivery treats the call as unknown (claims.py), as after a crash.
+    return _together_or_alone(
+        lambda: notification_record_outcomes(outcomes, provider=provider), alone, outcomes, "record"
+    )
