@@ -18,7 +18,7 @@ from notifications.delivery.claims import AlreadyDone, Claim, notification_claim
 from notifications.delivery.outcomes import notification_record_outcome
 from notifications.providers.base import MailProvider, Outcome, SendResult
 from notifications.providers.catalogue import mail_provider
-from observability.logs import log_context_add
+from observability.logs import log_context, log_context_add
 from observability.metrics import PROVIDER_CALL_SECONDS, PROVIDER_CALLS
 
 logger = logging.getLogger(__name__)
@@ -59,19 +59,24 @@ def email_event_handle(*, envelope: Envelope, delivery: Delivery) -> str:
 def email_send_timed(
     claim: Claim, *, event_id: uuid.UUID, provider: MailProvider
 ) -> tuple[SendResult, float]:
-    """The provider call for a claim, timed and counted; never raises (_render_and_send)."""
-    started = time.monotonic()
-    result = _render_and_send(claim, event_id=str(event_id), provider=provider)
-    elapsed = time.monotonic() - started
-    PROVIDER_CALLS.labels(provider.name, result.outcome.value).inc()
-    PROVIDER_CALL_SECONDS.labels(provider.name).observe(elapsed)
-    logger.info(
-        "provider said %s %s for notification %s",
-        result.outcome,
-        result.http_status or "",
-        claim.notification.pk,
-        extra={"provider": provider.name},
-    )
+    """The provider call for a claim, timed and counted; never raises (_render_and_send). Its
+    lines carry the event's and the email's ids also when a batch calls it from a thread of
+    its own, so one event id still finds every line of its email."""
+    ids = {
+        "event_id": event_id,
+        "order_id": claim.order.pk,
+        "notification_id": claim.notification.pk,
+        "attempt": claim.attempt.number,
+    }
+    with log_context(**ids):
+        started = time.monotonic()
+        result = _render_and_send(claim, event_id=str(event_id), provider=provider)
+        elapsed = time.monotonic() - started
+        PROVIDER_CALLS.labels(provider.name, result.outcome.value).inc()
+        PROVIDER_CALL_SECONDS.labels(provider.name).observe(elapsed)
+        logger.info(
+            "provider said %s %s", result.outcome, result.http_status or "", extra={"provider": provider.name}
+        )
     return result, elapsed
 
 
