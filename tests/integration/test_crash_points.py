@@ -22,6 +22,17 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("
 SHORT_CLAIMS = {"OUTBOX_CLAIM_LEASE_SECONDS": "8", "OUTBOX_CONFIRM_TIMEOUT_SECONDS": "2"}
 
 
+def _relay_dies_after_the_confirm(env: dict, tmp_path) -> None:
+    relay = ManagedProcess(
+        "relay",
+        [sys.executable, "manage.py", "relay_outbox", "--once"],
+        env=env,
+        log_path=tmp_path / "relay.log",
+    )
+    relay.start(ready="crash point relay.after_confirm reached", timeout=30)
+    assert relay.process.wait(timeout=10) == 137
+
+
 def _sent_once(mailsim, order_id) -> Notification:
     notification = wait_until(
         lambda: Notification.objects.filter(order_id=order_id, status="sent").first(),
@@ -80,14 +91,7 @@ def test_the_relay_dying_after_the_confirm_before_it_marks(
     queues_purge()
     # when a relay publishes it, gets the confirm, and dies before writing published_at
     env = service_env(FAULT_CRASH_POINT="relay.after_confirm", **SHORT_CLAIMS)
-    relay = ManagedProcess(
-        "relay",
-        [sys.executable, "manage.py", "relay_outbox", "--once"],
-        env=env,
-        log_path=tmp_path / "relay.log",
-    )
-    relay.start(ready="crash point relay.after_confirm reached", timeout=30)
-    assert relay.process.wait(timeout=10) == 137
+    _relay_dies_after_the_confirm(env, tmp_path)
     assert OutboxEvent.objects.get().published_at is None
     assert queue_ready_count("orders.confirmations") == 1  # the broker has it
     # then a fresh relay publishes it again once the claim runs out, and one email goes out
@@ -112,14 +116,7 @@ def test_the_relay_dying_with_a_batch_confirmed_and_the_next_one_claimed(service
     events = list(OutboxEvent.objects.order_by("created_at"))
     # when a relay has the first batch confirmed and the second claimed, and dies before it marks
     env = service_env(FAULT_CRASH_POINT="relay.after_confirm", OUTBOX_RELAY_BATCH_SIZE="2", **SHORT_CLAIMS)
-    relay = ManagedProcess(
-        "relay",
-        [sys.executable, "manage.py", "relay_outbox", "--once"],
-        env=env,
-        log_path=tmp_path / "relay.log",
-    )
-    relay.start(ready="crash point relay.after_confirm reached", timeout=30)
-    assert relay.process.wait(timeout=10) == 137
+    _relay_dies_after_the_confirm(env, tmp_path)
     # then nothing is marked, the broker has the first batch, and both batches keep their lease
     assert not OutboxEvent.objects.filter(published_at__isnull=False).exists()
     assert _copies() == Counter(str(event.id) for event in events[:2])
