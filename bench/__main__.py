@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 
 from bench.pipelines import LoadShortfall
-from bench.runner import DRAIN_ORDERS, PHASES, PREFETCH_MULTIPLIERS, SCALING_ORDERS, BenchRun
+from bench.runner import CPU_ORDERS, DRAIN_ORDERS, PHASES, PREFETCH_MULTIPLIERS, SCALING_ORDERS, BenchRun
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -34,6 +34,9 @@ def main(argv: list[str] | None = None) -> int:
         type=int,
         default=SCALING_ORDERS,
         help="orders per worker and relay configuration of the scaling phase",
+    )
+    parser.add_argument(
+        "--cpu-orders", type=int, default=CPU_ORDERS, help="orders per pipeline of the CPU phase"
     )
     parser.add_argument(
         "--tuned-prefetch",
@@ -62,6 +65,7 @@ def main(argv: list[str] | None = None) -> int:
             drain_orders=args.drain_orders,
             scaling_orders=args.scaling_orders,
             tuned_prefetch=args.tuned_prefetch,
+            cpu_orders=args.cpu_orders,
         ).run()
     except LoadShortfall as shortfall:  # figures of a smaller load than claimed: none at all
         print(f"bench FAILED: {shortfall}", file=sys.stderr)

@@ -72,6 +72,7 @@ def report_markdown(results: dict) -> str:
             placed = quantiles.get("placed_per_s", {}).get("median")
             lines.append(f"| {pipeline} | {load} | {'' if placed is None else f'{placed:.1f}'} | {cells} |")
     lines += stages_lines(results.get("stages_ms"))
+    lines += cpu_lines(results.get("cpu"))
     soak = results["soak"]
     checks = targets_check(results)
     at_50 = results["latency_ms"]["ours"][50]
@@ -269,4 +270,36 @@ def stages_lines(stages: dict | None) -> list[str]:
         f"| where the time goes, ours at {stages['rate']} orders/s, {stages['orders']} orders | p50 ms |",
         "|---|---:|",
         *(f"| {label} | {stages[key]:.1f} |" for label, key in rows),
+    ]
+
+
+CPU_COMPONENTS = (
+    ("bench", "placers (the bench process: order transactions, the on-commit publish)"),
+    ("worker", "worker (main process and pool)"),
+    ("relay", "relay"),
+    ("beat", "beat"),
+    ("mailsim", "mail simulator"),
+    ("postgresql", "PostgreSQL"),
+    ("rabbitmq", "RabbitMQ"),
+    ("total", "total"),
+)
+
+
+def cpu_lines(cpu: dict | None) -> list[str]:
+    """CPU ms per order of each component, ours beside naive (bench/cpu.py)."""
+    if not cpu:
+        return []
+    ours, naive = cpu["ours"]["cpu_ms_per_order"], cpu["naive"]["cpu_ms_per_order"]
+    rows = []
+    for key, label in CPU_COMPONENTS:
+        naive_key = "naive" if key == "worker" else key
+        if key in ours or naive_key in naive:
+            rows.append(f"| {label} | {ours.get(key, 0):.2f} | {naive.get(naive_key, 0):.2f} |")
+    latency = " | ".join(f"{cpu[name]['p50']:.1f} / {cpu[name]['p99']:.1f}" for name in ("ours", "naive"))
+    return [
+        "",
+        f"| CPU ms per order at {cpu['rate']} orders/s, {cpu['orders']} orders | ours | naive |",
+        "|---|---:|---:|",
+        *rows,
+        f"| commit → sent p50 / p99 in the same run, ms | {latency} |",
     ]

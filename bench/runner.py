@@ -18,6 +18,7 @@ from pathlib import Path
 
 from kombu import Connection
 
+from bench.cpu import cpu_by_component, cpu_ms_per_order
 from bench.environment import (
     CONNECTIONS_NEVER_CLOSED,
     RELAY_INTERVAL_SECONDS,
@@ -27,9 +28,10 @@ from bench.environment import (
 from bench.pipelines import Pipeline, offered_check
 
 OFFERED_LOADS = (25, 50, 100)
-PHASES = ("raw", "relay", "drain", "saturation", "scaling", "latency", "stages", "soak")
+PHASES = ("raw", "relay", "drain", "saturation", "scaling", "latency", "stages", "cpu", "soak")
 DRAIN_ORDERS = 2000
 STAGES_ORDERS, STAGES_RATE = 500, 50
+CPU_ORDERS, CPU_RATE, CPU_WARM_UP_ORDERS = 1000, 50, 50
 # Tuned naive's candidates, Celery's default (4) among them. Each is measured in the run
 # itself: which one drains fastest depends on the machine and its load. On 2 busy shared
 # cores, 2026-12-01, two drains of 2,000 orders at each gave 1 → 66 and 94, 4 → 96 and 42,
@@ -65,6 +67,7 @@ class BenchRun:
         drain_orders: int = DRAIN_ORDERS,
         scaling_orders: int = SCALING_ORDERS,
         tuned_prefetch: int | None = None,
+        cpu_orders: int = CPU_ORDERS,
     ):
         self.env = BenchEnvironment(workdir)
         self.repeats = repeats
@@ -75,6 +78,7 @@ class BenchRun:
         self.drain_orders = drain_orders
         self.scaling_orders = scaling_orders
         self.tuned_prefetch = tuned_prefetch  # None: the fastest drain of PREFETCH_MULTIPLIERS
+        self.cpu_orders = cpu_orders
         self.results: dict = {}
 
     def run(self) -> dict:
@@ -105,6 +109,7 @@ class BenchRun:
             "scaling": self._scaling,
             "latency": self._latency,
             "stages": self._stages,
+            "cpu": self._cpu,
             "soak": self._soak,
         }
         try:
@@ -292,6 +297,29 @@ class BenchRun:
         self.results["stages_ms"] = {"orders": STAGES_ORDERS, "rate": STAGES_RATE, **self.m.ours_stages_ms()}
         self._stop_pipeline("ours")
         self.m.clear_orders()
+
+    def _cpu(self) -> None:
+        """CPU ms per order of each component at 50 orders/s, ours and naive: on two cores the
+        latency at a fixed load follows what an order costs the whole machine."""
+        table: dict = {}
+        for pipeline in self.pipelines:
+            self._start_pipeline(pipeline.name)
+            pipeline.place(CPU_WARM_UP_ORDERS)  # first tasks: imports, templates, connections
+            pipeline.finished(CPU_WARM_UP_ORDERS)
+            self.m.clear_orders()
+            groups = {name: process.pid for name, process in self.env.processes.items()}
+            before = cpu_by_component(groups)
+            pipeline.place(self.cpu_orders, rate=CPU_RATE)
+            completions = pipeline.finished(self.cpu_orders)
+            table[pipeline.name] = {
+                "cpu_ms_per_order": cpu_ms_per_order(before, cpu_by_component(groups), self.cpu_orders),
+                **self.m.latencies_ms(completions),
+                "placed_per_s": self.m.placed_per_s(completions),
+            }
+            self.m.clear_orders()
+            offered_check(table[pipeline.name]["placed_per_s"], offered=CPU_RATE, pipeline=pipeline.name)
+            self._stop_pipeline(pipeline.name)
+        self.results["cpu"] = {"orders": self.cpu_orders, "rate": CPU_RATE, **table}
 
     def _soak(self) -> None:
         m = self.m

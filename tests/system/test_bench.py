@@ -93,3 +93,21 @@ def test_a_short_run_saturates_both_naive_pipelines_and_ours_at_each_worker_and_
         assert row["orders_per_s_per_worker_process"] == pytest.approx(
             row["orders_per_s"]["median"] / row["worker_processes"]
         )
+
+
+def test_a_short_cpu_phase_counts_each_components_cpu_per_order_for_ours_and_naive(tmp_path):
+    # when
+    results = _bench(tmp_path, "--phases", "cpu", "--cpu-orders", "40")
+    # then: both pipelines carried the orders at the phase's rate, their CPU counted by part
+    cpu = results["cpu"]
+    assert (cpu["orders"], cpu["rate"]) == (40, 50)
+    for name, worker in (("ours", "worker"), ("naive", "naive")):
+        figures = cpu[name]["cpu_ms_per_order"]
+        assert cpu[name]["count"] == 40
+        for component in (worker, "bench", "mailsim", "postgresql", "rabbitmq"):
+            assert figures[component] > 0, (name, component, figures)
+        assert figures["total"] == pytest.approx(
+            sum(value for key, value in figures.items() if key != "total"), abs=0.05
+        )
+    assert "relay" in cpu["ours"]["cpu_ms_per_order"]
+    assert "relay" not in cpu["naive"]["cpu_ms_per_order"]
