@@ -18,6 +18,9 @@ EMAIL_KIND_OF_EVENT = {
     ORDER_CREATED: "order_confirmation",
     ORDER_CANCELLED: "order_cancellation",
 }
+# The other way round: a reviewer's "send again" records a new event of the email's own type
+# (the registry lets one catalogue consume an event type, so the email is its only consumer).
+EVENT_OF_EMAIL_KIND = {kind: event_type for event_type, kind in EMAIL_KIND_OF_EVENT.items()}
 
 # The email exists from the order's commit on (pending), so its status is visible at once.
 _CREATE_PENDING = "notifications.services.notification_create_pending_for_event"

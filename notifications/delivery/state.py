@@ -22,7 +22,7 @@ def notification_set_status(
     reason: str = "",
     detail: str = "",
     error_class: str = "",
-    **fields: str | datetime,
+    **fields: str | int | datetime | None,
 ) -> None:
     """Move to `status`, releasing the lease; `reason` is what a reviewer reads and
     `error_class` the kind of failure it was (empty when there is none)."""
@@ -80,5 +80,9 @@ UNCERTAIN_OUTCOMES = (DeliveryAttempt.Outcome.UNKNOWN, DeliveryAttempt.Outcome.I
 
 
 def attempts_uncertain(notification: Notification) -> bool:
-    """Whether a finished earlier attempt may have reached the customer."""
-    return notification.attempts.filter(outcome__in=UNCERTAIN_OUTCOMES).exists()
+    """Whether a finished earlier attempt under the current key may have reached the
+    customer. Attempts under a retired key do not count: a reviewer who sent the email again
+    under a new key accepted that risk (notifications/operations/resolve.py)."""
+    return notification.attempts.filter(
+        outcome__in=UNCERTAIN_OUTCOMES, number__gte=notification.key_first_attempt
+    ).exists()
