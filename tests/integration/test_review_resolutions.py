@@ -65,6 +65,11 @@ def test_smtp_unknown_outcome_a_retry_is_refused_and_sending_again_under_a_new_k
     # a retry under the same key would stop at review again: refused, saying what else to do
     with pytest.raises(CommandError, match=r"keeps no idempotency keys.*mark it sent, or send it again"):
         _resolve(notification, "retry")
+    # and so would a replay of its dead letter, even with --include-needs-review
+    out = StringIO()
+    call_command("replay_dead_letters", "replay", "--include-needs-review", "--dry-run", stdout=out)
+    assert "would skip" in out.getvalue()
+    assert "keeps no idempotency keys" in out.getvalue()
     # sending again needs the reviewer to accept the risk of a second email, in so many words
     with pytest.raises(CommandError, match="may get this email twice"):
         _resolve(notification, "send-again", "--comment", "customer says nothing arrived")
