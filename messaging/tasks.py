@@ -8,13 +8,21 @@ from celery import Task, shared_task
 from celery.exceptions import Reject, Retry
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
+from django.utils import timezone
 
 from messaging.dispatch import Delivery, event_dispatch
 from messaging.errors import InFlightError, PermanentError, TransientError
-from messaging.registry import event_types
+from messaging.registry import EventType, event_types
 from messaging.relay.relay import relay_outbox_sweep
 from messaging.retention import retention_run
-from messaging.retry_policy import IN_FLIGHT_DELAY_SECONDS, max_retries, retry_delay_seconds
+from messaging.retry_policy import (
+    IN_FLIGHT_DELAY_SECONDS,
+    max_retries,
+    retry_delay_seconds,
+    retry_max_delay_seconds,
+    retry_since_header,
+    retry_since_of,
+)
 from messaging.task_names import HANDLE_EVENT, HANDLE_EVENT_BEFORE_MESSAGING, RELAY_OUTBOX_SWEEP, RETENTION
 
 
@@ -43,11 +51,16 @@ class EventTask(Task):
             # keeps this retry number (Celery adds one). Leases expire, so this ends.
             self.request.retries = max(0, self.request.retries - 1)
         elif countdown is None and eta is None:
-            retry_after = getattr(exc, "retry_after", None)
-            countdown = retry_delay_seconds(retry_number=self.request.retries + 1, retry_after=retry_after)
-        queue = _work_queue_of(self.request.args)
-        if queue is not None:
-            options.setdefault("queue", queue)  # through orders.retry, keyed by the queue's name
+            countdown = retry_delay_seconds(
+                retry_number=self.request.retries + 1,
+                retry_after=getattr(exc, "retry_after", None),
+                max_delay_seconds=retry_max_delay_seconds(_event_type_of(self.request.args)),
+            )
+        event_type = _event_type_of(self.request.args)
+        if event_type is not None:
+            options.setdefault("queue", event_type.queue)  # through orders.retry, keyed by the queue's name
+        # The retry budget counts from the first failure; the retry message carries its time.
+        options["headers"] = retry_since_header(self.request.headers, timezone.now())
         # py-amqp waits for the retry's confirm without a limit unless the publish sets one.
         options.setdefault("confirm_timeout", settings.TASK_RETRY_CONFIRM_TIMEOUT_SECONDS)
         return super().retry(
@@ -62,11 +75,10 @@ class EventTask(Task):
         )
 
 
-def _work_queue_of(args: Any) -> str | None:
+def _event_type_of(args: Any) -> EventType | None:
     envelope = (args or [None])[0]
     name = envelope.get("event_type") if isinstance(envelope, dict) else None
-    event_type = event_types().get(name) if isinstance(name, str) else None
-    return event_type.queue if event_type else None
+    return event_types().get(name) if isinstance(name, str) else None
 
 
 def _handle_event(self: EventTask, envelope: object) -> str:
@@ -75,6 +87,7 @@ def _handle_event(self: EventTask, envelope: object) -> str:
         worker=f"{self.request.hostname} pid {os.getpid()}",
         retries=self.request.retries,
         max_retries=self.max_retries,
+        retry_since=retry_since_of(self.request.headers),
     )
     try:
         return event_dispatch(raw_envelope=envelope, delivery=delivery)

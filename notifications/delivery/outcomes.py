@@ -203,7 +203,12 @@ def _next_step(
                 reason, detail=detail, retry_after=result.retry_after
             )
         case Outcome.TRANSIENT:
-            gave_up = reasons.GAVE_UP.format(attempts=notification.attempt_count, last=reason)
+            tried_for = (now - (notification.first_attempt_at or now)).total_seconds()
+            gave_up = reasons.GAVE_UP.format(
+                attempts=notification.attempt_count,
+                duration=reasons.duration_in_words(tried_for),
+                last=reason,
+            )
             if attempts_uncertain(notification):  # an earlier try may have gone out: a person checks
                 return Notification.Status.NEEDS_REVIEW, NeedsReviewError(
                     gave_up + " " + reasons.UNCERTAIN, detail=detail

@@ -38,7 +38,19 @@ def reason_for_result(result: SendResult, *, to: str) -> str:
     return "The email was accepted by the mail provider."
 
 
-GAVE_UP = "The mail provider kept failing; we gave up after {attempts} attempts. Last problem: {last}"
+GAVE_UP = (
+    "The mail provider kept failing; we gave up after {attempts} attempts over {duration} "
+    "(the retry budget of this email). Last problem: {last}"
+)
+
+
+def duration_in_words(seconds: float) -> str:
+    for unit, size in (("hours", 3600), ("minutes", 60)):
+        if seconds >= 2 * size:
+            return f"{seconds / size:.0f} {unit}"
+    return f"{seconds:.0f} seconds"
+
+
 WORKER_STOPPED = (
     "A worker stopped while it was handing this email to the mail provider, so we cannot tell "
     "whether it was sent."
