@@ -23,6 +23,8 @@ IN_FLIGHT_DELAY_SECONDS = 2
 # The message header that carries when the first failure of this delivery happened: Celery
 # copies a request's custom headers into its retry message, so every retry knows it.
 RETRY_SINCE_HEADER = "x-retry-since"
+WAITING_SINCE_HEADER = "x-waiting-since"
+_OURS = (RETRY_SINCE_HEADER, WAITING_SINCE_HEADER)
 
 
 def max_retries() -> int:
@@ -42,15 +44,32 @@ def retry_max_delay_seconds(event_type: EventType | None) -> float:
     return event_type.retry_max_delay.total_seconds()
 
 
-def retry_since_header(headers: dict | None, now: datetime) -> dict[str, str]:
-    """The custom headers of a retry message: the first failure's time, kept from the
-    message being retried, or now if this is the first failure."""
-    since = (headers or {}).get(RETRY_SINCE_HEADER) or now.isoformat()
-    return {**(headers or {}), RETRY_SINCE_HEADER: since}
+def retry_since_header(headers: dict | None, now: datetime, *, waiting: bool = False) -> dict[str, str]:
+    """The custom headers of a retry message: when the first failure happened (kept from the
+    message being retried, or now for a first failure). A wait that is no failure (WaitError:
+    the provider takes no calls) also stamps when it began: the next delivery moves the first
+    failure's time forward by the time actually waited, so waiting uses none of the budget."""
+    since = retry_since_of(headers, now)
+    kept = {key: value for key, value in (headers or {}).items() if key not in _OURS}
+    if since is None and waiting:
+        return kept  # nothing has failed yet: no budget is running
+    stamped = {**kept, RETRY_SINCE_HEADER: (since or now).isoformat()}
+    if waiting:
+        stamped[WAITING_SINCE_HEADER] = now.isoformat()
+    return stamped
 
 
-def retry_since_of(headers: dict | None) -> datetime | None:
-    value = (headers or {}).get(RETRY_SINCE_HEADER)
+def retry_since_of(headers: dict | None, now: datetime | None = None) -> datetime | None:
+    """The first failure's time, moved forward by a wait that just ended."""
+    since = _time_of(headers, RETRY_SINCE_HEADER)
+    waited_from = _time_of(headers, WAITING_SINCE_HEADER)
+    if since is None or waited_from is None:
+        return since
+    return since + max(timedelta(0), (now or timezone.now()) - waited_from)
+
+
+def _time_of(headers: dict | None, name: str) -> datetime | None:
+    value = (headers or {}).get(name)
     try:
         return datetime.fromisoformat(value) if isinstance(value, str) else None
     except ValueError:

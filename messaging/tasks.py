@@ -1,5 +1,6 @@
 """The backbone's Celery tasks: thin. They translate between the message and the services."""
 
+import math
 import os
 from datetime import datetime
 from typing import Any
@@ -11,7 +12,7 @@ from django.db import InterfaceError, OperationalError
 from django.utils import timezone
 
 from messaging.dispatch import Delivery, event_dispatch
-from messaging.errors import InFlightError, PermanentError, TransientError
+from messaging.errors import InFlightError, PermanentError, TransientError, WaitError
 from messaging.registry import EventType, event_types
 from messaging.relay.relay import relay_outbox_sweep
 from messaging.retention import retention_run
@@ -24,6 +25,21 @@ from messaging.retry_policy import (
     retry_since_of,
 )
 from messaging.task_names import HANDLE_EVENT, HANDLE_EVENT_BEFORE_MESSAGING, RELAY_OUTBOX_SWEEP, RETENTION
+
+# RabbitMQ's dead-lettering headers, which Celery leaves out of a retry's headers (its
+# X_DEATH_HEADERS): a retry that carried them would look like a dead-letter cycle at the next
+# hop through the delay queues, and stay in celery_delayed_N.
+X_DEATH_HEADERS = frozenset(
+    {
+        "x-death",
+        "x-first-death-exchange",
+        "x-first-death-queue",
+        "x-first-death-reason",
+        "x-last-death-exchange",
+        "x-last-death-queue",
+        "x-last-death-reason",
+    }
+)
 
 
 class EventTask(Task):
@@ -45,11 +61,19 @@ class EventTask(Task):
         max_retries: int | None = None,
         **options: Any,
     ) -> Retry:
-        if isinstance(exc, InFlightError):
-            countdown = IN_FLIGHT_DELAY_SECONDS
-            # Waiting for another worker's lease is not a failed attempt: the next message
-            # keeps this retry number (Celery adds one). Leases expire, so this ends.
+        waiting = False
+        if isinstance(exc, InFlightError | WaitError):
+            # Whole seconds, at least 1: Celery's delayed-delivery queues count whole seconds,
+            # and a message they deliver before its ETA is held by the worker's timer instead.
+            countdown = (
+                IN_FLIGHT_DELAY_SECONDS if isinstance(exc, InFlightError) else math.ceil(exc.retry_after or 1)
+            )
+            # Waiting for another worker's lease, or for a provider that takes no calls, is not
+            # a failed attempt: the next message keeps this retry number (Celery adds one) and
+            # its budget (the first failure's time moves by the wait). Leases expire and
+            # circuits close, so this ends; an operator's pause lasts until resumed.
             self.request.retries = max(0, self.request.retries - 1)
+            waiting = True
         elif countdown is None and eta is None:
             countdown = retry_delay_seconds(
                 retry_number=self.request.retries + 1,
@@ -60,7 +84,8 @@ class EventTask(Task):
         if event_type is not None:
             options.setdefault("queue", event_type.queue)  # through orders.retry, keyed by the queue's name
         # The retry budget counts from the first failure; the retry message carries its time.
-        options["headers"] = retry_since_header(self.request.headers, timezone.now())
+        headers = {k: v for k, v in (self.request.headers or {}).items() if k not in X_DEATH_HEADERS}
+        options["headers"] = retry_since_header(headers, timezone.now(), waiting=waiting)
         # py-amqp waits for the retry's confirm without a limit unless the publish sets one.
         options.setdefault("confirm_timeout", settings.TASK_RETRY_CONFIRM_TIMEOUT_SECONDS)
         return super().retry(
@@ -87,7 +112,7 @@ def _handle_event(self: EventTask, envelope: object) -> str:
         worker=f"{self.request.hostname} pid {os.getpid()}",
         retries=self.request.retries,
         max_retries=self.max_retries,
-        retry_since=retry_since_of(self.request.headers),
+        retry_since=retry_since_of(self.request.headers, timezone.now()),
     )
     try:
         return event_dispatch(raw_envelope=envelope, delivery=delivery)

@@ -132,6 +132,11 @@ DELIVERY_MAX_RETRIES = env.int("DELIVERY_MAX_RETRIES", default=500)
 DELIVERY_RETRY_BASE_DELAY_SECONDS = env.int("DELIVERY_RETRY_BASE_DELAY_SECONDS", default=5)
 DELIVERY_RETRY_MAX_DELAY_SECONDS = env.int("DELIVERY_RETRY_MAX_DELAY_SECONDS", default=0)  # 0: the type's
 DELIVERY_RETRY_BUDGET_SECONDS = env.int("DELIVERY_RETRY_BUDGET_SECONDS", default=0)  # 0: the type's
+# The provider's circuit breaker, shared by all workers (notifications/delivery/circuit.py):
+# this many transient failures in a row stop every worker's calls for this many seconds,
+# then one probe call decides.
+MAIL_PROVIDER_CIRCUIT_FAILURES = env.int("MAIL_PROVIDER_CIRCUIT_FAILURES", default=5)
+MAIL_PROVIDER_CIRCUIT_OPEN_SECONDS = env.int("MAIL_PROVIDER_CIRCUIT_OPEN_SECONDS", default=30)
 # The SMTP server, when MAIL_PROVIDER is smtp
 # (Django's own email settings; the read timeout above applies).
 EMAIL_HOST = env("EMAIL_HOST", default="127.0.0.1")

@@ -16,6 +16,7 @@ from typing import Any
 
 from celery import current_app
 from celery.exceptions import Reject, Retry
+from django.utils import timezone
 
 from infra.worker_signals import database_connection_used, database_connections_renew
 from messaging.dispatch import Delivery, events_dispatch_batch
@@ -50,7 +51,7 @@ def _delivery(item: dict[str, Any]) -> Delivery:
         worker=f"{item['hostname']} pid {os.getpid()}",
         retries=item["retries"],
         max_retries=max_retries,
-        retry_since=retry_since_of(item["request"]),  # the message's headers, as Celery keeps them
+        retry_since=retry_since_of(item["request"], timezone.now()),  # the headers, as Celery keeps them
     )
 
 

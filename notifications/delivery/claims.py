@@ -4,7 +4,7 @@ No transaction is open while the provider is called."""
 
 import logging
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -13,7 +13,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from messaging.dispatch import DUPLICATE
-from messaging.errors import HandlingError, InFlightError, NeedsReviewError, PermanentError
+from messaging.errors import HandlingError, InFlightError, NeedsReviewError, PermanentError, WaitError
 from messaging.identity import current_process_name, process_is_gone
 from messaging.inbox import inbox_record
 from messaging.registry import EventType
@@ -21,8 +21,9 @@ from notifications.content.errors import RenderError
 from notifications.content.snapshot import snapshot_exists, snapshot_take
 from notifications.delivery import reasons
 from notifications.delivery.batch_statements import ClaimKey, claim_reads
+from notifications.delivery.circuit import CLOSED, PROBE, CircuitSeen, circuit_gate
 from notifications.delivery.rules import Action, notification_decide
-from notifications.delivery.state import attempts_uncertain, notification_set_status, resend_is_safe
+from notifications.delivery.state import notification_set_status, outcome_uncertain, resend_is_safe
 from notifications.delivery.statements import ClaimRead, attempt_start, claim_read
 from notifications.events import EMAIL_KIND_OF_EVENT
 from notifications.models import DeliveryAttempt, EmailTemplateVersion, Notification, Suppression
@@ -39,6 +40,8 @@ class Claim:
     notification: Notification  # with its rendered email (snapshot), unless render_error
     attempt: DeliveryAttempt
     render_error: str = ""  # the email could not be rendered: nothing may be sent
+    circuit: CircuitSeen = CLOSED  # the provider's circuit as the claim read it
+    probe: bool = False  # this call tests an open circuit (circuit.py)
 
 
 @dataclass(frozen=True)
@@ -90,7 +93,8 @@ def notification_claims(
     for index, key in enumerate(keys):
         first_of_email.setdefault((key.order_id, key.kind), index)
     firsts = sorted(first_of_email.values())
-    read_of = {firsts[position]: read for position, read in claim_reads([keys[i] for i in firsts]).items()}
+    reads = claim_reads([keys[i] for i in firsts], provider=provider.name)
+    read_of = {firsts[position]: read for position, read in reads.items()}
     decisions: dict[int, Claim | AlreadyDone | HandlingError] = {}
     for index in sorted(range(len(requests)), key=lambda i: requests[i].order_id):
         request = requests[index]
@@ -116,7 +120,7 @@ def _claim_decide(
 ) -> Claim | AlreadyDone | HandlingError:
     """The claim's reads and writes (`read` when the caller has read and locked the rows
     already); the caller holds the transaction."""
-    read = read or _claim_read_alone(order_id, event_type, event_id=event_id)
+    read = read or _claim_read_alone(order_id, event_type, event_id=event_id, provider=provider.name)
     if read is None:
         return PermanentError(reasons.ORDER_MISSING.format(order_id=order_id))
     if read.processed:  # the dispatcher leaves the inbox check to this read (notifications/events.py)
@@ -135,7 +139,7 @@ def _claim_decide(
         return InFlightError(f"Another worker ({notification.lease_owner}) is sending this email right now.")
     suppression = Suppression.objects.get(pk=read.suppression_id) if read.suppression_id else None
     decision = notification_decide(notification=notification, order=order, suppression=suppression)
-    uncertain = _outcome_uncertain(notification, now)
+    uncertain = outcome_uncertain(notification, now)
     # Skipping is only honest if no earlier attempt may have gone out; otherwise the resend
     # under the same key tells (the provider replays it), or a person does.
     if decision.action == Action.SKIP and not uncertain:
@@ -150,46 +154,41 @@ def _claim_decide(
         status_reason = {"reason": error.reason, "error_class": error.error_class}
         notification_set_status(notification, Notification.Status.NEEDS_REVIEW, now, **status_reason)
         return error
-    return _start_attempt(read, event_id=event_id, worker=worker, now=now, provider=provider.name)
+    return _claim_unless_waiting(read, event_id=event_id, worker=worker, now=now, provider=provider.name)
+
+
+def _claim_unless_waiting(
+    read: ClaimRead, *, event_id: uuid.UUID, worker: str, now: datetime, provider: str
+) -> Claim | WaitError:
+    """The provider's circuit breaker decides last: a wait tries nothing and counts nothing."""
+    gate = circuit_gate(read.circuit, provider=provider, now=now)
+    if isinstance(gate, WaitError):
+        notification_set_status(read.notification, Notification.Status.PENDING, now, reason=gate.reason)
+        return gate
+    claim = _start_attempt(read, event_id=event_id, worker=worker, now=now, provider=provider)
+    return replace(claim, probe=gate == PROBE)
 
 
 _claim_in_transaction = transaction.atomic(_claim_decide)
 
 
-def _claim_read_alone(order_id: uuid.UUID, event_type: EventType, *, event_id: uuid.UUID) -> ClaimRead | None:
-    kind = EMAIL_KIND_OF_EVENT[event_type.name]
-    read = claim_read(order_id=order_id, kind=kind, event_id=event_id, inbox_key=event_type.inbox_key)
-    return read or _claim_read_creating(order_id, kind, event_id=event_id, inbox_key=event_type.inbox_key)
-
-
-def _claim_read_creating(
-    order_id: uuid.UUID, kind: str, *, event_id: uuid.UUID, inbox_key: str
+def _claim_read_alone(
+    order_id: uuid.UUID, event_type: EventType, *, event_id: uuid.UUID, provider: str
 ) -> ClaimRead | None:
-    """The rare path: no notification yet (an event from before it existed), or no order."""
-    if not Order.objects.filter(id=order_id).exists():
-        return None
+    """The usual read; on the rare path no notification yet (an event from before it existed,
+    it is created), or no order (None)."""
+    kind, inbox_key = EMAIL_KIND_OF_EVENT[event_type.name], event_type.inbox_key
+    read = claim_read(order_id=order_id, kind=kind, event_id=event_id, inbox_key=inbox_key, provider=provider)
+    if read is not None or not Order.objects.filter(id=order_id).exists():
+        return read
     notification_create_pending(order_id=order_id, kind=kind)
-    return claim_read(order_id=order_id, kind=kind, event_id=event_id, inbox_key=inbox_key)
+    return claim_read(order_id=order_id, kind=kind, event_id=event_id, inbox_key=inbox_key, provider=provider)
 
 
 def _lease_is_live(notification: Notification, now: datetime) -> bool:
     if notification.lease_expires_at is None or notification.lease_expires_at <= now:
         return False
     return not process_is_gone(notification.lease_owner)
-
-
-def _outcome_uncertain(notification: Notification, now: datetime) -> bool:
-    """Whether an earlier attempt may have been sent: one that ended unknown or in flight,
-    or one that started and never finished (its worker died during the call)."""
-    if notification.attempt_count == 0:
-        return False  # the common first delivery: no query
-    closed = notification.attempts.filter(finished_at__isnull=True).update(
-        finished_at=now, outcome=DeliveryAttempt.Outcome.UNKNOWN, error="the worker stopped during the call"
-    )
-    if closed:
-        logger.warning("notification %s: %d attempt(s) ended without an outcome", notification.pk, closed)
-        return True
-    return attempts_uncertain(notification)
 
 
 def _start_attempt(
@@ -223,7 +222,13 @@ def _start_attempt(
         worker=worker,
         started_at=now,
     )
-    return Claim(order=order, notification=notification, attempt=attempt, render_error=render_error)
+    return Claim(
+        order=order,
+        notification=notification,
+        attempt=attempt,
+        render_error=render_error,
+        circuit=read.circuit,
+    )
 
 
 def _snapshot_render(read: ClaimRead, now: datetime, *, into: dict[str, Any]) -> str:

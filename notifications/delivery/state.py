@@ -1,5 +1,6 @@
 """Small state writes shared by the claim and the outcome steps."""
 
+import logging
 from datetime import datetime, timedelta
 from functools import partial
 
@@ -9,6 +10,8 @@ from django.db import transaction
 from notifications.models import DeliveryAttempt, Notification
 from notifications.providers.base import MailProvider
 from observability.metrics import COMMIT_TO_SENT_SECONDS, NOTIFICATIONS_FINISHED
+
+logger = logging.getLogger(__name__)
 
 # Resend automatically only while the provider still remembers the key, with this margin.
 IDEMPOTENCY_WINDOW_MARGIN = timedelta(minutes=5)
@@ -86,3 +89,17 @@ def attempts_uncertain(notification: Notification) -> bool:
     return notification.attempts.filter(
         outcome__in=UNCERTAIN_OUTCOMES, number__gte=notification.key_first_attempt
     ).exists()
+
+
+def outcome_uncertain(notification: Notification, now: datetime) -> bool:
+    """Whether an earlier attempt may have been sent: one that ended unknown or in flight,
+    or one that started and never finished (its worker died during the call)."""
+    if notification.attempt_count == 0:
+        return False  # the common first delivery: no query
+    closed = notification.attempts.filter(finished_at__isnull=True).update(
+        finished_at=now, outcome=DeliveryAttempt.Outcome.UNKNOWN, error="the worker stopped during the call"
+    )
+    if closed:
+        logger.warning("notification %s: %d attempt(s) ended without an outcome", notification.pk, closed)
+        return True
+    return attempts_uncertain(notification)

@@ -1,7 +1,7 @@
 from notifications.models.content import EmailTemplateVersion
 from notifications.models.notification import DeliveryAttempt, Notification
 from notifications.models.operations import AddressCorrection, OperatorAction, ReconcileReport, RetiredKey
-from notifications.models.tracking import ProviderEvent, Suppression
+from notifications.models.tracking import ProviderCircuit, ProviderEvent, ProviderRateBucket, Suppression
 
 __all__ = [
     "AddressCorrection",
@@ -9,7 +9,9 @@ __all__ = [
     "EmailTemplateVersion",
     "Notification",
     "OperatorAction",
+    "ProviderCircuit",
     "ProviderEvent",
+    "ProviderRateBucket",
     "ReconcileReport",
     "RetiredKey",
     "Suppression",

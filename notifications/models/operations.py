@@ -21,6 +21,8 @@ class OperatorAction(models.Model):
         MARK_SENT = "mark_sent", "mark as sent (checked at the provider)"
         RESEND_NEW_KEY = "resend_new_key", "send again under a new key"
         CORRECT_ADDRESS = "correct_address", "correct the address and send again"
+        PROVIDER_PAUSE = "provider_pause", "pause the mail provider"
+        PROVIDER_RESUME = "provider_resume", "resume the mail provider"
 
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"

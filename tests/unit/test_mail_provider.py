@@ -56,6 +56,20 @@ def test_the_budget_counts_from_the_first_failure_which_every_retry_message_carr
     assert retry_since_of(None) is None
 
 
+def test_a_wait_that_is_no_failure_moves_the_first_failures_time_by_the_time_actually_waited():
+    first = datetime(2026, 12, 1, 10, 0, tzinfo=UTC)
+    failed = retry_since_header(None, first)
+    # a wait before anything failed starts no budget
+    assert retry_since_header(None, first, waiting=True) == {}
+    # the provider takes no calls at 10:05: the message waits, and comes back at 10:35
+    waiting = retry_since_header(failed, first + timedelta(minutes=5), waiting=True)
+    back = first + timedelta(minutes=35)
+    assert retry_since_of(waiting, back) == first + timedelta(minutes=30)
+    # it fails again at 10:35: the next retry carries the moved time and no wait
+    again = retry_since_header(waiting, back)
+    assert again == {RETRY_SINCE_HEADER: (first + timedelta(minutes=30)).isoformat()}
+
+
 def test_an_attempt_is_final_once_the_budget_is_spent_or_the_count_cap_is_reached():
     def delivery(*, retries=3, since_hours_ago=None):
         since = None if since_hours_ago is None else datetime.now(UTC) - timedelta(hours=since_hours_ago)
