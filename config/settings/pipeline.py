@@ -137,6 +137,9 @@ DELIVERY_RETRY_BUDGET_SECONDS = env.int("DELIVERY_RETRY_BUDGET_SECONDS", default
 # then one probe call decides.
 MAIL_PROVIDER_CIRCUIT_FAILURES = env.int("MAIL_PROVIDER_CIRCUIT_FAILURES", default=5)
 MAIL_PROVIDER_CIRCUIT_OPEN_SECONDS = env.int("MAIL_PROVIDER_CIRCUIT_OPEN_SECONDS", default=30)
+# At most this many provider calls per second, across every worker on every host (0: no limit;
+# Resend allows 2 per second by default, docs/failure-handling.md).
+MAIL_PROVIDER_RATE_LIMIT = env.float("MAIL_PROVIDER_RATE_LIMIT", default=0.0)
 # The SMTP server, when MAIL_PROVIDER is smtp
 # (Django's own email settings; the read timeout above applies).
 EMAIL_HOST = env("EMAIL_HOST", default="127.0.0.1")

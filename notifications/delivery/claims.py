@@ -5,43 +5,35 @@ No transaction is open while the provider is called."""
 import logging
 import uuid
 from dataclasses import dataclass, replace
-from datetime import datetime, timedelta
-from typing import Any
+from datetime import datetime
 
-from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from messaging.dispatch import DUPLICATE
 from messaging.errors import HandlingError, InFlightError, NeedsReviewError, PermanentError, WaitError
-from messaging.identity import current_process_name, process_is_gone
 from messaging.inbox import inbox_record
 from messaging.registry import EventType
-from notifications.content.errors import RenderError
-from notifications.content.snapshot import snapshot_exists, snapshot_take
 from notifications.delivery import reasons
+from notifications.delivery.attempts import Claim, attempt_start_claimed
 from notifications.delivery.batch_statements import ClaimKey, claim_reads
-from notifications.delivery.circuit import CLOSED, PROBE, CircuitSeen, circuit_gate
+from notifications.delivery.circuit import PROBE, circuit_gate
+from notifications.delivery.rate_limit import rate_token_take
 from notifications.delivery.rules import Action, notification_decide
-from notifications.delivery.state import notification_set_status, outcome_uncertain, resend_is_safe
-from notifications.delivery.statements import ClaimRead, attempt_start, claim_read
+from notifications.delivery.state import (
+    lease_is_live,
+    notification_set_status,
+    outcome_uncertain,
+    resend_is_safe,
+)
+from notifications.delivery.statements import ClaimRead, claim_read
 from notifications.events import EMAIL_KIND_OF_EVENT
-from notifications.models import DeliveryAttempt, EmailTemplateVersion, Notification, Suppression
+from notifications.models import Notification, Suppression
 from notifications.providers.base import MailProvider
 from notifications.services import notification_create_pending
 from orders.models import Order
 
 logger = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class Claim:
-    order: Order  # read under its row lock
-    notification: Notification  # with its rendered email (snapshot), unless render_error
-    attempt: DeliveryAttempt
-    render_error: str = ""  # the email could not be rendered: nothing may be sent
-    circuit: CircuitSeen = CLOSED  # the provider's circuit as the claim read it
-    probe: bool = False  # this call tests an open circuit (circuit.py)
 
 
 @dataclass(frozen=True)
@@ -135,7 +127,7 @@ def _claim_decide(
     if status in (*Notification.NEEDS_PERSON_STATUSES, Notification.Status.REJECTED):
         logger.info("event %s: notification %s is %s, nothing sent", event_id, notification.pk, status)
         return AlreadyDone(result=reasons.AWAITING_REVIEW.format(status=status))
-    if status == Notification.Status.SENDING and _lease_is_live(notification, now):
+    if status == Notification.Status.SENDING and lease_is_live(notification, now):
         return InFlightError(f"Another worker ({notification.lease_owner}) is sending this email right now.")
     suppression = Suppression.objects.get(pk=read.suppression_id) if read.suppression_id else None
     decision = notification_decide(notification=notification, order=order, suppression=suppression)
@@ -160,13 +152,17 @@ def _claim_decide(
 def _claim_unless_waiting(
     read: ClaimRead, *, event_id: uuid.UUID, worker: str, now: datetime, provider: str
 ) -> Claim | WaitError:
-    """The provider's circuit breaker decides last: a wait tries nothing and counts nothing."""
+    """The provider's circuit breaker, then its sending rate: a wait tries and counts nothing."""
     gate = circuit_gate(read.circuit, provider=provider, now=now)
+    if not isinstance(gate, WaitError):
+        gate = rate_token_take(provider=provider) or gate  # then the shared sending rate
     if isinstance(gate, WaitError):
         notification_set_status(read.notification, Notification.Status.PENDING, now, reason=gate.reason)
         return gate
-    claim = _start_attempt(read, event_id=event_id, worker=worker, now=now, provider=provider)
-    return replace(claim, probe=gate == PROBE)
+    return replace(
+        attempt_start_claimed(read, event_id=event_id, worker=worker, now=now, provider=provider),
+        probe=gate == PROBE,
+    )
 
 
 _claim_in_transaction = transaction.atomic(_claim_decide)
@@ -183,67 +179,3 @@ def _claim_read_alone(
         return read
     notification_create_pending(order_id=order_id, kind=kind)
     return claim_read(order_id=order_id, kind=kind, event_id=event_id, inbox_key=inbox_key, provider=provider)
-
-
-def _lease_is_live(notification: Notification, now: datetime) -> bool:
-    if notification.lease_expires_at is None or notification.lease_expires_at <= now:
-        return False
-    return not process_is_gone(notification.lease_owner)
-
-
-def _start_attempt(
-    read: ClaimRead,
-    *,
-    event_id: uuid.UUID,
-    worker: str,
-    now: datetime,
-    provider: str,
-) -> Claim:
-    order, notification = read.order, read.notification
-    fields: dict[str, Any] = {
-        "status": Notification.Status.SENDING,
-        "provider": provider,  # whose delivery events will speak about this email
-        "status_changed_at": now,
-        "lease_owner": current_process_name(),
-        "lease_expires_at": now + timedelta(seconds=settings.NOTIFICATION_LEASE_SECONDS),
-        "first_attempt_at": notification.first_attempt_at or now,
-    }
-    render_error = _snapshot_render(read, now, into=fields)
-    # The notification's UPDATE and the attempt's INSERT in one round trip (statements.py).
-    attempt_id, number = attempt_start(notification, event_id=event_id, worker=worker, now=now, fields=fields)
-    for attname, value in fields.items():
-        setattr(notification, attname, value)
-    notification.attempt_count = number
-    attempt = DeliveryAttempt(
-        id=attempt_id,
-        notification=notification,
-        event_id=event_id,
-        number=number,
-        worker=worker,
-        started_at=now,
-    )
-    return Claim(
-        order=order,
-        notification=notification,
-        attempt=attempt,
-        render_error=render_error,
-        circuit=read.circuit,
-    )
-
-
-def _snapshot_render(read: ClaimRead, now: datetime, *, into: dict[str, Any]) -> str:
-    """The first attempt renders the email and stores it in the claim's own UPDATE (the
-    snapshot's columns go `into` its fields); later attempts send what is stored. Returns why
-    it did not render, or ""."""
-    notification = read.notification
-    if snapshot_exists(notification):
-        return ""
-    version = EmailTemplateVersion.objects.get(pk=read.template_id) if read.template_id else None
-    try:
-        names = snapshot_take(notification, read.order, version=version, now=now)
-    except RenderError as exc:
-        logger.error("notification %s: the email does not render: %s", notification.pk, exc)
-        return str(exc)
-    for attname in names:
-        into[attname] = getattr(notification, attname)
-    return ""

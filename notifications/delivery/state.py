@@ -7,6 +7,7 @@ from functools import partial
 from django.conf import settings
 from django.db import transaction
 
+from messaging.identity import process_is_gone
 from notifications.models import DeliveryAttempt, Notification
 from notifications.providers.base import MailProvider
 from observability.metrics import COMMIT_TO_SENT_SECONDS, NOTIFICATIONS_FINISHED
@@ -103,3 +104,9 @@ def outcome_uncertain(notification: Notification, now: datetime) -> bool:
         logger.warning("notification %s: %d attempt(s) ended without an outcome", notification.pk, closed)
         return True
     return attempts_uncertain(notification)
+
+
+def lease_is_live(notification: Notification, now: datetime) -> bool:
+    if notification.lease_expires_at is None or notification.lease_expires_at <= now:
+        return False
+    return not process_is_gone(notification.lease_owner)
