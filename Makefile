@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 # Product processes find gunicorn, celery and python of the virtualenv first.
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
-.PHONY: run test drill bench soak lint format messages setup services venv token
+.PHONY: run test test-tools drill bench soak lint format messages setup services venv token
 ORDERS ?= 1000
 SOAK_SECONDS ?= 600
 SOAK_RATE ?= 50
@@ -56,6 +56,11 @@ UNIT_ONLY := $(if $(strip $(PYTEST_ARGS)),$(if $(filter-out tests/unit%,$(filter
 test: venv
 	@$(if $(UNIT_ONLY),,scripts/ensure-services.sh && scripts/ensure-browser.sh)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+## test-tools: the long checks that the bench and the drill still work (their short runs and
+## the drill's self-tests: a broken build and a refused load must fail it); CI runs them too
+test-tools: venv services
+	$(BIN)/python -m pytest -m tool_check tests/system
 
 ## drill: the fault drill (kills, a broker restart, dropped connections, provider faults,
 ## republished events) on its own database and RabbitMQ node; report in docs/drills/

@@ -5,12 +5,14 @@ acks only after this returns."""
 import logging
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
 
 from messaging.envelope import Envelope, EnvelopeError, envelope_parse
 from messaging.errors import PermanentError
 from messaging.inbox import inbox_contains
 from messaging.registry import Guarantee
+from messaging.retry_policy import budget_spent, retry_budget
 from observability.logs import log_context
 
 logger = logging.getLogger(__name__)
@@ -24,11 +26,19 @@ class Delivery:
 
     worker: str
     retries: int
-    max_retries: int
+    max_retries: int  # a safety cap on the count
+    retry_since: datetime | None = None  # the first failure of this delivery, if it failed before
+    retry_budget: timedelta | None = None  # the event type's (the dispatcher sets it)
 
     @property
     def final_attempt(self) -> bool:
-        return self.retries >= self.max_retries
+        """No retry follows a transient failure of this attempt: the type's retry budget is
+        spent (time since the first failure), or the safety cap on the count is reached."""
+        if self.retries >= self.max_retries:
+            return True
+        return self.retry_budget is not None and budget_spent(
+            retry_since=self.retry_since, budget=self.retry_budget
+        )
 
 
 def event_dispatch(*, raw_envelope: object, delivery: Delivery) -> str:
@@ -37,6 +47,7 @@ def event_dispatch(*, raw_envelope: object, delivery: Delivery) -> str:
     except EnvelopeError as exc:
         raise PermanentError(str(exc), detail=repr(raw_envelope)[:500]) from exc
     event_type = envelope.event_type
+    delivery = replace(delivery, retry_budget=retry_budget(event_type))
     # Every line logged while the event is handled carries its ids (e.g. event_id, order_id).
     with log_context(event_id=envelope.event_id, **{event_type.aggregate_id_field: envelope.aggregate_id}):
         if (
@@ -68,7 +79,9 @@ def events_dispatch_batch(deliveries: Sequence[tuple[object, Delivery]]) -> list
         if event_type.batch_handler_function() is None or _inbox_says_done(envelope):
             results[index] = _dispatch_one(raw_envelope, delivery)
         else:
-            groups[event_type.name].append((index, envelope, delivery))
+            groups[event_type.name].append(
+                (index, envelope, replace(delivery, retry_budget=retry_budget(event_type)))
+            )
     for members in groups.values():
         handler = members[0][1].event_type.batch_handler_function()
         assert handler is not None  # grouped only if it has one

@@ -35,6 +35,17 @@ class InFlightError(TransientError):
     error_class = "in_flight"
 
 
+class WaitError(TransientError):
+    """Nothing was tried: the handler's downstream takes no calls now (a circuit breaker is
+    open, an operator paused it, a rate limit). The message comes back after `retry_after`
+    seconds without using up its retry budget or its count of retries."""
+
+    error_class = "waiting"
+
+    def __init__(self, reason: str, *, retry_after: float):
+        super().__init__(reason, retry_after=retry_after)
+
+
 class PermanentError(HandlingError):
     """Trying again cannot help: the message goes to the dead-letter queue with the reason."""
 

@@ -10,6 +10,7 @@ events may be written) and the dispatcher (which handler to run) all read this o
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import timedelta
 from enum import StrEnum
 from functools import cache
 from importlib import import_module
@@ -52,6 +53,12 @@ class EventType:
     # Handles many deliveries at once (a list of (envelope, delivery) in, a result or the
     # exception for each out); the worker then batches this type's messages.
     batch_handler: str = ""
+    # How long a transient failure is retried, counted in time from the first failure (not in
+    # attempts: an outage of hours must not use up a count meant for minutes), and the longest
+    # pause between two tries. Settings DELIVERY_RETRY_BUDGET_SECONDS and
+    # DELIVERY_RETRY_MAX_DELAY_SECONDS override them for every type (drills, tests).
+    retry_budget: timedelta = timedelta(hours=1)
+    retry_max_delay: timedelta = timedelta(minutes=5)
 
     @property
     def aggregate_id_field(self) -> str:

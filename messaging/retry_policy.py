@@ -1,4 +1,5 @@
-"""When to try again: delay(n) = min(60 s, 5 s * 2^(n-1)) plus jitter
+"""When to try again, and for how long: delay(n) = min(the type's longest pause, 5 s * 2^(n-1))
+plus jitter, until the type's retry budget (time since the first failure) is spent
 (docs/failure-handling.md).
 
 Whole seconds and at least 1: with quorum queues Celery delays retries through its native
@@ -9,23 +10,82 @@ base, the cap and the number of retries are settings (DELIVERY_RETRY_*).
 
 import math
 import random
+from datetime import datetime, timedelta
 
 from django.conf import settings
+from django.utils import timezone
+
+from messaging.registry import EventType
 
 IN_FLIGHT_DELAY_SECONDS = 2
 
 
+# The message header that carries when the first failure of this delivery happened: Celery
+# copies a request's custom headers into its retry message, so every retry knows it.
+RETRY_SINCE_HEADER = "x-retry-since"
+WAITING_SINCE_HEADER = "x-waiting-since"
+_OURS = (RETRY_SINCE_HEADER, WAITING_SINCE_HEADER)
+
+
 def max_retries() -> int:
-    """Retries before a transient failure becomes final (`failed`, dead letter)."""
+    """A safety cap on the count of retries; the time budget ends them first."""
     return settings.DELIVERY_MAX_RETRIES
 
 
-def retry_delay_seconds(*, retry_number: int, retry_after: float | None = None) -> int:
+def retry_budget(event_type: EventType | None) -> timedelta:
+    if settings.DELIVERY_RETRY_BUDGET_SECONDS or event_type is None:
+        return timedelta(seconds=settings.DELIVERY_RETRY_BUDGET_SECONDS or 3600)
+    return event_type.retry_budget
+
+
+def retry_max_delay_seconds(event_type: EventType | None) -> float:
+    if settings.DELIVERY_RETRY_MAX_DELAY_SECONDS or event_type is None:
+        return settings.DELIVERY_RETRY_MAX_DELAY_SECONDS or 300
+    return event_type.retry_max_delay.total_seconds()
+
+
+def retry_since_header(headers: dict | None, now: datetime, *, waiting: bool = False) -> dict[str, str]:
+    """The custom headers of a retry message: when the first failure happened (kept from the
+    message being retried, or now for a first failure). A wait that is no failure (WaitError:
+    the provider takes no calls) also stamps when it began: the next delivery moves the first
+    failure's time forward by the time actually waited, so waiting uses none of the budget."""
+    since = retry_since_of(headers, now)
+    kept = {key: value for key, value in (headers or {}).items() if key not in _OURS}
+    if since is None and waiting:
+        return kept  # nothing has failed yet: no budget is running
+    stamped = {**kept, RETRY_SINCE_HEADER: (since or now).isoformat()}
+    if waiting:
+        stamped[WAITING_SINCE_HEADER] = now.isoformat()
+    return stamped
+
+
+def retry_since_of(headers: dict | None, now: datetime | None = None) -> datetime | None:
+    """The first failure's time, moved forward by a wait that just ended."""
+    since = _time_of(headers, RETRY_SINCE_HEADER)
+    waited_from = _time_of(headers, WAITING_SINCE_HEADER)
+    if since is None or waited_from is None:
+        return since
+    return since + max(timedelta(0), (now or timezone.now()) - waited_from)
+
+
+def _time_of(headers: dict | None, name: str) -> datetime | None:
+    value = (headers or {}).get(name)
+    try:
+        return datetime.fromisoformat(value) if isinstance(value, str) else None
+    except ValueError:
+        return None  # a header we did not write: the count cap still ends the retries
+
+
+def budget_spent(*, retry_since: datetime | None, budget: timedelta, now: datetime | None = None) -> bool:
+    return retry_since is not None and (now or timezone.now()) - retry_since >= budget
+
+
+def retry_delay_seconds(
+    *, retry_number: int, retry_after: float | None = None, max_delay_seconds: float | None = None
+) -> int:
     """Delay before retry `retry_number` (1 for the first retry)."""
-    base = min(
-        settings.DELIVERY_RETRY_MAX_DELAY_SECONDS,
-        settings.DELIVERY_RETRY_BASE_DELAY_SECONDS * 2 ** (max(retry_number, 1) - 1),
-    )
+    cap = max_delay_seconds if max_delay_seconds is not None else retry_max_delay_seconds(None)
+    base = min(cap, settings.DELIVERY_RETRY_BASE_DELAY_SECONDS * 2 ** (max(retry_number, 1) - 1))
     if retry_after is not None:
         base = max(base, retry_after)  # the provider said when; never earlier than that
     jitter = random.uniform(0, base * 0.2)  # spreads a burst of retries after an outage

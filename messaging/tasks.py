@@ -1,5 +1,6 @@
 """The backbone's Celery tasks: thin. They translate between the message and the services."""
 
+import math
 import os
 from datetime import datetime
 from typing import Any
@@ -8,14 +9,37 @@ from celery import Task, shared_task
 from celery.exceptions import Reject, Retry
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
+from django.utils import timezone
 
 from messaging.dispatch import Delivery, event_dispatch
-from messaging.errors import InFlightError, PermanentError, TransientError
-from messaging.registry import event_types
+from messaging.errors import InFlightError, PermanentError, TransientError, WaitError
+from messaging.registry import EventType, event_types
 from messaging.relay.relay import relay_outbox_sweep
 from messaging.retention import retention_run
-from messaging.retry_policy import IN_FLIGHT_DELAY_SECONDS, max_retries, retry_delay_seconds
+from messaging.retry_policy import (
+    IN_FLIGHT_DELAY_SECONDS,
+    max_retries,
+    retry_delay_seconds,
+    retry_max_delay_seconds,
+    retry_since_header,
+    retry_since_of,
+)
 from messaging.task_names import HANDLE_EVENT, HANDLE_EVENT_BEFORE_MESSAGING, RELAY_OUTBOX_SWEEP, RETENTION
+
+# RabbitMQ's dead-lettering headers, which Celery leaves out of a retry's headers (its
+# X_DEATH_HEADERS): a retry that carried them would look like a dead-letter cycle at the next
+# hop through the delay queues, and stay in celery_delayed_N.
+X_DEATH_HEADERS = frozenset(
+    {
+        "x-death",
+        "x-first-death-exchange",
+        "x-first-death-queue",
+        "x-first-death-reason",
+        "x-last-death-exchange",
+        "x-last-death-queue",
+        "x-last-death-reason",
+    }
+)
 
 
 class EventTask(Task):
@@ -37,17 +61,31 @@ class EventTask(Task):
         max_retries: int | None = None,
         **options: Any,
     ) -> Retry:
-        if isinstance(exc, InFlightError):
-            countdown = IN_FLIGHT_DELAY_SECONDS
-            # Waiting for another worker's lease is not a failed attempt: the next message
-            # keeps this retry number (Celery adds one). Leases expire, so this ends.
+        waiting = False
+        if isinstance(exc, InFlightError | WaitError):
+            # Whole seconds, at least 1: Celery's delayed-delivery queues count whole seconds,
+            # and a message they deliver before its ETA is held by the worker's timer instead.
+            countdown = (
+                IN_FLIGHT_DELAY_SECONDS if isinstance(exc, InFlightError) else math.ceil(exc.retry_after or 1)
+            )
+            # Waiting for another worker's lease, or for a provider that takes no calls, is not
+            # a failed attempt: the next message keeps this retry number (Celery adds one) and
+            # its budget (the first failure's time moves by the wait). Leases expire and
+            # circuits close, so this ends; an operator's pause lasts until resumed.
             self.request.retries = max(0, self.request.retries - 1)
+            waiting = True
         elif countdown is None and eta is None:
-            retry_after = getattr(exc, "retry_after", None)
-            countdown = retry_delay_seconds(retry_number=self.request.retries + 1, retry_after=retry_after)
-        queue = _work_queue_of(self.request.args)
-        if queue is not None:
-            options.setdefault("queue", queue)  # through orders.retry, keyed by the queue's name
+            countdown = retry_delay_seconds(
+                retry_number=self.request.retries + 1,
+                retry_after=getattr(exc, "retry_after", None),
+                max_delay_seconds=retry_max_delay_seconds(_event_type_of(self.request.args)),
+            )
+        event_type = _event_type_of(self.request.args)
+        if event_type is not None:
+            options.setdefault("queue", event_type.queue)  # through orders.retry, keyed by the queue's name
+        # The retry budget counts from the first failure; the retry message carries its time.
+        headers = {k: v for k, v in (self.request.headers or {}).items() if k not in X_DEATH_HEADERS}
+        options["headers"] = retry_since_header(headers, timezone.now(), waiting=waiting)
         # py-amqp waits for the retry's confirm without a limit unless the publish sets one.
         options.setdefault("confirm_timeout", settings.TASK_RETRY_CONFIRM_TIMEOUT_SECONDS)
         return super().retry(
@@ -62,11 +100,10 @@ class EventTask(Task):
         )
 
 
-def _work_queue_of(args: Any) -> str | None:
+def _event_type_of(args: Any) -> EventType | None:
     envelope = (args or [None])[0]
     name = envelope.get("event_type") if isinstance(envelope, dict) else None
-    event_type = event_types().get(name) if isinstance(name, str) else None
-    return event_type.queue if event_type else None
+    return event_types().get(name) if isinstance(name, str) else None
 
 
 def _handle_event(self: EventTask, envelope: object) -> str:
@@ -75,6 +112,7 @@ def _handle_event(self: EventTask, envelope: object) -> str:
         worker=f"{self.request.hostname} pid {os.getpid()}",
         retries=self.request.retries,
         max_retries=self.max_retries,
+        retry_since=retry_since_of(self.request.headers, timezone.now()),
     )
     try:
         return event_dispatch(raw_envelope=envelope, delivery=delivery)

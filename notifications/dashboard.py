@@ -6,10 +6,12 @@ from datetime import timedelta
 from statistics import quantiles
 from typing import Any, TypedDict
 
+from django.conf import settings
 from django.utils import timezone
 from django.utils.safestring import mark_safe
 
 from messaging.dead_letters.reader import dead_letter_queue_depths
+from notifications.operations.provider_circuit import provider_circuit_status
 from notifications.selectors import (
     notification_counts_per_kind_since,
     notification_latencies_sent_since,
@@ -34,6 +36,7 @@ class DashboardFigures(TypedDict):
     dead_letters: dict[str, int | str]  # depth per queue, or {"broker unreachable": why}
     latency_svg: str
     latency_summary: LatencySummary | None
+    provider: str  # the provider's circuit breaker, in words
 
 
 def dashboard_figures() -> DashboardFigures:
@@ -56,6 +59,7 @@ def dashboard_figures() -> DashboardFigures:
         "dead_letters": dead_letters,
         "latency_svg": latency_svg(points),
         "latency_summary": _summary([latency for _, latency in points]),
+        "provider": provider_circuit_status(settings.MAIL_PROVIDER).describe(),
     }
 
 

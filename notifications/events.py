@@ -1,6 +1,8 @@
 """The events the email feature consumes: one customer email per event type, each on its
 own work queue, effect-once. Listed in settings MESSAGING_EVENT_CATALOGUES."""
 
+from datetime import timedelta
+
 from messaging.registry import EventType, Guarantee
 from orders.events import AGGREGATE, ORDER_CANCELLED, ORDER_CREATED
 
@@ -18,6 +20,15 @@ EMAIL_KIND_OF_EVENT = {
     ORDER_CREATED: "order_confirmation",
     ORDER_CANCELLED: "order_cancellation",
 }
+# The other way round: a reviewer's "send again" records a new event of the email's own type
+# (the registry lets one catalogue consume an event type, so the email is its only consumer).
+EVENT_OF_EMAIL_KIND = {kind: event_type for event_type, kind in EMAIL_KIND_OF_EVENT.items()}
+
+# A customer email outlives a provider outage of hours: retried for a day, at most half an
+# hour apart, before a person is asked. (Provider events keep the registry's hour: they only
+# fail while our own database is away, and the stored event can be applied again.)
+EMAIL_RETRY_BUDGET = timedelta(hours=24)
+EMAIL_RETRY_MAX_DELAY = timedelta(minutes=30)
 
 # The email exists from the order's commit on (pending), so its status is visible at once.
 _CREATE_PENDING = "notifications.services.notification_create_pending_for_event"
@@ -36,6 +47,8 @@ EVENT_TYPES = [
         inbox_checked_by_handler=True,  # in the claim's locked read (notifications/delivery/claims.py)
         guarantee=Guarantee.EFFECT_ONCE,
         schema_versions=frozenset({1}),
+        retry_budget=EMAIL_RETRY_BUDGET,
+        retry_max_delay=EMAIL_RETRY_MAX_DELAY,
         why="A customer email: never lost, and a second confirmation would confuse and annoy.",
     ),
     EventType(
@@ -49,6 +62,8 @@ EVENT_TYPES = [
         inbox_checked_by_handler=True,  # in the claim's locked read (notifications/delivery/claims.py)
         guarantee=Guarantee.EFFECT_ONCE,
         schema_versions=frozenset({1}),
+        retry_budget=EMAIL_RETRY_BUDGET,
+        retry_max_delay=EMAIL_RETRY_MAX_DELAY,
         why="A customer email: never lost, never twice.",
     ),
     EventType(

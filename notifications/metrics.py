@@ -2,8 +2,11 @@
 
 from collections.abc import Iterator
 
+from django.conf import settings
 from prometheus_client.core import GaugeMetricFamily, Metric
 
+from notifications.models import ProviderCircuit
+from notifications.operations.provider_circuit import provider_circuit_status
 from notifications.selectors import (
     notification_counts_by_kind_and_delivery_status,
     notification_counts_by_kind_and_status,
@@ -34,6 +37,15 @@ class NotificationCollector:
             "Addresses on the suppression list now.",
             suppressed_address_count(),
         )
+        circuit = GaugeMetricFamily(
+            "orders_provider_circuit_state",
+            "The mail provider's circuit breaker: 1 for its current state (closed, open, half_open, paused).",
+            labels=["provider", "state"],
+        )
+        circuit_now = provider_circuit_status(settings.MAIL_PROVIDER)
+        for state in ProviderCircuit.State.values:
+            circuit.add_metric([circuit_now.provider, state], 1 if circuit_now.state == state else 0)
+        yield circuit
         yield GaugeMetricFamily(
             "orders_oldest_unfinished_notification_age_seconds",
             "Age of the oldest notification still pending or sending (0 when there is none).",

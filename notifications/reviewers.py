@@ -21,6 +21,8 @@ GROUP_PERMISSIONS = [
     ("notifications", "view_providerevent"),
     ("notifications", "view_suppression"),
     ("notifications", "lift_suppression"),
+    ("notifications", "view_retiredkey"),
+    ("notifications", "view_addresscorrection"),
 ]
 
 

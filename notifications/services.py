@@ -37,5 +37,8 @@ def notification_create_pending(*, order_id: uuid.UUID, kind: str) -> None:
 _IDEMPOTENCY_NAMESPACE = uuid.UUID("6f1c9a52-4c1e-4a53-9d8e-0f6ad3f2b7a1")
 
 
-def notification_idempotency_key(*, order_id: uuid.UUID, kind: str) -> str:
-    return str(uuid.uuid5(_IDEMPOTENCY_NAMESPACE, f"{kind}:{order_id}"))
+def notification_idempotency_key(*, order_id: uuid.UUID, kind: str, version: int = 1) -> str:
+    """Version 1 is the key every email starts with; a reviewer's "send again under a new key"
+    moves to the next version, derived the same way (the same in every process)."""
+    name = f"{kind}:{order_id}" if version == 1 else f"{kind}:{order_id}:v{version}"
+    return str(uuid.uuid5(_IDEMPOTENCY_NAMESPACE, name))

@@ -60,3 +60,13 @@ def _order_change(*, order_id: UUID, change: str, expected_version: int | None) 
     order.save(update_fields=["status", "version", "updated_at"])
     event_record(event_type=event_type, aggregate_id=order.id)
     return OrderChange(order=order, changed=True)
+
+
+def order_address_correct(*, order: Order, address: str) -> str:
+    """Change the customer's address of an order the caller holds locked (a reviewer's
+    correction of a mistyped one, audited by the caller); returns the previous address."""
+    previous = order.customer_email
+    order.customer_email = address
+    order.version += 1
+    order.save(update_fields=["customer_email", "version", "updated_at"])
+    return previous

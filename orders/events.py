@@ -24,6 +24,8 @@ EVENT_TYPES = [
         inbox_key="daily_sales_count",
         guarantee=Guarantee.AT_LEAST_ONCE,
         schema_versions=frozenset({1}),
+        # The registry's hour, at most 5 minutes apart: a counter update fails only while our
+        # own database is away; a day's figure late by an hour is still a trend.
         why=(
             "A dashboard counter of paid orders per day. A redelivery may count an order twice; "
             "the figure is for watching trends, the orders table stays the record, and an inbox "

@@ -124,10 +124,22 @@ MAIL_PROVIDER_API_KEY = env("MAIL_PROVIDER_API_KEY", default="dev-mail-key")
 MAIL_FROM_ADDRESS = env("MAIL_FROM_ADDRESS", default="Orders <orders@example.com>")
 MAIL_PROVIDER_CONNECT_TIMEOUT_SECONDS = env.float("MAIL_PROVIDER_CONNECT_TIMEOUT_SECONDS", default=5.0)
 MAIL_PROVIDER_READ_TIMEOUT_SECONDS = env.float("MAIL_PROVIDER_READ_TIMEOUT_SECONDS", default=30.0)
-# Retries of a transient delivery failure: delay(n) = min(max, base * 2^(n-1)) + jitter.
-DELIVERY_MAX_RETRIES = env.int("DELIVERY_MAX_RETRIES", default=8)
+# Retries of a transient delivery failure: delay(n) = min(max, base * 2^(n-1)) + jitter, for
+# as long as the event type's retry budget (messaging/registry.py; customer emails 24 h, at
+# most 30 min apart). The two overrides below replace every type's figure when set; the
+# retry count is only a safety cap far beyond what the budgets need.
+DELIVERY_MAX_RETRIES = env.int("DELIVERY_MAX_RETRIES", default=500)
 DELIVERY_RETRY_BASE_DELAY_SECONDS = env.int("DELIVERY_RETRY_BASE_DELAY_SECONDS", default=5)
-DELIVERY_RETRY_MAX_DELAY_SECONDS = env.int("DELIVERY_RETRY_MAX_DELAY_SECONDS", default=60)
+DELIVERY_RETRY_MAX_DELAY_SECONDS = env.int("DELIVERY_RETRY_MAX_DELAY_SECONDS", default=0)  # 0: the type's
+DELIVERY_RETRY_BUDGET_SECONDS = env.int("DELIVERY_RETRY_BUDGET_SECONDS", default=0)  # 0: the type's
+# The provider's circuit breaker, shared by all workers (notifications/delivery/circuit.py):
+# this many transient failures in a row stop every worker's calls for this many seconds,
+# then one probe call decides.
+MAIL_PROVIDER_CIRCUIT_FAILURES = env.int("MAIL_PROVIDER_CIRCUIT_FAILURES", default=5)
+MAIL_PROVIDER_CIRCUIT_OPEN_SECONDS = env.int("MAIL_PROVIDER_CIRCUIT_OPEN_SECONDS", default=30)
+# At most this many provider calls per second, across every worker on every host (0: no limit;
+# Resend allows 2 per second by default, docs/failure-handling.md).
+MAIL_PROVIDER_RATE_LIMIT = env.float("MAIL_PROVIDER_RATE_LIMIT", default=0.0)
 # The SMTP server, when MAIL_PROVIDER is smtp
 # (Django's own email settings; the read timeout above applies).
 EMAIL_HOST = env("EMAIL_HOST", default="127.0.0.1")

@@ -16,10 +16,12 @@ from typing import Any
 
 from celery import current_app
 from celery.exceptions import Reject, Retry
+from django.utils import timezone
 
 from infra.worker_signals import database_connection_used, database_connections_renew
 from messaging.dispatch import Delivery, events_dispatch_batch
 from messaging.errors import PermanentError
+from messaging.retry_policy import retry_since_of
 from messaging.worker.failures import failure_reason
 
 SUCCEEDED = "succeeded"
@@ -46,7 +48,10 @@ def _delivery(item: dict[str, Any]) -> Delivery:
     max_retries = current_app.tasks[item["task"]].max_retries
     assert max_retries is not None  # the event task sets it; None would mean retry forever
     return Delivery(
-        worker=f"{item['hostname']} pid {os.getpid()}", retries=item["retries"], max_retries=max_retries
+        worker=f"{item['hostname']} pid {os.getpid()}",
+        retries=item["retries"],
+        max_retries=max_retries,
+        retry_since=retry_since_of(item["request"], timezone.now()),  # the headers, as Celery keeps them
     )
 
 

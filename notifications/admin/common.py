@@ -15,5 +15,14 @@ class StaffRequest(HttpRequest):
 
 class CommentActionForm(ActionForm):
     comment = forms.CharField(
-        required=False, label="Comment (to reject, or to lift a suppression)", max_length=2000
+        required=False,
+        label="Comment or evidence (to reject, mark sent, send again, or lift a suppression)",
+        max_length=2000,
+    )
+    new_address = forms.CharField(
+        required=False, label="Corrected address (to correct and send)", max_length=254
+    )
+    accept_second_email_risk = forms.BooleanField(
+        required=False,
+        label="I accept that the customer may get this email twice (to send again under a new key)",
     )

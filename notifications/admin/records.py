@@ -3,7 +3,7 @@
 from django.contrib import admin
 
 from infra.read_only_admin import ReadOnlyAdmin
-from notifications.models import OperatorAction, ReconcileReport
+from notifications.models import AddressCorrection, OperatorAction, ReconcileReport, RetiredKey
 
 
 @admin.register(OperatorAction)
@@ -26,3 +26,17 @@ class OperatorActionAdmin(ReadOnlyAdmin):
 class ReconcileReportAdmin(ReadOnlyAdmin):
     list_display = ["started_at", "summary"]
     readonly_fields = ["started_at", "finished_at", "summary", "findings", "repaired"]
+
+
+@admin.register(AddressCorrection)
+class AddressCorrectionAdmin(ReadOnlyAdmin):
+    list_display = ["corrected_at", "order", "previous_address", "new_address", "action"]
+    search_fields = ["order__id", "previous_address", "new_address"]
+
+
+@admin.register(RetiredKey)
+class RetiredKeyAdmin(ReadOnlyAdmin):
+    """Keys replaced by "send again under a new key"; the provider's late events still match."""
+
+    list_display = ["retired_at", "notification", "version", "key", "first_attempt", "action"]
+    search_fields = ["key", "notification__order__id"]

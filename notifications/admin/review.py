@@ -5,11 +5,10 @@ same ones `replay_dead_letters` uses. Only the "Notification reviewers" group (t
 `review_notification` permission) may run them, and every run is recorded.
 """
 
-from collections.abc import Callable
 from datetime import timedelta
 from typing import ClassVar
 
-from django.contrib import admin, messages
+from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.urls import reverse
@@ -18,15 +17,10 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
 from infra.read_only_admin import ReadOnlyAdmin, ReadOnlyInline
-from notifications.admin.common import CommentActionForm, StaffRequest
+from notifications.admin.common import CommentActionForm
 from notifications.admin.notification_email import NotificationEmailSection
+from notifications.admin.review_actions import ReviewActions
 from notifications.models import DeliveryAttempt, Notification, OperatorAction
-from notifications.operations.review import (
-    ReviewRefused,
-    notification_assign,
-    notification_reject,
-    notification_retry,
-)
 
 
 class DeliveryAttemptInline(ReadOnlyInline):
@@ -91,7 +85,7 @@ class NeedsPersonFilter(admin.SimpleListFilter):
 
 
 @admin.register(Notification)
-class NotificationAdmin(NotificationEmailSection, ReadOnlyAdmin):
+class NotificationAdmin(ReviewActions, NotificationEmailSection, ReadOnlyAdmin):
     list_display = [
         "id",
         "order_link",
@@ -110,7 +104,14 @@ class NotificationAdmin(NotificationEmailSection, ReadOnlyAdmin):
     ordering = ["-status_changed_at"]
     inlines = [DeliveryAttemptInline, OperatorActionInline]
     action_form = CommentActionForm
-    actions = ["retry", "reject_with_comment", "assign_to_me"]
+    actions = [
+        "retry",
+        "mark_sent",
+        "send_again_under_new_key",
+        "correct_address_and_send",
+        "reject_with_comment",
+        "assign_to_me",
+    ]
     fieldsets = [
         (
             None,
@@ -133,6 +134,7 @@ class NotificationAdmin(NotificationEmailSection, ReadOnlyAdmin):
                 "fields": [
                     "provider",
                     "idempotency_key",
+                    "key_version",
                     "provider_message_id",
                     "attempt_count",
                     "first_attempt_at",
@@ -159,6 +161,7 @@ class NotificationAdmin(NotificationEmailSection, ReadOnlyAdmin):
         "delivery_status_at",
         "delivery_detail",
         "idempotency_key",
+        "key_version",
         "provider_message_id",
         "attempt_count",
         "first_attempt_at",
@@ -206,38 +209,3 @@ class NotificationAdmin(NotificationEmailSection, ReadOnlyAdmin):
             if minutes >= 60
             else f"{minutes} min"
         )
-
-    def has_review_permission(self, request: HttpRequest) -> bool:
-        return request.user.has_perm("notifications.review_notification")
-
-    @admin.action(description="Retry (check the order, send again with the same key)", permissions=["review"])
-    def retry(self, request: StaffRequest, queryset: QuerySet[Notification]) -> None:
-        self._each(request, queryset, lambda n: notification_retry(notification=n, actor=request.user))
-
-    @admin.action(description="Reject with comment (will not be sent)", permissions=["review"])
-    def reject_with_comment(self, request: StaffRequest, queryset: QuerySet[Notification]) -> None:
-        comment = request.POST.get("comment", "")
-        self._each(
-            request,
-            queryset,
-            lambda n: notification_reject(notification=n, actor=request.user, comment=comment),
-        )
-
-    @admin.action(description="Assign to me", permissions=["review"])
-    def assign_to_me(self, request: StaffRequest, queryset: QuerySet[Notification]) -> None:
-        self._each(request, queryset, lambda n: notification_assign(notification=n, actor=request.user))
-
-    def _each(
-        self, request: HttpRequest, queryset: QuerySet[Notification], action: Callable[[Notification], str]
-    ) -> None:
-        done, refused = 0, []
-        for notification in queryset.select_related("order"):
-            try:
-                action(notification)
-                done += 1
-            except ReviewRefused as exc:
-                refused.append(f"#{notification.pk}: {exc}")
-        if done:
-            self.message_user(request, f"{done} notification(s) done.", messages.SUCCESS)
-        for line in refused:
-            self.message_user(request, line, messages.ERROR)

@@ -25,10 +25,12 @@ from typing import Any
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.db import DatabaseError
+from django.utils import timezone
 
 from infra.crash_points import crash_point
 from messaging.dispatch import Delivery
 from messaging.envelope import Envelope
+from notifications.delivery.circuit import circuit_record
 from notifications.delivery.claims import (
     AlreadyDone,
     Claim,
@@ -73,6 +75,12 @@ def email_events_handle_batch(deliveries: Sequence[tuple[Envelope, Delivery]]) -
     if many:
         crash_point("worker.batch_after_claim")
     sends = _send_all([(claim, requests[index].event_id) for index, claim in claimed], provider)
+    circuit_record(
+        [result for result, _ in sends],
+        seen=claimed[0][1].circuit,
+        provider=provider.name,
+        now=timezone.now(),
+    )
     if any(result.outcome == Outcome.ACCEPTED for result, _ in sends):
         crash_point("worker.batch_after_sends" if many else "worker.after_provider_accept")
     outcomes = [

@@ -9,7 +9,14 @@ from datetime import datetime
 from django.db import connection
 
 from messaging.models import ProcessedEvent
-from notifications.delivery.statements import ClaimRead, MarkedSent, claim_read_of, columns_of
+from notifications.delivery.statements import (
+    CIRCUIT_COLUMNS,
+    CIRCUIT_JOIN,
+    ClaimRead,
+    MarkedSent,
+    claim_read_of,
+    columns_of,
+)
 from notifications.models import DeliveryAttempt, EmailTemplateVersion, Notification, Suppression
 from orders.models import Order
 
@@ -28,10 +35,12 @@ SELECT w.position, {columns_of(Order, "o")}, {columns_of(Notification, "n")},
          WHERE lower(s.address) = lower(o.customer_email) AND s.lifted_at IS NULL LIMIT 1),
        (SELECT v.id FROM {EmailTemplateVersion._meta.db_table} v
          WHERE v.kind = w.kind AND v.locale = o.locale
-           AND v.published_at IS NOT NULL AND v.retired_at IS NULL LIMIT 1)
+           AND v.published_at IS NOT NULL AND v.retired_at IS NULL LIMIT 1),
+       {CIRCUIT_COLUMNS}
   FROM wanted w
   JOIN {Order._meta.db_table} o ON o.id = w.order_id
   JOIN {Notification._meta.db_table} n ON n.order_id = o.id AND n.kind = w.kind
+  {CIRCUIT_JOIN}
  ORDER BY o.id, n.id
    FOR NO KEY UPDATE OF o, n
 """
@@ -45,7 +54,7 @@ class ClaimKey:
     inbox_key: str
 
 
-def claim_reads(keys: list[ClaimKey]) -> dict[int, ClaimRead]:
+def claim_reads(keys: list[ClaimKey], *, provider: str) -> dict[int, ClaimRead]:
     """claim_read for many at once, by position in `keys`; a position is missing when its
     order or notification does not exist. Each (order, kind) must appear once: a second
     delivery of the same email must read what the first one's claim wrote."""
@@ -58,6 +67,7 @@ def claim_reads(keys: list[ClaimKey]) -> dict[int, ClaimRead]:
                 "kinds": [key.kind for key in keys],
                 "event_ids": [key.event_id for key in keys],
                 "inbox_keys": [key.inbox_key for key in keys],
+                "provider": provider,
             },
         )
         rows = cursor.fetchall()

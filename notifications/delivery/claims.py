@@ -4,41 +4,36 @@ No transaction is open while the provider is called."""
 
 import logging
 import uuid
-from dataclasses import dataclass
-from datetime import datetime, timedelta
-from typing import Any
+from dataclasses import dataclass, replace
+from datetime import datetime
 
-from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from messaging.dispatch import DUPLICATE
-from messaging.errors import HandlingError, InFlightError, NeedsReviewError, PermanentError
-from messaging.identity import current_process_name, process_is_gone
+from messaging.errors import HandlingError, InFlightError, NeedsReviewError, PermanentError, WaitError
 from messaging.inbox import inbox_record
 from messaging.registry import EventType
-from notifications.content.errors import RenderError
-from notifications.content.snapshot import snapshot_exists, snapshot_take
 from notifications.delivery import reasons
+from notifications.delivery.attempts import Claim, attempt_start_claimed
 from notifications.delivery.batch_statements import ClaimKey, claim_reads
+from notifications.delivery.circuit import PROBE, circuit_gate
+from notifications.delivery.rate_limit import rate_token_take
 from notifications.delivery.rules import Action, notification_decide
-from notifications.delivery.state import attempts_uncertain, notification_set_status, resend_is_safe
-from notifications.delivery.statements import ClaimRead, attempt_start, claim_read
+from notifications.delivery.state import (
+    lease_is_live,
+    notification_set_status,
+    outcome_uncertain,
+    resend_is_safe,
+)
+from notifications.delivery.statements import ClaimRead, claim_read
 from notifications.events import EMAIL_KIND_OF_EVENT
-from notifications.models import DeliveryAttempt, EmailTemplateVersion, Notification, Suppression
+from notifications.models import Notification, Suppression
 from notifications.providers.base import MailProvider
 from notifications.services import notification_create_pending
 from orders.models import Order
 
 logger = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class Claim:
-    order: Order  # read under its row lock
-    notification: Notification  # with its rendered email (snapshot), unless render_error
-    attempt: DeliveryAttempt
-    render_error: str = ""  # the email could not be rendered: nothing may be sent
 
 
 @dataclass(frozen=True)
@@ -90,7 +85,8 @@ def notification_claims(
     for index, key in enumerate(keys):
         first_of_email.setdefault((key.order_id, key.kind), index)
     firsts = sorted(first_of_email.values())
-    read_of = {firsts[position]: read for position, read in claim_reads([keys[i] for i in firsts]).items()}
+    reads = claim_reads([keys[i] for i in firsts], provider=provider.name)
+    read_of = {firsts[position]: read for position, read in reads.items()}
     decisions: dict[int, Claim | AlreadyDone | HandlingError] = {}
     for index in sorted(range(len(requests)), key=lambda i: requests[i].order_id):
         request = requests[index]
@@ -116,7 +112,7 @@ def _claim_decide(
 ) -> Claim | AlreadyDone | HandlingError:
     """The claim's reads and writes (`read` when the caller has read and locked the rows
     already); the caller holds the transaction."""
-    read = read or _claim_read_alone(order_id, event_type, event_id=event_id)
+    read = read or _claim_read_alone(order_id, event_type, event_id=event_id, provider=provider.name)
     if read is None:
         return PermanentError(reasons.ORDER_MISSING.format(order_id=order_id))
     if read.processed:  # the dispatcher leaves the inbox check to this read (notifications/events.py)
@@ -131,11 +127,11 @@ def _claim_decide(
     if status in (*Notification.NEEDS_PERSON_STATUSES, Notification.Status.REJECTED):
         logger.info("event %s: notification %s is %s, nothing sent", event_id, notification.pk, status)
         return AlreadyDone(result=reasons.AWAITING_REVIEW.format(status=status))
-    if status == Notification.Status.SENDING and _lease_is_live(notification, now):
+    if status == Notification.Status.SENDING and lease_is_live(notification, now):
         return InFlightError(f"Another worker ({notification.lease_owner}) is sending this email right now.")
     suppression = Suppression.objects.get(pk=read.suppression_id) if read.suppression_id else None
     decision = notification_decide(notification=notification, order=order, suppression=suppression)
-    uncertain = _outcome_uncertain(notification, now)
+    uncertain = outcome_uncertain(notification, now)
     # Skipping is only honest if no earlier attempt may have gone out; otherwise the resend
     # under the same key tells (the provider replays it), or a person does.
     if decision.action == Action.SKIP and not uncertain:
@@ -150,95 +146,36 @@ def _claim_decide(
         status_reason = {"reason": error.reason, "error_class": error.error_class}
         notification_set_status(notification, Notification.Status.NEEDS_REVIEW, now, **status_reason)
         return error
-    return _start_attempt(read, event_id=event_id, worker=worker, now=now, provider=provider.name)
+    return _claim_unless_waiting(read, event_id=event_id, worker=worker, now=now, provider=provider.name)
+
+
+def _claim_unless_waiting(
+    read: ClaimRead, *, event_id: uuid.UUID, worker: str, now: datetime, provider: str
+) -> Claim | WaitError:
+    """The provider's circuit breaker, then its sending rate: a wait tries and counts nothing."""
+    gate = circuit_gate(read.circuit, provider=provider, now=now)
+    if not isinstance(gate, WaitError):
+        gate = rate_token_take(provider=provider) or gate  # then the shared sending rate
+    if isinstance(gate, WaitError):
+        notification_set_status(read.notification, Notification.Status.PENDING, now, reason=gate.reason)
+        return gate
+    return replace(
+        attempt_start_claimed(read, event_id=event_id, worker=worker, now=now, provider=provider),
+        probe=gate == PROBE,
+    )
 
 
 _claim_in_transaction = transaction.atomic(_claim_decide)
 
 
-def _claim_read_alone(order_id: uuid.UUID, event_type: EventType, *, event_id: uuid.UUID) -> ClaimRead | None:
-    kind = EMAIL_KIND_OF_EVENT[event_type.name]
-    read = claim_read(order_id=order_id, kind=kind, event_id=event_id, inbox_key=event_type.inbox_key)
-    return read or _claim_read_creating(order_id, kind, event_id=event_id, inbox_key=event_type.inbox_key)
-
-
-def _claim_read_creating(
-    order_id: uuid.UUID, kind: str, *, event_id: uuid.UUID, inbox_key: str
+def _claim_read_alone(
+    order_id: uuid.UUID, event_type: EventType, *, event_id: uuid.UUID, provider: str
 ) -> ClaimRead | None:
-    """The rare path: no notification yet (an event from before it existed), or no order."""
-    if not Order.objects.filter(id=order_id).exists():
-        return None
+    """The usual read; on the rare path no notification yet (an event from before it existed,
+    it is created), or no order (None)."""
+    kind, inbox_key = EMAIL_KIND_OF_EVENT[event_type.name], event_type.inbox_key
+    read = claim_read(order_id=order_id, kind=kind, event_id=event_id, inbox_key=inbox_key, provider=provider)
+    if read is not None or not Order.objects.filter(id=order_id).exists():
+        return read
     notification_create_pending(order_id=order_id, kind=kind)
-    return claim_read(order_id=order_id, kind=kind, event_id=event_id, inbox_key=inbox_key)
-
-
-def _lease_is_live(notification: Notification, now: datetime) -> bool:
-    if notification.lease_expires_at is None or notification.lease_expires_at <= now:
-        return False
-    return not process_is_gone(notification.lease_owner)
-
-
-def _outcome_uncertain(notification: Notification, now: datetime) -> bool:
-    """Whether an earlier attempt may have been sent: one that ended unknown or in flight,
-    or one that started and never finished (its worker died during the call)."""
-    if notification.attempt_count == 0:
-        return False  # the common first delivery: no query
-    closed = notification.attempts.filter(finished_at__isnull=True).update(
-        finished_at=now, outcome=DeliveryAttempt.Outcome.UNKNOWN, error="the worker stopped during the call"
-    )
-    if closed:
-        logger.warning("notification %s: %d attempt(s) ended without an outcome", notification.pk, closed)
-        return True
-    return attempts_uncertain(notification)
-
-
-def _start_attempt(
-    read: ClaimRead,
-    *,
-    event_id: uuid.UUID,
-    worker: str,
-    now: datetime,
-    provider: str,
-) -> Claim:
-    order, notification = read.order, read.notification
-    fields: dict[str, Any] = {
-        "status": Notification.Status.SENDING,
-        "provider": provider,  # whose delivery events will speak about this email
-        "status_changed_at": now,
-        "lease_owner": current_process_name(),
-        "lease_expires_at": now + timedelta(seconds=settings.NOTIFICATION_LEASE_SECONDS),
-        "first_attempt_at": notification.first_attempt_at or now,
-    }
-    render_error = _snapshot_render(read, now, into=fields)
-    # The notification's UPDATE and the attempt's INSERT in one round trip (statements.py).
-    attempt_id, number = attempt_start(notification, event_id=event_id, worker=worker, now=now, fields=fields)
-    for attname, value in fields.items():
-        setattr(notification, attname, value)
-    notification.attempt_count = number
-    attempt = DeliveryAttempt(
-        id=attempt_id,
-        notification=notification,
-        event_id=event_id,
-        number=number,
-        worker=worker,
-        started_at=now,
-    )
-    return Claim(order=order, notification=notification, attempt=attempt, render_error=render_error)
-
-
-def _snapshot_render(read: ClaimRead, now: datetime, *, into: dict[str, Any]) -> str:
-    """The first attempt renders the email and stores it in the claim's own UPDATE (the
-    snapshot's columns go `into` its fields); later attempts send what is stored. Returns why
-    it did not render, or ""."""
-    notification = read.notification
-    if snapshot_exists(notification):
-        return ""
-    version = EmailTemplateVersion.objects.get(pk=read.template_id) if read.template_id else None
-    try:
-        names = snapshot_take(notification, read.order, version=version, now=now)
-    except RenderError as exc:
-        logger.error("notification %s: the email does not render: %s", notification.pk, exc)
-        return str(exc)
-    for attname in names:
-        into[attname] = getattr(notification, attname)
-    return ""
+    return claim_read(order_id=order_id, kind=kind, event_id=event_id, inbox_key=inbox_key, provider=provider)

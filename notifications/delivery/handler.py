@@ -10,10 +10,13 @@ import logging
 import time
 import uuid
 
+from django.utils import timezone
+
 from infra.crash_points import crash_point
 from messaging.dispatch import Delivery
 from messaging.envelope import Envelope
 from notifications.content.snapshot import snapshot_outbound
+from notifications.delivery.circuit import circuit_record
 from notifications.delivery.claims import AlreadyDone, Claim, notification_claim
 from notifications.delivery.outcomes import notification_record_outcome
 from notifications.providers.base import MailProvider, Outcome, SendResult
@@ -41,6 +44,7 @@ def email_event_handle(*, envelope: Envelope, delivery: Delivery) -> str:
         return claim.result
     log_context_add(notification_id=claim.notification.pk, attempt=claim.attempt.number)
     result, elapsed = email_send_timed(claim, event_id=envelope.event_id, provider=provider)
+    circuit_record([result], seen=claim.circuit, provider=provider.name, now=timezone.now())
     if result.outcome == Outcome.ACCEPTED:
         crash_point("worker.after_provider_accept")
     recorded = notification_record_outcome(

@@ -21,6 +21,7 @@ from messaging.identity import current_process_name
 from messaging.registry import EventType
 from notifications.delivery import reasons
 from notifications.delivery.batch_statements import Accepted, accepted_record_many
+from notifications.delivery.circuit import probe_failed_wait
 from notifications.delivery.claims import Claim
 from notifications.delivery.state import (
     attempts_uncertain,
@@ -116,15 +117,7 @@ def _record(outcome: OutcomeToRecord, *, provider: MailProvider) -> str | Handli
     if result.outcome == Outcome.ACCEPTED:  # the common case: one statement (statements.py)
         _record_accepted(claim, result, event_type=outcome.event_type, duration_ms=outcome.duration_ms)
         return Notification.Status.SENT
-    error = _record_in_transaction(
-        claim=claim,
-        result=result,
-        event_type=outcome.event_type,
-        provider=provider,
-        to=outcome.to,
-        duration_ms=outcome.duration_ms,
-        final_attempt=outcome.final_attempt,
-    )
+    error = _record_in_transaction(outcome, provider=provider)
     return Notification.Status.SENT if error is None else error
 
 
@@ -149,19 +142,12 @@ def _record_accepted(claim: Claim, result: SendResult, *, event_type: EventType,
 
 
 @transaction.atomic
-def _record_in_transaction(
-    *,
-    claim: Claim,
-    result: SendResult,
-    event_type: EventType,
-    provider: MailProvider,
-    to: str,
-    duration_ms: int,
-    final_attempt: bool,
-) -> HandlingError | None:
+def _record_in_transaction(outcome: OutcomeToRecord, *, provider: MailProvider) -> HandlingError | None:
+    claim, result = outcome.claim, outcome.result
+    to, final_attempt = outcome.to, outcome.final_attempt
     now = timezone.now()
     notification = Notification.objects.select_for_update().get(pk=claim.notification.pk)
-    _finish_attempt(claim.attempt, result, now, duration_ms)
+    _finish_attempt(claim.attempt, result, now, outcome.duration_ms)
     if notification.status == Notification.Status.SENT:
         return None  # another delivery recorded the send first; the provider key made it one email
     if (
@@ -171,7 +157,12 @@ def _record_in_transaction(
         # Our lease was taken over: the new holder finishes the notification, not us.
         logger.warning("notification %s: lease lost during attempt %d", notification.pk, claim.attempt.number)
         return InFlightError(reasons.LEASE_LOST)
-    next_status, error = _next_step(notification, result, provider, now, to=to, final_attempt=final_attempt)
+    probing = claim.probe and result.outcome == Outcome.TRANSIENT
+    next_status, error = _next_step(
+        notification, result, provider, now, to=to, final_attempt=final_attempt and not probing
+    )
+    if probing:  # the probe found the provider still down: it waits like every other email
+        error = probe_failed_wait(error.reason)
     notification_set_status(
         notification,
         next_status,
@@ -203,7 +194,9 @@ def _next_step(
                 reason, detail=detail, retry_after=result.retry_after
             )
         case Outcome.TRANSIENT:
-            gave_up = reasons.GAVE_UP.format(attempts=notification.attempt_count, last=reason)
+            gave_up = reasons.gave_up(
+                notification.attempt_count, since=notification.first_attempt_at, last=reason
+            )
             if attempts_uncertain(notification):  # an earlier try may have gone out: a person checks
                 return Notification.Status.NEEDS_REVIEW, NeedsReviewError(
                     gave_up + " " + reasons.UNCERTAIN, detail=detail

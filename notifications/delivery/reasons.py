@@ -1,6 +1,10 @@
 """Reasons in plain words, for the person who reviews a notification; the technical detail
 is stored next to them."""
 
+from datetime import datetime
+
+from django.utils import timezone
+
 from notifications.providers.base import Outcome, SendResult
 
 
@@ -38,7 +42,24 @@ def reason_for_result(result: SendResult, *, to: str) -> str:
     return "The email was accepted by the mail provider."
 
 
-GAVE_UP = "The mail provider kept failing; we gave up after {attempts} attempts. Last problem: {last}"
+GAVE_UP = (
+    "The mail provider kept failing; we gave up after {attempts} attempts over {duration} "
+    "(the retry budget of this email). Last problem: {last}"
+)
+
+
+def gave_up(attempts: int, *, since: datetime | None, last: str) -> str:
+    tried_for = (timezone.now() - since).total_seconds() if since else 0
+    return GAVE_UP.format(attempts=attempts, duration=duration_in_words(tried_for), last=last)
+
+
+def duration_in_words(seconds: float) -> str:
+    for unit, size in (("hours", 3600), ("minutes", 60)):
+        if seconds >= 2 * size:
+            return f"{seconds / size:.0f} {unit}"
+    return f"{seconds:.0f} seconds"
+
+
 WORKER_STOPPED = (
     "A worker stopped while it was handing this email to the mail provider, so we cannot tell "
     "whether it was sent."

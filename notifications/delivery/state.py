@@ -1,14 +1,18 @@
 """Small state writes shared by the claim and the outcome steps."""
 
+import logging
 from datetime import datetime, timedelta
 from functools import partial
 
 from django.conf import settings
 from django.db import transaction
 
+from messaging.identity import process_is_gone
 from notifications.models import DeliveryAttempt, Notification
 from notifications.providers.base import MailProvider
 from observability.metrics import COMMIT_TO_SENT_SECONDS, NOTIFICATIONS_FINISHED
+
+logger = logging.getLogger(__name__)
 
 # Resend automatically only while the provider still remembers the key, with this margin.
 IDEMPOTENCY_WINDOW_MARGIN = timedelta(minutes=5)
@@ -22,7 +26,7 @@ def notification_set_status(
     reason: str = "",
     detail: str = "",
     error_class: str = "",
-    **fields: str | datetime,
+    **fields: str | int | datetime | None,
 ) -> None:
     """Move to `status`, releasing the lease; `reason` is what a reviewer reads and
     `error_class` the kind of failure it was (empty when there is none)."""
@@ -80,5 +84,29 @@ UNCERTAIN_OUTCOMES = (DeliveryAttempt.Outcome.UNKNOWN, DeliveryAttempt.Outcome.I
 
 
 def attempts_uncertain(notification: Notification) -> bool:
-    """Whether a finished earlier attempt may have reached the customer."""
-    return notification.attempts.filter(outcome__in=UNCERTAIN_OUTCOMES).exists()
+    """Whether a finished earlier attempt under the current key may have reached the
+    customer. Attempts under a retired key do not count: a reviewer who sent the email again
+    under a new key accepted that risk (notifications/operations/resolve.py)."""
+    return notification.attempts.filter(
+        outcome__in=UNCERTAIN_OUTCOMES, number__gte=notification.key_first_attempt
+    ).exists()
+
+
+def outcome_uncertain(notification: Notification, now: datetime) -> bool:
+    """Whether an earlier attempt may have been sent: one that ended unknown or in flight,
+    or one that started and never finished (its worker died during the call)."""
+    if notification.attempt_count == 0:
+        return False  # the common first delivery: no query
+    closed = notification.attempts.filter(finished_at__isnull=True).update(
+        finished_at=now, outcome=DeliveryAttempt.Outcome.UNKNOWN, error="the worker stopped during the call"
+    )
+    if closed:
+        logger.warning("notification %s: %d attempt(s) ended without an outcome", notification.pk, closed)
+        return True
+    return attempts_uncertain(notification)
+
+
+def lease_is_live(notification: Notification, now: datetime) -> bool:
+    if notification.lease_expires_at is None or notification.lease_expires_at <= now:
+        return False
+    return not process_is_gone(notification.lease_owner)

@@ -13,7 +13,14 @@ from django.db import connection
 from django.db.models import Model
 
 from messaging.models import ProcessedEvent
-from notifications.models import DeliveryAttempt, EmailTemplateVersion, Notification, Suppression
+from notifications.delivery.circuit import CLOSED, CircuitSeen
+from notifications.models import (
+    DeliveryAttempt,
+    EmailTemplateVersion,
+    Notification,
+    ProviderCircuit,
+    Suppression,
+)
 from orders.models import Order
 
 _ACCEPTED = f"""
@@ -86,6 +93,11 @@ def _attnames(model: type[Model]) -> list[str]:
     return [field.attname for field in model._meta.concrete_fields]
 
 
+# The provider's circuit (circuit.py) comes along with every claim's read, unlocked: no row
+# means closed.
+CIRCUIT_COLUMNS = "c.state, c.failures, c.retry_at, c.probe_until, c.paused_by"
+CIRCUIT_JOIN = f"LEFT JOIN {ProviderCircuit._meta.db_table} c ON c.provider = %(provider)s"
+
 # Lock order everywhere: the order row, then the notification; PostgreSQL locks them in the
 # order of FOR ... OF (tests/integration/test_claim_lock_order.py shows it). The subqueries say
 # what tracking.suppression.suppression_active and content.sources.live_version say.
@@ -97,9 +109,11 @@ SELECT {columns_of(Order, "o")}, {columns_of(Notification, "n")},
          WHERE lower(s.address) = lower(o.customer_email) AND s.lifted_at IS NULL LIMIT 1),
        (SELECT v.id FROM {EmailTemplateVersion._meta.db_table} v
          WHERE v.kind = %(kind)s AND v.locale = o.locale
-           AND v.published_at IS NOT NULL AND v.retired_at IS NULL LIMIT 1)
+           AND v.published_at IS NOT NULL AND v.retired_at IS NULL LIMIT 1),
+       {CIRCUIT_COLUMNS}
   FROM {Order._meta.db_table} o
   JOIN {Notification._meta.db_table} n ON n.order_id = o.id AND n.kind = %(kind)s
+  {CIRCUIT_JOIN}
  WHERE o.id = %(order_id)s
    FOR NO KEY UPDATE OF o, n
 """
@@ -117,16 +131,26 @@ class ClaimRead:
     processed: bool  # the inbox already has this event
     suppression_id: int | None  # the address's active suppression
     template_id: int | None  # the live EmailTemplateVersion of the kind in the order's language
+    circuit: CircuitSeen = CLOSED  # the provider's circuit breaker
 
 
-def claim_read(*, order_id: uuid.UUID, kind: str, event_id: uuid.UUID, inbox_key: str) -> ClaimRead | None:
+def claim_read(
+    *, order_id: uuid.UUID, kind: str, event_id: uuid.UUID, inbox_key: str, provider: str
+) -> ClaimRead | None:
     """The order and its notification of `kind` under their row locks, whether the inbox has
     the event, the address's active suppression and the live wording override: one round
     trip. None when the order or the notification does not exist (the caller's slower path
     tells the two apart). Must run inside the claim's transaction."""
     with connection.cursor() as cursor:
         cursor.execute(
-            _CLAIM_READ, {"order_id": order_id, "kind": kind, "event_id": event_id, "inbox_key": inbox_key}
+            _CLAIM_READ,
+            {
+                "order_id": order_id,
+                "kind": kind,
+                "event_id": event_id,
+                "inbox_key": inbox_key,
+                "provider": provider,
+            },
         )
         row = cursor.fetchone()
     return None if row is None else claim_read_of(row)
@@ -173,6 +197,14 @@ def claim_read_of(row: tuple[Any, ...]) -> ClaimRead:
     end = split + len(_NOTIFICATION_ATTNAMES)
     order = Order.from_db(connection.alias, _ORDER_ATTNAMES, row[:split])
     notification = Notification.from_db(connection.alias, _NOTIFICATION_ATTNAMES, row[split:end])
-    processed, suppression_id, template_id = row[end:]
+    processed, suppression_id, template_id, state, failures, retry_at, probe_until, paused_by = row[end:]
     notification.order = order
-    return ClaimRead(order, notification, processed, suppression_id=suppression_id, template_id=template_id)
+    circuit = CLOSED if state is None else CircuitSeen(state, failures, retry_at, probe_until, paused_by)
+    return ClaimRead(
+        order,
+        notification,
+        processed,
+        suppression_id=suppression_id,
+        template_id=template_id,
+        circuit=circuit,
+    )

@@ -1,14 +1,18 @@
 from notifications.models.content import EmailTemplateVersion
 from notifications.models.notification import DeliveryAttempt, Notification
-from notifications.models.operations import OperatorAction, ReconcileReport
-from notifications.models.tracking import ProviderEvent, Suppression
+from notifications.models.operations import AddressCorrection, OperatorAction, ReconcileReport, RetiredKey
+from notifications.models.tracking import ProviderCircuit, ProviderEvent, ProviderRateBucket, Suppression
 
 __all__ = [
+    "AddressCorrection",
     "DeliveryAttempt",
     "EmailTemplateVersion",
     "Notification",
     "OperatorAction",
+    "ProviderCircuit",
     "ProviderEvent",
+    "ProviderRateBucket",
     "ReconcileReport",
+    "RetiredKey",
     "Suppression",
 ]

@@ -38,8 +38,14 @@ class Notification(models.Model):
     kind = models.CharField(max_length=32, choices=Kind.choices)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
     # Sent to the provider on every attempt: the provider's dedupe is what makes a resend
-    # after a lost answer safe. Derived from (kind, order), so it never changes.
+    # after a lost answer safe. Derived from (kind, order, key_version), so it changes only
+    # when a reviewer sends the email again under a new key (notifications/operations/
+    # resolve.py); the keys it had before are kept (RetiredKey) for the provider's late events.
     idempotency_key = models.CharField(max_length=64, unique=True)
+    key_version = models.PositiveSmallIntegerField(default=1, db_default=1)
+    # The first attempt made under the current key: earlier attempts went out under a retired
+    # key, so their unknown outcomes do not make a resend under this one uncertain.
+    key_first_attempt = models.PositiveIntegerField(default=1, db_default=1)
     provider_message_id = models.CharField(max_length=255, blank=True)
     attempt_count = models.PositiveIntegerField(default=0)
     first_attempt_at = models.DateTimeField(null=True, blank=True)

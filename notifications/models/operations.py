@@ -17,6 +17,12 @@ class OperatorAction(models.Model):
         SUPPRESS = "suppress", "suppress an address"
         LIFT_SUPPRESSION = "lift_suppression", "lift a suppression"
         TEST_SEND = "test_send", "send a test email"  # manage.py send_test_email: tied to no order
+        # A reviewer's decisions that finish an email (notifications/operations/resolve.py).
+        MARK_SENT = "mark_sent", "mark as sent (checked at the provider)"
+        RESEND_NEW_KEY = "resend_new_key", "send again under a new key"
+        CORRECT_ADDRESS = "correct_address", "correct the address and send again"
+        PROVIDER_PAUSE = "provider_pause", "pause the mail provider"
+        PROVIDER_RESUME = "provider_resume", "resume the mail provider"
 
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -54,3 +60,39 @@ class ReconcileReport(models.Model):
 
     def __str__(self) -> str:
         return f"reconcile {self.started_at:%Y-%m-%d %H:%M}: {self.summary}"
+
+
+class RetiredKey(models.Model):
+    """An idempotency key a notification had before a reviewer sent it again under a new one.
+    The provider's events about an email sent under it still find the notification."""
+
+    notification = models.ForeignKey(
+        "notifications.Notification", on_delete=models.CASCADE, related_name="retired_keys"
+    )
+    key = models.CharField(max_length=64, unique=True)
+    version = models.PositiveSmallIntegerField()
+    first_attempt = models.PositiveIntegerField()  # the attempts numbered from here went out under it
+    retired_at = models.DateTimeField()
+    action = models.ForeignKey(OperatorAction, null=True, on_delete=models.SET_NULL, related_name="+")
+
+    class Meta:
+        ordering = ["notification", "version"]
+
+    def __str__(self) -> str:
+        return f"key v{self.version} of notification {self.notification_id}"
+
+
+class AddressCorrection(models.Model):
+    """A reviewer changed an order's address (a mistyped one), before sending again."""
+
+    order = models.ForeignKey("orders.Order", on_delete=models.CASCADE, related_name="address_corrections")
+    previous_address = models.EmailField(max_length=254)
+    new_address = models.EmailField(max_length=254)
+    action = models.ForeignKey(OperatorAction, on_delete=models.PROTECT, related_name="+")
+    corrected_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-corrected_at"]
+
+    def __str__(self) -> str:
+        return f"address of order {self.order_id} corrected at {self.corrected_at:%Y-%m-%d %H:%M}"

@@ -81,3 +81,39 @@ class Suppression(models.Model):
     def __str__(self) -> str:
         state = "lifted" if self.lifted_at else "active"
         return f"{self.address} {self.reason} ({state})"
+
+
+class ProviderCircuit(models.Model):
+    """Whether workers may call a mail provider, shared by every worker on every host
+    (notifications/delivery/circuit.py). No row: closed, nothing failed lately."""
+
+    class State(models.TextChoices):
+        CLOSED = "closed", "closed: calls go out"
+        OPEN = "open", "open: calls wait until the next probe"
+        HALF_OPEN = "half_open", "half open: one probe call is out"
+        PAUSED = "paused", "paused by an operator"
+
+    provider = models.CharField(max_length=32, primary_key=True)
+    state = models.CharField(max_length=16, choices=State.choices, default=State.CLOSED)
+    failures = models.PositiveIntegerField(default=0)  # transient failures in a row
+    opened_at = models.DateTimeField(null=True, blank=True)
+    retry_at = models.DateTimeField(null=True, blank=True)  # open: when a probe may go
+    probe_until = models.DateTimeField(null=True, blank=True)  # half open: the probe's lease
+    paused_by = models.CharField(max_length=150, blank=True)
+    paused_reason = models.TextField(blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"{self.provider}: {self.state}"
+
+
+class ProviderRateBucket(models.Model):
+    """The token bucket of MAIL_PROVIDER_RATE_LIMIT, shared by every worker on every host
+    (notifications/delivery/rate_limit.py): tokens refill at the limit, one per call."""
+
+    provider = models.CharField(max_length=32, primary_key=True)
+    tokens = models.FloatField()
+    refreshed_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.provider}: {self.tokens:.1f} tokens"

@@ -17,7 +17,7 @@ from messaging.relay.publisher import PublishError
 from notifications.events import EMAIL_KIND_OF_EVENT
 from notifications.models import Notification, OperatorAction
 from notifications.operations.audit import action_finish, action_start
-from notifications.operations.review import notification_reopen
+from notifications.operations.review import OTHER_WAYS, notification_reopen, retry_dead_end
 from orders.models import Order
 
 
@@ -57,6 +57,9 @@ def dead_letter_plan(letter: DeadLetter, *, include_needs_review: bool = False) 
             "or replay with --include-needs-review",
             notification,
         )
+    dead_end = retry_dead_end(notification) if status in Notification.NEEDS_PERSON_STATUSES else ""
+    if dead_end:  # a replay is a retry under the same key: it would stop at review again
+        return Plan(Verdict.SKIP, f"{dead_end} {OTHER_WAYS}", notification)
     return Plan(Verdict.REPLAY, f"reopen the {status} notification and publish again", notification)
 
 

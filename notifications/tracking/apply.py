@@ -63,6 +63,8 @@ def _notification_locked(event: ProviderEvent) -> Notification | None:
     found = Notification.objects.none()
     if event.idempotency_key:
         found = Notification.objects.filter(idempotency_key=event.idempotency_key)
+        if not found.exists():  # sent under a key a reviewer has since replaced
+            found = Notification.objects.filter(retired_keys__key=event.idempotency_key)
     elif event.provider_message_id:
         found = Notification.objects.filter(provider_message_id=event.provider_message_id)
     ids = found.values_list("pk", "order_id").first()

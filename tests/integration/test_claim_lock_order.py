@@ -30,6 +30,7 @@ def test_a_claim_waiting_for_the_notification_already_holds_the_order(processes_
             "kind": notification.kind,
             "event_id": uuid.uuid4(),
             "inbox_key": "k",
+            "provider": "resend",
         }
         claim = threading.Thread(target=lambda: claimer.execute(_CLAIM_READ, params))
         claim.start()

@@ -14,6 +14,7 @@ from messaging.dispatch import Delivery, event_dispatch
 from messaging.models import OutboxEvent, ProcessedEvent
 from notifications.events import PROVIDER_EVENT_RECEIVED
 from notifications.models import Notification, OperatorAction, ProviderEvent, Suppression
+from notifications.operations.resolve import notification_send_again
 from tests.factories import DeliveryAttemptFactory, NotificationFactory, OrderFactory
 
 pytestmark = pytest.mark.django_db
@@ -249,3 +250,26 @@ def test_an_event_for_no_known_email_is_kept_for_the_record():
     _post(body)
     assert _apply_all() == ["no notification carries this key or message id; stored for the record"]
     assert ProviderEvent.objects.get().applied_at is not None
+
+
+def test_an_event_about_a_send_under_a_retired_key_still_finds_its_email(django_capture_on_commit_callbacks):
+    # given an email a reviewer sent again under a new key, whose first send the provider
+    # only now reports delivered (under the old key, which its tag carries)
+    notification = NotificationFactory(failed=True, provider_message_id="re-old-send")
+    old_key = notification.idempotency_key
+    with django_capture_on_commit_callbacks(execute=False):  # no broker needed
+        notification_send_again(
+            notification_id=notification.pk,
+            actor=None,
+            actor_name="rita",
+            comment="nothing arrived, sending again",
+            accept_second_email_risk=True,
+        )
+    notification.refresh_from_db()
+    assert notification.idempotency_key != old_key
+    body = _resend_body("email.delivered", notification, tags={"idempotency_key": old_key})
+    # when
+    _post(body)
+    # then
+    assert _apply_all() == ["delivery status delivered"]
+    assert ProviderEvent.objects.get().notification_id == notification.pk

@@ -5,7 +5,9 @@ import pytest
 from django.contrib.auth.models import Group, User
 from django.utils import timezone
 
-from notifications.models import Notification, OperatorAction
+from messaging.models import OutboxEvent
+from notifications.models import AddressCorrection, Notification, OperatorAction, RetiredKey
+from orders.models import Order
 from tests.broker import queue_peek
 from tests.factories import DeliveryAttemptFactory, NotificationFactory, staff_user
 
@@ -146,9 +148,23 @@ def test_a_user_who_is_not_staff_cannot_run_a_review_action(client, failed_notif
     assert queue_peek("orders.confirmations") == []
 
 
+FORGED_EXTRA = {
+    "comment": "forged evidence text",
+    "accept_second_email_risk": "on",
+    "new_address": "x@example.com",
+}
+
+
 @pytest.mark.parametrize(
     ("action", "extra"),
-    [("retry", {}), ("reject_with_comment", {"comment": "forged"}), ("assign_to_me", {})],
+    [
+        ("retry", {}),
+        ("reject_with_comment", {"comment": "forged"}),
+        ("assign_to_me", {}),
+        ("mark_sent", FORGED_EXTRA),
+        ("send_again_under_new_key", FORGED_EXTRA),
+        ("correct_address_and_send", FORGED_EXTRA),
+    ],
 )
 def test_a_forged_action_post_by_staff_outside_the_reviewers_group_is_refused_and_changes_nothing(
     client, failed_notifications, action, extra
@@ -164,6 +180,7 @@ def test_a_forged_action_post_by_staff_outside_the_reviewers_group_is_refused_an
     assert list(Notification.objects.order_by("pk").values()) == before
     assert not OperatorAction.objects.exists()
     assert queue_peek("orders.confirmations") == []
+    assert not Order.objects.filter(customer_email="x@example.com").exists()
 
 
 @pytest.mark.parametrize(
@@ -177,3 +194,57 @@ def test_the_same_post_by_a_reviewer_does_act(client, failed_notifications, acti
     _act(client, action, failed_notifications[:1], **extra)
     assert list(Notification.objects.order_by("pk").values()) != before
     assert OperatorAction.objects.filter(notification=failed_notifications[0]).exists()
+
+
+def test_mark_sent_needs_the_evidence_and_records_it(client, failed_notifications):
+    client.force_login(staff_user("rita", reviewer=True))
+    target = failed_notifications[0]
+    refused = _act(client, "mark_sent", [target], comment="")
+    assert "needs the evidence you checked" in refused.content.decode()
+    _act(client, "mark_sent", [target], comment="Resend dashboard: delivered at 10:02, id re_77")
+    target.refresh_from_db()
+    assert (target.status, target.reviewer_comment) == (
+        "sent",
+        "Resend dashboard: delivered at 10:02, id re_77",
+    )
+    action = OperatorAction.objects.get(action="mark_sent")
+    assert (action.actor.username, action.comment) == (
+        "rita",
+        "Resend dashboard: delivered at 10:02, id re_77",
+    )
+
+
+def test_send_again_under_a_new_key_asks_the_reviewer_to_accept_a_possible_second_email(
+    client, failed_notifications
+):
+    client.force_login(staff_user("rita", reviewer=True))
+    target = failed_notifications[0]
+    old_key = target.idempotency_key
+    refused = _act(client, "send_again_under_new_key", [target], comment="nothing arrived")
+    assert "the customer may get this email twice" in refused.content.decode()
+    assert Notification.objects.get(pk=target.pk).status == "failed"
+    # when
+    done = _act(
+        client, "send_again_under_new_key", [target], comment="nothing arrived", accept_second_email_risk="on"
+    )
+    # then
+    assert "1 notification(s) done." in done.content.decode()
+    target.refresh_from_db()
+    assert (target.status, target.key_version) == ("pending", 2)
+    assert target.idempotency_key != old_key
+    assert RetiredKey.objects.get(notification=target).key == old_key
+    action = OperatorAction.objects.get(action="resend_new_key")
+    assert OutboxEvent.objects.get(pk=action.event_id).aggregate_id == str(target.order_id)
+
+
+def test_correct_address_takes_one_email_and_records_the_change(client, failed_notifications):
+    client.force_login(staff_user("rita", reviewer=True))
+    two = _act(client, "correct_address_and_send", failed_notifications[:2], new_address="n@example.com")
+    assert "Select exactly one email" in two.content.decode()
+    target = failed_notifications[0]
+    _act(client, "correct_address_and_send", [target], new_address="n@example.com", comment="typo per phone")
+    target.refresh_from_db()
+    assert target.status == "pending"
+    assert target.order.customer_email == "n@example.com"
+    correction = AddressCorrection.objects.get(order=target.order)
+    assert (correction.previous_address, correction.action.actor.username) == ("f0@example.com", "rita")

@@ -11,6 +11,9 @@ import pytest
 
 from drill.processes import REPO
 
+# Minutes of real runs: `make test-tools` and CI run them, `make test` does not.
+pytestmark = pytest.mark.tool_check
+
 
 def _bench(out: Path, *args: str) -> dict:
     """A run of `python -m bench` with these arguments, once; its figures."""

@@ -48,6 +48,7 @@ def test_a_short_drill_ends_with_nothing_lost_and_nothing_doubled():
     assert delivery["states"]["delivered"] == sent > 300
 
 
+@pytest.mark.tool_check  # the drill's self-tests: `make test-tools` and CI (the short drill stays)
 def test_a_drill_whose_api_refuses_requests_ends_incomplete_and_exits_non_zero(tmp_path):
     # given: an API that lets 3 requests a minute through, and a client that waits out a 429
     # only as long as its 3 s deadline allows
@@ -86,6 +87,7 @@ def test_a_drill_whose_api_refuses_requests_ends_incomplete_and_exits_non_zero(t
     assert exit_status == 1
 
 
+@pytest.mark.tool_check
 def test_a_build_that_breaks_deduplication_fails_the_drill():
     report = drill_run(
         DrillConfig(

@@ -1,0 +1,116 @@
+"""The review screen's actions (notifications/admin/review.py): each calls one service of
+notifications/operations/ (review.py, resolve.py), the same ones `notification_resolve` and
+`replay_dead_letters` use. Only the "Notification reviewers" group (the
+`review_notification` permission) may run them, and every run is recorded."""
+
+from collections.abc import Callable
+
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest
+
+from notifications.admin.common import StaffRequest
+from notifications.models import Notification
+from notifications.operations.resolve import notification_mark_sent, notification_send_again
+from notifications.operations.review import (
+    ReviewRefused,
+    notification_assign,
+    notification_reject,
+    notification_retry,
+)
+
+
+class ReviewActions(admin.ModelAdmin):
+    def has_review_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm("notifications.review_notification")
+
+    @admin.action(description="Retry (check the order, send again with the same key)", permissions=["review"])
+    def retry(self, request: StaffRequest, queryset: QuerySet[Notification]) -> None:
+        self._each(request, queryset, lambda n: notification_retry(notification=n, actor=request.user))
+
+    @admin.action(
+        description="Reject with comment (will not be sent; pending ones too)", permissions=["review"]
+    )
+    def reject_with_comment(self, request: StaffRequest, queryset: QuerySet[Notification]) -> None:
+        comment = request.POST.get("comment", "")
+        self._each(
+            request,
+            queryset,
+            lambda n: notification_reject(notification=n, actor=request.user, comment=comment),
+        )
+
+    @admin.action(
+        description="Mark as sent (I checked at the provider; evidence in the comment)",
+        permissions=["review"],
+    )
+    def mark_sent(self, request: StaffRequest, queryset: QuerySet[Notification]) -> None:
+        evidence = request.POST.get("comment", "")
+        self._each(
+            request,
+            queryset,
+            lambda n: notification_mark_sent(
+                notification_id=n.pk,
+                actor=request.user,
+                actor_name=request.user.get_username(),
+                evidence=evidence,
+            ),
+        )
+
+    @admin.action(
+        description="Send again under a new key (may reach the customer twice)", permissions=["review"]
+    )
+    def send_again_under_new_key(self, request: StaffRequest, queryset: QuerySet[Notification]) -> None:
+        comment = request.POST.get("comment", "")
+        accepted = request.POST.get("accept_second_email_risk") in ("on", "true", "1")
+        self._each(
+            request,
+            queryset,
+            lambda n: notification_send_again(
+                notification_id=n.pk,
+                actor=request.user,
+                actor_name=request.user.get_username(),
+                comment=comment,
+                accept_second_email_risk=accepted,
+            ),
+        )
+
+    @admin.action(description="Correct the address and send again (one email)", permissions=["review"])
+    def correct_address_and_send(self, request: StaffRequest, queryset: QuerySet[Notification]) -> None:
+        if queryset.count() != 1:
+            self.message_user(request, "Select exactly one email to correct its address.", messages.ERROR)
+            return
+        address = request.POST.get("new_address", "").strip()
+        if not address:
+            self.message_user(request, "Write the corrected address first.", messages.ERROR)
+            return
+        comment = request.POST.get("comment", "")
+        self._each(
+            request,
+            queryset,
+            lambda n: notification_send_again(
+                notification_id=n.pk,
+                actor=request.user,
+                actor_name=request.user.get_username(),
+                comment=comment,
+                new_address=address,
+            ),
+        )
+
+    @admin.action(description="Assign to me", permissions=["review"])
+    def assign_to_me(self, request: StaffRequest, queryset: QuerySet[Notification]) -> None:
+        self._each(request, queryset, lambda n: notification_assign(notification=n, actor=request.user))
+
+    def _each(
+        self, request: HttpRequest, queryset: QuerySet[Notification], action: Callable[[Notification], str]
+    ) -> None:
+        done, refused = 0, []
+        for notification in queryset.select_related("order"):
+            try:
+                action(notification)
+                done += 1
+            except ReviewRefused as exc:
+                refused.append(f"#{notification.pk}: {exc}")
+        if done:
+            self.message_user(request, f"{done} notification(s) done.", messages.SUCCESS)
+        for line in refused:
+            self.message_user(request, line, messages.ERROR)

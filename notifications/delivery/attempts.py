@@ -1,0 +1,88 @@
+"""The claim's writes once it decided to send: the lease, the email rendered and stored at
+the first attempt (its snapshot), and the attempt row, in one round trip (statements.py)."""
+
+import logging
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+
+from messaging.identity import current_process_name
+from notifications.content.errors import RenderError
+from notifications.content.snapshot import snapshot_exists, snapshot_take
+from notifications.delivery.circuit import CLOSED, CircuitSeen
+from notifications.delivery.statements import ClaimRead, attempt_start
+from notifications.models import DeliveryAttempt, EmailTemplateVersion, Notification
+from orders.models import Order
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Claim:
+    order: Order  # read under its row lock
+    notification: Notification  # with its rendered email (snapshot), unless render_error
+    attempt: DeliveryAttempt
+    render_error: str = ""  # the email could not be rendered: nothing may be sent
+    circuit: CircuitSeen = CLOSED  # the provider's circuit as the claim read it
+    probe: bool = False  # this call tests an open circuit (circuit.py)
+
+
+def attempt_start_claimed(
+    read: ClaimRead,
+    *,
+    event_id: uuid.UUID,
+    worker: str,
+    now: datetime,
+    provider: str,
+) -> Claim:
+    order, notification = read.order, read.notification
+    fields: dict[str, Any] = {
+        "status": Notification.Status.SENDING,
+        "provider": provider,  # whose delivery events will speak about this email
+        "status_changed_at": now,
+        "lease_owner": current_process_name(),
+        "lease_expires_at": now + timedelta(seconds=settings.NOTIFICATION_LEASE_SECONDS),
+        "first_attempt_at": notification.first_attempt_at or now,
+    }
+    render_error = _snapshot_render(read, now, into=fields)
+    # The notification's UPDATE and the attempt's INSERT in one round trip (statements.py).
+    attempt_id, number = attempt_start(notification, event_id=event_id, worker=worker, now=now, fields=fields)
+    for attname, value in fields.items():
+        setattr(notification, attname, value)
+    notification.attempt_count = number
+    attempt = DeliveryAttempt(
+        id=attempt_id,
+        notification=notification,
+        event_id=event_id,
+        number=number,
+        worker=worker,
+        started_at=now,
+    )
+    return Claim(
+        order=order,
+        notification=notification,
+        attempt=attempt,
+        render_error=render_error,
+        circuit=read.circuit,
+    )
+
+
+def _snapshot_render(read: ClaimRead, now: datetime, *, into: dict[str, Any]) -> str:
+    """The first attempt renders the email and stores it in the claim's own UPDATE (the
+    snapshot's columns go `into` its fields); later attempts send what is stored. Returns why
+    it did not render, or ""."""
+    notification = read.notification
+    if snapshot_exists(notification):
+        return ""
+    version = EmailTemplateVersion.objects.get(pk=read.template_id) if read.template_id else None
+    try:
+        names = snapshot_take(notification, read.order, version=version, now=now)
+    except RenderError as exc:
+        logger.error("notification %s: the email does not render: %s", notification.pk, exc)
+        return str(exc)
+    for attname in names:
+        into[attname] = getattr(notification, attname)
+    return ""
