@@ -11,6 +11,7 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError
 from django.utils import timezone
 
+from messaging.broker.headers import BROKER_DELIVERY_HEADERS
 from messaging.dispatch import Delivery, event_dispatch
 from messaging.errors import InFlightError, PermanentError, TransientError, WaitError
 from messaging.registry import EventType, event_types
@@ -25,21 +26,6 @@ from messaging.retry_policy import (
     retry_since_of,
 )
 from messaging.task_names import HANDLE_EVENT, HANDLE_EVENT_BEFORE_MESSAGING, RELAY_OUTBOX_SWEEP, RETENTION
-
-# RabbitMQ's dead-lettering headers, which Celery leaves out of a retry's headers (its
-# X_DEATH_HEADERS): a retry that carried them would look like a dead-letter cycle at the next
-# hop through the delay queues, and stay in celery_delayed_N.
-X_DEATH_HEADERS = frozenset(
-    {
-        "x-death",
-        "x-first-death-exchange",
-        "x-first-death-queue",
-        "x-first-death-reason",
-        "x-last-death-exchange",
-        "x-last-death-queue",
-        "x-last-death-reason",
-    }
-)
 
 
 class EventTask(Task):
@@ -84,7 +70,8 @@ class EventTask(Task):
         if event_type is not None:
             options.setdefault("queue", event_type.queue)  # through orders.retry, keyed by the queue's name
         # The retry budget counts from the first failure; the retry message carries its time.
-        headers = {k: v for k, v in (self.request.headers or {}).items() if k not in X_DEATH_HEADERS}
+        # Not RabbitMQ's headers of this trip (messaging/broker/headers.py), as Celery itself.
+        headers = {k: v for k, v in (self.request.headers or {}).items() if k not in BROKER_DELIVERY_HEADERS}
         options["headers"] = retry_since_header(headers, timezone.now(), waiting=waiting)
         # py-amqp waits for the retry's confirm without a limit unless the publish sets one.
         options.setdefault("confirm_timeout", settings.TASK_RETRY_CONFIRM_TIMEOUT_SECONDS)

@@ -6,22 +6,15 @@ the consumer's inbox makes that one effect."""
 
 import uuid
 
+from messaging.broker.headers import BROKER_DELIVERY_HEADERS
 from messaging.broker.topology import RETRY_EXCHANGE
 from messaging.dead_letters import publish as dl
 from messaging.dead_letters.reader import DeadLetter
 from messaging.relay.publisher import PublishError, RawMessage, process_publisher
 
 # Headers that belong to the dead-lettering, not to the task: a replay starts clean.
-# (RabbitMQ below 4.0.1 also drops a message with its own x-death as a dead-letter cycle.)
 STRIPPED_HEADERS = {
-    "x-death",
-    "x-first-death-exchange",
-    "x-first-death-queue",
-    "x-first-death-reason",
-    "x-last-death-exchange",
-    "x-last-death-queue",
-    "x-last-death-reason",
-    "x-delivery-count",
+    *BROKER_DELIVERY_HEADERS,
     dl.REASON_HEADER,
     dl.CLASS_HEADER,
     dl.AT_HEADER,

@@ -4,6 +4,7 @@ notifications/operations/ (review.py, resolve.py), the same ones `notification_r
 `review_notification` permission) may run them, and every run is recorded."""
 
 from collections.abc import Callable
+from typing import Any
 
 from django.contrib import admin, messages
 from django.db.models import QuerySet
@@ -60,19 +61,8 @@ class ReviewActions(admin.ModelAdmin):
         description="Send again under a new key (may reach the customer twice)", permissions=["review"]
     )
     def send_again_under_new_key(self, request: StaffRequest, queryset: QuerySet[Notification]) -> None:
-        comment = request.POST.get("comment", "")
         accepted = request.POST.get("accept_second_email_risk") in ("on", "true", "1")
-        self._each(
-            request,
-            queryset,
-            lambda n: notification_send_again(
-                notification_id=n.pk,
-                actor=request.user,
-                actor_name=request.user.get_username(),
-                comment=comment,
-                accept_second_email_risk=accepted,
-            ),
-        )
+        self._send_again(request, queryset, accept_second_email_risk=accepted)
 
     @admin.action(description="Correct the address and send again (one email)", permissions=["review"])
     def correct_address_and_send(self, request: StaffRequest, queryset: QuerySet[Notification]) -> None:
@@ -83,16 +73,16 @@ class ReviewActions(admin.ModelAdmin):
         if not address:
             self.message_user(request, "Write the corrected address first.", messages.ERROR)
             return
+        self._send_again(request, queryset, new_address=address)
+
+    def _send_again(self, request: StaffRequest, queryset: QuerySet[Notification], **choice: Any) -> None:
         comment = request.POST.get("comment", "")
+        user = request.user
         self._each(
             request,
             queryset,
             lambda n: notification_send_again(
-                notification_id=n.pk,
-                actor=request.user,
-                actor_name=request.user.get_username(),
-                comment=comment,
-                new_address=address,
+                notification_id=n.pk, actor=user, actor_name=user.get_username(), comment=comment, **choice
             ),
         )
 

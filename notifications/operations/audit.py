@@ -33,3 +33,25 @@ def action_finish(record: OperatorAction, *, result: str) -> None:
     record.result = result
     record.finished_at = timezone.now()
     record.save(update_fields=["result", "finished_at"])
+
+
+def action_done(
+    *,
+    action: str,
+    actor_name: str,
+    result: str,
+    actor: User | None = None,
+    notification: Notification | None = None,
+    comment: str = "",
+) -> OperatorAction:
+    """An action recorded at its end, inside the transaction that did it (nothing can be
+    half done: the record commits with the change or not at all)."""
+    return OperatorAction.objects.create(
+        action=action,
+        actor=actor,
+        actor_name=actor_name,
+        notification=notification,
+        comment=comment,
+        result=result,
+        finished_at=timezone.now(),
+    )

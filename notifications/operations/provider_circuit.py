@@ -7,9 +7,9 @@ from datetime import datetime
 
 from django.conf import settings
 from django.db import transaction
-from django.utils import timezone
 
 from notifications.models import Notification, OperatorAction, ProviderCircuit
+from notifications.operations.audit import action_done
 
 State = ProviderCircuit.State
 
@@ -69,7 +69,12 @@ def provider_pause(*, provider: str, actor_name: str, reason: str) -> str:
         raise CircuitRefused(f"{provider} is already paused by {circuit.paused_by}: {circuit.paused_reason}")
     circuit.state, circuit.paused_by, circuit.paused_reason = State.PAUSED, actor_name, reason
     circuit.save()
-    _audit(OperatorAction.Action.PROVIDER_PAUSE, actor_name, reason, f"{provider} paused")
+    action_done(
+        action=OperatorAction.Action.PROVIDER_PAUSE,
+        actor_name=actor_name,
+        comment=reason,
+        result=f"{provider} paused",
+    )
     return f"{provider} paused: no worker calls it until `provider resume`; emails wait, nothing is lost."
 
 
@@ -81,14 +86,13 @@ def provider_resume(*, provider: str, actor_name: str, reason: str = "") -> str:
     circuit.state, circuit.failures, circuit.paused_by, circuit.paused_reason = State.CLOSED, 0, "", ""
     circuit.retry_at = circuit.probe_until = circuit.opened_at = None
     circuit.save()
-    _audit(OperatorAction.Action.PROVIDER_RESUME, actor_name, reason, f"{provider} resumed")
+    action_done(
+        action=OperatorAction.Action.PROVIDER_RESUME,
+        actor_name=actor_name,
+        comment=reason,
+        result=f"{provider} resumed",
+    )
     return (
         f"{provider} resumed: waiting emails go out as their messages come back "
         f"(within {settings.MAIL_PROVIDER_CIRCUIT_OPEN_SECONDS} s)."
-    )
-
-
-def _audit(action: str, actor_name: str, comment: str, result: str) -> None:
-    OperatorAction.objects.create(
-        action=action, actor_name=actor_name, comment=comment, result=result, finished_at=timezone.now()
     )

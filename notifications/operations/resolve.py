@@ -25,6 +25,7 @@ from messaging.outbox import event_record
 from notifications.delivery.state import notification_set_status
 from notifications.events import EVENT_OF_EMAIL_KIND
 from notifications.models import AddressCorrection, Notification, OperatorAction, RetiredKey
+from notifications.operations.audit import action_done, action_finish, action_start
 from notifications.operations.review import REVIEWABLE, ReviewRefused
 from notifications.services import notification_idempotency_key
 from orders.changes import order_address_correct
@@ -56,7 +57,14 @@ def notification_mark_sent(
             sent_at=now,
             reviewer_comment=evidence,
         )
-        _audit(OperatorAction.Action.MARK_SENT, notification, actor, actor_name, evidence, "marked sent")
+        action_done(
+            action=OperatorAction.Action.MARK_SENT,
+            actor=actor,
+            actor_name=actor_name,
+            notification=notification,
+            comment=evidence,
+            result="marked sent",
+        )
     return "marked sent"
 
 
@@ -82,7 +90,9 @@ def notification_send_again(
         action = (
             OperatorAction.Action.CORRECT_ADDRESS if new_address else OperatorAction.Action.RESEND_NEW_KEY
         )
-        record = _audit(action, notification, actor, actor_name, comment, "started")
+        record = action_start(
+            action=action, actor=actor, actor_name=actor_name, notification=notification, comment=comment
+        )
         if new_address:
             _address_correct(order, new_address, record)
         old_key, new_key = _key_renew(notification, record)
@@ -99,12 +109,9 @@ def notification_send_again(
         )
         event = event_record(event_type=EVENT_OF_EMAIL_KIND[notification.kind], aggregate_id=order.id)
         record.event_id = event.id
-        record.result = (
-            f"key v{notification.key_version} ({new_key}) replaces {old_key}; event {event.id} recorded"
-            + ("; the address was corrected" if new_address else "")
-        )
-        record.finished_at = timezone.now()
-        record.save(update_fields=["event_id", "result", "finished_at"])
+        record.save(update_fields=["event_id"])
+        result = f"key v{notification.key_version} ({new_key}) replaces {old_key}; event {event.id}"
+        action_finish(record, result=result + ("; the address was corrected" if new_address else ""))
     return "sent again"
 
 
@@ -154,18 +161,4 @@ def _key_renew(notification: Notification, record: OperatorAction) -> tuple[str,
     notification.key_first_attempt = notification.attempt_count + 1
     return old_key, notification_idempotency_key(
         order_id=notification.order_id, kind=notification.kind, version=notification.key_version
-    )
-
-
-def _audit(
-    action: str, notification: Notification, actor: User | None, actor_name: str, comment: str, result: str
-) -> OperatorAction:
-    return OperatorAction.objects.create(
-        action=action,
-        actor=actor,
-        actor_name=actor_name,
-        notification=notification,
-        comment=comment,
-        result=result,
-        finished_at=timezone.now() if result != "started" else None,
     )
