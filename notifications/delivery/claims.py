@@ -23,6 +23,7 @@ from notifications.delivery.rules import Action, notification_decide
 from notifications.delivery.state import (
     lease_is_live,
     notification_set_status,
+    notification_wait,
     outcome_uncertain,
     resend_is_safe,
 )
@@ -157,7 +158,7 @@ def _claim_unless_waiting(
     if not isinstance(gate, WaitError):
         gate = rate_token_take(provider=provider) or gate  # then the shared sending rate
     if isinstance(gate, WaitError):
-        notification_set_status(read.notification, Notification.Status.PENDING, now, reason=gate.reason)
+        notification_wait(read.notification, now, reason=gate.reason)
         return gate
     return replace(
         attempt_start_claimed(read, event_id=event_id, worker=worker, now=now, provider=provider),

@@ -65,6 +65,17 @@ def notification_set_status(
     )
 
 
+def notification_wait(notification: Notification, now: datetime, *, reason: str) -> None:
+    """The email waits for the provider (circuit open or paused, no rate token): `pending`
+    with the reason. An email already pending keeps its status_changed_at, so the age of the
+    oldest unfinished email (its alert) still grows through an outage."""
+    if notification.status != Notification.Status.PENDING:
+        notification_set_status(notification, Notification.Status.PENDING, now, reason=reason)
+        return
+    notification.last_error, notification.error_class = reason, "waiting"
+    Notification.objects.filter(pk=notification.pk).update(last_error=reason, error_class="waiting")
+
+
 def notification_count_finished(kind: str, status: str, since_commit: timedelta) -> None:
     NOTIFICATIONS_FINISHED.labels(kind, status).inc()
     if status == Notification.Status.SENT:

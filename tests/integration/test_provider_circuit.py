@@ -89,6 +89,11 @@ def test_a_paused_provider_holds_every_email_until_it_is_resumed(mailsim, start_
     assert notification.status == "pending"
     time.sleep(12)  # longer than the retry budget: a pause uses none of it
     assert mailsim.requests_log() == []
+    # the email looked again meanwhile (every 2 s here), yet its age runs from when it became
+    # pending, so the oldest-unfinished alert still sees an email waiting through an outage
+    waited = Notification.objects.get(pk=notification.pk)
+    assert waited.error_class == "waiting"
+    assert waited.status_changed_at == notification.status_changed_at
     status = StringIO()
     call_command("provider", "status", stdout=status)
     assert "1 email(s) wait for it." in status.getvalue()
