@@ -19,7 +19,9 @@ from messaging.relay.relay import relay_outbox_sweep
 from messaging.retention import retention_run
 from messaging.retry_policy import (
     IN_FLIGHT_DELAY_SECONDS,
+    budget_spent,
     max_retries,
+    retry_budget,
     retry_delay_seconds,
     retry_max_delay_seconds,
     retry_since_header,
@@ -47,7 +49,7 @@ class EventTask(Task):
         max_retries: int | None = None,
         **options: Any,
     ) -> Retry:
-        waiting = False
+        waiting, event_type = False, _event_type_of(self.request.args)
         if isinstance(exc, InFlightError | WaitError):
             # Whole seconds, at least 1: Celery's delayed-delivery queues count whole seconds,
             # and a message they deliver before its ETA is held by the worker's timer instead.
@@ -61,18 +63,18 @@ class EventTask(Task):
             self.request.retries = max(0, self.request.retries - 1)
             waiting = True
         elif countdown is None and eta is None:
+            retry_after, cap = getattr(exc, "retry_after", None), retry_max_delay_seconds(event_type)
             countdown = retry_delay_seconds(
-                retry_number=self.request.retries + 1,
-                retry_after=getattr(exc, "retry_after", None),
-                max_delay_seconds=retry_max_delay_seconds(_event_type_of(self.request.args)),
+                retry_number=self.request.retries + 1, retry_after=retry_after, max_delay_seconds=cap
             )
-        event_type = _event_type_of(self.request.args)
         if event_type is not None:
             options.setdefault("queue", event_type.queue)  # through orders.retry, keyed by the queue's name
         # The retry budget counts from the first failure; the retry message carries its time.
         # Not RabbitMQ's headers of this trip (messaging/broker/headers.py), as Celery itself.
         headers = {k: v for k, v in (self.request.headers or {}).items() if k not in BROKER_DELIVERY_HEADERS}
         options["headers"] = retry_since_header(headers, timezone.now(), waiting=waiting)
+        if not waiting and _budget_spent(headers, event_type):
+            max_retries = self.request.retries  # Celery then raises `exc`: the message fails
         # py-amqp waits for the retry's confirm without a limit unless the publish sets one.
         options.setdefault("confirm_timeout", settings.TASK_RETRY_CONFIRM_TIMEOUT_SECONDS)
         return super().retry(
@@ -85,6 +87,13 @@ class EventTask(Task):
             max_retries=max_retries,
             **options,
         )
+
+
+def _budget_spent(headers: dict[str, Any], event_type: EventType | None) -> bool:
+    """Every handler's retries end with its type's budget (the email handler decides it
+    before, on its own: its outcome says "gave up"); the count is only a safety cap."""
+    now = timezone.now()
+    return budget_spent(retry_since=retry_since_of(headers, now), budget=retry_budget(event_type), now=now)
 
 
 def _event_type_of(args: Any) -> EventType | None:

@@ -75,12 +75,6 @@ def email_events_handle_batch(deliveries: Sequence[tuple[Envelope, Delivery]]) -
     if many:
         crash_point("worker.batch_after_claim")
     sends = _send_all([(claim, requests[index].event_id) for index, claim in claimed], provider)
-    circuit_record(
-        [result for result, _ in sends],
-        seen=claimed[0][1].circuit,
-        provider=provider.name,
-        now=timezone.now(),
-    )
     if any(result.outcome == Outcome.ACCEPTED for result, _ in sends):
         crash_point("worker.batch_after_sends" if many else "worker.after_provider_accept")
     outcomes = [
@@ -96,6 +90,10 @@ def email_events_handle_batch(deliveries: Sequence[tuple[Envelope, Delivery]]) -
     ]
     for (index, _), recorded in zip(claimed, _record_all(outcomes, provider), strict=True):
         results[index] = recorded
+    # After the outcomes: the circuit's bookkeeping never holds them up (it never raises).
+    circuit_record(
+        [r for r, _ in sends], seen=claimed[0][1].circuit, provider=provider.name, now=timezone.now()
+    )
     crash_point("worker.batch_after_commit" if many else "worker.after_commit")
     logger.info("a batch of %d deliveries handled, %d sent to the provider", len(deliveries), len(claimed))
     return results

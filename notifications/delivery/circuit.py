@@ -12,17 +12,19 @@ pause`) holds every email until `resume`.
 The state costs nothing while all is well: the claim's locked read brings the row along
 (statements.py), and it is written only when a call fails or the state is not closed."""
 
+import logging
 import random
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.db import connection
+from django.db import DatabaseError, connection
 
 from messaging.errors import WaitError
 from notifications.models import ProviderCircuit
 from notifications.providers.base import Outcome, SendResult
 
+logger = logging.getLogger(__name__)
 State = ProviderCircuit.State
 PROBE_WAIT_SECONDS = 5  # how soon an email that lost the probe looks again
 FAILURE_OUTCOMES = (Outcome.TRANSIENT, Outcome.UNKNOWN)
@@ -132,8 +134,16 @@ UPDATE {ProviderCircuit._meta.db_table}
 
 
 def circuit_record(results: list[SendResult], *, seen: CircuitSeen, provider: str, now: datetime) -> None:
-    """After the calls of a claim or a batch: any answer from the provider closes the circuit
-    (written only if it was not settled); failures alone count towards opening it."""
+    """After the outcomes of a claim or a batch are recorded: any answer from the provider
+    closes the circuit (written only if it was not settled); failures alone count towards
+    opening it. Never raises: a circuit that missed one count is better than an outcome lost."""
+    try:
+        _record(results, seen=seen, provider=provider, now=now)
+    except DatabaseError:
+        logger.warning("the provider's circuit was not updated after its calls", exc_info=True)
+
+
+def _record(results: list[SendResult], *, seen: CircuitSeen, provider: str, now: datetime) -> None:
     called = [result for result in results if result.error_code != RENDER_ERROR]
     failed = sum(1 for result in called if result.outcome in FAILURE_OUTCOMES)
     if len(called) > failed:

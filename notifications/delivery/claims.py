@@ -153,10 +153,10 @@ def _claim_decide(
 def _claim_unless_waiting(
     read: ClaimRead, *, event_id: uuid.UUID, worker: str, now: datetime, provider: str
 ) -> Claim | WaitError:
-    """The provider's circuit breaker, then its sending rate: a wait tries and counts nothing."""
-    gate = circuit_gate(read.circuit, provider=provider, now=now)
-    if not isinstance(gate, WaitError):
-        gate = rate_token_take(provider=provider) or gate  # then the shared sending rate
+    """The provider's sending rate and circuit breaker: a wait tries and counts nothing."""
+    # The token first: a probe taken and then refused a token would hold every email until
+    # its lease ran out.
+    gate = rate_token_take(provider=provider) or circuit_gate(read.circuit, provider=provider, now=now)
     if isinstance(gate, WaitError):
         notification_wait(read.notification, now, reason=gate.reason)
         return gate

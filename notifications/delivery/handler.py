@@ -44,18 +44,20 @@ def email_event_handle(*, envelope: Envelope, delivery: Delivery) -> str:
         return claim.result
     log_context_add(notification_id=claim.notification.pk, attempt=claim.attempt.number)
     result, elapsed = email_send_timed(claim, event_id=envelope.event_id, provider=provider)
-    circuit_record([result], seen=claim.circuit, provider=provider.name, now=timezone.now())
     if result.outcome == Outcome.ACCEPTED:
         crash_point("worker.after_provider_accept")
-    recorded = notification_record_outcome(
-        claim=claim,
-        result=result,
-        event_type=event_type,
-        provider=provider,
-        to=claim.order.customer_email,
-        duration_ms=int(elapsed * 1000),
-        final_attempt=delivery.final_attempt,
-    )
+    try:
+        recorded = notification_record_outcome(
+            claim=claim,
+            result=result,
+            event_type=event_type,
+            provider=provider,
+            to=claim.order.customer_email,
+            duration_ms=int(elapsed * 1000),
+            final_attempt=delivery.final_attempt,
+        )
+    finally:  # after the outcome (which raises for a failure): the circuit never holds it up
+        circuit_record([result], seen=claim.circuit, provider=provider.name, now=timezone.now())
     crash_point("worker.after_commit")
     return recorded
 

@@ -157,12 +157,12 @@ def _record_in_transaction(outcome: OutcomeToRecord, *, provider: MailProvider) 
         # Our lease was taken over: the new holder finishes the notification, not us.
         logger.warning("notification %s: lease lost during attempt %d", notification.pk, claim.attempt.number)
         return InFlightError(reasons.LEASE_LOST)
-    probing = claim.probe and result.outcome == Outcome.TRANSIENT
+    probing = claim.probe and result.outcome in (Outcome.TRANSIENT, Outcome.UNKNOWN)
     next_status, error = _next_step(
         notification, result, provider, now, to=to, final_attempt=final_attempt and not probing
     )
-    if probing:  # the probe found the provider still down: it waits like every other email
-        error = probe_failed_wait(error.reason)
+    if probing and next_status == Notification.Status.PENDING:
+        error = probe_failed_wait(error.reason)  # still down: it waits like every other email
     notification_set_status(
         notification,
         next_status,
