@@ -5,7 +5,9 @@ edits what the run found."""
 
 from typing import Any
 
+from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.helpers import ActionForm
 from django.contrib.auth.models import User
 from django.db.models import ForeignKey, QuerySet
 from django.http import HttpRequest
@@ -15,7 +17,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
 from infra.read_only_admin import ReadOnlyAdmin
-from notifications.admin.common import CommentActionForm, StaffRequest
+from notifications.admin.common import StaffRequest
 from notifications.models import ReconcileMismatch, ReconcileReport
 from notifications.operations.reconciliation.mismatches import MismatchRefused, mismatch_resolve
 from notifications.reviewers import GROUP_NAME
@@ -33,7 +35,17 @@ LEDGER_COLUMNS = [
 @admin.register(ReconcileReport)
 class ReconcileReportAdmin(ReadOnlyAdmin):
     list_display = ["started_at", "summary", "open_mismatches"]
-    readonly_fields = ["started_at", "finished_at", "summary", "ledger_table", "findings", "repaired"]
+    # The ledger as a table, not its JSON; the findings stay raw, for the one who digs.
+    fields = (
+        "summary",
+        "ledger_table",
+        "open_mismatches",
+        "started_at",
+        "finished_at",
+        "findings",
+        "repaired",
+    )
+    readonly_fields = fields
 
     @admin.display(description="ledger: accepted against done, per day, email and currency")
     def ledger_table(self, report: ReconcileReport) -> SafeString:
@@ -73,6 +85,12 @@ def _ledger_row(row: dict[str, Any]) -> SafeString:
     )
 
 
+class MismatchActionForm(ActionForm):
+    comment = forms.CharField(
+        required=False, label="Comment (what you checked or did, to close)", max_length=2000
+    )
+
+
 class StateFilter(admin.SimpleListFilter):
     title = "state"
     parameter_name = "state"
@@ -104,7 +122,7 @@ class ReconcileMismatchAdmin(admin.ModelAdmin):
     list_filter = [StateFilter, "problem", "kind", "owner", "day"]
     search_fields = ["subject", "detail", "order__id"]
     list_per_page = 50
-    action_form = CommentActionForm
+    action_form = MismatchActionForm
     actions = ["close_with_comment", "assign_to_me"]
     fields = (
         "problem",
@@ -140,12 +158,11 @@ class ReconcileMismatchAdmin(admin.ModelAdmin):
     def about(self, row: ReconcileMismatch) -> SafeString | str:
         if row.notification_id:
             url = reverse("admin:notifications_notification_change", args=[row.notification_id])
-            return format_html(
-                '<a href="{}">email {}</a> of order {}', url, row.notification_id, row.order_id
-            )
+            order = str(row.order_id)[:8]
+            return format_html('<a href="{}">email {}</a> (order {}…)', url, row.notification_id, order)
         if row.order_id:
             url = reverse("admin:orders_order_change", args=[row.order_id])
-            return format_html('order <a href="{}">{}</a>', url, row.order_id)
+            return format_html('order <a href="{}">{}…</a>', url, str(row.order_id)[:8])
         if row.provider_event_id:
             url = reverse("admin:notifications_providerevent_change", args=[row.provider_event_id])
             return format_html('<a href="{}">provider event</a>', url)
