@@ -25,6 +25,7 @@ GROUP_PERMISSIONS = [
     ("notifications", "view_addresscorrection"),
     ("notifications", "view_reconcilemismatch"),
     ("notifications", "change_reconcilemismatch"),
+    ("notifications", "pause_provider"),
 ]
 
 

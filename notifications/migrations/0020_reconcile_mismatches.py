@@ -6,8 +6,9 @@ from django.contrib.auth.management import create_permissions
 from django.db import migrations, models
 
 GROUP_NAME = "Notification reviewers"
-# Reviewers own the mismatches: they see them, close them and hand them on.
-ADDED = ["view_reconcilemismatch", "change_reconcilemismatch"]
+# Reviewers own the mismatches (they see them, close them and hand them on) and may pause the
+# mail provider for its planned maintenance.
+ADDED = ["view_reconcilemismatch", "change_reconcilemismatch", "pause_provider"]
 
 
 def grant(apps, schema_editor):
@@ -181,6 +182,10 @@ class Migration(migrations.Migration):
                     )
                 ],
             },
+        ),
+        migrations.AlterModelOptions(
+            name="providercircuit",
+            options={"permissions": [("pause_provider", "Can pause and resume the mail provider")]},
         ),
         migrations.RunPython(grant, revoke),
     ]
