@@ -23,6 +23,9 @@ GROUP_PERMISSIONS = [
     ("notifications", "lift_suppression"),
     ("notifications", "view_retiredkey"),
     ("notifications", "view_addresscorrection"),
+    ("notifications", "view_reconcilemismatch"),
+    ("notifications", "change_reconcilemismatch"),
+    ("notifications", "pause_provider"),
 ]
 
 

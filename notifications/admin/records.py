@@ -1,9 +1,9 @@
-"""What people did and what reconcile found: read-only records."""
+"""What people did: read-only records."""
 
 from django.contrib import admin
 
 from infra.read_only_admin import ReadOnlyAdmin
-from notifications.models import AddressCorrection, OperatorAction, ReconcileReport, RetiredKey
+from notifications.models import AddressCorrection, OperatorAction, RetiredKey
 
 
 @admin.register(OperatorAction)
@@ -20,12 +20,6 @@ class OperatorActionAdmin(ReadOnlyAdmin):
     ]
     list_filter = ["action", "actor_name"]
     search_fields = ["event_id", "notification__order__id", "comment"]
-
-
-@admin.register(ReconcileReport)
-class ReconcileReportAdmin(ReadOnlyAdmin):
-    list_display = ["started_at", "summary"]
-    readonly_fields = ["started_at", "finished_at", "summary", "findings", "repaired"]
 
 
 @admin.register(AddressCorrection)

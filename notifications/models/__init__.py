@@ -1,6 +1,7 @@
 from notifications.models.content import EmailTemplateVersion
 from notifications.models.notification import DeliveryAttempt, Notification
-from notifications.models.operations import AddressCorrection, OperatorAction, ReconcileReport, RetiredKey
+from notifications.models.operations import AddressCorrection, OperatorAction, RetiredKey
+from notifications.models.reconciliation import ReconcileMismatch, ReconcileReport
 from notifications.models.tracking import ProviderCircuit, ProviderEvent, ProviderRateBucket, Suppression
 
 __all__ = [
@@ -12,6 +13,7 @@ __all__ = [
     "ProviderCircuit",
     "ProviderEvent",
     "ProviderRateBucket",
+    "ReconcileMismatch",
     "ReconcileReport",
     "RetiredKey",
     "Suppression",

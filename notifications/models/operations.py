@@ -23,6 +23,7 @@ class OperatorAction(models.Model):
         CORRECT_ADDRESS = "correct_address", "correct the address and send again"
         PROVIDER_PAUSE = "provider_pause", "pause the mail provider"
         PROVIDER_RESUME = "provider_resume", "resume the mail provider"
+        RESOLVE_MISMATCH = "resolve_mismatch", "close a reconcile mismatch"
 
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -44,22 +45,6 @@ class OperatorAction(models.Model):
 
     def __str__(self) -> str:
         return f"{self.actor_name} {self.action} {self.event_id or self.notification_id}: {self.result}"
-
-
-class ReconcileReport(models.Model):
-    """One run of the reconcile job: what it found and what it repaired."""
-
-    started_at = models.DateTimeField()
-    finished_at = models.DateTimeField()
-    summary = models.TextField()  # in plain words, for the admin list
-    findings = models.JSONField()
-    repaired = models.JSONField(default=dict)
-
-    class Meta:
-        ordering = ["-started_at"]
-
-    def __str__(self) -> str:
-        return f"reconcile {self.started_at:%Y-%m-%d %H:%M}: {self.summary}"
 
 
 class RetiredKey(models.Model):

@@ -103,6 +103,10 @@ class ProviderCircuit(models.Model):
     paused_reason = models.TextField(blank=True)
     updated_at = models.DateTimeField(auto_now=True)
 
+    class Meta:
+        # The admin's "Mail provider" page (notifications/views.py) and `manage.py provider`.
+        permissions = [("pause_provider", "Can pause and resume the mail provider")]
+
     def __str__(self) -> str:
         return f"{self.provider}: {self.state}"
 

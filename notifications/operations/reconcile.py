@@ -1,43 +1,29 @@
 """Reconcile: compare what was accepted with what was completed, and find what is stuck.
 
-Run daily by beat and by hand after an incident or a database restore. Every finding is
-safe to repair by publishing the event again: the inbox makes a processed event a no-op,
-and the notification's idempotency key makes a resend within the provider's window one
-email. Each run is stored as a ReconcileReport (shown in the admin).
+Run daily by beat and by hand after an incident or a database restore. The ledger and the
+findings are in notifications/operations/reconciliation/; each run is stored as a
+ReconcileReport and every finding as a ReconcileMismatch with an owner (both in the admin).
+Every stuck email is safe to repair by publishing its event again: the inbox makes a
+processed event a no-op, and the notification's idempotency key makes a resend within the
+provider's window one email.
 """
 
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any, TypedDict
 
-from django.db.models import Count, Exists, OuterRef, Q
-from django.db.models.functions import TruncDate
 from django.utils import timezone
 
-from messaging.models import OutboxEvent, ProcessedEvent
+from messaging.models import OutboxEvent
 from messaging.relay.publisher import PublishError
 from messaging.relay.relay import outbox_events_publish
-from notifications.events import EMAIL_KIND_OF_EVENT
 from notifications.models import Notification, ReconcileReport
+from notifications.operations.reconciliation import findings as ours
+from notifications.operations.reconciliation import provider_evidence as theirs
+from notifications.operations.reconciliation.ledger import ledger_rows
+from notifications.operations.reconciliation.mismatches import MismatchCounts, mismatches_record
 from notifications.selectors import notification_outbox_event
-from orders.models import Order
 
-UNFINISHED = Notification.UNFINISHED_STATUSES
-LOOKBACK = timedelta(days=2)  # older history is the retention job's, not reconcile's
-
-
-class StuckNotification(TypedDict):
-    notification: int
-    order: str
-    kind: str
-    status: str
-    since: str
-
-
-class Findings(TypedDict):
-    per_day_and_kind: list[dict[str, Any]]
-    orders_without_confirmation: list[str]
-    stuck_notifications: list[StuckNotification]
-    published_but_unprocessed_events: list[str]
+LEDGER_DAYS = 7  # today and the six days before: older days were reconciled by earlier runs
 
 
 class Repair(TypedDict, total=False):
@@ -50,79 +36,56 @@ class Repair(TypedDict, total=False):
 
 def reconcile_run(*, stuck_after: timedelta = timedelta(minutes=15), repair: bool = False) -> ReconcileReport:
     started = timezone.now()
-    stuck = _stuck_notifications(started - stuck_after)
-    unprocessed = _published_but_unprocessed(started - stuck_after)
-    findings: Findings = {
-        "per_day_and_kind": _per_day_and_kind(),
-        "orders_without_confirmation": _orders_without_confirmation(),
-        "stuck_notifications": [_describe(n) for n in stuck],
-        "published_but_unprocessed_events": [str(event.id) for event in unprocessed],
-    }
-    repaired = _republish({notification_outbox_event(n) for n in stuck} | set(unprocessed)) if repair else {}
-    return ReconcileReport.objects.create(
-        started_at=started,
-        finished_at=timezone.now(),
-        summary=_summary(findings, repaired),
-        findings=findings,
-        repaired=repaired,
-    )
-
-
-def _per_day_and_kind() -> list[dict[str, Any]]:
-    rows = (
-        Notification.objects.annotate(day=TruncDate("created_at"))
-        .values("day", "kind")
-        .annotate(
-            accepted=Count("id"),
-            sent=Count("id", filter=Q(status=Notification.Status.SENT)),
-            skipped=Count("id", filter=Q(status=Notification.Status.SKIPPED)),
-            failed=Count("id", filter=Q(status=Notification.Status.FAILED)),
-            needs_review=Count("id", filter=Q(status=Notification.Status.NEEDS_REVIEW)),
-            rejected=Count("id", filter=Q(status=Notification.Status.REJECTED)),
-            unfinished=Count("id", filter=Q(status__in=UNFINISHED)),
-        )
-        .order_by("-day", "kind")[:60]
-    )
-    return [{**row, "day": row["day"].isoformat()} for row in rows]
-
-
-def _orders_without_confirmation() -> list[str]:
-    has_confirmation = Notification.objects.filter(
-        order=OuterRef("pk"), kind=Notification.Kind.ORDER_CONFIRMATION
-    )
-    return [
-        str(pk) for pk in Order.objects.filter(~Exists(has_confirmation)).values_list("pk", flat=True)[:1000]
+    since, before = ours.window_start(started, LEDGER_DAYS), started - stuck_after
+    stuck = ours.stuck_emails(before=before)
+    lost_events = ours.published_but_unprocessed(since=since, before=before)
+    contradicted, unknown = theirs.reported_but_not_sent(since=since, now=started)
+    found = [
+        ours.missing_emails(since=since, before=before),
+        stuck,
+        ours.waiting_for_person(since=since),
+        theirs.sent_without_evidence(since=since, now=started),
+        contradicted,
+        unknown,
     ]
-
-
-def _stuck_notifications(before: datetime) -> list[Notification]:
-    """Unfinished for too long, with nobody holding a live lease on it."""
-    now = timezone.now()
-    return list(
-        Notification.objects.filter(status__in=UNFINISHED, status_changed_at__lt=before)
-        .filter(Q(lease_expires_at__isnull=True) | Q(lease_expires_at__lt=now))
-        .select_related("order")[:1000]
+    ledger = ledger_rows(since=since)
+    report = ReconcileReport.objects.create(
+        started_at=started,
+        finished_at=started,
+        summary="",
+        findings=_findings(found, lost_events),
+        ledger=ledger,
     )
+    counts = mismatches_record(found, report)
+    stuck_events = {_outbox_event(f.notification_id) for f in stuck.findings}
+    to_republish = stuck_events | set(lost_events)
+    report.repaired = dict(_republish(to_republish)) if repair else {}
+    report.summary = _summary(found, ledger, counts, report.repaired, len(lost_events))
+    report.finished_at = timezone.now()
+    report.save(update_fields=["repaired", "summary", "finished_at"])
+    return report
 
 
-def _published_but_unprocessed(before: datetime) -> list[OutboxEvent]:
-    """Effect-once events published a while ago (within the last days) that no handler has
-    finished, and whose notification is not with a person either."""
-    processed = ProcessedEvent.objects.filter(event_id=OuterRef("id"))
-    candidates = OutboxEvent.objects.filter(
-        created_at__gte=before - LOOKBACK, published_at__lt=before, event_type__in=list(EMAIL_KIND_OF_EVENT)
-    ).filter(~Exists(processed))[:1000]
-    unfinished = []
-    for event in candidates:
-        kind = EMAIL_KIND_OF_EVENT[event.event_type]
-        status = (
-            Notification.objects.filter(order_id=event.aggregate_id, kind=kind)
-            .values_list("status", flat=True)
-            .first()
-        )
-        if status is None or status in UNFINISHED:
-            unfinished.append(event)
-    return unfinished
+def _outbox_event(notification_id: int | None) -> OutboxEvent | None:
+    notification = Notification.objects.filter(pk=notification_id or 0).first()
+    return notification_outbox_event(notification) if notification else None
+
+
+def _findings(found: list[ours.Found], lost_events: list[OutboxEvent]) -> dict[str, Any]:
+    """The report's findings by problem (and the lists earlier reports and scripts read)."""
+    by_problem = {group.problem: group for group in found}
+    stuck = by_problem["stuck"]
+    missing = by_problem["missing_email"].findings
+    return {
+        "stuck_notifications": [
+            {"notification": f.notification_id, "order": str(f.order_id), "kind": f.kind, "detail": f.detail}
+            for f in stuck.findings
+        ],
+        "published_but_unprocessed_events": [str(event.id) for event in lost_events],
+        "orders_without_confirmation": [str(f.order_id) for f in missing if f.kind == "order_confirmation"],
+        "counts": {group.problem: len(group.findings) for group in found},
+        "incomplete": [group.problem for group in found if not group.complete],
+    }
 
 
 def _republish(events: set[OutboxEvent | None]) -> Repair:
@@ -139,22 +102,22 @@ def _republish(events: set[OutboxEvent | None]) -> Repair:
     }
 
 
-def _describe(notification: Notification) -> StuckNotification:
-    return {
-        "notification": notification.pk,
-        "order": str(notification.order_id),
-        "kind": notification.kind,
-        "status": notification.status,
-        "since": notification.status_changed_at.isoformat(),
-    }
-
-
-def _summary(findings: Findings, repaired: Repair) -> str:
+def _summary(
+    found: list[ours.Found], ledger: list[dict[str, Any]], counts: MismatchCounts, repaired: dict, lost: int
+) -> str:
+    open_emails = sum(row["open"] for row in ledger)
     parts = [
-        f"{len(findings['stuck_notifications'])} stuck notification(s)",
-        f"{len(findings['published_but_unprocessed_events'])} published but unprocessed event(s)",
-        f"{len(findings['orders_without_confirmation'])} order(s) without a confirmation",
+        f"{sum(row['accepted'] for row in ledger)} email(s) expected in {LEDGER_DAYS} days, "
+        f"{open_emails} not done",
+        f"{counts.opened} new mismatch(es), {counts.still_open} still open, {counts.closed} closed",
     ]
+    by_problem = {group.problem: len(group.findings) for group in found}
+    parts.append(f"{by_problem['stuck']} stuck notification(s)")
+    parts.append(f"{lost} published but unprocessed event(s)")
+    if counts.without_owner:
+        parts.append(
+            f"{counts.without_owner} without an owner: add people to the Notification reviewers group"
+        )
     if repaired.get("republished"):
         parts.append(f"{len(repaired['republished'])} event(s) republished")
     if repaired.get("error"):

@@ -4,8 +4,11 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from infra.durations import duration_parse
+from notifications.models import ReconcileReport
 from notifications.operations.reconcile import reconcile_run
 from notifications.operations.restore_check import WorkersRunning, restore_check
+
+LEDGER_ROW = "{:10}  {:18}  {:3}  {:>18}  {:>18}  {:>18}"
 
 
 class Command(BaseCommand):
@@ -38,9 +41,27 @@ class Command(BaseCommand):
             raise CommandError(f"--stuck-after takes {exc}.") from exc
         report = reconcile_run(stuck_after=stuck, repair=repair)
         if json:
-            self.stdout.write(_dumps({"findings": report.findings, "repaired": report.repaired}))
+            self.stdout.write(_dumps(_as_json(report)))
         else:
+            self._ledger_print(report.ledger)
             self.stdout.write(f"{report.summary} (report {report.pk}, shown in the admin)")
+
+    def _ledger_print(self, ledger: list[dict[str, Any]]) -> None:
+        if not ledger:
+            self.stdout.write("No orders in the ledger's days.")
+            return
+        self.stdout.write(LEDGER_ROW.format("DAY", "EMAIL", "CUR", "ACCEPTED", "DONE", "NOT DONE"))
+        for row in ledger:
+            self.stdout.write(
+                LEDGER_ROW.format(
+                    row["day"],
+                    row["kind"],
+                    row["currency"],
+                    f"{row['accepted']} ({row['accepted_amount']})",
+                    f"{row['done']} ({row['done_amount']})",
+                    f"{row['open']} ({row['open_amount']})",
+                )
+            )
 
     def _restore_check(self) -> None:
         try:
@@ -52,6 +73,27 @@ class Command(BaseCommand):
             f"{len(result.dead_lettered)} of orders not in the database moved to the dead-letter queue, "
             f"{result.events_published} outbox event(s) published"
         )
+
+
+def _as_json(report: ReconcileReport) -> dict[str, Any]:
+    open_rows = report.mismatches.filter(resolved_at__isnull=True).select_related("owner")
+    return {
+        "report": report.pk,
+        "findings": report.findings,
+        "repaired": report.repaired,
+        "ledger": report.ledger,
+        "open_mismatches": [
+            {
+                "problem": row.problem,
+                "subject": row.subject,
+                "day": row.day.isoformat(),
+                "owner": row.owner.get_username() if row.owner else None,
+                "due_at": row.due_at.isoformat(),
+                "detail": row.detail,
+            }
+            for row in open_rows
+        ],
+    }
 
 
 def _dumps(value: object) -> str:

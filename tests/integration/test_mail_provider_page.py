@@ -1,0 +1,62 @@
+"""The admin's "Mail provider" page: the circuit in words for every staff user, and the
+buttons of `manage.py provider pause|resume` for the reviewers (recorded, a pause needs a
+reason). The workers' side of a pause is tests/integration/test_provider_circuit.py's."""
+
+import pytest
+from django.conf import settings
+
+from notifications.models import OperatorAction, ProviderCircuit
+from notifications.reviewers import reviewers_group_ensure
+from tests.factories import staff_user
+
+# Not transactional: the reviewers group comes from a data migration (a flush removes it).
+pytestmark = pytest.mark.django_db
+PAGE = "/admin/mail-provider/"
+
+
+@pytest.fixture
+def rita():
+    reviewers_group_ensure()
+    return staff_user("rita", reviewer=True)
+
+
+def _state() -> str:
+    circuit = ProviderCircuit.objects.filter(provider=settings.MAIL_PROVIDER).first()
+    return circuit.state if circuit else "closed"
+
+
+def test_a_reviewer_pauses_with_a_reason_and_resumes_and_both_are_recorded(client, rita):
+    client.force_login(rita)
+    page = client.get(PAGE).content.decode()
+    assert f"{settings.MAIL_PROVIDER}: closed, emails go out" in page
+    assert "Pause sending" in page
+    refused = client.post(PAGE, {"pause": "1", "reason": " "}, follow=True).content.decode()
+    assert "Refused, nothing changed: A pause needs a reason" in refused
+    assert _state() == "closed"
+    paused = client.post(PAGE, {"pause": "1", "reason": "Resend maintenance 02:00-02:30"}, follow=True)
+    assert "paused: no worker calls it" in paused.content.decode()
+    assert "Resume sending" in paused.content.decode()
+    assert _state() == "paused"
+    resumed = client.post(PAGE, {"resume": "1"}, follow=True).content.decode()
+    assert "resumed: waiting emails go out" in resumed
+    assert _state() == "closed"
+    assert list(
+        OperatorAction.objects.order_by("created_at").values_list("action", "actor_name", "comment")
+    ) == [
+        ("provider_pause", "rita", "Resend maintenance 02:00-02:30"),
+        ("provider_resume", "rita", ""),
+    ]
+
+
+def test_other_staff_see_the_state_but_may_not_pause(client):
+    client.force_login(staff_user("victor", reviewer=False))
+    page = client.get(PAGE).content.decode()
+    assert "emails go out" in page
+    assert "Pause sending" not in page
+    assert client.post(PAGE, {"pause": "1", "reason": "why not"}).status_code == 403
+    assert _state() == "closed"
+    assert not OperatorAction.objects.exists()
+
+
+def test_the_page_is_for_staff_only(client):
+    assert client.get(PAGE).status_code == 302  # to the admin's login
