@@ -76,6 +76,9 @@ CELERY_BEAT_SCHEDULE = {
     # A quiet hour; the report waits in the admin.
     "reconcile-daily": {"task": "notifications.reconcile", "schedule": crontab(hour=3, minute=17)},
 }
+# Two beats may run: the one holding a PostgreSQL advisory lock sends, the other takes over
+# within seconds when it dies (messaging/beat/leader.py).
+CELERY_BEAT_SCHEDULER = "messaging.beat.leader:LeaderScheduler"
 CELERY_BEAT_SCHEDULE_FILENAME = env(
     "CELERY_BEAT_SCHEDULE_FILENAME", default=str(BASE_DIR / "var" / "celerybeat-schedule")
 )
