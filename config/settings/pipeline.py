@@ -2,6 +2,7 @@
 events exist and who consumes them, the outbox relay, retention and the mail provider."""
 
 import os
+import socket
 
 from celery.schedules import crontab
 
@@ -96,6 +97,8 @@ CELERY_TASK_DEFAULT_EXCHANGE_TYPE = "topic"
 
 # --- Health and metrics: what each app offers, found by dotted path ----------------------
 READINESS_CHECKS = ["infra.health.database_problems", "messaging.broker.declare.topology_problems"]
+# /metrics labels this host's process counts with it; /metrics/deployment serves the collectors.
+METRICS_HOST = env("METRICS_HOST", default=socket.gethostname())
 METRICS_COLLECTORS = [
     "messaging.metrics.OutboxCollector",
     "messaging.metrics.BrokerQueuesCollector",
