@@ -8,50 +8,16 @@
   (through the load balancer), never per host.
 """
 
-import os
-from collections.abc import Iterable
-
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.utils.module_loading import import_string
-from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest, multiprocess
-from prometheus_client.metrics_core import Metric
-from prometheus_client.registry import Collector
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 
-from observability.metrics import APP_REGISTRY
-
-
-class _AppCounts:
-    """This process's own counts, when it is not one of several (no multiprocess dir)."""
-
-    def collect(self) -> Iterable[Metric]:
-        return APP_REGISTRY.collect()
-
-
-class HostLabelled:
-    """Another collector's series, each with a `host` label added."""
-
-    def __init__(self, inner: Collector, host: str) -> None:
-        self.inner, self.host = inner, host
-
-    def collect(self) -> Iterable[Metric]:
-        for metric in self.inner.collect():
-            labelled = Metric(metric.name, metric.documentation, metric.type, metric.unit)
-            for sample in metric.samples:
-                labels = {**sample.labels, "host": self.host}
-                labelled.add_sample(sample.name, labels, sample.value, sample.timestamp, sample.exemplar)
-            yield labelled
+from observability.exposition import host_registry
 
 
 def metrics(request: HttpRequest) -> HttpResponse:
-    counts: Collector
-    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
-        counts = multiprocess.MultiProcessCollector(CollectorRegistry())  # this host's processes
-    else:
-        counts = _AppCounts()
-    registry = CollectorRegistry()
-    registry.register(HostLabelled(counts, settings.METRICS_HOST))
-    return _exposition(registry)
+    return _exposition(host_registry())
 
 
 def deployment_metrics(request: HttpRequest) -> HttpResponse:

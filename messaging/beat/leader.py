@@ -13,6 +13,7 @@ that sends a job and steps down when the check fails.
 """
 
 import contextlib
+import glob
 import logging
 import os
 import socket
@@ -105,12 +106,21 @@ class LeaderScheduler(PersistentScheduler):
 
     def tick(self, *args: Any, **kwargs: Any) -> float:
         if not self.leader_lock.held():
+            self._show_alive()
             if not self._announced_wait:
                 logger.warning("beat %s waits: another beat leads", self.leader_lock.name)
                 self._announced_wait = True
             return POLL_SECONDS
         self._announced_wait = False
         return float(super().tick(*args, **kwargs))
+
+    def _show_alive(self) -> None:
+        """A waiting beat writes no schedule; its liveness check reads the files' age (one
+        file, or several with suffixes, as the Python's dbm module makes them)."""
+        name = self.schedule_filename  # type: ignore[attr-defined]  # set by PersistentScheduler
+        for path in glob.glob(glob.escape(name) + "*"):
+            with contextlib.suppress(FileNotFoundError):
+                os.utime(path)
 
     def close(self) -> None:
         super().close()

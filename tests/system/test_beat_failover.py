@@ -16,6 +16,10 @@ SENDS_SWEEP = r"Sending due task relay-outbox-sweep"
 TAKEOVER_SECONDS = 10  # the waiting beat polls every 2 s
 
 
+def _schedule_age_mark(workdir) -> float:
+    return max(path.stat().st_mtime for path in workdir.glob("beat-schedule*"))
+
+
 @pytest.fixture
 def launch(broker, mailsim_url, processes_database_url, tmp_path):
     started: list[ManagedProcess] = []
@@ -41,13 +45,15 @@ def launch(broker, mailsim_url, processes_database_url, tmp_path):
         process.stop()
 
 
-def test_the_waiting_beat_takes_over_when_the_leader_is_killed(launch, clean_queues):
+def test_the_waiting_beat_takes_over_when_the_leader_is_killed(launch, clean_queues, tmp_path):
     launch("relay", "relay", ready=r"ready\.")  # runs the sweeps beat sends
     first = launch("beat-a", "beat", ready=r"is now the leader")
     first.wait_for_log(SENDS_SWEEP, timeout=15)
     second = launch("beat-b", "beat", ready=r"waits: another beat leads")
+    seen = _schedule_age_mark(tmp_path / "beat-b")  # its liveness check reads the files' age
     time.sleep(3)  # a few sweeps later, still only the leader sends
     assert SENDS_SWEEP not in second.log_text()
+    assert _schedule_age_mark(tmp_path / "beat-b") > seen, "a waiting beat shows it is alive"
     # when the leader dies without a word
     first.kill()
     killed_at = time.monotonic()
