@@ -2,6 +2,7 @@
 events exist and who consumes them, the outbox relay, retention and the mail provider."""
 
 import os
+import socket
 
 from celery.schedules import crontab
 
@@ -76,6 +77,9 @@ CELERY_BEAT_SCHEDULE = {
     # A quiet hour; the report waits in the admin.
     "reconcile-daily": {"task": "notifications.reconcile", "schedule": crontab(hour=3, minute=17)},
 }
+# Two beats may run: the one holding a PostgreSQL advisory lock sends, the other takes over
+# within seconds when it dies (messaging/beat/leader.py).
+CELERY_BEAT_SCHEDULER = "messaging.beat.leader:LeaderScheduler"
 CELERY_BEAT_SCHEDULE_FILENAME = env(
     "CELERY_BEAT_SCHEDULE_FILENAME", default=str(BASE_DIR / "var" / "celerybeat-schedule")
 )
@@ -93,6 +97,8 @@ CELERY_TASK_DEFAULT_EXCHANGE_TYPE = "topic"
 
 # --- Health and metrics: what each app offers, found by dotted path ----------------------
 READINESS_CHECKS = ["infra.health.database_problems", "messaging.broker.declare.topology_problems"]
+# /metrics labels this host's process counts with it; /metrics/deployment serves the collectors.
+METRICS_HOST = env("METRICS_HOST", default=socket.gethostname())
 METRICS_COLLECTORS = [
     "messaging.metrics.OutboxCollector",
     "messaging.metrics.BrokerQueuesCollector",

@@ -3,6 +3,7 @@ the environment of a process a test starts, the SMTP twin of the mail simulator,
 order placed without a broker."""
 
 import json
+import re
 import signal
 import sys
 from pathlib import Path
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from drill.processes import ManagedProcess, free_port, process_env
+from messaging import metrics as broker_metrics
 from orders.models import Order
 from tests.factories import OrderFactory
 from tests.integration.mailsim_support import SimProcess
@@ -125,3 +127,23 @@ def mailsim_spawn(tmp_path):
     yield start
     for process in started:
         process.stop(signal.SIGKILL)
+
+
+def exported_names(exposition: str) -> set[str]:
+    """The series names an exposition offers, with the suffixes PromQL may use."""
+    names = set()
+    for name, kind in re.findall(r"^# TYPE (\S+) (\S+)$", exposition, re.MULTILINE):
+        suffixes = {"counter": ["_total"], "histogram": ["_bucket", "_count", "_sum"]}.get(kind, [""])
+        base = name.removesuffix("_total") if kind == "counter" else name  # both spellings occur
+        names |= {base + suffix for suffix in suffixes}
+    return names
+
+
+@pytest.fixture
+def endpoints(client, broker) -> dict[str, set[str]]:
+    """Metric names per endpoint, from this service."""
+    broker_metrics._broker_cache = (0.0, None)  # read the test vhost now, not a cached answer
+    return {
+        "/metrics": exported_names(client.get("/metrics").content.decode()),
+        "/metrics/deployment": exported_names(client.get("/metrics/deployment").content.decode()),
+    }

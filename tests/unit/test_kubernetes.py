@@ -1,0 +1,99 @@
+"""The example Kubernetes manifests (ops/kubernetes/) cannot be applied here, so their shape
+is checked the way docker-compose.yml's is: the same commands as the Procfile, probes on
+every container, one image, every variable documented, the scaling on real work queues, and
+the grace periods the guarantees need."""
+
+import re
+
+import yaml
+from django.conf import settings
+
+from drill.processes import REPO
+from notifications.events import CANCELLATIONS_QUEUE, CONFIRMATIONS_QUEUE
+from tests.unit.test_compose import _procfile
+
+MANIFESTS = REPO / "ops" / "kubernetes"
+
+
+def _documents() -> list[dict]:
+    return [
+        doc
+        for path in sorted(MANIFESTS.glob("*.yaml"))
+        for doc in yaml.safe_load_all(path.read_text())
+        if doc
+    ]
+
+
+def _deployments() -> dict[str, dict]:
+    return {
+        doc["metadata"]["labels"]["app.kubernetes.io/component"]: doc
+        for doc in _documents()
+        if doc["kind"] == "Deployment"
+    }
+
+
+def _pod(name: str) -> dict:
+    return _deployments()[name]["spec"]["template"]["spec"]
+
+
+def _containers() -> list[dict]:
+    pods = [d["spec"]["template"]["spec"] for d in _deployments().values()]
+    pods += [d["spec"]["template"]["spec"] for d in _documents() if d["kind"] == "Job"]
+    return [container for pod in pods for container in pod["containers"]]
+
+
+def test_every_procfile_process_but_the_simulator_runs_with_the_same_command():
+    procfile = _procfile()
+    deployments = _deployments()
+    assert set(deployments) == set(procfile) - {"mailsim"}  # production sends to a real provider
+    for name, deployment in deployments.items():
+        main = deployment["spec"]["template"]["spec"]["containers"][0]
+        assert main["command"] == procfile[name].split(), name
+
+
+def test_every_long_running_container_has_a_liveness_probe_and_the_web_a_readiness_probe():
+    for name, deployment in _deployments().items():
+        for container in deployment["spec"]["template"]["spec"]["containers"]:
+            assert container.get("livenessProbe"), (name, container["name"])
+    web = _pod("web")["containers"][0]
+    assert web["readinessProbe"]["httpGet"]["path"] == "/readyz"
+
+
+def test_one_image_and_every_variable_is_documented_in_env_example():
+    documented = set(
+        re.findall(r"^#?(?:prod:)?\s*([A-Z][A-Z0-9_]+)=", (REPO / ".env.example").read_text(), re.MULTILINE)
+    )
+    assert {c["image"] for c in _containers()} == {"order-notifications:latest"}
+    [config] = [d for d in _documents() if d["kind"] == "ConfigMap"]
+    names = set(config["data"]) | {e["name"] for c in _containers() for e in c.get("env", [])}
+    assert names - documented == set()
+
+
+def test_pods_without_a_web_serve_their_metrics_from_the_shared_directory():
+    directory = next(d for d in _documents() if d["kind"] == "ConfigMap")["data"]["PROMETHEUS_MULTIPROC_DIR"]
+    for name in ("worker", "relay"):
+        containers = _pod(name)["containers"]
+        sidecar = next(c for c in containers if c["command"][:3] == ["python", "manage.py", "metrics_server"])
+        for container in containers:
+            assert {m["mountPath"] for m in container["volumeMounts"]} == {directory}, (
+                name,
+                container["name"],
+            )
+        assert _deployments()[name]["spec"]["template"]["metadata"]["annotations"][
+            "prometheus.io/port"
+        ] == str(sidecar["ports"][0]["containerPort"])
+
+
+def test_keda_scales_the_workers_on_the_email_queues():
+    [scaled] = [d for d in _documents() if d["kind"] == "ScaledObject"]
+    assert scaled["spec"]["scaleTargetRef"]["name"] == _deployments()["worker"]["metadata"]["name"]
+    assert scaled["spec"]["minReplicaCount"] >= 2
+    queues = {t["metadata"]["queueName"] for t in scaled["spec"]["triggers"] if t["type"] == "rabbitmq"}
+    assert queues == {CONFIRMATIONS_QUEUE, CANCELLATIONS_QUEUE}
+
+
+def test_two_beats_are_safe_and_a_worker_may_finish_its_calls_before_it_is_killed():
+    assert _deployments()["beat"]["spec"]["replicas"] == 2
+    assert settings.CELERY_BEAT_SCHEDULER == "messaging.beat.leader:LeaderScheduler"  # one leads
+    # SIGTERM is a warm shutdown: the pod must outlive the longest task it may be running.
+    assert _pod("worker")["terminationGracePeriodSeconds"] > settings.CELERY_TASK_TIME_LIMIT
