@@ -42,7 +42,7 @@ def restore_report_build(
 ) -> RestoreReport:
     verdict = restore_verdict(evidence)
     database = verdict_compute(stack.database_dsn, stack.mailsim_url, evidence.placed_before_dump)
-    outcome, problems = _outcome(verdict, database, evidence, loads=loads, settled=settled)
+    outcome, problems = restore_outcome(verdict, database, evidence, loads=loads, settled=settled)
     return RestoreReport(
         config={k: v for k, v in asdict(config).items() if k != "workdir"}
         | {"tail_orders": config.tail_orders},
@@ -57,7 +57,7 @@ def restore_report_build(
     )
 
 
-def _outcome(
+def restore_outcome(
     verdict: RestoreVerdict,
     database: Verdict,
     evidence: RestoreEvidence,

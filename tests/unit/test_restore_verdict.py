@@ -2,7 +2,10 @@
 wrong (a key delivered twice, a resend under a new key, an order from before the dump missing,
 a queued event not dead-lettered), it says so; handed a clean one, it passes."""
 
+from drill.load import LoadResult
+from drill.restore_report import restore_outcome
 from drill.restore_verdict import RestoreEvidence, restore_verdict
+from drill.verdict import Verdict
 
 BEFORE, AFTER, QUEUED = "order-before", "order-after", "order-queued"
 
@@ -87,3 +90,25 @@ def test_a_queued_event_left_in_the_broker_or_emailed_fails_it():
     assert not verdict.passed
     assert verdict.queued_not_dead_lettered == [QUEUED]
     assert verdict.queued_with_email == [QUEUED]
+
+
+def _outcome_of(evidence: RestoreEvidence, *, placed: int = 2, settled: tuple[bool, bool] = (True, True)):
+    load = LoadResult(orders_asked=2, accepted={f"order-{n}": "x@example.com" for n in range(placed)})
+    return restore_outcome(
+        restore_verdict(evidence), Verdict(), evidence, loads=(load, load), settled=settled
+    )
+
+
+def test_a_drill_that_resent_nothing_or_placed_less_than_asked_is_incomplete_not_passed():
+    assert _outcome_of(_evidence())[0] == "PASSED"
+    outcome, problems = _outcome_of(_evidence(requests_after=[]))
+    assert outcome == "INCOMPLETE"
+    assert problems == ["no email was in flight at the dump: nothing was resent after the restore"]
+    outcome, problems = _outcome_of(_evidence(), placed=1)
+    assert outcome == "INCOMPLETE"
+    assert "the load placed 1 of 2 orders" in problems[0]
+
+
+def test_a_failure_or_no_settling_is_failed_whatever_the_load_did():
+    assert _outcome_of(_evidence(restored_orders=set()), placed=1)[0] == "FAILED"
+    assert _outcome_of(_evidence(), settled=(True, False))[0] == "FAILED"
