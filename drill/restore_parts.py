@@ -61,9 +61,12 @@ class TimedOrderStream(OrderStream):
 
     def _place(self, number: int) -> None:
         super()._place(self.first_number + number)
-        now = time.time()
-        for order_id in self.result.accepted.keys() - self.accepted_at.keys():
-            self.accepted_at[order_id] = now
+
+    def _request(self, method: str, path: str, **kwargs) -> requests.Response | None:
+        response = super()._request(method, path, **kwargs)
+        if response is not None and path == "/api/orders/":
+            self.accepted_at[response.json()["id"]] = time.time()
+        return response
 
 
 class DumpAt(threading.Thread):

@@ -47,6 +47,14 @@ def test_a_short_restore_drill_loses_nothing_from_before_the_dump_and_resends_un
     assert steps.index("manage.py reconcile --after-restore (workers stopped)") < steps.index(
         "start web, relays, workers and beat"
     )
+    # the after-restore check sent the emails in flight at the restore point on their way:
+    # the repair, the runbook's safety net, finds nothing left
+    notes = {row["step"]: row["note"] for row in report.steps}
+    assert (
+        "event(s) of emails in flight at the restore point published again"
+        in notes["manage.py reconcile --after-restore (workers stopped)"]
+    )
+    assert notes["manage.py reconcile --repair --stuck-after 1m"].startswith("0 stuck notification(s)")
     written = json.loads(json_path.read_text())
     assert (written["outcome"], written["passed"]) == ("PASSED", True)
     assert "# Restore drill: PASSED" in markdown_path.read_text()
