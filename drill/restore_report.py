@@ -169,4 +169,5 @@ def restore_report_markdown(report: RestoreReport) -> str:
 
 
 def _cell(note: str) -> str:
-    return " ".join(str(note).split()).replace("|", "/")[:400]
+    """One table cell: a command's lines joined with semicolons."""
+    return "; ".join(" ".join(line.split()) for line in str(note).splitlines()).replace("|", "/")[:400]
