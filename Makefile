@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 # Product processes find gunicorn, celery and python of the virtualenv first.
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
-.PHONY: run test test-tools drill bench soak lint format messages setup services venv token
+.PHONY: run test test-tools drill drill-restore bench soak lint format messages setup services venv token
 ORDERS ?= 1000
 SOAK_SECONDS ?= 600
 SOAK_RATE ?= 50
@@ -66,6 +66,13 @@ test-tools: venv services
 ## republished events) on its own database and RabbitMQ node; report in docs/drills/
 drill: venv services
 	$(BIN)/python -m drill --orders $(ORDERS)
+
+## drill-restore: a real database restore: pg_dump while orders flow, more orders, pg_restore,
+## then the runbook's restore steps (docs/operations.md); ORDERS=300 unless given; report in
+## docs/drills/restore-latest.*
+drill-restore: ORDERS = 300
+drill-restore: venv services
+	$(BIN)/python -m drill.restore --orders $(ORDERS)
 
 ## bench: the price of the guarantees, side by side with a naive pipeline and the raw limits,
 ## on its own database and vhost (~27 min); results in bench/results/ (JSON, Markdown, chart)

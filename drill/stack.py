@@ -91,13 +91,26 @@ class DrillStack:
         self._manage("declare_topology")
         self.token = self._manage("create_api_token", "drill").strip()
         self._start("mailsim", ["bin/mailsim"], ready=r"listening on")
+        self.start_app()
+        return self
+
+    def start_app(self) -> None:
+        """The product's own processes: web, relays, workers, beat (not the simulator, which
+        plays the provider, nor the broker)."""
         self._start("web", ["bin/web"], ready=r"Booting worker")
         for number in range(self.relays):
             self.start_relay(number)
         for number in range(self.workers):
             self.start_worker(number)
         self._start("beat", ["bin/beat"], ready=r"beat: Starting|Scheduler")
-        return self
+
+    def stop_app(self, *, kinds: tuple[str, ...] = ("web", "relay", "worker", "beat")) -> list[str]:
+        """Stop the product's processes of these kinds (the simulator and the broker keep
+        running): the names stopped."""
+        names = [name for name in self.processes if name.startswith(kinds)]
+        for name in names:
+            self.processes[name].stop(timeout=20)
+        return names
 
     def start_worker(self, number: int) -> None:
         self._start(f"worker{number}", ["bin/worker"], ready=r"ready", WORKER_NAME=f"worker{number}")
@@ -136,5 +149,9 @@ class DrillStack:
         self.processes[name] = process
         process.start(ready=ready, timeout=90)
 
-    def _manage(self, *args: str) -> str:
+    def manage(self, *args: str) -> str:
+        """A `manage.py` command against this stack's database and broker: its output."""
         return manage_py(*args, env=self.env(), timeout=300)
+
+    def _manage(self, *args: str) -> str:
+        return self.manage(*args)

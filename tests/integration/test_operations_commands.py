@@ -139,6 +139,36 @@ def test_after_a_restore_events_of_vanished_orders_go_to_the_dlq_and_lost_publis
     assert requeued["body"][0][0]["order_id"] == str(kept.id)
 
 
+def test_after_a_restore_emails_in_flight_at_the_restore_point_are_sent_once_under_their_key(
+    mailsim, start_worker
+):
+    # given two emails in flight at the restore point: their events were published and consumed
+    # before the crash (nothing queued), and the restore lost what came of them: one pending,
+    # one sending under a lease that has run out
+    pending = OrderFactory(customer_email="pending@example.com")
+    sending = OrderFactory(customer_email="sending@example.com")
+    queues_purge()
+    Notification.objects.filter(order=sending).update(
+        status="sending",
+        lease_owner="worker-before-the-crash",
+        lease_expires_at=timezone.now() - timedelta(seconds=1),
+    )
+    # and one whose event still waits in the queue: the check leaves it there, once
+    queued = OrderFactory(customer_email="queued@example.com")
+    # when
+    output = _command("reconcile", "--after-restore")
+    # then the two are published again now, not only once a repair finds them stuck
+    assert "2 event(s) of emails in flight at the restore point published again" in output
+    assert queue_ready_count("orders.confirmations") == 3
+    start_worker()
+    wait_until(
+        lambda: Notification.objects.filter(status="sent").count() == 3, timeout=30, message="all three sent"
+    )
+    keys = sorted(message["idempotency_key"] for message in mailsim.messages())
+    assert keys == sorted(Notification.objects.values_list("idempotency_key", flat=True))
+    assert {n.order_id for n in Notification.objects.all()} == {pending.id, sending.id, queued.id}
+
+
 def test_the_restore_check_refuses_while_workers_consume(mailsim, start_worker):
     start_worker()
     with pytest.raises(CommandError, match="stop them first"):

@@ -71,7 +71,9 @@ class Command(BaseCommand):
         self.stdout.write(
             f"restore check: {result.messages_checked} queued message(s) checked, "
             f"{len(result.dead_lettered)} of orders not in the database moved to the dead-letter queue, "
-            f"{result.events_published} outbox event(s) published"
+            f"{result.events_published} outbox event(s) published, "
+            f"{result.in_flight_republished} event(s) of emails in flight at the restore point "
+            "published again"
         )
 
 
