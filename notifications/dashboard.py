@@ -9,8 +9,10 @@ from typing import Any, TypedDict
 from django.conf import settings
 from django.utils import timezone
 from django.utils.safestring import mark_safe
+from django.utils.timesince import timesince
 
 from messaging.dead_letters.reader import dead_letter_queue_depths
+from notifications.models import Notification
 from notifications.operations.provider_circuit import provider_circuit_status
 from notifications.selectors import (
     notification_counts_per_kind_since,
@@ -37,6 +39,9 @@ class DashboardFigures(TypedDict):
     latency_svg: str
     latency_summary: LatencySummary | None
     provider: str  # the provider's circuit breaker, in words
+    provider_state: str  # closed, open, half_open or paused
+    oldest_unfinished_words: str  # "3 minutes"
+    dead_letters_total: int
 
 
 def dashboard_figures() -> DashboardFigures:
@@ -52,21 +57,37 @@ def dashboard_figures() -> DashboardFigures:
         ((now - sent_at).total_seconds() / 60, (sent_at - created_at).total_seconds())
         for created_at, sent_at in notification_latencies_sent_since(now - timedelta(hours=1))
     ]
+    circuit = provider_circuit_status(settings.MAIL_PROVIDER)
     return {
         "title": "Notifications dashboard",
-        "per_kind": notification_counts_per_kind_since(today),
+        "per_kind": [_labelled(row) for row in notification_counts_per_kind_since(today)],
         "oldest_unfinished_seconds": round((now - oldest).total_seconds()) if oldest else None,
+        "oldest_unfinished_words": timesince(oldest, now, depth=1) if oldest else "",
         "dead_letters": dead_letters,
+        "dead_letters_total": sum(depth for depth in dead_letters.values() if isinstance(depth, int)),
         "latency_svg": latency_svg(points),
         "latency_summary": _summary([latency for _, latency in points]),
-        "provider": provider_circuit_status(settings.MAIL_PROVIDER).describe(),
+        "provider": circuit.describe(),
+        "provider_state": circuit.state.replace("_", " "),
     }
+
+
+def _labelled(row: dict[str, Any]) -> dict[str, Any]:
+    """A kind's figures with its name in words and how many wait for a person."""
+    return {**row, "label": Notification.Kind(row["kind"]).label}
 
 
 def latency_svg(points: list[tuple[float, float]]) -> str:
     """A scatter plot: minutes ago (x) against commit → sent seconds (y, log scale)."""
     plot_w, plot_h = WIDTH - 2 * MARGIN, HEIGHT - 2 * MARGIN
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" role="img">']
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" '
+        f'viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-label="commit to sent latency, last hour">',
+        f'<text x="{WIDTH / 2}" y="{HEIGHT - 8}" font-size="11" text-anchor="middle">'
+        "sent, minutes ago</text>",
+        f'<text transform="rotate(-90)" x="{-HEIGHT / 2}" y="12" font-size="11" text-anchor="middle">'
+        "commit → sent (log scale)</text>",
+    ]
     parts.append(
         f'<rect x="{MARGIN}" y="{MARGIN}" width="{plot_w}" height="{plot_h}" fill="#fafafa" stroke="#ccc"/>'
     )

@@ -70,6 +70,7 @@ def notification_counts_per_kind_since(moment: datetime) -> list[dict[str, Any]]
             accepted=Count("id"),
             completed=Count("id", filter=Q(status__in=Notification.FINAL_STATUSES)),
             sent=Count("id", filter=Q(status=Notification.Status.SENT)),
+            waiting=Count("id", filter=Q(status__in=Notification.NEEDS_PERSON_STATUSES)),
             delivered=Count("id", filter=Q(delivery_status=Notification.DeliveryStatus.DELIVERED)),
             bounced=Count("id", filter=Q(delivery_status=Notification.DeliveryStatus.BOUNCED)),
             complained=Count("id", filter=Q(delivery_status=Notification.DeliveryStatus.COMPLAINED)),

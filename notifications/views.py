@@ -1,8 +1,9 @@
 from django.conf import settings
-from django.contrib import messages
+from django.contrib import admin, messages
 from django.contrib.admin.views.decorators import staff_member_required
 from django.http import HttpRequest, HttpResponse, HttpResponseForbidden
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
 from notifications.dashboard import dashboard_figures
@@ -14,11 +15,21 @@ from notifications.operations.provider_circuit import (
 )
 
 PAUSE_PERMISSION = "notifications.pause_provider"
+DEAD_LETTERS_URL_NAME = "admin:messaging_deadletterrecord_changelist"
 
 
 @staff_member_required
 def dashboard(request: HttpRequest) -> HttpResponse:
-    return render(request, "notifications/dashboard.html", dashboard_figures())
+    """Inside the admin's layout (its navigation and heading), each figure a link to its list."""
+    links = {
+        "notifications_url": reverse("admin:notifications_notification_changelist"),
+        "dead_letters_url": reverse(DEAD_LETTERS_URL_NAME),
+    }
+    return render(
+        request,
+        "notifications/dashboard.html",
+        {**admin.site.each_context(request), **dashboard_figures(), **links},
+    )
 
 
 @staff_member_required
@@ -41,6 +52,7 @@ def mail_provider(request: HttpRequest) -> HttpResponse:
         return redirect("mail_provider")
     status = provider_circuit_status(provider)
     context = {
+        **admin.site.each_context(request),
         "title": "Mail provider",
         "status": status,
         "may_act": may_act,

@@ -15,10 +15,12 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
+from django.utils.timesince import timesince
 
 from infra.read_only_admin import ReadOnlyAdmin, ReadOnlyInline
 from notifications.admin.common import CommentActionForm
 from notifications.admin.notification_email import NotificationEmailSection
+from notifications.admin.remembered_filters import RememberedFilters
 from notifications.admin.review_actions import ReviewActions
 from notifications.models import DeliveryAttempt, Notification, OperatorAction
 
@@ -85,20 +87,19 @@ class NeedsPersonFilter(admin.SimpleListFilter):
 
 
 @admin.register(Notification)
-class NotificationAdmin(ReviewActions, NotificationEmailSection, ReadOnlyAdmin):
+class NotificationAdmin(RememberedFilters, ReviewActions, NotificationEmailSection, ReadOnlyAdmin):
     list_display = [
         "id",
-        "order_link",
+        "order_short",
         "kind",
-        "status",
+        "status_and_reason",
         "delivery_status",
-        "reason",
-        "error_class",
         "attempt_count",
         "age",
         "owner",
     ]
     list_display_links = ["id"]
+    list_per_page = 50
     list_filter = [NeedsPersonFilter, "status", "delivery_status", "kind", AgeFilter, "error_class", "owner"]
     search_fields = ["order__id", "order__customer_email", "idempotency_key", "provider_message_id"]
     ordering = ["-status_changed_at"]
@@ -199,13 +200,22 @@ class NotificationAdmin(ReviewActions, NotificationEmailSection, ReadOnlyAdmin):
     def reason(self, notification: Notification) -> str:
         return notification.last_error or "-"
 
-    @admin.display(description="age", ordering="status_changed_at")
-    def age(self, notification: Notification) -> str:
-        minutes = int((timezone.now() - notification.status_changed_at).total_seconds() // 60)
-        return (
-            f"{minutes // 1440} d"
-            if minutes >= 1440
-            else f"{minutes // 60} h"
-            if minutes >= 60
-            else f"{minutes} min"
+    @admin.display(description="status and reason", ordering="status")
+    def status_and_reason(self, notification: Notification) -> SafeString:
+        """A coloured badge, and the reason in words on its own line below it."""
+        return format_html(
+            '<span class="status-badge status-{}">{}</span><div class="status-reason">{}</div>',
+            notification.status,
+            notification.get_status_display(),
+            notification.last_error,
         )
+
+    @admin.display(description="order")
+    def order_short(self, notification: Notification) -> SafeString:
+        url = reverse("admin:orders_order_change", args=[notification.order_id])
+        order = str(notification.order_id)
+        return format_html('<a href="{}" title="{}">{}…</a>', url, order, order[:8])
+
+    @admin.display(description="in this state for", ordering="status_changed_at")
+    def age(self, notification: Notification) -> str:
+        return timesince(notification.status_changed_at, depth=1)

@@ -140,4 +140,9 @@ class DeliveryAttempt(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"attempt {self.number} of {self.notification_id}: {self.outcome or 'running'}"
+        """In words, as the email's page lists it: "Attempt 1 — permanent, 3 ms, app1 pid 21008"."""
+        outcome = self.get_outcome_display().lower() if self.outcome else "no answer seen"
+        duration = f", {self.duration_ms} ms" if self.duration_ms is not None else ""
+        host, _, pid = self.worker.rpartition(":")
+        worker = f"{host} pid {pid}" if host and pid.isdigit() else self.worker
+        return f"Attempt {self.number} — {outcome}{duration}, {worker}"
