@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 # Product processes find gunicorn, celery and python of the virtualenv first.
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
-.PHONY: run test test-tools drill drill-restore bench soak lint format messages setup services venv token
+.PHONY: run test test-tools drill drill-restore demo bench soak lint format messages setup services venv token
 ORDERS ?= 1000
 SOAK_SECONDS ?= 600
 SOAK_RATE ?= 50
@@ -73,6 +73,13 @@ drill: venv services
 drill-restore: ORDERS = 300
 drill-restore: venv services
 	$(BIN)/python -m drill.restore --orders $(ORDERS)
+
+## demo: a few minutes of a realistic shop against `make run` (started if it is not up): refused
+## and bouncing addresses, dropped connections, a provider outage, paid and cancelled orders;
+## then it prints what to look at. DEMO_MINUTES (3) sets how long orders come in
+DEMO_MINUTES ?= 3
+demo: venv services
+	$(BIN)/python -m demo --minutes $(DEMO_MINUTES)
 
 ## bench: the price of the guarantees, side by side with a naive pipeline and the raw limits,
 ## on its own database and vhost (~27 min); results in bench/results/ (JSON, Markdown, chart)

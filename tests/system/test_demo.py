@@ -1,0 +1,47 @@
+"""`make demo` against the stack of `make run`: a short stream (45 s) with the provider
+refusing, bouncing, dropping connections and going down for a while. Afterwards the emails
+are in at least four states (sent, failed, skipped, rejected), the dead-letter queue holds
+the refused ones, and the demo printed where to look."""
+
+import subprocess
+import sys
+
+import pytest
+
+from drill.processes import REPO, process_env
+from notifications.models import Notification
+from tests.broker import queue_ready_count
+
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("clean_queues"),
+    pytest.mark.tool_check,
+]
+
+
+def test_the_demo_leaves_every_screen_something_to_show(stack, broker, processes_database_url):
+    env = process_env(database_url=processes_database_url, broker_url=broker, mail_url=stack["mailsim"])
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "demo",
+            "--minutes",
+            "0.75",
+            "--web",
+            stack["web"],
+            "--mailsim",
+            stack["mailsim"],
+        ],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=400,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "What to look at" in result.stdout
+    assert "the provider answers 503 to everything" in result.stdout
+    statuses = set(Notification.objects.values_list("status", flat=True))
+    assert {"sent", "failed", "skipped", "rejected"} <= statuses, statuses
+    assert queue_ready_count("orders.confirmations.dlq") > 0
