@@ -53,7 +53,8 @@ PATTERNS = [
         "secret-like setting with a literal value",
         re.compile(
             r"(?i)\b[a-z0-9_]*(?:password|passwd|secret|api_?key|private_?key|access_?key|auth_?token)"
-            r"[a-z0-9_]*['\"]?\s*(?<![=!<>])[:=](?!=)\s*(?P<quote>['\"]?)(?P<value>[^'\"\s,;)]*)(?P=quote)"
+            # (not a key ending in "Ref": Kubernetes' secretRef names a Secret, it holds none)
+            r"[a-z0-9_]*(?<!ref)['\"]?\s*(?<![=!<>])[:=](?!=)\s*(?P<quote>['\"]?)(?P<value>[^'\"\s,;)]*)(?P=quote)"
         ),
     ),
 ]

@@ -46,6 +46,7 @@ NOT_SECRETS = [
     "DJANGO_SECRET_KEY: ${DJANGO_SECRET_KEY:-compose-dev-only-secret-key-change-me}",
     "if SECRET_KEY == DEVELOPMENT_SECRET_KEY:",
     '"DELETE FROM records WHERE api_key_hash = ? AND idempotency_key = ?"',
+    "- secretRef: {name: orders-secrets}",  # Kubernetes: a reference to a Secret, by its name
 ]
 
 
