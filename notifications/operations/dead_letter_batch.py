@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 
+from amqp.exceptions import AMQPError
 from django.contrib.auth.models import User
+from kombu.exceptions import OperationalError
 
 from messaging.broker.topology import dead_letter_queue_name, dead_letter_queues
 from messaging.dead_letters.reader import DeadLetter, DeadLetterReader
@@ -30,6 +32,8 @@ from notifications.operations.replay import (
 from notifications.operations.review import ReviewRefused
 
 LEFT = "left in the queue"
+# The broker refused the connection, closed the channel, or kombu gave up connecting.
+BROKER_ERRORS = (OSError, AMQPError, OperationalError)
 
 
 class UnknownQueue(ValueError):

@@ -14,7 +14,6 @@ import sys
 from datetime import datetime
 from typing import Any, TextIO, cast
 
-from amqp.exceptions import AMQPError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
@@ -23,6 +22,7 @@ from infra.durations import duration_parse, is_duration
 from infra.progress import ProgressReport, progress_report
 from messaging.dead_letters.reader import DeadLetterReader, dead_letter_queue_depths
 from notifications.operations.dead_letter_batch import (
+    BROKER_ERRORS,
     BatchProgress,
     BatchRequest,
     DeadLetterFilter,
@@ -36,7 +36,6 @@ from notifications.operations.dead_letter_batch import (
 from notifications.operations.dead_letter_text import LIST_HEADER, dead_letter_details, dead_letter_line
 
 CONFIRM_ABOVE = 5  # more messages than this need --yes or an interactive "yes"
-BROKER_ERRORS = (OSError, AMQPError)
 
 
 class Command(BaseCommand):
