@@ -55,4 +55,9 @@ def progress_report(out: TextIO, *, label: str, total: int, every: float = 5.0) 
     """A bar when `out` is a terminal, else a line every `every` seconds."""
     if out.isatty():
         return BarProgress(out, label=label, total=total)
-    return PlainProgress(lambda line: out.write(line + "\n"), label=label, total=total, every=every)
+
+    def write(line: str) -> None:
+        out.write(line + "\n")
+        out.flush()  # a log read while the command runs shows it now
+
+    return PlainProgress(write, label=label, total=total, every=every)

@@ -1,0 +1,97 @@
+"""replay_dead_letters streams: the reader holds one message at a time, looks at each message
+present at the start once, has no cap, and a bounded run says how to continue. No worker
+runs here, so what a replay publishes stays in the work queue for the test to read."""
+
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from messaging.dead_letters.reader import DeadLetterReader
+from notifications.models import OperatorAction
+from tests.broker import queue_peek, queue_ready_count
+from tests.factories import NotificationFactory, UnpublishedOrderFactory
+from tests.integration.dead_letter_support import DLQ, WORK_QUEUE, dead_letter_of
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
+
+
+def _letters(count: int, prefix: str = "s", **state: bool) -> list[str]:
+    """`count` dead letters of confirmations (failed by default) whose orders were never
+    published: nothing else is in the queues."""
+    state = state or {"failed": True}
+    return [
+        dead_letter_of(
+            NotificationFactory(
+                order=UnpublishedOrderFactory(customer_email=f"{prefix}{n}@example.com"), **state
+            ).order
+        )
+        for n in range(count)
+    ]
+
+
+def _run(*args: str) -> str:
+    out = StringIO()
+    call_command("replay_dead_letters", *args, stdout=out)
+    return out.getvalue()
+
+
+def test_the_reader_takes_one_message_at_a_time_and_only_those_present_at_the_start():
+    event_ids = _letters(5)
+    with DeadLetterReader() as reader:
+        stream = reader.stream(queues=[DLQ])
+        assert stream.present == {DLQ: 5}
+        first = next(iter(stream))
+        assert queue_ready_count(DLQ) == 4  # one taken from the broker, no more
+        late = _letters(1, prefix="late")  # dead-lettered again while the run goes on
+        rest = list(stream)
+        assert [str(letter.event_id) for letter in [first, *rest]] == event_ids
+        assert queue_ready_count(DLQ) == 1  # the late one: left for the next run
+    assert late[0] not in event_ids
+    assert queue_ready_count(DLQ) == 6  # closing put back every one it held
+
+
+def test_a_replay_without_limit_takes_every_message_and_leaves_those_for_a_person():
+    event_ids = _letters(30)
+    [review] = _letters(1, prefix="review", needs_review=True)
+    # when
+    output = _run("replay", "--yes", "--rate", "0")
+    # then every replayable one went back to its work queue, once
+    assert "replay: 31 message(s) in the dead-letter queue(s) at the start" in output
+    assert "Done: 1 left in the queue, 30 replayed." in output
+    assert "1 left in the queue: needs review: check at the provider" in output
+    assert "1 message(s) now in the dead-letter queue(s)." in output
+    published = [m["headers"]["id"] for m in queue_peek(WORK_QUEUE)]
+    assert sorted(published) == sorted(event_ids)
+    assert [str(letter.event_id) for letter in DeadLetterReader().fetch()] == [review]
+    assert OperatorAction.objects.filter(action="replay").count() == 30
+
+
+def test_a_bounded_run_says_so_and_the_same_command_continues_with_the_rest():
+    _letters(3)
+    first = _run("replay", "--yes", "--rate", "0", "--limit", "2")
+    assert "Done: 2 replayed." in first
+    assert "1 message(s) now in the dead-letter queue(s)." in first
+    assert "Stopped at --limit 2: run the same command again to continue." in first
+    second = _run("replay", "--yes", "--rate", "0")
+    assert "Done: 1 replayed." in second
+    assert "0 message(s) now in the dead-letter queue(s)." in second
+    assert "Stopped at" not in second
+    assert len(queue_peek(WORK_QUEUE)) == 3
+
+
+@pytest.mark.parametrize(
+    ("args", "error"),
+    [
+        (["--limit", "0"], "--limit takes a positive number"),
+        (["--queue", "orders.nowhere"], "No work queue is called 'orders.nowhere'"),
+        (["--older-than", "soon"], "--older-than takes a duration like 30m"),
+        (["--rate", "-1"], "--rate takes messages per second"),
+    ],
+)
+def test_bad_input_is_refused_plainly_and_changes_nothing(args, error):
+    _letters(1)
+    with pytest.raises(CommandError, match=error):
+        _run("replay", "--yes", *args)
+    assert queue_ready_count(DLQ) == 1
+    assert OperatorAction.objects.count() == 0
