@@ -12,6 +12,9 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 class ProgressReport(Protocol):
     def update(self, done: int, status: str) -> None: ...
 
+    def note(self, line: str) -> None:
+        """A line of output above the bar (a bar redraws itself: a plain write would tear it)."""
+
     def close(self) -> None: ...
 
 
@@ -26,6 +29,9 @@ class PlainProgress:
         if time.monotonic() - self._last_at >= self._every:
             self._write(self._last_line)
             self._last_at = time.monotonic()
+
+    def note(self, line: str) -> None:
+        self._write(line)
 
     def close(self) -> None:
         pass
@@ -46,6 +52,9 @@ class BarProgress:
 
     def update(self, done: int, status: str) -> None:
         self._progress.update(self._task, completed=done, status=status)
+
+    def note(self, line: str) -> None:
+        self._progress.console.print(line, markup=False, highlight=False)
 
     def close(self) -> None:
         self._progress.stop()

@@ -101,8 +101,10 @@ class BatchProgress:
     stopped: str = ""  # why the run stopped before the end, if it did
 
     def summary(self) -> str:
-        done = ", ".join(f"{n} {result}" for result, n in sorted(self.results.items()))
-        return done or "nothing done"
+        """E.g. "3 replayed, 1 left in the queue": what was done first, what was not last."""
+        order = {result: rank for rank, result in enumerate(("replayed", "removed", "discarded", LEFT))}
+        results = sorted(self.results.items(), key=lambda item: (order.get(item[0], len(order)), item[0]))
+        return ", ".join(f"{n} {result}" for result, n in results) or "nothing done"
 
 
 @dataclass(frozen=True)

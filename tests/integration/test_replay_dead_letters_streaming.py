@@ -2,11 +2,17 @@
 present at the start once, has no cap, and a bounded run says how to continue. No worker
 runs here, so what a replay publishes stays in the work queue for the test to read."""
 
+import contextlib
+import os
+import pty
+import subprocess
+import sys
 from io import StringIO
 
 import pytest
 from django.core.management import CommandError, call_command
 
+from drill.processes import REPO
 from messaging.dead_letters.reader import DeadLetterReader
 from notifications.models import OperatorAction
 from tests.broker import queue_peek, queue_ready_count
@@ -58,7 +64,7 @@ def test_a_replay_without_limit_takes_every_message_and_leaves_those_for_a_perso
     output = _run("replay", "--yes", "--rate", "0")
     # then every replayable one went back to its work queue, once
     assert "replay: 31 message(s) in the dead-letter queue(s) at the start" in output
-    assert "Done: 1 left in the queue, 30 replayed." in output
+    assert "Done: 30 replayed, 1 left in the queue." in output
     assert "1 left in the queue: needs review: check at the provider" in output
     assert "1 message(s) now in the dead-letter queue(s)." in output
     published = [m["headers"]["id"] for m in queue_peek(WORK_QUEUE)]
@@ -95,3 +101,39 @@ def test_bad_input_is_refused_plainly_and_changes_nothing(args, error):
         _run("replay", "--yes", *args)
     assert queue_ready_count(DLQ) == 1
     assert OperatorAction.objects.count() == 0
+
+
+def _run_in_a_process(service_env, *, terminal: bool) -> str:
+    """The command as a person runs it: on a terminal (a pseudo-terminal), or into a pipe."""
+    command = [sys.executable, "manage.py", "replay_dead_letters", "replay", "--yes", "--rate", "20"]
+    if not terminal:
+        done = subprocess.run(
+            command, cwd=REPO, env=service_env(), capture_output=True, text=True, timeout=60
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+    leader, follower = pty.openpty()
+    env = {**service_env(), "COLUMNS": "120", "TERM": "xterm"}
+    process = subprocess.Popen(command, cwd=REPO, env=env, stdout=follower, stderr=follower)
+    os.close(follower)
+    output = b""
+    with contextlib.suppress(OSError):  # EIO once the process closed its end
+        while chunk := os.read(leader, 4096):
+            output += chunk
+    os.close(leader)
+    assert process.wait(timeout=60) == 0, output.decode(errors="replace")
+    return output.decode(errors="replace")
+
+
+def test_a_terminal_gets_a_progress_bar_and_a_log_gets_plain_lines(service_env):
+    _letters(3, prefix="tty")
+    on_terminal = _run_in_a_process(service_env, terminal=True)
+    assert "━" in on_terminal  # rich's bar
+    assert "3/3" in on_terminal
+    assert "Done: 3 replayed." in on_terminal
+    _letters(2, prefix="pipe")
+    in_a_log = _run_in_a_process(service_env, terminal=False)
+    assert "\x1b[" not in in_a_log  # no terminal codes in a log
+    assert "━" not in in_a_log
+    assert "replay: 2 message(s) in the dead-letter queue(s) at the start" in in_a_log
+    assert "Done: 2 replayed." in in_a_log

@@ -10,6 +10,7 @@ loses nothing: running the same command again continues with what is left.
 """
 
 import getpass
+import math
 import sys
 from datetime import datetime
 from typing import Any, TextIO, cast
@@ -19,7 +20,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from infra.durations import duration_parse, is_duration
-from infra.progress import ProgressReport, progress_report
+from infra.progress import PlainProgress, ProgressReport, progress_report
 from messaging.dead_letters.reader import DeadLetterReader, dead_letter_queue_depths
 from notifications.operations.dead_letter_batch import (
     BROKER_ERRORS,
@@ -137,12 +138,11 @@ class Command(BaseCommand):
             nonlocal bar, done_so_far
             if bar is None:
                 bar = self._start(progress, request)
+            done_so_far = progress.summary()
             if step is not None and (request.dry_run or self.verbosity > 1):
                 why = step.plan.why if step.plan else step.letter.reason
-                self.stdout.write(
-                    f"{step.result}: {step.letter.event_id or '-'} {step.letter.event_type or '-'} ({why})"
-                )
-            done_so_far = progress.summary()
+                event = f"{step.letter.event_id or '-'} {step.letter.event_type or '-'}"
+                bar.note(f"{step.result}: {event} ({why})")
             bar.update(progress.looked_at, done_so_far)
 
         try:
@@ -157,14 +157,15 @@ class Command(BaseCommand):
                 bar.close()
 
     def _start(self, progress: BatchProgress, request: BatchRequest) -> ProgressReport:
+        out = cast(TextIO, self.stdout._out)
+        if request.dry_run:  # its lines are its output: no bar, no progress lines among them
+            return PlainProgress(self.stdout.write, label="", total=progress.present, every=math.inf)
         pace = f" at most {1 / request.pause:g} a second" if request.pause else ""
         self.stdout.write(
             f"{request.verb}: {progress.present} message(s) in the dead-letter queue(s) at the start; "
             f"looking at each once{pace}."
         )
         self.stdout.flush()
-        # A dry run's own lines are its output: its progress goes to stderr.
-        out = sys.stderr if request.dry_run else cast(TextIO, self.stdout._out)
         return progress_report(out, label=str(request.verb), total=progress.present)
 
     def _summary(self, progress: BatchProgress, request: BatchRequest, flt: DeadLetterFilter) -> None:
