@@ -18,26 +18,18 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from messaging.dead_letters.reader import DeadLetterReader
 from notifications.admin.common import StaffRequest
 from notifications.admin.dead_letter_forms import (
     DISCARD_NEEDS_COMMENT,
     DeadLetterActionForm,
     DeadLetterFilterForm,
 )
-from notifications.operations.dead_letter_batch import (
-    BROKER_ERRORS,
-    BatchProgress,
-    BatchRequest,
-    DeadLetterFilter,
-    UnknownQueue,
-    dead_letters_process,
-)
+from notifications.operations.dead_letter_batch import DeadLetterFilter, UnknownQueue
 from notifications.operations.dead_letter_screen import (
     BrokerUnreachable,
     dead_letter_page,
     dead_letter_preview,
-    unreachable_words,
+    dead_letters_act,
 )
 
 TEMPLATES = "admin/notifications/dead_letters"
@@ -84,11 +76,22 @@ def dead_letters_action(request: StaffRequest) -> HttpResponse:
         error = DISCARD_NEEDS_COMMENT if action.cleaned_data["confirmed"] else ""
         return _confirmation(request, filter_form, action, flt, error)
     try:
-        progress = _run(request, flt, action)
-    except BROKER_ERRORS as exc:
-        messages.error(request, unreachable_words(exc))
+        progress, warnings = dead_letters_act(
+            flt,
+            action.chosen_verb,
+            user=request.user,
+            comment=action.cleaned_data["comment"].strip(),
+            include_needs_review=action.cleaned_data["include_needs_review"],
+        )
+    except (BrokerUnreachable, UnknownQueue) as exc:
+        messages.error(request, str(exc))
         return _back_to_list(filter_form)
-    _report(request, progress, action)
+    if progress.matched == 0:
+        messages.warning(request, "No dead letter matched any more: nothing done.")
+    else:
+        messages.success(request, f"{action.chosen_verb.capitalize()}: {progress.summary()}.")
+    for warning in warnings:
+        messages.warning(request, warning)
     return _back_to_list(filter_form)
 
 
@@ -112,29 +115,6 @@ def _confirmation(
     except (BrokerUnreachable, UnknownQueue) as exc:
         context["broker_error"] = str(exc)
     return TemplateResponse(request, f"{TEMPLATES}/confirm.html", context)
-
-
-def _run(request: StaffRequest, flt: DeadLetterFilter, action: DeadLetterActionForm) -> BatchProgress:
-    batch = BatchRequest(
-        verb=action.chosen_verb,
-        actor_name=request.user.get_username(),
-        actor=request.user,
-        comment=action.cleaned_data["comment"].strip(),
-        include_needs_review=action.cleaned_data["include_needs_review"],
-    )
-    with DeadLetterReader() as reader:  # what is not acked goes back when it closes
-        return dead_letters_process(reader, flt, batch)
-
-
-def _report(request: HttpRequest, progress: BatchProgress, action: DeadLetterActionForm) -> None:
-    if progress.matched == 0:
-        messages.warning(request, "No dead letter matched any more: nothing done.")
-        return
-    messages.success(request, f"{action.chosen_verb.capitalize()}: {progress.summary()}.")
-    for why, count in progress.left_why.most_common():
-        messages.warning(request, f"{count} left in the queue: {why}")
-    if progress.stopped:
-        messages.error(request, f"Stopped: {progress.stopped}. The rest is still in its queue.")
 
 
 def _back_to_list(filter_form: DeadLetterFilterForm) -> HttpResponse:

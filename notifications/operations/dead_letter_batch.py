@@ -8,6 +8,7 @@ services of replay.py, which ack only after a confirmed republish, so stopping a
 its dead-letter queue, and the same request run again continues with it.
 """
 
+import itertools
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -87,6 +88,7 @@ class BatchRequest:
     comment: str = ""  # why, for a discard (required there)
     include_needs_review: bool = False  # replay emails that may already have gone out
     limit: int | None = None  # act on at most this many matching messages
+    scan_limit: int | None = None  # look at at most this many messages (None: all present)
     pause: float = 0.0  # seconds between two replays
     dry_run: bool = False
 
@@ -144,7 +146,7 @@ def dead_letters_process(
     stream = reader.stream(queues=flt.queues())
     progress = BatchProgress(present=stream.total)
     _notify(on_step, progress, None)
-    for letter in stream:
+    for letter in itertools.islice(stream, request.scan_limit):
         progress.looked_at += 1
         if not flt.matches(letter):
             _notify(on_step, progress, None)

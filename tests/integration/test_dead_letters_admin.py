@@ -6,6 +6,7 @@ import pytest
 from django.test import Client
 
 from notifications.models import Notification, OperatorAction
+from notifications.operations import dead_letter_screen
 from notifications.operations.dead_letter_batch import DeadLetterFilter
 from notifications.operations.dead_letter_screen import dead_letter_page
 from notifications.reviewers import reviewers_group_ensure
@@ -186,3 +187,26 @@ def test_only_reviewers_see_it_and_acting_needs_a_post_with_its_csrf_token(clien
     assert strict.post(ACT, {"verb": "discard", "scope": "matching", "confirmed": "on"}).status_code == 403
     assert queue_ready_count(DLQ) == 2
     assert Client().get(LIST).status_code == 302  # to the login page
+
+
+def test_the_screen_reads_and_acts_in_bounded_steps_and_says_so(reviewer, letters, monkeypatch):
+    # given bounds of one message (5000 read and 500 acted on in production)
+    monkeypatch.setattr(dead_letter_screen, "SCAN_LIMIT", 1)
+    listed = reviewer.get(LIST).content.decode()
+    assert "1 message(s) match" in listed
+    assert "Looked at the first 1 of the 2 messages only" in listed
+    monkeypatch.setattr(dead_letter_screen, "SCAN_LIMIT", 5000)
+    monkeypatch.setattr(dead_letter_screen, "ACT_LIMIT", 1)
+    everything = {"verb": "discard", "scope": "matching", "comment": "duplicates"}
+    asked = reviewer.post(ACT, everything).content.decode()
+    assert "You are about to <strong>discard</strong> 1 dead letter(s)" in asked
+    assert "That is as many as one click takes" in asked
+    # when confirmed twice
+    first = _confirm(reviewer, **everything).content.decode()
+    assert "Discard: 1 discarded." in first
+    assert "Stopped after 1 message(s) of the 2 in the queue(s)" in first
+    assert queue_ready_count(DLQ) == 1
+    _confirm(reviewer, **everything)
+    # then each click took one, and all are gone
+    assert queue_ready_count(DLQ) == 0
+    assert OperatorAction.objects.filter(action="discard").count() == 2
