@@ -33,6 +33,7 @@ from notifications.operations.replay import (
 from notifications.operations.review import ReviewRefused
 
 LEFT = "left in the queue"
+MAX_REASONS = 20  # distinct reasons for leaving a message that a summary lists
 # The broker refused the connection, closed the channel, or kombu gave up connecting.
 BROKER_ERRORS = (OSError, AMQPError, OperationalError)
 
@@ -102,6 +103,11 @@ class BatchProgress:
     left_why: Counter[str] = field(default_factory=Counter)  # why each one was left, in words
     stopped: str = ""  # why the run stopped before the end, if it did
 
+    def leave(self, why: str) -> None:
+        # Some reasons name an order: bounded, so memory does not grow with the queue.
+        known = why in self.left_why or len(self.left_why) < MAX_REASONS
+        self.left_why[why if known else "other reasons"] += 1
+
     def summary(self) -> str:
         """E.g. "3 replayed, 1 left in the queue": what was done first, what was not last."""
         order = {result: rank for rank, result in enumerate(("replayed", "removed", "discarded", LEFT))}
@@ -159,7 +165,7 @@ def dead_letters_process(
             break
         progress.results[step.result] += 1
         if step.result == LEFT and step.plan is not None:
-            progress.left_why[step.plan.why] += 1
+            progress.leave(step.plan.why)
         _notify(on_step, progress, step)
         if request.limit is not None and progress.matched >= request.limit:
             break
