@@ -94,9 +94,13 @@ class DeadLetterReader:
 
     def stream(self, *, queues: list[str] | None = None) -> "DeadLetterStream":
         """Every message present now, once, queue by queue; nothing is buffered."""
-        names = queues or [queue.name for queue in dead_letter_queues()]
-        present = {name: queue_counts(self._channel, name)[0] for name in names}
+        present = self.ready_counts(queues)
         return DeadLetterStream(present=present, letters=self._take(present))
+
+    def ready_counts(self, queues: list[str] | None = None) -> dict[str, int]:
+        """Messages waiting in each queue, those this reader holds not counted."""
+        names = queues or [queue.name for queue in dead_letter_queues()]
+        return {name: queue_counts(self._channel, name)[0] for name in names}
 
     def _take(self, present: dict[str, int]) -> Iterator[DeadLetter]:
         for name, count in present.items():

@@ -8,6 +8,7 @@ services of replay.py, which ack only after a confirmed republish, so stopping a
 its dead-letter queue, and the same request run again continues with it.
 """
 
+import contextlib
 import itertools
 import time
 from collections import Counter
@@ -33,6 +34,7 @@ from notifications.operations.replay import (
 from notifications.operations.review import ReviewRefused
 
 LEFT = "left in the queue"
+ACKED = ("replayed", "removed", "discarded")  # the results of replay.py that ack the message
 MAX_REASONS = 20  # distinct reasons for leaving a message that a summary lists
 # The broker refused the connection, closed the channel, or kombu gave up connecting.
 BROKER_ERRORS = (OSError, AMQPError, OperationalError)
@@ -102,6 +104,10 @@ class BatchProgress:
     results: Counter[str] = field(default_factory=Counter)  # "replayed", "removed", LEFT, ...
     left_why: Counter[str] = field(default_factory=Counter)  # why each one was left, in words
     stopped: str = ""  # why the run stopped before the end, if it did
+    acked: int = 0  # messages that left their queue (replayed, removed, discarded)
+    # Messages in the queues read when the run ended, counted while it still held its own:
+    # after a close, RabbitMQ puts held messages back a moment later, and a count would miss them.
+    left: int | None = None
 
     def leave(self, why: str) -> None:
         # Some reasons name an order: bounded, so memory does not grow with the queue.
@@ -164,6 +170,7 @@ def dead_letters_process(
             progress.stopped = f"the broker did not confirm the replay of {letter.event_id}: {exc}"
             break
         progress.results[step.result] += 1
+        progress.acked += step.result in ACKED
         if step.result == LEFT and step.plan is not None:
             progress.leave(step.plan.why)
         _notify(on_step, progress, step)
@@ -171,6 +178,8 @@ def dead_letters_process(
             break
         if step.result == "replayed" and request.pause:
             time.sleep(request.pause)
+    with contextlib.suppress(*BROKER_ERRORS):  # the summary then says less, nothing else changes
+        progress.left = sum(reader.ready_counts(flt.queues()).values()) + progress.looked_at - progress.acked
     return progress
 
 

@@ -10,10 +10,18 @@ from messaging.models import OutboxEvent
 from messaging.task_names import HANDLE_EVENT
 from orders.events import ORDER_CREATED
 from orders.models import Order
+from tests.broker import queue_ready_count
+from tests.waiting import wait_until
 
 DLQ = "orders.confirmations.dlq"
 WORK_QUEUE = "orders.confirmations"
 REFUSED = "The mail provider refused the email (HTTP 422): mailbox unavailable"
+
+
+def dlq_settles_at(count: int) -> None:
+    """The DLQ holds `count` messages once RabbitMQ has put back what a closed reader held:
+    a quorum queue does that a moment after the close, not before it answers."""
+    wait_until(lambda: queue_ready_count(DLQ) == count, timeout=10, message=f"{count} in the DLQ")
 
 
 def dead_letter_of(order: Order, *, reason: str = REFUSED, error_class: str = "permanent") -> str:

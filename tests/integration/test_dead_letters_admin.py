@@ -10,9 +10,9 @@ from notifications.operations import dead_letter_screen
 from notifications.operations.dead_letter_batch import DeadLetterFilter
 from notifications.operations.dead_letter_screen import dead_letter_page
 from notifications.reviewers import reviewers_group_ensure
-from tests.broker import queue_peek, queue_ready_count
+from tests.broker import queue_peek
 from tests.factories import NotificationFactory, UnpublishedOrderFactory, staff_user
-from tests.integration.dead_letter_support import DLQ, WORK_QUEUE, dead_letter_of
+from tests.integration.dead_letter_support import WORK_QUEUE, dead_letter_of, dlq_settles_at
 
 # Transactional: dead-lettering closes the database connection it finds (as a worker does).
 # No worker runs, so a replayed message stays in its work queue for the test to read.
@@ -62,7 +62,7 @@ def test_the_list_shows_each_dead_letter_with_its_reason_and_what_a_replay_would
     assert f'href="/admin/notifications/notification/{failed.pk}/change/"' in html
     assert "orders.confirmations.dlq: 2" in html
     assert "2 message(s) match" in html
-    assert queue_ready_count(DLQ) == 2  # reading held nothing
+    dlq_settles_at(2)  # reading held nothing
 
 
 @pytest.mark.parametrize(
@@ -95,7 +95,7 @@ def test_pages_of_the_list(letters):
     assert {str(first.rows[0].letter.event_id), str(second.rows[0].letter.event_id)} == {
         event_id for event_id, _ in letters.values()
     }
-    assert queue_ready_count(DLQ) == 2
+    dlq_settles_at(2)
 
 
 def test_replay_of_the_selected_asks_first_then_publishes_again_and_is_recorded(reviewer, letters):
@@ -105,12 +105,13 @@ def test_replay_of_the_selected_asks_first_then_publishes_again_and_is_recorded(
     # then the confirmation names it, and nothing has happened yet
     assert "You are about to <strong>replay</strong> 1 dead letter(s)" in asked.content.decode()
     assert failed_id in asked.content.decode()
-    assert (queue_ready_count(DLQ), OperatorAction.objects.count()) == (2, 0)
+    dlq_settles_at(2)
+    assert OperatorAction.objects.count() == 0
     # when they confirm
     done = _confirm(reviewer, verb="replay", scope="selected", event_id=[failed_id])
     # then it is back in its work queue, gone from the DLQ, and recorded with who did it
     assert "Replay: 1 replayed." in done.content.decode()
-    assert queue_ready_count(DLQ) == 1
+    dlq_settles_at(1)
     [message] = queue_peek(WORK_QUEUE)
     assert message["headers"]["id"] == failed_id
     action = OperatorAction.objects.get()
@@ -131,12 +132,12 @@ def test_replay_leaves_emails_that_may_have_gone_out_unless_the_box_is_ticked(re
     refused = _confirm(reviewer, **matching).content.decode()
     assert "Replay: 1 left in the queue." in refused
     assert "1 left in the queue: needs review: check at the provider" in refused
-    assert queue_ready_count(DLQ) == 2
+    dlq_settles_at(2)
     assert queue_peek(WORK_QUEUE) == []
     # when confirmed with it
     done = _confirm(reviewer, **matching, include_needs_review="on").content.decode()
     assert "Replay: 1 replayed." in done
-    assert queue_ready_count(DLQ) == 1
+    dlq_settles_at(1)
     assert [m["headers"]["id"] for m in queue_peek(WORK_QUEUE)] == [review_id]
     review.refresh_from_db()
     assert review.status == "pending"
@@ -146,10 +147,10 @@ def test_discard_needs_a_comment_and_records_it(reviewer, letters):
     everything = {"verb": "discard", "scope": "matching"}
     refused = _confirm(reviewer, **everything).content.decode()
     assert "A discard needs a comment" in refused
-    assert queue_ready_count(DLQ) == 2
+    dlq_settles_at(2)
     done = _confirm(reviewer, **everything, comment="test orders of the load test").content.decode()
     assert "Discard: 2 discarded." in done
-    assert queue_ready_count(DLQ) == 0
+    dlq_settles_at(0)
     assert queue_peek(WORK_QUEUE) == []
     actions = OperatorAction.objects.filter(action="discard")
     assert {str(a.event_id) for a in actions} == {event_id for event_id, _ in letters.values()}
@@ -159,7 +160,7 @@ def test_discard_needs_a_comment_and_records_it(reviewer, letters):
 def test_nothing_selected_is_refused_plainly(reviewer, letters):
     page = reviewer.post(ACT, {"verb": "replay", "scope": "selected"}, follow=True)
     assert "Select at least one dead letter" in page.content.decode()
-    assert queue_ready_count(DLQ) == 2
+    dlq_settles_at(2)
 
 
 def test_a_broker_that_is_down_is_said_plainly(reviewer, letters, settings):
@@ -185,7 +186,7 @@ def test_only_reviewers_see_it_and_acting_needs_a_post_with_its_csrf_token(clien
     strict = Client(enforce_csrf_checks=True)
     strict.force_login(staff_user("rosa", reviewer=True))
     assert strict.post(ACT, {"verb": "discard", "scope": "matching", "confirmed": "on"}).status_code == 403
-    assert queue_ready_count(DLQ) == 2
+    dlq_settles_at(2)
     assert Client().get(LIST).status_code == 302  # to the login page
 
 
@@ -205,8 +206,8 @@ def test_the_screen_reads_and_acts_in_bounded_steps_and_says_so(reviewer, letter
     first = _confirm(reviewer, **everything).content.decode()
     assert "Discard: 1 discarded." in first
     assert "Stopped after 1 message(s) of the 2 in the queue(s)" in first
-    assert queue_ready_count(DLQ) == 1
+    dlq_settles_at(1)
     _confirm(reviewer, **everything)
     # then each click took one, and all are gone
-    assert queue_ready_count(DLQ) == 0
+    dlq_settles_at(0)
     assert OperatorAction.objects.filter(action="discard").count() == 2

@@ -17,7 +17,7 @@ from messaging.dead_letters.reader import DeadLetterReader
 from notifications.models import OperatorAction
 from tests.broker import queue_peek, queue_ready_count
 from tests.factories import NotificationFactory, UnpublishedOrderFactory
-from tests.integration.dead_letter_support import DLQ, WORK_QUEUE, dead_letter_of
+from tests.integration.dead_letter_support import DLQ, WORK_QUEUE, dead_letter_of, dlq_settles_at
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
 
@@ -54,7 +54,7 @@ def test_the_reader_takes_one_message_at_a_time_and_only_those_present_at_the_st
         assert [str(letter.event_id) for letter in [first, *rest]] == event_ids
         assert queue_ready_count(DLQ) == 1  # the late one: left for the next run
     assert late[0] not in event_ids
-    assert queue_ready_count(DLQ) == 6  # closing put back every one it held
+    dlq_settles_at(6)  # closing put back every one it held
 
 
 def test_a_replay_without_limit_takes_every_message_and_leaves_those_for_a_person():
@@ -69,7 +69,8 @@ def test_a_replay_without_limit_takes_every_message_and_leaves_those_for_a_perso
     assert "1 message(s) now in the dead-letter queue(s)." in output
     published = [m["headers"]["id"] for m in queue_peek(WORK_QUEUE)]
     assert sorted(published) == sorted(event_ids)
-    assert [str(letter.event_id) for letter in DeadLetterReader().fetch()] == [review]
+    with DeadLetterReader() as reader:
+        assert [str(letter.event_id) for letter in reader.fetch()] == [review]
     assert OperatorAction.objects.filter(action="replay").count() == 30
 
 
@@ -99,7 +100,7 @@ def test_bad_input_is_refused_plainly_and_changes_nothing(args, error):
     _letters(1)
     with pytest.raises(CommandError, match=error):
         _run("replay", "--yes", *args)
-    assert queue_ready_count(DLQ) == 1
+    dlq_settles_at(1)
     assert OperatorAction.objects.count() == 0
 
 

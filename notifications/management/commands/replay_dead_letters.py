@@ -21,7 +21,7 @@ from django.utils.dateparse import parse_datetime
 
 from infra.durations import duration_parse, is_duration
 from infra.progress import PlainProgress, ProgressReport, progress_report
-from messaging.dead_letters.reader import DeadLetterReader, dead_letter_queue_depths
+from messaging.dead_letters.reader import DeadLetterReader
 from notifications.operations.dead_letter_batch import (
     BROKER_ERRORS,
     BatchProgress,
@@ -128,7 +128,7 @@ class Command(BaseCommand):
             self._confirm(verb, dead_letters_count(flt, options["limit"]))
         with DeadLetterReader() as reader:  # whatever is not acked returns to its queue on exit
             progress = self._run(reader, flt, request)
-        self._summary(progress, request, flt)
+        self._summary(progress, request)
 
     def _run(self, reader: DeadLetterReader, flt: DeadLetterFilter, request: BatchRequest) -> BatchProgress:
         bar: ProgressReport | None = None
@@ -168,7 +168,7 @@ class Command(BaseCommand):
         self.stdout.flush()
         return progress_report(out, label=str(request.verb), total=progress.present)
 
-    def _summary(self, progress: BatchProgress, request: BatchRequest, flt: DeadLetterFilter) -> None:
+    def _summary(self, progress: BatchProgress, request: BatchRequest) -> None:
         if progress.matched == 0:
             self.stdout.write("No dead letters match.")
             return
@@ -178,14 +178,8 @@ class Command(BaseCommand):
         self.stdout.write(f"Done: {progress.summary()}.")
         for why, count in progress.left_why.most_common():
             self.stdout.write(f"  {count} left in the queue: {why}")
-        try:
-            queues = flt.queues()
-            left = sum(
-                depth for name, depth in dead_letter_queue_depths().items() if not queues or name in queues
-            )
-        except BROKER_ERRORS:
-            return
-        self.stdout.write(f"{left} message(s) now in the dead-letter queue(s).")
+        if progress.left is not None:
+            self.stdout.write(f"{progress.left} message(s) now in the dead-letter queue(s).")
         if progress.stopped:
             raise CommandError(f"Stopped: {progress.stopped}. Run the same command again to continue.")
         if request.limit is not None and progress.matched >= request.limit:
