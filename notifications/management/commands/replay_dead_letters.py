@@ -83,7 +83,10 @@ class Command(BaseCommand):
         try:
             if verb in ("list", "show"):
                 with DeadLetterReader() as reader:  # nothing is acked: all go back on exit
-                    self._list(reader, flt, options["limit"]) if verb == "list" else self._show(reader, flt)
+                    if verb == "list":
+                        self._list(reader, flt, options["limit"])
+                    else:
+                        self._show(reader, flt)
             else:
                 self._act(Verb(verb), flt, options)
         except UnknownQueue as exc:
