@@ -2,10 +2,16 @@
 
 Messages are taken with `basic_get` and not acked; closing the reader puts back every one
 that was not explicitly acked. A crash of the reading process does the same.
+
+`stream` hands them out one at a time, so a reader's memory does not grow with the queue,
+and takes from each queue at most as many as it held when the stream started: a message
+left un-acked is not handed out twice (the broker holds it for us), and one dead-lettered
+again while we go (a replay that fails anew) waits for the next run instead of looping.
 """
 
 import json
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -62,6 +68,19 @@ class DeadLetter:
         return str((self.envelope or {}).get(event_type.aggregate_id_field, ""))
 
 
+@dataclass
+class DeadLetterStream:
+    present: dict[str, int]  # messages in each queue when it started: all it will hand out
+    letters: Iterator[DeadLetter]
+
+    @property
+    def total(self) -> int:
+        return sum(self.present.values())
+
+    def __iter__(self) -> Iterator[DeadLetter]:
+        return self.letters
+
+
 class DeadLetterReader:
     def __init__(self, broker_url: str | None = None):
         self._connection = Connection(broker_url or settings.CELERY_BROKER_URL, connect_timeout=5)
@@ -73,15 +92,27 @@ class DeadLetterReader:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    def fetch(self, *, queues: list[str] | None = None, limit: int = 10_000) -> list[DeadLetter]:
-        letters: list[DeadLetter] = []
-        for queue in queues or [queue.name for queue in dead_letter_queues()]:
-            while len(letters) < limit:
-                message = self._channel.basic_get(queue=queue, no_ack=False)
+    def stream(self, *, queues: list[str] | None = None) -> "DeadLetterStream":
+        """Every message present now, once, queue by queue; nothing is buffered."""
+        present = self.ready_counts(queues)
+        return DeadLetterStream(present=present, letters=self._take(present))
+
+    def ready_counts(self, queues: list[str] | None = None) -> dict[str, int]:
+        """Messages waiting in each queue, those this reader holds not counted."""
+        names = queues or [queue.name for queue in dead_letter_queues()]
+        return {name: queue_counts(self._channel, name)[0] for name in names}
+
+    def _take(self, present: dict[str, int]) -> Iterator[DeadLetter]:
+        for name, count in present.items():
+            for _ in range(count):
+                message = self._channel.basic_get(queue=name, no_ack=False)
                 if message is None:
-                    break
-                letters.append(_parse(queue, message))
-        return letters
+                    break  # someone else took the rest
+                yield _parse(name, message)
+
+    def fetch(self, *, queues: list[str] | None = None) -> list[DeadLetter]:
+        """All of them at once: for small queues and callers that need a list."""
+        return list(self.stream(queues=queues))
 
     def ack(self, letter: DeadLetter) -> None:
         self._channel.basic_ack(letter.delivery_tag)

@@ -10,6 +10,8 @@ published twice, and the inbox and the provider key make that one email.
 from dataclasses import dataclass
 from enum import StrEnum
 
+from django.contrib.auth.models import User
+
 from messaging.dead_letters.reader import DeadLetter, DeadLetterReader
 from messaging.dead_letters.replay import dead_letter_republish
 from messaging.registry import event_types
@@ -17,7 +19,7 @@ from messaging.relay.publisher import PublishError
 from notifications.events import EMAIL_KIND_OF_EVENT
 from notifications.models import Notification, OperatorAction
 from notifications.operations.audit import action_finish, action_start
-from notifications.operations.review import OTHER_WAYS, notification_reopen, retry_dead_end
+from notifications.operations.review import OTHER_WAYS, ReviewRefused, notification_reopen, retry_dead_end
 from orders.models import Order
 
 
@@ -53,8 +55,8 @@ def dead_letter_plan(letter: DeadLetter, *, include_needs_review: bool = False) 
     if status == Notification.Status.NEEDS_REVIEW and not include_needs_review:
         return Plan(
             Verdict.SKIP,
-            "needs review: check at the provider whether it was sent, then retry it in the admin "
-            "or replay with --include-needs-review",
+            "needs review: check at the provider whether it was sent, then retry it in the admin, "
+            "or replay it including emails that may have gone out (--include-needs-review)",
             notification,
         )
     dead_end = retry_dead_end(notification) if status in Notification.NEEDS_PERSON_STATUSES else ""
@@ -63,10 +65,15 @@ def dead_letter_plan(letter: DeadLetter, *, include_needs_review: bool = False) 
     return Plan(Verdict.REPLAY, f"reopen the {status} notification and publish again", notification)
 
 
-def dead_letter_replay(reader: DeadLetterReader, letter: DeadLetter, plan: Plan, *, actor_name: str) -> str:
+def dead_letter_replay(
+    reader: DeadLetterReader, letter: DeadLetter, plan: Plan, *, actor_name: str, actor: User | None = None
+) -> str:
+    """Raises PublishError (not confirmed) or ReviewRefused (the notification changed since
+    the plan); either way the message stays in its dead-letter queue and the record says so."""
     record = action_start(
         action=OperatorAction.Action.REPLAY,
         actor_name=actor_name,
+        actor=actor,
         notification=plan.notification,
         event_id=letter.event_id,
     )
@@ -75,7 +82,11 @@ def dead_letter_replay(reader: DeadLetterReader, letter: DeadLetter, plan: Plan,
         action_finish(record, result=f"removed without publishing: {plan.why}")
         return "removed"
     if plan.notification is not None and plan.notification.status in Notification.NEEDS_PERSON_STATUSES:
-        notification_reopen(notification_id=plan.notification.pk, actor_name=actor_name)
+        try:
+            notification_reopen(notification_id=plan.notification.pk, actor_name=actor_name)
+        except ReviewRefused as exc:
+            action_finish(record, result=f"refused, left in the dead-letter queue: {exc}")
+            raise
     try:
         dead_letter_republish(letter)
     except PublishError as exc:
@@ -87,10 +98,14 @@ def dead_letter_replay(reader: DeadLetterReader, letter: DeadLetter, plan: Plan,
 
 
 def dead_letter_discard(
-    reader: DeadLetterReader, letter: DeadLetter, *, actor_name: str, comment: str
+    reader: DeadLetterReader, letter: DeadLetter, *, actor_name: str, comment: str, actor: User | None = None
 ) -> str:
     record = action_start(
-        action=OperatorAction.Action.DISCARD, actor_name=actor_name, event_id=letter.event_id, comment=comment
+        action=OperatorAction.Action.DISCARD,
+        actor_name=actor_name,
+        actor=actor,
+        event_id=letter.event_id,
+        comment=comment,
     )
     reader.ack(letter)
     action_finish(record, result=f"discarded from {letter.dead_letter_queue}: {letter.reason}")

@@ -2,6 +2,9 @@
 replay killed half-way. A real worker makes the dead letters and sends the replayed emails."""
 
 import getpass
+import os
+import re
+import signal
 import subprocess
 import sys
 from io import StringIO
@@ -119,35 +122,40 @@ def test_a_sent_notification_is_not_sent_again_by_a_replay_of_its_dead_letter(ma
     assert mailsim.messages() == []
 
 
+REPLAY_COMMAND = [sys.executable, "manage.py", "replay_dead_letters", "replay", "--yes", "--actor", "ops"]
+
+
 def test_a_replay_killed_half_way_and_run_again_loses_nothing_and_doubles_nothing(
     mailsim, module_worker, service_env, tmp_path
 ):
     orders = _dead_letters(mailsim, 20, prefix="kill")
-    command = [
-        sys.executable,
-        "manage.py",
-        "replay_dead_letters",
-        "replay",
-        "--yes",
-        "--rate",
-        "8",
-        "--actor",
-        "ops",
-    ]
     env = service_env()
-    # when the replay is killed after a few messages
-    replay = ManagedProcess("replay", command, env=env, log_path=tmp_path / "replay.log")
-    replay.start(ready=r"replay: ", timeout=30)
+    # when the replay is killed (SIGKILL, no chance to clean up) after a few messages
+    replay = ManagedProcess(
+        "replay", [*REPLAY_COMMAND, "--rate", "8"], env=env, log_path=tmp_path / "replay.log"
+    )
+    replay.start(ready=r"replay: 20 message\(s\) in the dead-letter queue\(s\) at the start", timeout=30)
     wait_until(
         lambda: OperatorAction.objects.filter(action="replay").count() >= 5, timeout=30, message="5 replayed"
     )
     replay.kill()
     replayed_before_kill = OperatorAction.objects.filter(action="replay").count()
-    assert 0 < queue_ready_count(DLQ) < 20
+    left = queue_ready_count(DLQ)
+    assert 0 < left < 20
     # and run again to the end
-    second = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+    second = subprocess.run(REPLAY_COMMAND, cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
     assert second.returncode == 0, second.stderr
-    # then every email went out exactly once
+    # then the second run took what the first left, and nothing is left. (The message the
+    # kill caught in flight may have been back in the DLQ a moment after `left` was read.)
+    start = re.search(r"replay: (\d+) message\(s\) in the dead-letter queue\(s\) at the start", second.stdout)
+    assert start, second.stdout
+    assert int(start.group(1)) in (left, left + 1)
+    [done] = [line for line in second.stdout.splitlines() if line.startswith("Done: ")]
+    assert sum(int(part.split()[0]) for part in done.removeprefix("Done: ").split(", ")) == int(
+        start.group(1)
+    )
+    assert "0 message(s) now in the dead-letter queue(s)." in second.stdout
+    # and every email went out exactly once
     wait_until(
         lambda: Notification.objects.filter(status="sent").count() == 20, timeout=60, message="all 20 sent"
     )
@@ -156,13 +164,57 @@ def test_a_replay_killed_half_way_and_run_again_loses_nothing_and_doubles_nothin
     assert len({m["idempotency_key"] for m in messages}) == 20
     assert sorted(m["to"][0] for m in messages) == sorted(o.customer_email for o in orders)
     assert queue_ready_count(DLQ) == 0
+    events = {e.id for e in OutboxEvent.objects.all()}
+    assert set(ProcessedEvent.objects.values_list("event_id", flat=True)) == events  # each reached the worker
     assert ProcessedEvent.objects.count() == 20
     # and the record shows what happened, an interrupted replay included if there was one
     actions = OperatorAction.objects.filter(action="replay")
-    assert actions.count() >= 20
+    assert {a.event_id for a in actions} == events
+    assert actions.count() <= 21  # at most the one in flight at the kill was replayed twice
     assert actions.filter(finished_at__isnull=False, result__startswith="published again").count() >= 20 - 1
     assert actions.filter(finished_at__isnull=True).count() <= 1  # the one the kill cut short, if any
     assert replayed_before_kill < actions.count()
+
+
+def test_a_replay_stopped_with_ctrl_c_says_what_is_left_and_how_to_go_on(
+    mailsim, module_worker, service_env, tmp_path
+):
+    _dead_letters(mailsim, 12, prefix="int")
+    env = service_env()
+    replay = ManagedProcess(
+        "replay", [*REPLAY_COMMAND, "--rate", "4"], env=env, log_path=tmp_path / "replay.log"
+    )
+    replay.start(ready=r"at the start", timeout=30)
+    wait_until(
+        lambda: OperatorAction.objects.filter(action="replay").count() >= 3, timeout=30, message="3 replayed"
+    )
+    # when the person presses Ctrl-C
+    os.kill(replay.pid, signal.SIGINT)
+    assert replay.process.wait(timeout=20) == 1
+    # then it says nothing was lost and how to continue, and it is so
+    assert "Interrupted (" in replay.log_text()
+    assert "run the same command again to continue" in replay.log_text()
+    assert 0 < queue_ready_count(DLQ) < 12
+    second = subprocess.run(REPLAY_COMMAND, cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+    assert second.returncode == 0, second.stderr
+    assert queue_ready_count(DLQ) == 0
+    wait_until(
+        lambda: Notification.objects.filter(status="sent").count() == 12, timeout=60, message="all 12 sent"
+    )
+    assert len(mailsim.messages()) == 12
+
+
+def test_messages_that_fail_again_during_a_replay_wait_for_the_next_run(mailsim, module_worker):
+    _dead_letters(mailsim, 4, prefix="again")
+    mailsim.set_faults({"kind": "reject"})  # the cause is not fixed after all
+    # when
+    output = _run("replay", "--yes", "--rate", "2")
+    # then each was replayed once, though they came back to the queue while the run went on
+    assert "Done: 4 replayed." in output
+    assert OperatorAction.objects.filter(action="replay").count() == 4
+    wait_until(lambda: queue_ready_count(DLQ) == 4, timeout=30, message="dead-lettered again")
+    [now_in_queue] = [line for line in output.splitlines() if "now in the dead-letter queue" in line]
+    assert int(now_in_queue.split()[0]) >= 1  # at least one was back before the run ended
 
 
 def _database_counts() -> dict[str, int]:

@@ -119,14 +119,16 @@ def test_the_detail_page_shows_the_order_and_the_history(client, failed_notifica
     assert "assigned to rita" in page
 
 
-@pytest.mark.parametrize("page", ["/admin/", CHANGELIST, "/admin/auth/user/", "/admin/dashboard/"])
+@pytest.mark.parametrize(
+    "page", ["/admin/", CHANGELIST, "/admin/auth/user/", "/admin/dashboard/", "/admin/dead-letters/"]
+)
 def test_an_anonymous_visitor_is_sent_to_the_admin_login(client, page):
     response = client.get(page)
     assert response.status_code == 302
     assert response["Location"].startswith("/admin/login/")
 
 
-@pytest.mark.parametrize("page", ["/admin/", CHANGELIST, "/admin/dashboard/"])
+@pytest.mark.parametrize("page", ["/admin/", CHANGELIST, "/admin/dashboard/", "/admin/dead-letters/"])
 def test_a_logged_in_user_who_is_not_staff_is_refused_by_the_admin(client, failed_notifications, page):
     # given a user with every review permission, but no staff flag
     user = User.objects.create_user("nina", password="pw", is_staff=False)

@@ -3,31 +3,39 @@
 It refuses to cause a second incident: --dry-run shows the plan and changes nothing, more
 than a handful of messages needs --yes (or typing "yes"), --rate sets the pace, and each
 replay or discard is recorded with who ran it.
+
+It streams (notifications/operations/dead_letter_batch.py): no cap on the queue's size, each
+message present at the start looked at once, and a run stopped at any point (Ctrl-C, kill)
+loses nothing: running the same command again continues with what is left.
 """
 
 import getpass
+import math
 import sys
-import time
 from datetime import datetime
-from typing import Any
+from typing import Any, TextIO, cast
 
-from amqp.exceptions import AMQPError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from infra.durations import duration_parse, is_duration
-from messaging.dead_letters.reader import DeadLetter, DeadLetterReader
-from messaging.relay.publisher import PublishError
-from notifications.operations.replay import (
-    Plan,
-    Verdict,
-    dead_letter_discard,
-    dead_letter_plan,
-    dead_letter_replay,
+from infra.progress import PlainProgress, ProgressReport, progress_report
+from messaging.dead_letters.reader import DeadLetterReader
+from notifications.operations.dead_letter_batch import (
+    BROKER_ERRORS,
+    BatchProgress,
+    BatchRequest,
+    DeadLetterFilter,
+    Step,
+    UnknownQueue,
+    Verb,
+    dead_letters_count,
+    dead_letters_matching,
+    dead_letters_process,
 )
+from notifications.operations.dead_letter_text import LIST_HEADER, dead_letter_details, dead_letter_line
 
-ROW = "{:36}  {:15}  {:36}  {:17}  {:>2}  {:16}  {:16}  {}"
 CONFIRM_ABOVE = 5  # more messages than this need --yes or an interactive "yes"
 
 
@@ -59,145 +67,148 @@ class Command(BaseCommand):
         parser.add_argument("--event-id", dest="only_event_id", help="just this event")
         parser.add_argument("--queue", help="a work queue, e.g. orders.confirmations (default: all)")
         parser.add_argument(
-            "--limit", type=int, default=1000, help="at most this many messages (default 1000)"
+            "--limit", type=int, default=None, help="at most this many messages (default: all)"
         )
         parser.add_argument("--dry-run", action="store_true", help="show what would happen, change nothing")
         parser.add_argument("--yes", action="store_true", help="do not ask before acting on many messages")
         parser.add_argument("--actor", default=None, help="who runs this, for the record (default: OS user)")
 
     def handle(self, *args: Any, verb: str, **options: Any) -> None:
-        now = timezone.now()
-        options["older_than"] = (
-            _cutoff(options["older_than"], now, "--older-than") if options.get("older_than") else None
-        )
-        options["since"] = _since(options["since"], now) if options.get("since") else None
+        self.verbosity = int(options.get("verbosity", 1))
+        flt = _filter(options)
+        if options["limit"] is not None and options["limit"] < 1:
+            raise CommandError("--limit takes a positive number of messages (leave it out for all).")
+        if options.get("rate") is not None and options["rate"] < 0:
+            raise CommandError("--rate takes messages per second, 0 for as fast as the broker confirms.")
         try:
-            reader = DeadLetterReader()
-            letters = self._select(reader, options)
-        except (OSError, AMQPError) as exc:
+            if verb in ("list", "show"):
+                with DeadLetterReader() as reader:  # nothing is acked: all go back on exit
+                    if verb == "list":
+                        self._list(reader, flt, options["limit"])
+                    else:
+                        self._show(reader, flt)
+            else:
+                self._act(Verb(verb), flt, options)
+        except UnknownQueue as exc:
+            raise CommandError(str(exc)) from exc
+        except BROKER_ERRORS as exc:
             raise CommandError(
                 f"Cannot read the dead-letter queues: {exc}. Is RabbitMQ up and the topology declared "
-                "(manage.py declare_topology)?"
+                "(manage.py declare_topology)? Nothing was lost: what was not done is still there."
             ) from exc
-        with reader:  # whatever is not acked returns to the dead-letter queue on exit
-            if verb == "list":
-                self._list(letters)
-            elif verb == "show":
-                self._show(letters, options["event_id"])
-            else:
-                self._act(reader, letters, verb, options)
 
-    def _select(self, reader: DeadLetterReader, options: dict[str, Any]) -> list[DeadLetter]:
-        queues = [f"{options['queue'].removesuffix('.dlq')}.dlq"] if options.get("queue") else None
-        letters = reader.fetch(queues=queues)
-        older, since = options["older_than"], options["since"]
-        words = (options.get("reason") or "").lower()
-        selected = [
-            letter
-            for letter in letters
-            if (not options.get("event_type") or letter.event_type == options["event_type"])
-            and (not words or words in letter.reason.lower() or words in letter.error_class.lower())
-            and (not options.get("only_event_id") or str(letter.event_id) == options["only_event_id"])
-            and (older is None or (letter.last_at is not None and letter.last_at <= older))
-            and (since is None or (letter.first_at is not None and letter.first_at >= since))
-        ]
-        return selected[: options["limit"]]
+    def _list(self, reader: DeadLetterReader, flt: DeadLetterFilter, limit: int | None) -> None:
+        count = 0
+        for letter in dead_letters_matching(reader, flt):
+            if count == 0:
+                self.stdout.write(LIST_HEADER)
+            self.stdout.write(dead_letter_line(letter))
+            count += 1
+            if count == limit:
+                break
+        self.stdout.write(f"{count} dead letter(s)." if count else "No dead letters match.")
 
-    def _list(self, letters: list[DeadLetter]) -> None:
-        if not letters:
-            self.stdout.write("No dead letters match.")
-            return
-        header = ("EVENT ID", "TYPE", "ORDER", "CLASS", "N", "FIRST", "LAST", "REASON")
-        self.stdout.write(ROW.format(*header))
-        for letter in letters:
-            self.stdout.write(
-                ROW.format(
-                    str(letter.event_id or "-"),
-                    letter.event_type or "-",
-                    letter.aggregate_id or "-",
-                    letter.error_class,
-                    letter.count,
-                    _short(letter.first_at),
-                    _short(letter.last_at),
-                    letter.reason[:90],
-                )
-            )
-        self.stdout.write(f"{len(letters)} dead letter(s).")
-
-    def _show(self, letters: list[DeadLetter], event_id: str) -> None:
-        matching = [letter for letter in letters if str(letter.event_id) == event_id]
+    def _show(self, reader: DeadLetterReader, flt: DeadLetterFilter) -> None:
+        matching = list(dead_letters_matching(reader, flt))
         if not matching:
-            raise CommandError(f"No dead letter has the event id {event_id}.")
+            raise CommandError(f"No dead letter has the event id {next(iter(flt.event_ids))}.")
         for letter in matching:
-            plan = dead_letter_plan(letter)
-            self.stdout.write(
-                f"event {letter.event_id} ({letter.event_type or 'unreadable'}) in {letter.dead_letter_queue}"
-            )
-            self.stdout.write(f"  order:       {letter.aggregate_id or '-'}")
-            self.stdout.write(f"  class:       {letter.error_class}")
-            self.stdout.write(f"  reason:      {letter.reason}")
-            self.stdout.write(
-                f"  dead-lettered {letter.count} time(s), first {letter.first_at}, last {letter.last_at}"
-            )
-            self.stdout.write(f"  envelope:    {letter.envelope}")
-            self.stdout.write(f"  headers:     {letter.headers}")
-            self.stdout.write(f"  a replay would: {plan.verdict}: {plan.why}")
+            for line in dead_letter_details(letter):
+                self.stdout.write(line)
 
-    def _act(
-        self, reader: DeadLetterReader, letters: list[DeadLetter], verb: str, options: dict[str, Any]
-    ) -> None:
-        if not letters:
+    def _act(self, verb: Verb, flt: DeadLetterFilter, options: dict[str, Any]) -> None:
+        rate = options.get("rate") or 0.0
+        request = BatchRequest(
+            verb=verb,
+            actor_name=options.get("actor") or getpass.getuser(),
+            comment=options.get("comment") or "",
+            include_needs_review=options.get("include_needs_review", False),
+            limit=options["limit"],
+            pause=1.0 / rate if rate > 0 else 0.0,
+            dry_run=options["dry_run"],
+        )
+        if not options["dry_run"] and not options["yes"]:
+            self._confirm(verb, dead_letters_count(flt, options["limit"]))
+        with DeadLetterReader() as reader:  # whatever is not acked returns to its queue on exit
+            progress = self._run(reader, flt, request)
+        self._summary(progress, request)
+
+    def _run(self, reader: DeadLetterReader, flt: DeadLetterFilter, request: BatchRequest) -> BatchProgress:
+        bar: ProgressReport | None = None
+        done_so_far = "nothing done"
+
+        def on_step(progress: BatchProgress, step: Step | None) -> None:
+            nonlocal bar, done_so_far
+            if bar is None:
+                bar = self._start(progress, request)
+            done_so_far = progress.summary()
+            if step is not None and (request.dry_run or self.verbosity > 1):
+                why = step.plan.why if step.plan else step.letter.reason
+                event = f"{step.letter.event_id or '-'} {step.letter.event_type or '-'}"
+                bar.note(f"{step.result}: {event} ({why})")
+            bar.update(progress.looked_at, done_so_far)
+
+        try:
+            return dead_letters_process(reader, flt, request, on_step)
+        except KeyboardInterrupt:
+            raise CommandError(
+                f"Interrupted ({done_so_far}). Nothing was lost: every message not yet done is still in "
+                "its dead-letter queue; run the same command again to continue."
+            ) from None
+        finally:
+            if bar is not None:
+                bar.close()
+
+    def _start(self, progress: BatchProgress, request: BatchRequest) -> ProgressReport:
+        out = cast(TextIO, self.stdout._out)
+        if request.dry_run:  # its lines are its output: no bar, no progress lines among them
+            return PlainProgress(self.stdout.write, label="", total=progress.present, every=math.inf)
+        pace = f" at most {1 / request.pause:g} a second" if request.pause else ""
+        self.stdout.write(
+            f"{request.verb}: {progress.present} message(s) in the dead-letter queue(s) at the start; "
+            f"looking at each once{pace}."
+        )
+        self.stdout.flush()
+        return progress_report(out, label=str(request.verb), total=progress.present)
+
+    def _summary(self, progress: BatchProgress, request: BatchRequest) -> None:
+        if progress.matched == 0:
             self.stdout.write("No dead letters match.")
             return
-        include_review = options.get("include_needs_review", False)
-        plans = [
-            (letter, dead_letter_plan(letter, include_needs_review=include_review)) for letter in letters
-        ]
-        prefix = "would " if options["dry_run"] else ""
-        for letter, plan in plans:
-            what, why = ("discard", letter.reason) if verb == "discard" else (plan.verdict, plan.why)
-            self.stdout.write(f"{prefix}{what}: {letter.event_id or '-'} {letter.event_type or '-'} ({why})")
-        if options["dry_run"]:
-            self.stdout.write(f"Dry run: {len(plans)} message(s) looked at, nothing changed.")
+        if request.dry_run:
+            self.stdout.write(f"Dry run: {progress.matched} message(s) looked at, nothing changed.")
             return
-        self._confirm(verb, len(plans), options["yes"])
-        actor = options.get("actor") or getpass.getuser()
-        pause = 1.0 / options["rate"] if verb == "replay" and options["rate"] > 0 else 0.0
-        counts: dict[str, int] = {}
-        for letter, plan in plans:
-            result = self._act_on_one(reader, letter, plan, verb, actor, options)
-            counts[result] = counts.get(result, 0) + 1
-            time.sleep(pause)
-        self.stdout.write("Done: " + ", ".join(f"{n} {result}" for result, n in sorted(counts.items())) + ".")
+        self.stdout.write(f"Done: {progress.summary()}.")
+        for why, count in progress.left_why.most_common():
+            self.stdout.write(f"  {count} left in the queue: {why}")
+        if progress.left is not None:
+            self.stdout.write(f"{progress.left} message(s) now in the dead-letter queue(s).")
+        if progress.stopped:
+            raise CommandError(f"Stopped: {progress.stopped}. Run the same command again to continue.")
+        if request.limit is not None and progress.matched >= request.limit:
+            self.stdout.write(f"Stopped at --limit {request.limit}: run the same command again to continue.")
 
-    def _act_on_one(
-        self,
-        reader: DeadLetterReader,
-        letter: DeadLetter,
-        plan: Plan,
-        verb: str,
-        actor: str,
-        options: dict[str, Any],
-    ) -> str:
-        if verb == "discard":
-            return dead_letter_discard(reader, letter, actor_name=actor, comment=options["comment"])
-        if plan.verdict == Verdict.SKIP:
-            return "left in the queue"
-        try:
-            return dead_letter_replay(reader, letter, plan, actor_name=actor)
-        except PublishError as exc:
-            raise CommandError(
-                f"Stopped: the broker did not confirm the replay of {letter.event_id}: {exc}"
-            ) from exc
-
-    def _confirm(self, verb: str, count: int, yes: bool) -> None:
-        if yes or count <= CONFIRM_ABOVE:
+    def _confirm(self, verb: str, count: int) -> None:
+        if count <= CONFIRM_ABOVE:
             return
         if not sys.stdin.isatty():
             raise CommandError(f"Refusing to {verb} {count} messages without --yes (try --dry-run first).")
         answer = input(f"{verb.capitalize()} {count} messages? Type yes to go on: ")
         if answer.strip().lower() != "yes":
             raise CommandError("Nothing done.")
+
+
+def _filter(options: dict[str, Any]) -> DeadLetterFilter:
+    now = timezone.now()
+    only = options.get("only_event_id") or options.get("event_id")
+    return DeadLetterFilter(
+        queue=options.get("queue") or "",
+        event_type=options.get("event_type") or "",
+        words=options.get("reason") or "",
+        older_than=_cutoff(options["older_than"], now, "--older-than") if options.get("older_than") else None,
+        since=_since(options["since"], now) if options.get("since") else None,
+        event_ids=frozenset([only]) if only else frozenset(),
+    )
 
 
 def _cutoff(value: str, now: datetime, flag: str) -> datetime:
@@ -214,7 +225,3 @@ def _since(value: str, now: datetime) -> datetime:
     if moment is None:
         raise CommandError(f"--since takes an ISO 8601 time or a duration like 2h, not {value!r}.")
     return moment if moment.tzinfo else timezone.make_aware(moment)
-
-
-def _short(moment: datetime | None) -> str:
-    return moment.strftime("%Y-%m-%d %H:%M") if moment else "-"
