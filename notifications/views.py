@@ -15,7 +15,7 @@ from notifications.operations.provider_circuit import (
 )
 
 PAUSE_PERMISSION = "notifications.pause_provider"
-DEAD_LETTERS_URL_NAME = "admin:messaging_deadletterrecord_changelist"
+DEAD_LETTERS_URL_NAME = "dead_letters"
 
 
 @staff_member_required
