@@ -52,8 +52,9 @@ class ReconcileReportAdmin(ReadOnlyAdmin):
         head = format_html_join("", "<th>{}</th>", ((title,) for _, title in LEDGER_COLUMNS))
         rows = format_html_join("", "{}", ((_ledger_row(row),) for row in report.ledger))
         return format_html(
+            '<div style="overflow-x: auto; max-width: 100%;">'
             '<table class="reconcile-ledger"><thead><tr><th>day</th><th>email</th><th>currency</th>{}'
-            "<th>not done</th></tr></thead><tbody>{}</tbody></table>",
+            "<th>not done</th></tr></thead><tbody>{}</tbody></table></div>",
             head,
             rows,
         )

@@ -1,9 +1,10 @@
 """The screens a new user opens first, in a real browser at a desktop's 1280x800 and a phone's
-390x844: the dashboard, the review list, an email's page, the reconciliation's mismatches
-and the mail provider's page, with emails in every state. At 390 px nothing may stick out of
-the viewport: no element reaches past its right edge unless it sits inside a box that scrolls
-sideways (a wide table in its own scroller), and the page itself never scrolls sideways.
-With UPDATE_SCREENSHOTS=1 the pictures go to docs/screenshots/ (the README's tour)."""
+390x844: the dashboard, the review list, an email's page, the reconciliation's mismatches and
+report, the dead letters and the mail provider's page, with emails in every state. At 390 px
+nothing may stick out of the viewport: no element reaches past its right edge unless it sits
+inside a box that scrolls sideways (a wide table in its own scroller), and the page itself
+never scrolls sideways. With UPDATE_SCREENSHOTS=1 the pictures go to docs/screenshots/ (the
+README's tour)."""
 
 from datetime import timedelta
 
@@ -16,6 +17,7 @@ from notifications.models import Notification
 from notifications.operations.reconcile import reconcile_run
 from notifications.reviewers import reviewers_group_ensure
 from tests.factories import DeliveryAttemptFactory, NotificationFactory
+from tests.integration.dead_letter_support import dead_letter_of
 from tests.system.browser import admin_login
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
@@ -57,8 +59,9 @@ def every_state():
     )
     NotificationFactory()  # pending
     Notification.objects.update(status_changed_at=timezone.now() - timedelta(minutes=20))
-    reconcile_run(stuck_after=timedelta(minutes=15))
-    return {"sent": sent, "failed": failed}
+    report = reconcile_run(stuck_after=timedelta(minutes=15))
+    dead_letter_of(failed.order)  # as the worker left it: refused by the provider
+    return {"sent": sent, "failed": failed, "report": report}
 
 
 def _screens(base: str, every_state) -> dict[str, str]:
@@ -67,6 +70,8 @@ def _screens(base: str, every_state) -> dict[str, str]:
         "review-list": f"{base}/admin/notifications/notification/",
         "email-page": f"{base}/admin/notifications/notification/{every_state['failed'].pk}/change/",
         "mismatches": f"{base}/admin/notifications/reconcilemismatch/?state=open",
+        "reconcile-report": f"{base}/admin/notifications/reconcilereport/{every_state['report'].pk}/change/",
+        "dead-letters": f"{base}/admin/dead-letters/",
         "mail-provider": f"{base}/admin/mail-provider/",
     }
 
