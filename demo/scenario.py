@@ -9,10 +9,12 @@ import requests
 
 from demo.stack import faults_set
 
-# Always on: the provider refuses some addresses, bounces others, and now and then drops the
-# connection after it accepted an email (an unknown outcome, resent under the same key).
+# Always on: the provider refuses some addresses, bounces others, says for a few that it holds
+# another email under their key (a person must check: needs review), and now and then drops
+# the connection after it accepted an email (an unknown outcome, resent under the same key).
 STEADY_FAULTS = (
     {"kind": "reject", "to_contains": "refused-"},
+    {"kind": "key_conflict", "to_contains": "conflicting-"},
     {"kind": "bounce", "to_contains": "bounces-"},
     {"kind": "accept_then_drop", "rate": 0.05},
 )
@@ -65,7 +67,9 @@ class ShopStream:
             address = f"refused-{number}@example.com"
         elif roll < 0.10:
             address = f"bounces-{number}@example.com"
-        elif roll < 0.13 and self.placed.bounced_addresses:
+        elif roll < 0.12:
+            address = f"conflicting-{number}@example.com"
+        elif roll < 0.15 and self.placed.bounced_addresses:
             address = self.rng.choice(self.placed.bounced_addresses)  # ordering again: suppressed
         else:
             address = f"customer-{number}@example.com"

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 # Kinds that answer instead of the provider; nothing is stored and the idempotency key is not taken.
-REFUSING_KINDS = frozenset({"503", "429", "stall_then_reject", "reject"})
+REFUSING_KINDS = frozenset({"503", "429", "stall_then_reject", "reject", "key_conflict"})
 # Kinds that accept the send normally and only change the webhook events that follow it.
 DELIVERY_KINDS = frozenset({"bounce", "complaint", "delay"})
 KINDS = (
@@ -26,6 +26,7 @@ KINDS = (
     "stall_then_reject",
     "hold",
     "reject",
+    "key_conflict",
     "bounce",
     "complaint",
     "delay",

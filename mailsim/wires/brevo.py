@@ -43,6 +43,10 @@ class BrevoWire(Wire):
     def refuse(self, rule: FaultRule, email: EmailRequest) -> Refusal:
         if rule.kind == "reject":
             return _refusal(400, "invalid_parameter", "The recipient address was rejected", fault=rule.kind)
+        if rule.kind == "key_conflict":  # Brevo's only word for a key it has seen: a duplicate
+            return _refusal(
+                400, "duplicate_parameter", "The idempotencyKey was already used.", fault=rule.kind
+            )
         retry_after = {"Retry-After": str(rule.retry_after)}
         if rule.kind == "429":
             message = "The expected rate limit is exceeded."

@@ -50,6 +50,9 @@ class ResendWire(Wire):
     def refuse(self, rule: FaultRule, email: EmailRequest) -> Refusal:
         if rule.kind == "reject":
             return _refusal(422, "validation_error", "The recipient address was rejected", fault=rule.kind)
+        if rule.kind == "key_conflict":  # as if another email had been sent under this key before
+            message = "Same idempotency key used with a different request payload."
+            return _refusal(409, "invalid_idempotent_request", message, fault=rule.kind)
         retry_after = {"Retry-After": str(rule.retry_after)}
         if rule.kind == "429":
             message = "Too many requests. Please limit the number of requests per second."

@@ -166,6 +166,15 @@ def test_same_key_different_body_is_409_invalid_idempotent_request(sim):
     assert [m["subject"] for m in messages(sim.url)] == ["first"]
 
 
+def test_a_key_conflict_fault_answers_as_a_key_held_for_another_email_and_stores_nothing(sim):
+    set_faults(sim.url, {"kind": "key_conflict", "to_contains": "conflict", "times": 1})
+
+    response = send(sim.url, email(to=["conflict@example.com"]), key="k-conflict")
+
+    assert_error(response, 409, "invalid_idempotent_request")
+    assert messages(sim.url) == []
+
+
 def test_concurrent_request_while_key_is_held_gets_409_and_only_the_first_is_stored(sim):
     set_faults(sim.url, {"kind": "hold", "seconds": 1, "times": 1})
     thread, first = post_in_background(sim.url, "held")

@@ -1,6 +1,6 @@
 """`make demo` against the stack of `make run`: a short stream (45 s) with the provider
 refusing, bouncing, dropping connections and going down for a while. Afterwards the emails
-are in at least four states (sent, failed, skipped, rejected), the dead-letter queue holds
+are in five states (sent, failed, needs review, skipped, rejected), the dead-letter queue holds
 the refused ones, and the demo printed where to look."""
 
 import subprocess
@@ -43,5 +43,5 @@ def test_the_demo_leaves_every_screen_something_to_show(stack, broker, processes
     assert "What to look at" in result.stdout
     assert "the provider answers 503 to everything" in result.stdout
     statuses = set(Notification.objects.values_list("status", flat=True))
-    assert {"sent", "failed", "skipped", "rejected"} <= statuses, statuses
+    assert {"sent", "failed", "needs_review", "skipped", "rejected"} <= statuses, statuses
     assert queue_ready_count("orders.confirmations.dlq") > 0
