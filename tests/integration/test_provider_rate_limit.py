@@ -3,13 +3,21 @@ a backlog drains at the limit, with real worker processes, RabbitMQ and the mail
 recording when each call arrived; the token bucket itself against PostgreSQL's clock."""
 
 import time
+import uuid
 from datetime import datetime
 
 import pytest
+from django.utils import timezone
 
 from messaging.errors import WaitError
+from messaging.registry import event_type_get
+from notifications.delivery.circuit import CLOSED, circuit_record
+from notifications.delivery.claims import notification_claim
 from notifications.delivery.rate_limit import rate_token_take
 from notifications.models import Notification
+from notifications.providers.base import Outcome, SendResult
+from notifications.providers.catalogue import mail_provider
+from orders.events import ORDER_CREATED
 from tests.factories import OrderFactory
 from tests.waiting import wait_until
 
@@ -55,3 +63,29 @@ def test_the_bucket_gives_one_second_of_calls_then_refills_at_the_limit(settings
     # with no limit set, nothing is read or written
     settings.MAIL_PROVIDER_RATE_LIMIT = 0
     assert all(rate_token_take(provider="resend") is None for _ in range(20))
+
+
+def test_emails_held_by_an_open_circuit_wait_for_it_and_take_no_sending_token(settings):
+    # given: a limit of one call a second, and a circuit that one failure has just opened
+    settings.MAIL_PROVIDER_RATE_LIMIT = 1
+    settings.MAIL_PROVIDER_CIRCUIT_FAILURES, settings.MAIL_PROVIDER_CIRCUIT_OPEN_SECONDS = 1, 30
+    failure = SendResult(Outcome.TRANSIENT, http_status=503)
+    circuit_record([failure], seen=CLOSED, provider="resend", now=timezone.now())
+    orders = [OrderFactory(customer_email=f"held{n}@example.com") for n in range(3)]
+    # when their emails come up
+    waits = []
+    for order in orders:
+        with pytest.raises(WaitError) as waited:
+            notification_claim(
+                order_id=order.id,
+                event_type=event_type_get(ORDER_CREATED),
+                event_id=uuid.uuid4(),
+                worker="w",
+                provider=mail_provider(),
+            )
+        waits.append(waited.value)
+    # then each waits until the circuit may let it go, not a second for a token (a backlog
+    # held by an outage went round every second while the circuit was open)
+    assert [wait.retry_after >= 25 for wait in waits] == [True] * 3, [w.retry_after for w in waits]
+    assert all("failed 1 times in a row" in wait.reason for wait in waits)
+    assert rate_token_take(provider="resend") is None  # the bucket's one token is still there
