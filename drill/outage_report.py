@@ -5,6 +5,8 @@ import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from drill.outage_verdict import rate_window_bound
+
 # Final statuses an email of this drill may end in: sent, or a confirmation skipped because
 # its order was cancelled before it went out (drill/verdict.py checks which ones may be).
 ALLOWED_STATUSES = {"sent", "skipped"}
@@ -12,7 +14,8 @@ BOUNDS = [
     "Bounds (drill/outage_verdict.py): during the outage, (circuit failures - 1) + workers x pool",
     "processes x batch size (the calls claimed when the circuit opens) + one probe per open period",
     "(floor(outage / open seconds) + 1); after it, a full bucket of max(1, limit) calls plus the",
-    "limit x (window + 0.2 s for the calls' travel from their tokens to the provider).",
+    "limit x (window + 0.5 s for the calls' travel from their tokens to the provider); the",
+    "bucket's own allowance, over the window alone, in brackets.",
 ]
 
 
@@ -97,11 +100,11 @@ def outage_report_markdown(report: OutageReport) -> str:
         ("sending limit (MAIL_PROVIDER_RATE_LIMIT)", f"{provider['rate_limit']:g}/s"),
         (
             "most requests in any 1 s after the outage (bound)",
-            f"{provider['max_in_1s_after']} (≤ {provider['max_in_1s_bound']})",
+            f"{provider['max_in_1s_after']} (≤ {provider['max_in_1s_bound']}) [{_bucket(provider, 1)}]",
         ),
         (
             "most requests in any 10 s after the outage (bound)",
-            f"{provider['max_in_10s_after']} (≤ {provider['max_in_10s_bound']})",
+            f"{provider['max_in_10s_after']} (≤ {provider['max_in_10s_bound']}) [{_bucket(provider, 10)}]",
         ),
         ("client requests retried / throttled / given up", _client(load)),
         ("time to settle after the last order", f"{report.seconds_to_settle} s"),
@@ -111,6 +114,10 @@ def outage_report_markdown(report: OutageReport) -> str:
     if report.problems:
         lines += ["", "Problems:", *(f"- {problem}" for problem in report.problems)]
     return "\n".join(lines) + "\n"
+
+
+def _bucket(provider: dict, window_seconds: float) -> int:
+    return rate_window_bound(provider["rate_limit"], window_seconds, travel_seconds=0)
 
 
 def _counts(counts: dict[str, int]) -> str:

@@ -16,9 +16,11 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-# How much more the time from a token to its call's arrival may vary between two calls: the
-# short run saw the bucket's exact 10-second allowance (55 at 5/s) arrive within 10 s.
-TRAVEL_SECONDS = 0.2
+# How much more the time from a token to its call's arrival may vary between two calls (the
+# claim's commit, a batch's calls going out together from its threads, the simulator's server
+# threads): a short run on a busy machine saw 11 calls arrive within a second at 5/s, one more
+# than the bucket's exact allowance of 10.
+TRAVEL_SECONDS = 0.5
 
 
 @dataclass(frozen=True)
