@@ -5,7 +5,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from drill.outage_verdict import rate_window_bound
+from drill.outage_verdict import TRAVEL_SECONDS, rate_window_bound
 
 # Final statuses an email of this drill may end in: sent, or a confirmation skipped because
 # its order was cancelled before it went out (drill/verdict.py checks which ones may be).
@@ -14,7 +14,7 @@ BOUNDS = [
     "Bounds (drill/outage_verdict.py): during the outage, (circuit failures - 1) + workers x pool",
     "processes x batch size (the calls claimed when the circuit opens) + one probe per open period",
     "(floor(outage / open seconds) + 1); after it, a full bucket of max(1, limit) calls plus the",
-    "limit x (window + 0.5 s for the calls' travel from their tokens to the provider); the",
+    f"limit x (window + {TRAVEL_SECONDS:g} s for the calls' travel from their tokens to the provider); the",
     "bucket's own allowance, over the window alone, in brackets.",
 ]
 
