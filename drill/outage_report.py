@@ -13,7 +13,7 @@ ALLOWED_STATUSES = {"sent", "skipped"}
 BOUNDS = [
     "Bounds (drill/outage_verdict.py): during the outage, (circuit failures - 1) + workers x pool",
     "processes x batch size (the calls claimed when the circuit opens) + one probe per open period",
-    "(floor(outage / open seconds) + 1); after it, a full bucket of max(1, limit) calls plus the",
+    "(floor(outage / open seconds) + 1); after it, the bucket's one call plus the",
     f"limit x (window + {TRAVEL_SECONDS:g} s for the calls' travel from their tokens to the provider); the",
     "bucket's own allowance, over the window alone, in brackets.",
 ]

@@ -5,23 +5,22 @@ logs too (tests/unit/test_outage_verdict.py).
 During the outage the circuit breaker (notifications/delivery/circuit.py) bounds the calls:
 the failures that open it, the calls already claimed when it opens, and one probe per open
 period. After it, the shared token bucket (notifications/delivery/rate_limit.py) bounds them:
-it holds max(1, rate) tokens (one second of calls) and refills at `rate` a second, so in any
-window of w seconds at most max(1, rate) + rate * w calls get a token. The simulator logs when
-a call arrives, a little after its token was taken (the claim commits, the batch's calls go
-out together); calls whose tokens were up to TRAVEL_SECONDS further apart than that can arrive
-within one window, so the bound on arrivals counts tokens over w + TRAVEL_SECONDS.
+it holds one token (no burst) and refills at `rate` a second, so in any closed window of w
+seconds at most 1 + rate * w calls get a token. The simulator logs when a call arrives, a
+little after its token was taken (the claim commits, then the call goes out); calls whose
+tokens were up to TRAVEL_SECONDS further apart than that can arrive within one window, so the
+bound on arrivals counts tokens over w + TRAVEL_SECONDS.
 """
 
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-# How much more the time from a token to its call's arrival may vary between two calls. A
-# batch's claim takes its tokens one after another in one transaction, and its calls leave
-# together when it commits; on a busy machine that spread grows: a ten-minute run at load 20
-# (three other drills on two cores) saw 13 calls arrive within a second at 5/s, where the
-# bucket's own allowance is 10; a run on a quieter machine saw exactly 10.
-TRAVEL_SECONDS = 1.0
+# How much more the time from a token to its call's arrival may vary between two calls: the
+# claim's commit and the request's way to the simulator, on a busy machine. (With a bucket of
+# one second's calls, a batch's claim took several tokens at once and its calls left together:
+# 13 arrivals within a second at 5/s. The bucket now holds one call, so a claim gets one token.)
+TRAVEL_SECONDS = 0.2
 
 
 @dataclass(frozen=True)
@@ -51,9 +50,9 @@ def outage_request_bound(outage_seconds: float, sizes: CircuitSizes) -> int:
 
 
 def rate_window_bound(rate: float, window_seconds: float, travel_seconds: float = TRAVEL_SECONDS) -> int:
-    """The most calls that may arrive in any window of this length: a full bucket
-    (max(1, rate) tokens) plus what refills during the window and the calls' travel."""
-    return math.floor(max(1.0, rate) + rate * (window_seconds + travel_seconds) + 1e-9)
+    """The most calls that may arrive in any window of this length: the bucket's one token
+    plus what refills during the window and the calls' travel."""
+    return math.floor(1.0 + rate * (window_seconds + travel_seconds) + 1e-9)
 
 
 def max_in_window(arrivals: Sequence[float], window_seconds: float) -> tuple[int, float | None]:

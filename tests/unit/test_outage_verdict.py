@@ -39,13 +39,13 @@ def test_the_bounds_follow_the_circuit_and_the_bucket():
     # 4 counted failures, a batch of 16 in flight in each of 2 x 2 pool processes, 21 probes
     assert outage_request_bound(600, SIZES) == 4 + 64 + 21
     assert outage_request_bound(29, SIZES) == 4 + 64 + 1
-    # a full bucket (one second of calls) plus what refills in the window
-    assert rate_window_bound(5, 1, travel_seconds=0) == 10
-    assert rate_window_bound(5, 10, travel_seconds=0) == 55
-    assert rate_window_bound(0.5, 1, travel_seconds=0) == 1  # the bucket holds at least one call
+    # the bucket's one token plus what refills in the window
+    assert rate_window_bound(5, 1, travel_seconds=0) == 6
+    assert rate_window_bound(5, 10, travel_seconds=0) == 51
+    assert rate_window_bound(0.5, 1, travel_seconds=0) == 1
     # and in the calls' travel from their tokens to the provider
-    assert rate_window_bound(5, 1) == 15
-    assert rate_window_bound(5, 10) == 60
+    assert rate_window_bound(5, 1) == 7
+    assert rate_window_bound(5, 10) == 52
 
 
 def test_a_log_that_keeps_to_the_circuit_and_the_limit_passes():
@@ -57,17 +57,17 @@ def test_a_log_that_keeps_to_the_circuit_and_the_limit_passes():
 
 
 def test_a_log_faster_than_the_limit_after_the_outage_fails():
-    burst = [1700.0 + n / 100 for n in range(16)]  # 16 calls within a sixth of a second
+    burst = [1700.0 + n / 100 for n in range(8)]  # 8 calls within a tenth of a second
     verdict = provider_verdict([*steady(1601, 60, 1), *burst], outage=OUTAGE, rate=5, sizes=SIZES)
     assert not verdict.passed
-    assert verdict.max_in_1s_after == 16 > verdict.max_in_1s_bound == 15
-    assert "16 requests within 1 s" in verdict.problems[0]
+    assert verdict.max_in_1s_after == 8 > verdict.max_in_1s_bound == 7
+    assert "8 requests within 1 s" in verdict.problems[0]
 
 
 def test_a_log_steadily_over_the_limit_fails_on_ten_seconds_though_no_second_is_over():
     verdict = provider_verdict(steady(1601, 60, 6), outage=OUTAGE, rate=5, sizes=SIZES)
     assert verdict.max_in_1s_after == 7 <= verdict.max_in_1s_bound
-    assert verdict.max_in_10s_after == 61 > verdict.max_in_10s_bound == 60
+    assert verdict.max_in_10s_after == 61 > verdict.max_in_10s_bound == 52
     assert [problem.split(" requests within")[0] for problem in verdict.problems] == [
         "after the outage the provider saw 61"
     ]
@@ -110,7 +110,7 @@ def test_the_report_fails_on_a_failed_email_a_dead_letter_or_a_provider_problem(
     assert _report().passed
     markdown = outage_report_markdown(_report())
     assert "| verdict | PASSED |" in markdown
-    assert "| most requests in any 1 s after the outage (bound) | 2 (≤ 15) [10] |" in markdown
+    assert "| most requests in any 1 s after the outage (bound) | 2 (≤ 7) [6] |" in markdown
     failed = _report(statuses={"sent": 10, "failed": 1})
     assert failed.problems == ["emails not sent: {'failed': 1}"]
     assert "| verdict | FAILED |" in outage_report_markdown(failed)
