@@ -6,10 +6,13 @@ BIN := $(VENV)/bin
 # Product processes find gunicorn, celery and python of the virtualenv first.
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
-.PHONY: run test test-tools drill drill-restore demo bench soak lint format messages setup services venv token
+.PHONY: run test test-tools drill drill-restore drill-outage demo bench soak lint format messages setup services venv token
 ORDERS ?= 1000
 SOAK_SECONDS ?= 600
 SOAK_RATE ?= 50
+OUTAGE_MINUTES ?= 10
+OUTAGE_RATE ?= 2
+OUTAGE_MAIL_RATE_LIMIT ?= 5
 
 $(BIN)/.installed: requirements.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -80,6 +83,13 @@ drill-restore: venv services
 DEMO_MINUTES ?= 3
 demo: venv services
 	$(BIN)/python -m demo --minutes $(DEMO_MINUTES)
+
+## drill-outage: the provider answers 503 to every send for OUTAGE_MINUTES (10) while orders
+## arrive at OUTAGE_RATE (2/s), with the product's real retry clocks and a sending limit of
+## OUTAGE_MAIL_RATE_LIMIT (5/s); every email must end sent (~15 min); report in docs/drills/
+drill-outage: venv services
+	$(BIN)/python -m drill.outage --minutes $(OUTAGE_MINUTES) --rate $(OUTAGE_RATE) \
+	  --mail-rate-limit $(OUTAGE_MAIL_RATE_LIMIT)
 
 ## bench: the price of the guarantees, side by side with a naive pipeline and the raw limits,
 ## on its own database and vhost (~27 min); results in bench/results/ (JSON, Markdown, chart)

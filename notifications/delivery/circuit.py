@@ -59,14 +59,27 @@ def circuit_gate(seen: CircuitSeen, *, provider: str, now: datetime) -> WaitErro
     probe it wins is taken when that transaction commits."""
     if seen.state == State.CLOSED:
         return GO
+    held = circuit_wait(seen, now=now)
+    if held is not None:
+        return held
+    if _probe_taken(provider, now):
+        return PROBE
+    return WaitError(
+        "One call is testing whether the mail provider is back; this email waits.",
+        retry_after=PROBE_WAIT_SECONDS,
+    )
+
+
+def circuit_wait(seen: CircuitSeen, *, now: datetime) -> WaitError | None:
+    """The wait of an email while the circuit is paused, or open with time left: known from the
+    row as read, before any token or probe is taken (claims.py), so a held email comes back when
+    the circuit may let it go, not at the sending rate's one-second pace."""
     if seen.state == State.PAUSED:
         return WaitError(
             f"The mail provider is paused by {seen.paused_by or 'an operator'}; "
             "this email waits until it is resumed.",
             retry_after=settings.MAIL_PROVIDER_CIRCUIT_OPEN_SECONDS,  # then it looks again
         )
-    if _probe_taken(provider, now):
-        return PROBE
     if seen.state == State.OPEN and seen.retry_at is not None and seen.retry_at > now:
         wait = (seen.retry_at - now).total_seconds() + random.uniform(0, 2)  # not all at once
         return WaitError(
@@ -74,10 +87,7 @@ def circuit_gate(seen: CircuitSeen, *, provider: str, now: datetime) -> WaitErro
             f"{seen.retry_at:%H:%M:%S} UTC, then one call tests it. This email waits.",
             retry_after=max(1.0, wait),
         )
-    return WaitError(
-        "One call is testing whether the mail provider is back; this email waits.",
-        retry_after=PROBE_WAIT_SECONDS,
-    )
+    return None
 
 
 def probe_failed_wait(reason: str) -> WaitError:

@@ -17,7 +17,7 @@ from messaging.registry import EventType
 from notifications.delivery import reasons
 from notifications.delivery.attempts import Claim, attempt_start_claimed
 from notifications.delivery.batch_statements import ClaimKey, claim_reads
-from notifications.delivery.circuit import PROBE, circuit_gate
+from notifications.delivery.circuit import PROBE, circuit_gate, circuit_wait
 from notifications.delivery.rate_limit import rate_token_take
 from notifications.delivery.rules import Action, notification_decide
 from notifications.delivery.state import (
@@ -154,9 +154,15 @@ def _claim_unless_waiting(
     read: ClaimRead, *, event_id: uuid.UUID, worker: str, now: datetime, provider: str
 ) -> Claim | WaitError:
     """The provider's sending rate and circuit breaker: a wait tries and counts nothing."""
-    # The token first: a probe taken and then refused a token would hold every email until
-    # its lease ran out.
-    gate = rate_token_take(provider=provider) or circuit_gate(read.circuit, provider=provider, now=now)
+    # A paused or open circuit first: its emails wait for it, not at the sending rate's pace
+    # (taking a token first sent all but a few back every second through a whole outage).
+    # Then the token, then the probe: a probe taken and then refused a token would hold every
+    # email until its lease ran out.
+    gate = (
+        circuit_wait(read.circuit, now=now)
+        or rate_token_take(provider=provider)
+        or circuit_gate(read.circuit, provider=provider, now=now)
+    )
     if isinstance(gate, WaitError):
         notification_wait(read.notification, now, reason=gate.reason)
         return gate

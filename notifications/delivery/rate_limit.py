@@ -1,7 +1,10 @@
 """The sending rate toward the provider (MAIL_PROVIDER_RATE_LIMIT calls per second), shared by
 every worker on every host: a token bucket in one PostgreSQL row per provider
 (ProviderRateBucket), refilled at the limit by the database's own clock (hosts' clocks may
-differ), holding at most one second of calls.
+differ), holding one call at most: no burst, so tokens are handed out at least 1/limit
+seconds apart and the provider never sees more than the limit in a second (a window that
+begins exactly on a token may hold one more), not the double a bucket of one second's
+calls lets through after a pause.
 
 Each email takes a token in its claim's transaction, after the circuit breaker let it go
 (claims.py). Without one it waits: nothing is tried, no attempt is written, and its message
@@ -16,6 +19,8 @@ from django.db import connection
 
 from messaging.errors import WaitError
 from notifications.models import ProviderRateBucket
+
+CAPACITY = 1.0  # tokens the bucket holds: one call, no burst
 
 _TAKE = f"""
 INSERT INTO {ProviderRateBucket._meta.db_table} AS b (provider, tokens, refreshed_at)
@@ -35,7 +40,7 @@ def rate_token_take(*, provider: str) -> WaitError | None:
     if not rate:
         return None
     with connection.cursor() as cursor:
-        cursor.execute(_TAKE, {"provider": provider, "rate": rate, "capacity": max(1.0, rate)})
+        cursor.execute(_TAKE, {"provider": provider, "rate": rate, "capacity": CAPACITY})
         if cursor.fetchone() is not None:
             return None
     return WaitError(

@@ -3,13 +3,21 @@ a backlog drains at the limit, with real worker processes, RabbitMQ and the mail
 recording when each call arrived; the token bucket itself against PostgreSQL's clock."""
 
 import time
+import uuid
 from datetime import datetime
 
 import pytest
+from django.utils import timezone
 
 from messaging.errors import WaitError
+from messaging.registry import event_type_get
+from notifications.delivery.circuit import CLOSED, circuit_record
+from notifications.delivery.claims import notification_claim
 from notifications.delivery.rate_limit import rate_token_take
 from notifications.models import Notification
+from notifications.providers.base import Outcome, SendResult
+from notifications.providers.catalogue import mail_provider
+from orders.events import ORDER_CREATED
 from tests.factories import OrderFactory
 from tests.waiting import wait_until
 
@@ -30,20 +38,19 @@ def test_a_backlog_drains_at_the_limit_across_two_worker_processes_and_every_ema
         timeout=40,
         message="every email sent",
     )
-    # then: once each, and never more than the bucket allows (2 at once, then 2 a second)
+    # then: once each, and never more than the bucket allows (one, then 2 a second)
     assert len(mailsim.messages()) == len(orders)
     arrivals = sorted(datetime.fromisoformat(entry["at"]) for entry in mailsim.requests_log())
     assert len(arrivals) == len(orders)
     for first, fifth in zip(arrivals, arrivals[4:], strict=False):
-        assert (fifth - first).total_seconds() >= 0.9, arrivals  # 5 calls take 1.5 s at 2/s
-    assert (arrivals[-1] - arrivals[0]).total_seconds() >= (len(orders) - RATE) / RATE - 0.5
+        assert (fifth - first).total_seconds() >= 1.8, arrivals  # 5 calls take 2 s at 2/s
+    assert (arrivals[-1] - arrivals[0]).total_seconds() >= (len(orders) - 1) / RATE - 0.5
     # the waiting emails said why
     assert not Notification.objects.exclude(status="sent").exists()
 
 
-def test_the_bucket_gives_one_second_of_calls_then_refills_at_the_limit(settings):
+def test_the_bucket_gives_one_call_then_refills_at_the_limit_with_no_burst(settings):
     settings.MAIL_PROVIDER_RATE_LIMIT = RATE
-    assert rate_token_take(provider="resend") is None
     assert rate_token_take(provider="resend") is None
     waiting = rate_token_take(provider="resend")
     assert isinstance(waiting, WaitError)
@@ -55,3 +62,29 @@ def test_the_bucket_gives_one_second_of_calls_then_refills_at_the_limit(settings
     # with no limit set, nothing is read or written
     settings.MAIL_PROVIDER_RATE_LIMIT = 0
     assert all(rate_token_take(provider="resend") is None for _ in range(20))
+
+
+def test_emails_held_by_an_open_circuit_wait_for_it_and_take_no_sending_token(settings):
+    # given: a limit of one call a second, and a circuit that one failure has just opened
+    settings.MAIL_PROVIDER_RATE_LIMIT = 1
+    settings.MAIL_PROVIDER_CIRCUIT_FAILURES, settings.MAIL_PROVIDER_CIRCUIT_OPEN_SECONDS = 1, 30
+    failure = SendResult(Outcome.TRANSIENT, http_status=503)
+    circuit_record([failure], seen=CLOSED, provider="resend", now=timezone.now())
+    orders = [OrderFactory(customer_email=f"held{n}@example.com") for n in range(3)]
+    # when their emails come up
+    waits = []
+    for order in orders:
+        with pytest.raises(WaitError) as waited:
+            notification_claim(
+                order_id=order.id,
+                event_type=event_type_get(ORDER_CREATED),
+                event_id=uuid.uuid4(),
+                worker="w",
+                provider=mail_provider(),
+            )
+        waits.append(waited.value)
+    # then each waits until the circuit may let it go, not a second for a token (a backlog
+    # held by an outage went round every second while the circuit was open)
+    assert [wait.retry_after >= 25 for wait in waits] == [True] * 3, [w.retry_after for w in waits]
+    assert all("failed 1 times in a row" in wait.reason for wait in waits)
+    assert rate_token_take(provider="resend") is None  # the bucket's one token is still there

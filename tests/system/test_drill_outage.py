@@ -1,0 +1,39 @@
+"""The provider-outage drill, short (issue 16): the provider answers 503 to every send for a
+minute while orders arrive at a steady rate, through every process of `make run` with the
+product's real retry clocks; afterwards every email is sent, none failed or dead-lettered,
+the provider saw few calls during the outage and never more than the limit after it.
+(tests/unit/test_outage_verdict.py: the verdict fails on logs that break the bounds.)"""
+
+import json
+
+import pytest
+
+from drill.outage import OutageConfig, outage_run
+from drill.outage_report import outage_report_markdown, outage_report_write
+
+
+@pytest.mark.tool_check  # `make test-tools` and CI: a few minutes of real processes
+@pytest.mark.timeout(900)
+def test_a_minute_of_provider_outage_ends_with_every_email_sent_and_few_calls(tmp_path):
+    config = OutageConfig(
+        outage_seconds=60, rate=1, before_seconds=10, after_seconds=10, mail_rate_limit=5, settle_timeout=300
+    )
+    report = outage_run(config)
+    print(outage_report_markdown(report))
+    assert report.passed, report.problems
+    assert report.load["orders_asked"] == report.load["orders_placed"] == 80
+    assert set(report.statuses) <= {"sent", "skipped"}
+    assert report.statuses["sent"] >= 80
+    assert sum(report.dead_letters.values()) == 0
+    provider = report.provider
+    # the outage happened and the circuit held the calls back: far fewer than the emails held
+    assert provider["requests_during_outage"] >= 5  # the failures that opened the circuit
+    assert provider["requests_during_outage"] < report.backlog_at_outage_end
+    assert provider["requests_during_outage"] <= provider["requests_during_outage_bound"]
+    assert provider["max_in_1s_after"] <= provider["max_in_1s_bound"] == 15  # 5/s, a 5-call bucket
+    # the backlog came back with the circuit's next probe, not after a long back-off
+    assert report.drain_seconds is not None
+    assert report.drain_seconds < 120
+    json_path, markdown_path = outage_report_write(report, tmp_path)
+    assert json.loads(json_path.read_text())["outcome"] == "PASSED"
+    assert "| verdict | PASSED |" in markdown_path.read_text()
