@@ -12,6 +12,7 @@ name leader`; a follower's death changes no leader), and until the first `order.
 by the broker: publishing into the queue works again, end to end, through our relays.
 """
 
+import contextlib
 import random
 import time
 from dataclasses import asdict, dataclass
@@ -63,11 +64,18 @@ def kill_queue_node(stack: DrillStack, role: str, rng: random.Random, *, orders_
     killed_at, killed_wall = time.monotonic(), datetime.now(UTC)
     cluster.node(victim).kill()
     new_leader, to_leader = None, None
-    if role == "leader":
-        new_leader = cluster.new_leader_after_kill(MEASURED_QUEUE, victim, timeout=FAILOVER_TIMEOUT_SECONDS)
-        to_leader = time.monotonic() - killed_at
-    to_publish = _first_confirmed_publish_after(stack.database_dsn, killed_wall) if orders_flowing else None
-    cluster.node(victim).start()
+    try:  # whatever the measurement does, the node is started again
+        if role == "leader":
+            with contextlib.suppress(TimeoutError):  # None: reported as a problem (failover_problems)
+                new_leader = cluster.new_leader_after_kill(
+                    MEASURED_QUEUE, victim, timeout=FAILOVER_TIMEOUT_SECONDS
+                )
+                to_leader = time.monotonic() - killed_at
+        to_publish = (
+            _first_confirmed_publish_after(stack.database_dsn, killed_wall) if orders_flowing else None
+        )
+    finally:
+        cluster.node(victim).start()
     return asdict(
         NodeKill(
             node=victim,
@@ -96,3 +104,15 @@ def _first_confirmed_publish_after(dsn: str, since: datetime) -> float | None:
             return (first - since).total_seconds()
         time.sleep(0.2)
     return None
+
+
+def failover_problems(kills: list[dict]) -> list[str]:
+    """A leader's death with no new leader, or no confirmed publish while orders flowed, within
+    FAILOVER_TIMEOUT_SECONDS: the cluster did not fail over, and the drill fails."""
+    problems = []
+    for kill in kills:
+        if kill["role"] == "leader" and kill["new_leader"] is None:
+            problems.append(f"no new leader of {MEASURED_QUEUE} after {kill['node']} was killed")
+        if kill["orders_flowing"] and kill["seconds_to_confirmed_publish"] is None:
+            problems.append(f"no confirmed publish into {MEASURED_QUEUE} after {kill['node']} was killed")
+    return problems

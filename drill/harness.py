@@ -15,6 +15,7 @@ import requests
 from kombu import Connection
 
 from drill.broker_cluster import PrivateCluster
+from drill.broker_faults import failover_problems
 from drill.broker_node import PrivateRabbit
 from drill.chaos import Chaos
 from drill.delivery_verdict import delivery_settled, delivery_verdict
@@ -84,7 +85,8 @@ def drill_run(config: DrillConfig) -> DrillReport:
         if not settled:
             verdict.problems.insert(0, f"did not settle within {config.settle_timeout:.0f} s")
         delivery = delivery_verdict(stack.database_dsn, stack.mailsim_url)
-        passed = verdict.passed and delivery.passed
+        verdict.problems[:0] = failover_problems(chaos.log.broker_kills)
+        passed = verdict.passed and delivery.passed and not failover_problems(chaos.log.broker_kills)
         outcome = drill_outcome(verdict_passed=passed, settled=settled, load=load)
         return DrillReport(
             config={k: v for k, v in asdict(config).items() if k != "workdir"}

@@ -54,6 +54,12 @@ def broker_urls(broker_url: str) -> list[str]:
     return urls
 
 
+def broker_url_normalized(broker_url: str) -> str:
+    """The node list without blanks: kombu reads " amqp://…" (a space after the `;`) as a
+    host of None and fails over to nowhere; CELERY_BROKER_URL is read through this."""
+    return ";".join(broker_urls(broker_url))
+
+
 def vhost_of(broker_url: str) -> str:
     """The vhost of the first node (every node of a list serves the same vhost)."""
     path = urlsplit(broker_urls(broker_url)[0]).path
