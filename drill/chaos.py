@@ -105,9 +105,12 @@ class Chaos(threading.Thread):
             return
         kill = kill_queue_node(self.stack, kind, self.rng, orders_flowing=not self._halt.is_set())
         self.log.broker_kills.append(kill)
+        leader = (
+            f"new leader after {kill['seconds_to_new_leader']} s" if kind == "leader" else "leader unchanged"
+        )
         self.log.note(
-            f"SIGKILL RabbitMQ node {kill['node']} ({kind} of orders.confirmations): new leader "
-            f"after {kill['seconds_to_new_leader']} s, a confirmed publish after "
+            f"SIGKILL RabbitMQ node {kill['node']} ({kind} of orders.confirmations): {leader}, "
+            f"a confirmed publish after "
             f"{kill['seconds_to_confirmed_publish']} s; started again, back after "
             f"{kill['seconds_to_restart']} s"
         )
