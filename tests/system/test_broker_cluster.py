@@ -1,5 +1,5 @@
 """A three-node RabbitMQ cluster of our own (drill/broker_cluster.py, the cluster drill's):
-the topology's quorum queues get a replica on every node, and the relay's confirming
+the work and dead-letter queues (quorum) get a replica on every node, and the relay's confirming
 publisher, given the node list, fails over when the node it talks to (the leader of
 orders.confirmations) is SIGKILLed. What the broker confirmed before the kill is still there;
 what it did not confirm is published again (as the relay does: its rows stay unpublished),
@@ -14,7 +14,7 @@ from kombu import Connection
 
 from drill.broker_cluster import PrivateCluster
 from messaging.broker.declare import topology_declare
-from messaging.broker.topology import MAINTENANCE_QUEUE, dead_letter_queues, work_queue, work_queues
+from messaging.broker.topology import dead_letter_queues, work_queue, work_queues
 from messaging.relay.publisher import ConfirmingPublisher, OutgoingMessage, PublishError
 from messaging.task_names import HANDLE_EVENT
 from orders.events import ORDER_CREATED
@@ -75,7 +75,7 @@ def _queued_task_ids(url: str) -> list[str]:
 def test_the_publisher_fails_over_when_the_leader_dies_and_nothing_confirmed_is_lost(cluster):
     names = sorted(node.name for node in cluster.nodes)
     topology_declare(broker_url=cluster.url)
-    for queue in [*work_queues(), *dead_letter_queues(), MAINTENANCE_QUEUE]:
+    for queue in [*work_queues(), *dead_letter_queues()]:
         assert sorted(cluster.queue_members(queue.name)) == names, queue.name
     leader = cluster.node(cluster.queue_leader(QUEUE))
     # The leader first in the list: the publisher talks to the node that will die.
