@@ -21,6 +21,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--relays", type=int, default=2)
     parser.add_argument("--kill-every", type=float, default=4.0, help="seconds between faults (default 4)")
+    parser.add_argument(
+        "--cluster",
+        type=int,
+        default=1,
+        help="RabbitMQ nodes (default 1); 3: a cluster whose leader and a follower are killed",
+    )
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument(
         "--api-throttle-rate", help="API_THROTTLE_RATE of the drill's stack (default: sized for --rate)"
@@ -36,6 +42,7 @@ def main(argv: list[str] | None = None) -> int:
         relays=args.relays,
         kill_every=args.kill_every,
         seed=args.seed,
+        cluster=args.cluster,
         api_throttle_rate=args.api_throttle_rate,
         settle_timeout=max(240.0, args.orders / 10),
     )
@@ -48,7 +55,8 @@ def run_and_report(config: "DrillConfig", out: Path) -> tuple["DrillReport", int
     from drill.harness import drill_run, report_markdown, report_write
 
     report = drill_run(config)
-    json_path, markdown_path = report_write(report, out)
+    # A cluster drill has its own report: the single node's stays as it was.
+    json_path, markdown_path = report_write(report, out, "cluster-latest" if config.cluster > 1 else "latest")
     print(report_markdown(report))
     print(f"report: {json_path}, {markdown_path}")
     return report, (0 if report.passed else 1)
