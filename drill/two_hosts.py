@@ -20,7 +20,7 @@ import requests
 
 from drill.delivery_verdict import delivery_verdict
 from drill.harness import drill_outcome, wait_until_settled
-from drill.hosts import TwoHostStack, broker_with_heartbeat
+from drill.hosts import AppHost, TwoHostStack, broker_with_heartbeat
 from drill.load import LoadResult, OrderStream, api_throttle_rate_for
 from drill.report import load_summary
 from drill.takeover import Attempt, TakeoverVerdict, takeover_judge
@@ -30,6 +30,7 @@ from drill.verdict import verdict_compute
 # Every provider call answers after a second (the message stored at once, the answer late;
 # under the drill's 2 s read timeout), so a host always has calls open when its link goes.
 PROVIDER_LATENCY = {"kind": "stall", "rate": 1.0, "seconds": 1.0}
+OPEN_CALL_WINDOW_SECONDS = 0.3  # a call this recent is still waiting for its answer
 
 
 @dataclass
@@ -93,14 +94,26 @@ class CutLog:
 def _cut_later(stack: TwoHostStack, config: TwoHostConfig, log: CutLog, halt: threading.Event) -> None:
     if halt.wait(config.orders / config.rate * config.cut_after):
         return
-    network = stack.hosts["a"].network
-    network.cut()
+    host = stack.hosts["a"]
+    _wait_for_an_open_call(host, halt)
+    host.network.cut()
     log.started_at = time.time()
     try:
         halt.wait(config.effective_cut_seconds)  # an interrupted drill restores at once
     finally:
         log.ended_at = time.time()
-        network.restore()
+        host.network.restore()
+
+
+def _wait_for_an_open_call(host: AppHost, halt: threading.Event, longest: float = 15.0) -> None:
+    """Until one of the host's provider calls went out a moment ago (its answer takes a
+    second, PROVIDER_LATENCY), so the cut finds it open; at most `longest` seconds."""
+    deadline = time.monotonic() + longest
+    while time.monotonic() < deadline and not halt.is_set():
+        calls = host.provider_calls()
+        if calls and time.time() - calls[-1].at < OPEN_CALL_WINDOW_SECONDS:
+            return
+        time.sleep(0.02)
 
 
 def two_host_run(config: TwoHostConfig) -> TwoHostReport:
