@@ -65,9 +65,14 @@ def run_and_report(config: "DrillConfig", out: Path) -> tuple["DrillReport", int
 
 
 def two_hosts_main(orders: int, rate: float, seed: int, out: Path) -> int:
+    import signal
+
     from drill.two_hosts import TwoHostConfig, two_host_run
     from drill.two_hosts_report import two_host_markdown, two_host_report_write
 
+    # SIGTERM (`timeout`, a CI job cancelled) ends the drill through its `finally`: the
+    # namespaces, veths, proxies and processes it made are removed, not left behind.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     report = two_host_run(TwoHostConfig(orders=orders, rate=rate, seed=seed))
     json_path, markdown_path = two_host_report_write(report, out)
     print(two_host_markdown(report))
