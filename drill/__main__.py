@@ -32,7 +32,17 @@ def main(argv: list[str] | None = None) -> int:
         "--api-throttle-rate", help="API_THROTTLE_RATE of the drill's stack (default: sized for --rate)"
     )
     parser.add_argument("--out", default="docs/drills", help="where the JSON and Markdown report go")
+    parser.add_argument(
+        "--hosts",
+        type=int,
+        choices=(1, 2),
+        default=1,
+        help="2: the two-host drill, host a's link cut for longer than the lease (docs/drills.md)",
+    )
+    parser.add_argument("--rate-two-hosts", type=float, default=10.0, help="orders per second with --hosts 2")
     args = parser.parse_args(argv)
+    if args.hosts == 2:
+        return two_hosts_main(args.orders, args.rate_two_hosts, args.seed, Path(args.out))
     from drill.harness import DrillConfig
 
     config = DrillConfig(
@@ -60,6 +70,22 @@ def run_and_report(config: "DrillConfig", out: Path) -> tuple["DrillReport", int
     print(report_markdown(report))
     print(f"report: {json_path}, {markdown_path}")
     return report, (0 if report.passed else 1)
+
+
+def two_hosts_main(orders: int, rate: float, seed: int, out: Path) -> int:
+    import signal
+
+    from drill.two_hosts import TwoHostConfig, two_host_run
+    from drill.two_hosts_report import two_host_markdown, two_host_report_write
+
+    # SIGTERM (`timeout`, a CI job cancelled) ends the drill through its `finally`: the
+    # namespaces, veths, proxies and processes it made are removed, not left behind.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    report = two_host_run(TwoHostConfig(orders=orders, rate=rate, seed=seed))
+    json_path, markdown_path = two_host_report_write(report, out)
+    print(two_host_markdown(report))
+    print(f"report: {json_path}, {markdown_path}")
+    return 0 if report.passed else 1
 
 
 if __name__ == "__main__":

@@ -22,7 +22,11 @@ from drill.processes import free_port
 
 
 class PrivateRabbit:
-    def __init__(self, prefix: str = "drill"):
+    def __init__(self, prefix: str = "drill", *, heartbeat_seconds: int | None = None):
+        # The server's heartbeat timeout (RabbitMQ's default 60 s; the lower of the client's
+        # and the server's is used): how soon a client that went silent, its link cut, is
+        # dropped and its unacknowledged messages go to the others.
+        self.heartbeat_seconds = heartbeat_seconds
         self.name = f"{prefix}-{uuid.uuid4().hex[:8]}@localhost"
         self.port = free_port()
         self.dist_port = free_port()
@@ -43,11 +47,15 @@ class PrivateRabbit:
     def start(self, timeout: float = 90.0) -> "PrivateRabbit":
         (self.home / "pid").unlink(missing_ok=True)  # a killed node's file names a dead VM
         (self.home / "enabled_plugins").write_text("[].\n")
+        if self.heartbeat_seconds is not None:
+            (self.home / "rabbitmq.conf").write_text(f"heartbeat = {self.heartbeat_seconds}\n")
         shutil.chown(self.home, "rabbitmq", "rabbitmq")  # the server drops to the rabbitmq user
-        shutil.chown(self.home / "enabled_plugins", "rabbitmq", "rabbitmq")
+        for path in self.home.iterdir():
+            shutil.chown(path, "rabbitmq", "rabbitmq")
         env = {
             "PATH": "/usr/sbin:/usr/bin:/sbin:/bin",
             "RABBITMQ_NODENAME": self.name,
+            "RABBITMQ_NODE_IP_ADDRESS": "127.0.0.1",  # loopback only, like the machine's own node
             "RABBITMQ_NODE_PORT": str(self.port),
             "RABBITMQ_DIST_PORT": str(self.dist_port),
             "RABBITMQ_MNESIA_BASE": str(self.home / "mnesia"),

@@ -77,7 +77,7 @@ def drill_run(config: DrillConfig) -> DrillReport:
         stack.start()
         chaos, load = _load_under_chaos(stack, config)
         settle_started = time.monotonic()
-        settled = _wait_until_settled(stack, config.settle_timeout)
+        settled = wait_until_settled(stack, config.settle_timeout)
         seconds_to_settle = time.monotonic() - settle_started
         verdict = verdict_compute(stack.database_dsn, stack.mailsim_url, set(load.accepted))
         if not load.complete:
@@ -140,7 +140,7 @@ def broker_faults(config: DrillConfig) -> list[tuple[float, str]]:
     )
 
 
-def _wait_until_settled(stack: DrillStack, timeout: float) -> bool:
+def wait_until_settled(stack: DrillStack, timeout: float) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if _settled(stack):
@@ -183,4 +183,5 @@ __all__ = [
     "drill_run",
     "report_markdown",
     "report_write",
+    "wait_until_settled",
 ]
