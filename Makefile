@@ -8,6 +8,8 @@ export PATH := $(CURDIR)/$(BIN):$(PATH)
 
 .PHONY: run test test-tools drill drill-restore drill-outage demo bench soak lint format messages setup services venv token
 ORDERS ?= 1000
+CLUSTER ?= 1
+HOSTS ?= 1
 SOAK_SECONDS ?= 600
 SOAK_RATE ?= 50
 OUTAGE_MINUTES ?= 10
@@ -65,10 +67,12 @@ test: venv
 test-tools: venv services
 	$(BIN)/python -m pytest -m tool_check tests/system
 
-## drill: the fault drill (kills, a broker restart, dropped connections, provider faults,
-## republished events) on its own database and RabbitMQ node; report in docs/drills/
+## drill: the fault drill (kills, a broker hard kill and restart, dropped connections, provider
+## faults, republished events) on its own database and RabbitMQ node; report in docs/drills/.
+## CLUSTER=3: on a three-node cluster of its own, whose queue leader and a follower are killed;
+## HOSTS=2: the two-host drill instead (network namespaces, one host's link cut; needs root)
 drill: venv services
-	$(BIN)/python -m drill --orders $(ORDERS)
+	$(BIN)/python -m drill --orders $(ORDERS) --cluster $(CLUSTER) --hosts $(HOSTS)
 
 ## drill-restore: a real database restore: pg_dump while orders flow, more orders, pg_restore,
 ## then the runbook's restore steps (docs/operations.md); ORDERS=300 unless given; report in

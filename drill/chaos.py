@@ -1,5 +1,6 @@
-"""What the drill does to the product while orders flow: kills, a broker restart, dropped
-database connections, a misbehaving mail provider, and events published again out of order."""
+"""What the drill does to the product while orders flow: kills, broker kills (drill/
+broker_faults.py), dropped database connections, a misbehaving mail provider, and events
+published again out of order."""
 
 import json
 import random
@@ -12,6 +13,7 @@ import psycopg
 import requests
 from kombu import Connection, Producer
 
+from drill.broker_faults import kill_queue_node, restart_single_node
 from drill.stack import DrillStack
 from messaging.task_names import HANDLE_EVENT
 
@@ -30,7 +32,8 @@ PROVIDER_FAULTS = [
 class ChaosLog:
     worker_kills: int = 0
     relay_kills: int = 0
-    broker_restarts: int = 0
+    broker_restarts: int = 0  # one node: SIGKILL and start again
+    broker_kills: list[dict] = field(default_factory=list)  # a cluster's nodes (NodeKill)
     database_terminations: int = 0
     republished_copies: int = 0
     events: list[str] = field(default_factory=list)
@@ -41,13 +44,14 @@ class ChaosLog:
 
 class Chaos(threading.Thread):
     def __init__(
-        self, stack: DrillStack, *, seed: int, kill_every: float, broker_restart_after: float | None
+        self, stack: DrillStack, *, seed: int, kill_every: float, broker_faults: list[tuple[float, str]]
     ):
+        """`broker_faults`: (seconds into the stream, "restart" | "leader" | "follower"), each once."""
         super().__init__(daemon=True)
         self.stack = stack
         self.rng = random.Random(seed)
         self.kill_every = kill_every
-        self.broker_restart_after = broker_restart_after
+        self.broker_faults = sorted(broker_faults)
         self.log = ChaosLog()
         self._halt = threading.Event()
 
@@ -78,16 +82,12 @@ class Chaos(threading.Thread):
                 return
             step()
         while not self._halt.wait(self.kill_every):
-            if (
-                self.broker_restart_after is not None
-                and time.monotonic() - started > self.broker_restart_after
-            ):
-                self.broker_restart_after = None
-                self._restart_broker()
+            if self.broker_faults and time.monotonic() - started > self.broker_faults[0][0]:
+                self._broker_fault(self.broker_faults.pop(0)[1])
                 continue
             self.rng.choice(steps)()
-        if self.broker_restart_after is not None:  # the stream ended first: restart it now
-            self._restart_broker()
+        while self.broker_faults:  # the stream ended first: the rest now
+            self._broker_fault(self.broker_faults.pop(0)[1])
 
     def _kill_worker(self) -> None:
         self.log.note(f"SIGKILL {self.stack.kill_and_restart('worker', self.rng)}, restarted")
@@ -97,10 +97,23 @@ class Chaos(threading.Thread):
         self.log.note(f"SIGKILL {self.stack.kill_and_restart('relay', self.rng)}, restarted")
         self.log.relay_kills += 1
 
-    def _restart_broker(self) -> None:
-        self.stack.rabbit.restart_app()
-        self.log.broker_restarts += 1
-        self.log.note("RabbitMQ restarted (stop_app, start_app)")
+    def _broker_fault(self, kind: str) -> None:
+        if kind == "restart":
+            seconds = restart_single_node(self.stack)
+            self.log.broker_restarts += 1
+            self.log.note(f"RabbitMQ killed (SIGKILL) and started again: back after {seconds:.1f} s")
+            return
+        kill = kill_queue_node(self.stack, kind, self.rng, orders_flowing=not self._halt.is_set())
+        self.log.broker_kills.append(kill)
+        leader = (
+            f"new leader after {kill['seconds_to_new_leader']} s" if kind == "leader" else "leader unchanged"
+        )
+        self.log.note(
+            f"SIGKILL RabbitMQ node {kill['node']} ({kind} of orders.confirmations): {leader}, "
+            f"a confirmed publish after "
+            f"{kill['seconds_to_confirmed_publish']} s; started again, back after "
+            f"{kill['seconds_to_restart']} s"
+        )
 
     def _terminate_connections(self) -> None:
         terminated = self.stack.terminate_database_connections()

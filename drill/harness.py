@@ -14,6 +14,9 @@ import psycopg
 import requests
 from kombu import Connection
 
+from drill.broker_cluster import PrivateCluster
+from drill.broker_faults import failover_problems
+from drill.broker_node import PrivateRabbit
 from drill.chaos import Chaos
 from drill.delivery_verdict import delivery_settled, delivery_verdict
 from drill.load import GIVE_UP_AFTER_SECONDS, LoadResult, OrderStream, api_throttle_rate_for
@@ -36,7 +39,10 @@ class DrillConfig:
     workers: int = 2
     relays: int = 2
     kill_every: float = 4.0  # seconds between faults
-    broker_restart_at: float | None = 0.4  # share of the stream after which RabbitMQ restarts once
+    broker_restart_at: float | None = 0.4  # one node: share of the stream after which it is killed
+    cluster: int = 1  # RabbitMQ nodes; more than one: a cluster whose nodes are killed instead
+    leader_kill_at: float = 0.3  # a cluster: share of the stream after which the leader dies
+    follower_kill_at: float = 0.65  # and then a follower (of orders.confirmations)
     settle_timeout: float = 240.0
     seed: int = 42
     api_throttle_rate: str | None = None  # None: sized for `rate` (drill.load.api_throttle_rate_for)
@@ -65,12 +71,13 @@ def drill_run(config: DrillConfig) -> DrillReport:
         workers=config.workers,
         relays=config.relays,
         extra_env=config.extra_env,
+        rabbit=PrivateCluster(config.cluster) if config.cluster > 1 else PrivateRabbit(),
     )
     try:
         stack.start()
         chaos, load = _load_under_chaos(stack, config)
         settle_started = time.monotonic()
-        settled = _wait_until_settled(stack, config.settle_timeout)
+        settled = wait_until_settled(stack, config.settle_timeout)
         seconds_to_settle = time.monotonic() - settle_started
         verdict = verdict_compute(stack.database_dsn, stack.mailsim_url, set(load.accepted))
         if not load.complete:
@@ -78,7 +85,8 @@ def drill_run(config: DrillConfig) -> DrillReport:
         if not settled:
             verdict.problems.insert(0, f"did not settle within {config.settle_timeout:.0f} s")
         delivery = delivery_verdict(stack.database_dsn, stack.mailsim_url)
-        passed = verdict.passed and delivery.passed
+        verdict.problems[:0] = failover_problems(chaos.log.broker_kills)
+        passed = verdict.passed and delivery.passed and not failover_problems(chaos.log.broker_kills)
         outcome = drill_outcome(verdict_passed=passed, settled=settled, load=load)
         return DrillReport(
             config={k: v for k, v in asdict(config).items() if k != "workdir"}
@@ -102,11 +110,7 @@ def _load_under_chaos(stack: DrillStack, config: DrillConfig) -> tuple[Chaos, Lo
         stack,
         seed=config.seed,
         kill_every=config.kill_every,
-        broker_restart_after=(
-            None
-            if config.broker_restart_at is None
-            else config.orders / config.rate * config.broker_restart_at
-        ),
+        broker_faults=broker_faults(config),
     )
     chaos.provider_faults_on()
     chaos.start()
@@ -123,7 +127,20 @@ def _load_under_chaos(stack: DrillStack, config: DrillConfig) -> tuple[Chaos, Lo
     return chaos, load
 
 
-def _wait_until_settled(stack: DrillStack, timeout: float) -> bool:
+def broker_faults(config: DrillConfig) -> list[tuple[float, str]]:
+    """When (seconds into the stream) which broker fault happens (drill/broker_faults.py)."""
+    stream_seconds = config.orders / config.rate
+    if config.cluster > 1:
+        return [
+            (stream_seconds * config.leader_kill_at, "leader"),
+            (stream_seconds * config.follower_kill_at, "follower"),
+        ]
+    return (
+        [] if config.broker_restart_at is None else [(stream_seconds * config.broker_restart_at, "restart")]
+    )
+
+
+def wait_until_settled(stack: DrillStack, timeout: float) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if _settled(stack):
@@ -166,4 +183,5 @@ __all__ = [
     "drill_run",
     "report_markdown",
     "report_write",
+    "wait_until_settled",
 ]

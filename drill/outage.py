@@ -20,7 +20,7 @@ from pathlib import Path
 
 import requests
 
-from drill.harness import _wait_until_settled
+from drill.harness import wait_until_settled
 from drill.load import LoadResult, OrderStream, api_throttle_rate_for
 from drill.outage_facts import database_facts, dead_letter_depths, provider_arrivals
 from drill.outage_report import OutageReport, outage_report_markdown, outage_report_write
@@ -90,7 +90,7 @@ def outage_run(config: OutageConfig) -> OutageReport:
         stack.start()
         load, outage = _orders_through_an_outage(stack, config)
         settle_started = time.monotonic()
-        settled = _wait_until_settled(stack, config.settle_timeout)
+        settled = wait_until_settled(stack, config.settle_timeout)
         seconds_to_settle = time.monotonic() - settle_started
         verdict = verdict_compute(stack.database_dsn, stack.mailsim_url, set(load.accepted))
         facts = database_facts(stack.database_dsn, outage_end=outage[1])

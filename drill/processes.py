@@ -4,6 +4,7 @@ until it says it is ready, stopped or killed (the whole process group)."""
 
 import contextlib
 import os
+import random
 import re
 import signal
 import socket
@@ -31,10 +32,21 @@ def database_url(
     return f"postgres://{credentials}@{host}:{port}/{database}"
 
 
+# Listening ports are drawn below the kernel's ephemeral range (32768-60999 on Linux): a port
+# from that range, free when drawn, can be taken by any outgoing connection before our server
+# binds it (a RabbitMQ cluster forming makes hundreds of them).
+LISTEN_PORTS = range(20000, 32768)
+
+
 def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+    while True:
+        port = random.choice(LISTEN_PORTS)
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:  # in use: draw again
+                continue
+            return port
 
 
 def process_env(

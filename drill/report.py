@@ -74,7 +74,9 @@ def report_markdown(report: DrillReport) -> str:
         ("webhooks given up by the provider", report.delivery["webhooks_given_up"]),
         ("worker kills (SIGKILL)", c["worker_kills"]),
         ("relay kills (SIGKILL)", c["relay_kills"]),
-        ("RabbitMQ restarts", c["broker_restarts"]),
+        ("RabbitMQ nodes", report.config.get("cluster", 1)),
+        ("RabbitMQ restarts (SIGKILL, start)", c["broker_restarts"]),
+        *_node_kill_rows(c.get("broker_kills", [])),
         ("database connection drops", c["database_terminations"]),
         ("events published again (copies)", c["republished_copies"]),
         ("provider faults injected", faults),
@@ -93,6 +95,30 @@ def report_markdown(report: DrillReport) -> str:
         lines += ["", "Requests given up (the first 20):"]
         lines += [f"- {request}" for request in load["requests_given_up_first"]]
     return "\n".join(lines) + "\n"
+
+
+def _node_kill_rows(kills: list[dict]) -> list[tuple[str, str]]:
+    """A cluster drill's node kills, each with its failover times (drill/broker_faults.py)."""
+    rows = []
+    for number, kill in enumerate(kills, start=1):
+        leader = (
+            f"new leader {kill['new_leader']} after {kill['seconds_to_new_leader']} s"
+            if kill["role"] == "leader"
+            else "leader unchanged"
+        )
+        publish = kill["seconds_to_confirmed_publish"]
+        if not kill.get("orders_flowing", True):
+            publish_text = "not measured (the stream had ended)"
+        else:
+            publish_text = "none within the wait" if publish is None else f"{publish} s"
+        rows.append(
+            (
+                f"node kill {number}: SIGKILL {kill['node']}, {kill['role']} of orders.confirmations",
+                f"{leader}; first confirmed publish into it after {publish_text}; "
+                f"node started again, back after {kill['seconds_to_restart']} s",
+            )
+        )
+    return rows
 
 
 def _states(states: dict) -> str:

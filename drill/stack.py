@@ -1,4 +1,4 @@
-"""The real product under drill: its own database, its own RabbitMQ node, and every process
+"""The real product under drill: its own database, its own RabbitMQ node (or cluster), and every process
 of the Procfile (web, 2 relays, N workers, beat, the mail simulator), started with bin/*."""
 
 import base64
@@ -10,6 +10,7 @@ from pathlib import Path
 
 import psycopg
 
+from drill.broker_cluster import PrivateCluster
 from drill.broker_node import PrivateRabbit
 from drill.processes import (
     PG,
@@ -29,7 +30,8 @@ class DrillStack:
     relays: int = 2
     extra_env: dict[str, str] = field(default_factory=dict)
     database: str = field(default_factory=lambda: f"orders_drill_{uuid.uuid4().hex[:8]}")
-    rabbit: PrivateRabbit = field(default_factory=PrivateRabbit)
+    # One node, or a cluster whose URL lists every node (clients fail over along it).
+    rabbit: PrivateRabbit | PrivateCluster = field(default_factory=PrivateRabbit)
     processes: dict[str, ManagedProcess] = field(default_factory=dict)
     web_port: int = field(default_factory=free_port)
     mailsim_port: int = field(default_factory=free_port)

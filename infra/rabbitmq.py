@@ -1,4 +1,5 @@
-"""The RabbitMQ management HTTP API: vhosts for development and tests, queue figures."""
+"""The RabbitMQ management HTTP API: vhosts for development and tests, queue figures; and the
+broker URL, which may list a cluster's nodes."""
 
 from typing import Any
 from urllib.parse import quote, unquote, urlsplit
@@ -44,15 +45,33 @@ class RabbitAdmin:
         return response
 
 
+def broker_urls(broker_url: str) -> list[str]:
+    """The node URLs of a broker URL: one, or several separated by `;` (a cluster's nodes, in
+    the order a client tries them; kombu and Celery fail over along this list)."""
+    urls = [url.strip() for url in broker_url.split(";") if url.strip()]
+    if not urls:
+        raise ValueError(f"no broker URL in {broker_url!r}")
+    return urls
+
+
+def broker_url_normalized(broker_url: str) -> str:
+    """The node list without blanks: kombu reads " amqp://…" (a space after the `;`) as a
+    host of None and fails over to nowhere; CELERY_BROKER_URL is read through this."""
+    return ";".join(broker_urls(broker_url))
+
+
 def vhost_of(broker_url: str) -> str:
-    path = urlsplit(broker_url).path
+    """The vhost of the first node (every node of a list serves the same vhost)."""
+    path = urlsplit(broker_urls(broker_url)[0]).path
     return unquote(path[1:]) if len(path) > 1 else "/"
 
 
 def user_of(broker_url: str) -> str:
-    return urlsplit(broker_url).username or "guest"
+    return urlsplit(broker_urls(broker_url)[0]).username or "guest"
 
 
 def broker_url_with_vhost(broker_url: str, vhost: str) -> str:
-    parts = urlsplit(broker_url)
-    return parts._replace(path="/" + quote(vhost, safe="")).geturl()
+    """The same node list, every node on `vhost`."""
+    return ";".join(
+        urlsplit(url)._replace(path="/" + quote(vhost, safe="")).geturl() for url in broker_urls(broker_url)
+    )

@@ -7,12 +7,17 @@ import socket
 from celery.schedules import crontab
 
 from config.settings.environment import BASE_DIR, env
+from infra.rabbitmq import broker_url_normalized
 from messaging.broker.topology import celery_task_queues
 
 # --- Broker and Celery ---------------------------------------------------------------
 # The one place the broker is configured; each non-default setting says why, and the
 # section of docs/celery-and-rabbitmq.md ("C&R") that shows what the default would do.
-CELERY_BROKER_URL = env("CELERY_BROKER_URL", default="amqp://guest:guest@127.0.0.1:5672/orders")
+# One node, or a cluster's nodes separated by `;`: every client (Celery's workers and beat,
+# Flower, the relay's publisher, the dead-letter reader, the commands) fails over along it.
+CELERY_BROKER_URL = broker_url_normalized(
+    env("CELERY_BROKER_URL", default="amqp://guest:guest@127.0.0.1:5672/orders")
+)
 RABBITMQ_MANAGEMENT_URL = env("RABBITMQ_MANAGEMENT_URL", default="http://guest:guest@127.0.0.1:15672")
 # A nack or a lost confirm must raise, never drop a retry silently (C&R "What Celery drops by
 # default"). The wait has no timeout here (py-amqp ignores one in these options); retries

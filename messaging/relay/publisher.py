@@ -22,6 +22,7 @@ import amqp
 from django.conf import settings
 from kombu import Connection
 
+from infra.rabbitmq import broker_urls
 from messaging.broker.channel import amqp_channel
 from messaging.relay.frames import FrameBatch, basic_publish_method_frame, content_frames
 from messaging.relay.task_messages import TRACKING_HEADER, task_message_template
@@ -161,7 +162,9 @@ class ConfirmingPublisher:
             # A broker that stops reading (memory alarm, half-open socket) must not hang us.
             transport_options={"write_timeout": self._connect_timeout},
         )
-        connection.ensure_connection(max_retries=1)
+        # One try per node of a cluster's list (kombu moves to the next node after a failure,
+        # without a pause inside a round); a single node gets its second try, as before.
+        connection.ensure_connection(max_retries=max(1, len(broker_urls(self.broker_url)) - 1))
         channel = amqp_channel(connection)
         channel.confirm_select()
         channel.events["basic_ack"].add(self._on_ack)

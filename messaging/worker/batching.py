@@ -53,6 +53,18 @@ class DeliveryBatcher:
         self._waiting.append(request)
         self._want_slot()
 
+    def connection_lost(self) -> None:
+        """The consumer's connection closed (Consumer.on_close): Celery has cleared the pool's
+        semaphore and with it our waiting `_dispatch`, so no slot would ever come and every
+        later batchable message would wait for good (found by the two-host drill: a worker
+        whose link was cut sent no email after it came back). The messages waiting here came
+        on the closed channel and cannot be acked: the broker redelivers them, so they go."""
+        dropped = len(self._waiting)
+        self._waiting.clear()
+        self._slot_wanted = False
+        if dropped:
+            logger.warning("connection lost: %d waiting deliveries left to the broker to redeliver", dropped)
+
     def _want_slot(self) -> None:
         if self._slot_wanted or not self._waiting:
             return

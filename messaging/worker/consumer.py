@@ -28,6 +28,10 @@ class DeadLetteringConsumer(Consumer):
         self.delivery_batcher = DeliveryBatcher(consumer=self, process_task=on_task_request)
         super().__init__(self.delivery_batcher.on_task_request, *args, **kwargs)
 
+    def on_close(self) -> None:
+        super().on_close()  # clears the pool semaphore's waiting callbacks, the batcher's too
+        self.delivery_batcher.connection_lost()
+
     def connection_for_write(self, url: str | None = None, heartbeat: float | None = None) -> Connection:
         # Only the task events go out on this connection (celery/worker/consumer/events.py).
         # With the broker-wide confirm_publish each of the three events per task waited for

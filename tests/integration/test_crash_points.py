@@ -16,6 +16,7 @@ from notifications.models import Notification
 from orders.services import order_create
 from tests.broker import queue_peek, queue_ready_count
 from tests.factories import UnpublishedOrderFactory
+from tests.integration.short_lease import SHORT_LEASE
 from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
@@ -141,14 +142,14 @@ def _copies() -> Counter[str]:
 
 @pytest.mark.parametrize("point", ["worker.after_provider_accept", "worker.after_commit"])
 def test_a_worker_dying_after_the_provider_accepted_or_after_the_commit(point, mailsim, start_worker):
-    doomed = start_worker(FAULT_CRASH_POINT=point)
+    doomed = start_worker(FAULT_CRASH_POINT=point, **SHORT_LEASE)  # its lease is waited out
     order = order_create(customer_email=f"{point}@example.com", amount="5.00", currency="EUR")
     doomed.wait_for_log(f"crash point {point} reached", timeout=20)
     doomed.process.wait(timeout=10)  # its main process was killed too: the message is unacked
     expected = "sending" if point == "worker.after_provider_accept" else "sent"
     assert Notification.objects.get(order=order).status == expected
-    # a fresh worker takes the redelivered message over
-    start_worker()
+    # a fresh worker takes the redelivered message over, once the dead worker's lease ran out
+    start_worker(**SHORT_LEASE)
     notification = _sent_once(mailsim, order.id)
     outcomes = list(notification.attempts.order_by("number").values_list("outcome", flat=True))
     assert outcomes == (["unknown", "accepted"] if expected == "sending" else ["accepted"])

@@ -120,10 +120,24 @@ def test_an_unfinished_attempt_outside_the_providers_window_goes_to_review_and_i
     assert mailsim.requests_log() == []
 
 
-def test_a_lease_held_by_a_dead_process_on_this_host_is_void(order, mailsim):
+def test_a_live_lease_is_respected_even_when_its_pid_is_not_in_this_hosts_process_table(order, mailsim):
+    # given a lease whose holder's name is this host's and whose pid no process here has: on
+    # another host (or container) with the same name it may be calling the provider right now
     import socket
 
-    NotificationFactory(order=order, leased=True, lease_owner=f"{socket.gethostname()}:999999")  # no such pid
+    notification = NotificationFactory(
+        order=order, leased=True, lease_owner=f"{socket.gethostname()}:999999"
+    )  # no such pid here
+    DeliveryAttemptFactory(notification=notification, started_at=timezone.now())  # its call, running
+    # when another worker gets the event: it waits for the lease, it sends nothing
+    with pytest.raises(InFlightError):
+        event_dispatch(raw_envelope=_envelope(order), delivery=FIRST_DELIVERY)
+    assert _notification(order).status == "sending"
+    assert mailsim.requests_log() == []
+    # when the lease has run out: the email is taken over and resent under its key, once
+    Notification.objects.filter(pk=notification.pk).update(
+        lease_expires_at=timezone.now() - timedelta(seconds=1)
+    )
     assert event_dispatch(raw_envelope=_envelope(order), delivery=FIRST_DELIVERY) == "sent"
     assert len(mailsim.messages()) == 1
 

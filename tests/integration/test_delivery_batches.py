@@ -23,6 +23,7 @@ from messaging.task_names import HANDLE_EVENT
 from notifications.models import Notification
 from orders.services import order_create
 from tests.broker import queue_peek, queue_ready_count
+from tests.integration.short_lease import SHORT_LEASE
 from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
@@ -101,13 +102,13 @@ def test_a_worker_dying_inside_a_batch_loses_nothing_and_doubles_nothing(point, 
     status_at_crash, attempts_after = BATCH_CRASHES[point]
     orders = _orders_waiting(ORDERS, point.replace(".", "-"))
     # the first message goes alone; these crash points fire only in a batch of several
-    doomed = start_worker(concurrency=1, FAULT_CRASH_POINT=point)
+    doomed = start_worker(concurrency=1, FAULT_CRASH_POINT=point, **SHORT_LEASE)  # its leases are waited out
     doomed.wait_for_log(f"crash point {point} reached", timeout=40)
     doomed.process.wait(timeout=15)  # its main process was killed too: nothing was acked
     statuses = list(Notification.objects.filter(order__in=orders).values_list("status", flat=True))
     assert status_at_crash in statuses, statuses
-    # a fresh worker takes every redelivered message over
-    start_worker(concurrency=1)
+    # a fresh worker takes every redelivered message over, once the dead worker's leases ran out
+    start_worker(concurrency=1, **SHORT_LEASE)
     notifications = _all_sent_once(mailsim, orders)
     caught = [n for n in notifications if n.attempts.count() > 1 or point == "worker.batch_after_commit"]
     assert caught, "no email was inside the batch that crashed"

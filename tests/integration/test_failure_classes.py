@@ -14,6 +14,7 @@ from notifications.models import Notification
 from orders.models import Order
 from tests.broker import queue_peek, queue_ready_count
 from tests.factories import OrderFactory
+from tests.integration.short_lease import SHORT_LEASE, short_lease
 from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
@@ -150,14 +151,14 @@ def test_two_workers_getting_the_same_event_at_the_same_moment_send_one_email(ma
 def test_a_worker_killed_after_the_provider_accepted_and_before_the_commit_sends_once(mailsim, start_worker):
     # given the provider stores the email and then keeps the worker waiting for its answer
     mailsim.set_faults({"kind": "stall", "seconds": 30, "times": 1})
-    worker = start_worker(**FAST_RETRIES)
+    worker = start_worker(**FAST_RETRIES, **SHORT_LEASE)  # its lease is waited out
     order = OrderFactory(customer_email="killed@example.com")
     wait_until(mailsim.messages, timeout=15, message="the provider accepted the email")
     # when the worker dies right there (SIGKILL, the whole process group)
     worker.kill()
     assert Notification.objects.get(order=order).status == "sending"
-    # and a fresh worker gets the redelivered message
-    start_worker(**FAST_RETRIES)
+    # and a fresh worker gets the redelivered message, and takes it over once the lease ran out
+    start_worker(**FAST_RETRIES, **SHORT_LEASE)
     # then
     notification = _final(order)
     assert (notification.status, _outcomes(notification)) == ("sent", ["unknown", "accepted"])
@@ -168,11 +169,12 @@ def test_a_worker_killed_after_the_provider_accepted_and_before_the_commit_sends
 
 def test_a_worker_killed_after_the_smtp_server_took_the_message_leaves_it_for_review(smtpsim, start_worker):
     smtpsim.set_fault(kind="stall", seconds=30, times=1)
-    worker = start_worker(**FAST_RETRIES, **_smtp_env(smtpsim))
+    env = _smtp_env(smtpsim) | short_lease(read_timeout=5)  # a 9 s lease, waited out after the kill
+    worker = start_worker(**FAST_RETRIES, **env)
     order = OrderFactory(customer_email="killed-smtp@example.com")
     wait_until(smtpsim.messages, timeout=15, message="the SMTP server took the message")
     worker.kill()
-    start_worker(**FAST_RETRIES, **_smtp_env(smtpsim))
+    start_worker(**FAST_RETRIES, **env)
     notification = _final(order)
     assert (notification.status, _outcomes(notification)) == ("needs_review", ["unknown"])
     assert "A worker stopped while it was handing this email" in notification.last_error

@@ -181,12 +181,13 @@ def test_a_replay_stopped_with_ctrl_c_says_what_is_left_and_how_to_go_on(
 ):
     _dead_letters(mailsim, 12, prefix="int")
     env = service_env()
+    # one a second: the run lasts 12 s, so Ctrl-C surely comes before its end on a busy machine
     replay = ManagedProcess(
-        "replay", [*REPLAY_COMMAND, "--rate", "4"], env=env, log_path=tmp_path / "replay.log"
+        "replay", [*REPLAY_COMMAND, "--rate", "1"], env=env, log_path=tmp_path / "replay.log"
     )
     replay.start(ready=r"at the start", timeout=30)
     wait_until(
-        lambda: OperatorAction.objects.filter(action="replay").count() >= 3, timeout=30, message="3 replayed"
+        lambda: OperatorAction.objects.filter(action="replay").count() >= 2, timeout=30, message="2 replayed"
     )
     # when the person presses Ctrl-C
     os.kill(replay.pid, signal.SIGINT)

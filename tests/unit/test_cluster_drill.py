@@ -1,0 +1,44 @@
+"""The cluster drill's schedule and its failover verdict (drill/harness.py, drill/broker_faults.py):
+when the leader and a follower of orders.confirmations die, and that a kill the cluster did
+not fail over from fails the drill."""
+
+from drill.broker_faults import failover_problems
+from drill.harness import DrillConfig, broker_faults
+
+
+def test_the_cluster_drill_kills_the_leader_then_a_follower_while_orders_flow():
+    # 5000 orders at 25/s: a 200 s stream; the kills at 30 % and 65 % of it
+    assert broker_faults(DrillConfig(orders=5000, rate=25, cluster=3)) == [
+        (60.0, "leader"),
+        (130.0, "follower"),
+    ]
+    # one node: its hard restart at 40 %, as before; none when switched off
+    assert broker_faults(DrillConfig(orders=5000, rate=25)) == [(80.0, "restart")]
+    assert broker_faults(DrillConfig(orders=300, broker_restart_at=None)) == []
+
+
+def _kill(**fields) -> dict:
+    return {
+        "node": "drill0-x@localhost",
+        "role": "leader",
+        "new_leader": "drill1-y@localhost",
+        "seconds_to_new_leader": 1.5,
+        "seconds_to_confirmed_publish": 9.0,
+        "orders_flowing": True,
+        "seconds_to_restart": 20.0,
+    } | fields
+
+
+def test_a_failover_that_did_not_happen_is_a_problem_and_one_that_did_is_not():
+    assert (
+        failover_problems([_kill(), _kill(role="follower", new_leader=None, seconds_to_new_leader=None)])
+        == []
+    )
+    assert failover_problems([_kill(new_leader=None, seconds_to_new_leader=None)]) == [
+        "no new leader of orders.confirmations after drill0-x@localhost was killed"
+    ]
+    assert failover_problems([_kill(role="follower", seconds_to_confirmed_publish=None)]) == [
+        "no confirmed publish into orders.confirmations after drill0-x@localhost was killed"
+    ]
+    # after the stream no order is created: no publish to wait for, and no problem
+    assert failover_problems([_kill(seconds_to_confirmed_publish=None, orders_flowing=False)]) == []
