@@ -111,6 +111,13 @@ def manage_py(*args: str, env: dict[str, str], timeout: float = 600) -> str:
     return result.stdout
 
 
+def _default_interrupt() -> None:
+    """Ctrl-C (SIGINT) does what it does in a terminal, even when this process was started in
+    the background, where the shell ignores SIGINT and its children inherit that (Python
+    then installs no KeyboardInterrupt handler)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class ManagedProcess:
     def __init__(self, name: str, command: list[str], *, env: dict[str, str], log_path: Path):
         self.name = name
@@ -130,6 +137,7 @@ class ManagedProcess:
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,  # its own process group: we can signal its children too
+            preexec_fn=_default_interrupt,
         )
         log.close()
         self.wait_for_log(ready, timeout=timeout, start_at=self.log_offset)
