@@ -80,7 +80,15 @@ class HostNetwork:
             ["ip", "-n", ns, "addr", "add", f"{self.host_ip}/24", "dev", host],
             ["ip", "-n", ns, "link", "set", host, "up"],
             ["ip", "-n", ns, "link", "set", "lo", "up"],
+            # While the link is down (the cut) its connected route is gone: without this, the
+            # root namespace would send the host's traffic out of its default route, off this
+            # machine. Behind the connected route (a worse metric), so it only answers the cut.
+            ["ip", "route", "add", "unreachable", self.subnet, "metric", "4000"],
         ]
+
+    @property
+    def subnet(self) -> str:
+        return str(host_subnet(self.index))
 
     def exec_prefix(self) -> list[str]:
         """Run a command inside the host: its network namespace, and a UTS namespace with the
@@ -112,6 +120,8 @@ class HostNetwork:
         """Delete the veth pair (both ends go) and the namespace; quiet if already gone."""
         subprocess.run(["ip", "link", "del", self.root_veth], capture_output=True, check=False)
         subprocess.run(["ip", "netns", "del", self.namespace], capture_output=True, check=False)
+        unreachable = ["ip", "route", "del", "unreachable", self.subnet, "metric", "4000"]
+        subprocess.run(unreachable, capture_output=True, check=False)
 
 
 def _run(command: list[str]) -> None:

@@ -44,6 +44,8 @@ def test_a_hosts_setup_gives_each_end_its_address_and_runs_commands_inside_it():
     commands = [" ".join(c) for c in network.setup_commands()]
     assert "ip addr add 198.18.1.1/24 dev oaabc123r" in commands
     assert "ip -n orders-a-abc123 addr add 198.18.1.2/24 dev oaabc123h" in commands
+    # during the cut the host's addresses are unreachable here, never sent off this machine
+    assert "ip route add unreachable 198.18.1.0/24 metric 4000" in commands
     assert network.exec_prefix()[:4] == ["ip", "netns", "exec", "orders-a-abc123"]
     assert network.exec_prefix()[-1] == "drill-host-a-abc123"  # its own host name (UTS namespace)
 
