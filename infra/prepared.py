@@ -10,8 +10,13 @@ docs/performance.md). Only the statements that run for every email or every publ
 use this cursor; the ORM keeps Django's.
 
 `DATABASE_PREPARED_STATEMENTS=false` turns it off, for a pooler that cannot keep a
-session's prepared statements (PgBouncer in transaction mode before 1.21, or without
-`max_prepared_statements`): the same statements then go as Django sends the rest.
+session's prepared statements (PgBouncer in transaction mode before 1.22, or without
+`max_prepared_statements`; docs/deploy.md): the same statements then go as Django sends the
+rest.
+
+After a rollback (of a transaction or a savepoint) psycopg deallocates every prepared
+statement of the connection, so the next use of each prepares it again: one more round trip
+each, rare on the hot path, where rollbacks are.
 """
 
 from collections.abc import Iterator
