@@ -96,7 +96,7 @@ drill-outage: venv services
 	  --mail-rate-limit $(OUTAGE_MAIL_RATE_LIMIT)
 
 ## bench: the price of the guarantees, side by side with a naive pipeline and the raw limits,
-## on its own database and vhost (~27 min); results in bench/results/ (JSON, Markdown, chart)
+## on its own database and vhost (~30 min); results in bench/results/ (JSON, Markdown, chart)
 bench: venv services
 	$(BIN)/python -m bench $(BENCH_ARGS)
 

@@ -86,6 +86,9 @@ DATABASES = {
 # Persistent connections for web processes; Celery workers use CELERY_DB_REUSE_MAX below.
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("DATABASE_CONN_MAX_AGE", default=60)
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+# The hot path's statements as prepared statements (infra/prepared.py); off for a pooler that
+# cannot keep them.
+DATABASE_PREPARED_STATEMENTS = env.bool("DATABASE_PREPARED_STATEMENTS", default=True)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 TIME_ZONE = "UTC"

@@ -11,6 +11,7 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
+from infra.prepared import prepared_cursor
 from messaging.identity import current_process_name
 from messaging.models import OutboxEvent
 
@@ -57,7 +58,7 @@ def outbox_mark_published(event_ids: list[uuid.UUID]) -> None:
     # crash loses only means the event is published again, a copy the consumers' inbox
     # absorbs; nothing is lost. Inside a caller's transaction the caller's durability stands.
     durability = "" if connection.in_atomic_block else _WITHOUT_WAITING_FOR_THE_FLUSH
-    with connection.cursor() as cursor:
+    with prepared_cursor() as cursor:
         cursor.execute(
             f"""
             UPDATE {OutboxEvent._meta.db_table}
@@ -76,6 +77,8 @@ _WITHOUT_WAITING_FOR_THE_FLUSH = "FROM (SELECT set_config('synchronous_commit', 
 
 def publish_failures_record(failures: dict[uuid.UUID, str]) -> None:
     """The reason of each failed publish, and the row's back-off before the next try."""
+    if not failures:  # the usual case: the ORM's empty `IN` costs 0.5 ms of CPU to find nothing
+        return
     now = timezone.now()
     for event in OutboxEvent.objects.filter(id__in=failures, published_at__isnull=True):
         attempts = event.publish_attempts + 1

@@ -3,6 +3,7 @@ kind and language, or else the shipped templates under
 notifications/templates/notifications/email/<kind>/ (subject.txt, body.txt, body.html)."""
 
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 from notifications.content.errors import TemplateMissing
@@ -33,6 +34,17 @@ class TemplateSource:
 
 
 def shipped_source(kind: str, locale: str) -> TemplateSource:
+    parts = _shipped_parts(kind)
+    return TemplateSource(
+        kind=kind, locale=locale, subject=parts["subject"], text=parts["text"], html=parts["html"]
+    )
+
+
+@cache
+def _shipped_parts(kind: str) -> dict[str, str]:
+    """The shipped templates are read once per process, like the code they ship with (every
+    email read three files before: a tenth of a millisecond each time). A missing one is not
+    remembered: its error comes again until the file is there."""
     folder = SHIPPED_DIR / kind
     parts = {}
     for part, filename in PART_FILES.items():
@@ -43,9 +55,7 @@ def shipped_source(kind: str, locale: str) -> TemplateSource:
                 f"add notifications/templates/notifications/email/{kind}/{filename}."
             )
         parts[part] = path.read_text(encoding="utf-8")
-    return TemplateSource(
-        kind=kind, locale=locale, subject=parts["subject"], text=parts["text"], html=parts["html"]
-    )
+    return parts
 
 
 def version_source(version: EmailTemplateVersion) -> TemplateSource:

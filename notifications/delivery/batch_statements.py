@@ -6,8 +6,7 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.db import connection
-
+from infra.prepared import prepared_cursor
 from messaging.models import ProcessedEvent
 from notifications.delivery.statements import (
     CIRCUIT_COLUMNS,
@@ -58,7 +57,7 @@ def claim_reads(keys: list[ClaimKey], *, provider: str) -> dict[int, ClaimRead]:
     """claim_read for many at once, by position in `keys`; a position is missing when its
     order or notification does not exist. Each (order, kind) must appear once: a second
     delivery of the same email must read what the first one's claim wrote."""
-    with connection.cursor() as cursor:
+    with prepared_cursor() as cursor:
         cursor.execute(
             _CLAIM_READS,
             {
@@ -116,7 +115,7 @@ class Accepted:
 def accepted_record_many(accepted: list[Accepted], *, now: datetime) -> dict[int, MarkedSent]:
     """accepted_record for a batch in one statement (one notification at most once); the
     notifications it marked sent, by id (not those another delivery had marked first)."""
-    with connection.cursor() as cursor:
+    with prepared_cursor() as cursor:
         cursor.execute(
             _ACCEPTED_MANY,
             {

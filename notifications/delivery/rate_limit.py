@@ -15,8 +15,8 @@ written."""
 import math
 
 from django.conf import settings
-from django.db import connection
 
+from infra.prepared import prepared_cursor
 from messaging.errors import WaitError
 from notifications.models import ProviderRateBucket
 
@@ -39,7 +39,7 @@ def rate_token_take(*, provider: str) -> WaitError | None:
     rate = settings.MAIL_PROVIDER_RATE_LIMIT
     if not rate:
         return None
-    with connection.cursor() as cursor:
+    with prepared_cursor() as cursor:
         cursor.execute(_TAKE, {"provider": provider, "rate": rate, "capacity": CAPACITY})
         if cursor.fetchone() is not None:
             return None

@@ -12,6 +12,7 @@ from typing import Any
 from django.db import connection
 from django.db.models import Model
 
+from infra.prepared import prepared_cursor
 from messaging.models import ProcessedEvent
 from notifications.delivery.circuit import CLOSED, CircuitSeen
 from notifications.models import (
@@ -65,7 +66,7 @@ def accepted_record(
     """The provider accepted the email: finish the attempt, mark the notification sent
     (whoever holds the lease now: acceptance is a fact) and write the inbox row, atomically
     in one statement. None when another delivery had already marked it sent."""
-    with connection.cursor() as cursor:
+    with prepared_cursor() as cursor:
         cursor.execute(
             _ACCEPTED,
             {
@@ -141,7 +142,7 @@ def claim_read(
     the event, the address's active suppression and the live wording override: one round
     trip. None when the order or the notification does not exist (the caller's slower path
     tells the two apart). Must run inside the claim's transaction."""
-    with connection.cursor() as cursor:
+    with prepared_cursor() as cursor:
         cursor.execute(
             _CLAIM_READ,
             {
@@ -177,7 +178,7 @@ def attempt_start(
           FROM claimed
         RETURNING id, number
     """
-    with connection.cursor() as cursor:
+    with prepared_cursor() as cursor:
         cursor.execute(
             statement,
             {

@@ -121,3 +121,46 @@ def test_a_batch_of_events_costs_two_commits_and_one_statement_per_email_and_six
     assert results == ["sent"] * BATCH
     assert statements == BATCH_STATEMENTS, f"{statements / BATCH:.2f} per email"
     assert len(mailsim.messages()) == BATCH
+
+
+def _executions_of_prepared(fragment: str) -> tuple[int, int]:
+    """(prepared statements whose text has `fragment`, their executions) on this connection."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*), coalesce(sum(generic_plans + custom_plans), 0) FROM pg_prepared_statements"
+            " WHERE statement LIKE %s",
+            [f"%{fragment}%"],
+        )
+        return cursor.fetchone()
+
+
+# The claim's locked read, the claim's write and the accepted outcome: one per email each.
+HOT_STATEMENTS = ["FOR NO KEY UPDATE OF o, n", "WITH claimed AS", "SELECT kind, created_at FROM sent"]
+
+
+def test_the_hot_statements_are_prepared_once_per_connection_and_the_orms_are_not(mailsim):
+    orders = [
+        order_create(customer_email=f"p{n}@example.com", amount="1.00", currency="EUR") for n in range(3)
+    ]
+    envelopes = [OutboxEvent.objects.get(aggregate_id=str(order.id)).payload for order in orders]
+    delivery = Delivery(worker="cost pid 1", retries=0, max_retries=8)
+    event_dispatch(raw_envelope=envelopes[0], delivery=delivery)  # prepares them, if not yet
+    before = {fragment: _executions_of_prepared(fragment) for fragment in HOT_STATEMENTS}
+    for envelope in envelopes[1:]:
+        assert event_dispatch(raw_envelope=envelope, delivery=delivery) == "sent"
+    for fragment in HOT_STATEMENTS:
+        statements, executions = _executions_of_prepared(fragment)
+        assert statements == 1, f"{fragment!r} prepared {statements} times"
+        assert executions - before[fragment][1] == 2, fragment
+    # The ORM's statements keep Django's client-side binding: nothing of the order's insert.
+    assert _executions_of_prepared('INSERT INTO "orders_order"') == (0, 0)
+
+
+def test_prepared_statements_can_be_turned_off_for_a_pooler(mailsim, settings):
+    settings.DATABASE_PREPARED_STATEMENTS = False
+    order = order_create(customer_email="pooler@example.com", amount="1.00", currency="EUR")
+    envelope = OutboxEvent.objects.get(aggregate_id=str(order.id)).payload
+    before = _executions_of_prepared(HOT_STATEMENTS[0])
+    delivery = Delivery(worker="cost pid 1", retries=0, max_retries=8)
+    assert event_dispatch(raw_envelope=envelope, delivery=delivery) == "sent"
+    assert _executions_of_prepared(HOT_STATEMENTS[0]) == before  # no execution of a prepared one

@@ -52,6 +52,33 @@ def test_the_stack_serves_readiness_flower_with_auth_and_the_admin_static_files(
     assert requests.get(f"{stack['web']}/static/admin/css/base.css", timeout=5).status_code == 200
 
 
+def test_flower_turns_the_workers_task_events_on_and_shows_the_emails_tasks(stack, api_token):
+    # Workers start without task events (WORKER_TASK_EVENTS=false): Flower enables them in
+    # every worker it sees, every 5 s, and then lists what they handle.
+    flower = {"auth": ("ops", "test-password"), "timeout": 10}
+    wait_until(
+        lambda: requests.get(f"{stack['flower']}/api/workers?refresh=1", **flower).json(),
+        timeout=20,
+        message="Flower lists workers",
+    )
+    time.sleep(6)  # one round of Flower's enable_events has reached the worker
+    response = requests.post(
+        f"{stack['web']}/api/orders/",
+        json={"customer_email": "watched@example.com", "amount": "5.00", "currency": "EUR"},
+        headers={"Authorization": f"Bearer {api_token}"},
+        timeout=10,
+    )
+    assert response.status_code == 201, response.text
+    event_id = str(OutboxEvent.objects.get(aggregate_id=response.json()["id"]).id)
+
+    def task_finished() -> dict | None:
+        task = requests.get(f"{stack['flower']}/api/tasks", **flower).json().get(event_id)
+        return task if task and task["state"] in ("SUCCESS", "FAILURE", "RETRY") else None
+
+    task = wait_until(task_finished, timeout=20, interval=0.5, message="Flower shows the email's task end")
+    assert task["state"] == "SUCCESS"
+
+
 def test_the_beat_sweep_publishes_an_event_whose_fast_path_never_ran(stack):
     # given an order committed by a process that died before its on-commit publish
     order = UnpublishedOrderFactory(customer_email="orphan@example.com", amount="3.00")
