@@ -16,7 +16,7 @@ rest.
 
 After a rollback (of a transaction or a savepoint) psycopg deallocates every prepared
 statement of the connection, so the next use of each prepares it again: one more round trip
-each, rare on the hot path, where rollbacks are.
+each, and rollbacks are rare on the hot path.
 """
 
 from collections.abc import Iterator

@@ -63,7 +63,7 @@ CELERY_TASK_STORE_ERRORS_EVEN_IF_IGNORED = True
 CELERY_RESULT_EXPIRES = 7 * 24 * 3600
 # Task events (received, started, succeeded: three publishes per email) only while someone
 # watches: Flower turns them on in every worker it sees (its enable_events, every 5 s), and
-# they stay on. Off, a worker spends its time on emails (docs/performance.md has the cost).
+# they stay on until the worker restarts (docs/performance.md has what they cost).
 CELERY_WORKER_SEND_TASK_EVENTS = env.bool("WORKER_TASK_EVENTS", default=False)
 CELERY_TASK_SEND_SENT_EVENT = True
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
