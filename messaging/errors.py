@@ -62,3 +62,11 @@ class NeedsReviewError(PermanentError):
     """The outcome is unknown and a resend could duplicate the email: a person decides."""
 
     error_class = "needs_review"
+
+
+class RetryNotPublishedError(PermanentError):
+    """The retry message could not be published (the broker refused it, or did not confirm
+    it in time): the delivery goes to the dead-letter queue instead, to be replayed once the
+    broker takes messages again. Nothing was wrong with the delivery itself."""
+
+    error_class = "retry_not_published"

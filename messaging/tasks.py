@@ -2,6 +2,8 @@
 
 import math
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
@@ -13,7 +15,14 @@ from django.utils import timezone
 
 from messaging.broker.headers import BROKER_DELIVERY_HEADERS
 from messaging.dispatch import Delivery, event_dispatch
-from messaging.errors import InFlightError, PermanentError, TransientError, WaitError
+from messaging.errors import (
+    HandlingError,
+    InFlightError,
+    PermanentError,
+    RetryNotPublishedError,
+    TransientError,
+    WaitError,
+)
 from messaging.registry import EventType, event_types
 from messaging.relay.relay import relay_outbox_sweep
 from messaging.retention import retention_run
@@ -77,16 +86,49 @@ class EventTask(Task):
             max_retries = self.request.retries  # Celery then raises `exc`: the message fails
         # py-amqp waits for the retry's confirm without a limit unless the publish sets one.
         options.setdefault("confirm_timeout", settings.TASK_RETRY_CONFIRM_TIMEOUT_SECONDS)
-        return super().retry(
-            args,
-            kwargs,
-            exc=exc,
-            throw=throw,
-            eta=eta,
-            countdown=countdown,
-            max_retries=max_retries,
-            **options,
-        )
+        with _retry_refusal_explained(exc):
+            return super().retry(
+                args,
+                kwargs,
+                exc=exc,
+                throw=throw,
+                eta=eta,
+                countdown=countdown,
+                max_retries=max_retries,
+                **options,
+            )
+
+
+@contextmanager
+def _retry_refusal_explained(exc: Exception | None) -> Iterator[None]:
+    """Celery raises Reject(requeue=False) when it cannot publish a retry (celery/app/task.py,
+    Task.retry), which the dead letter would call "permanent": say what happened instead, so
+    an operator replays it once the broker is healthy."""
+    try:
+        yield
+    except Reject as refused:
+        raise Reject(_retry_not_published(refused, exc), requeue=False) from refused
+
+
+def _retry_not_published(refused: Reject, exc: Exception | None) -> RetryNotPublishedError:
+    # Celery's Reject keeps its first argument as `reason`; celery-types omits the attribute.
+    publish_error = refused.reason  # type: ignore[attr-defined]
+    error = _error_chain(publish_error)
+    failure = exc.reason if isinstance(exc, HandlingError) else str(exc)
+    return RetryNotPublishedError(
+        f"The broker refused or did not confirm this delivery's retry ({error}). The failure that "
+        f"called for the retry: {failure} Replay it once the broker takes messages again; if the "
+        "retry arrived after all, the replay finds the email done."
+    )
+
+
+def _error_chain(error: BaseException | None) -> str:
+    """ "OperationalError, caused by MessageNacked": kombu wraps what py-amqp raised."""
+    names: list[str] = []
+    while error is not None and len(names) < 3:
+        names.append(type(error).__name__ + (f": {error}" if str(error) else ""))
+        error = error.__cause__ or error.__context__
+    return ", caused by ".join(names)
 
 
 def _budget_spent(headers: dict[str, Any], event_type: EventType | None) -> bool:

@@ -1,6 +1,8 @@
 """Looking into the test vhost's queues from a test."""
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from urllib.parse import quote, urlsplit
 
 import requests
@@ -68,3 +70,21 @@ def queue_properties(name: str) -> dict:
     )
     response.raise_for_status()
     return response.json()
+
+
+@contextmanager
+def broker_policy(name: str, *, pattern: str, definition: dict, priority: int = 100) -> Iterator[None]:
+    """A RabbitMQ policy on the test vhost's queues whose names match `pattern`, for the
+    duration of the block (a queue at its length limit, say)."""
+    parts = urlsplit(settings.RABBITMQ_MANAGEMENT_URL)
+    url = (
+        f"{parts.scheme}://{parts.hostname}:{parts.port or 15672}/api/policies/"
+        f"{quote(settings.TEST_RABBITMQ_VHOST, safe='')}/{quote(name, safe='')}"
+    )
+    auth = (parts.username or "guest", parts.password or "guest")
+    body = {"pattern": pattern, "definition": definition, "priority": priority, "apply-to": "queues"}
+    requests.put(url, json=body, auth=auth, timeout=10).raise_for_status()
+    try:
+        yield
+    finally:
+        requests.delete(url, auth=auth, timeout=10).raise_for_status()

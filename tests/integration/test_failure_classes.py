@@ -3,8 +3,12 @@ its SMTP twin). Each test shows the notification's final state, what the provide
 and where the message ended: acked (queues empty) or in the dead-letter queue with a reason."""
 
 import time
+from io import StringIO
 
 import pytest
+from django.conf import settings
+from django.core.management import call_command
+from kombu import Connection
 
 from messaging.dead_letters.publish import CLASS_HEADER, REASON_HEADER
 from messaging.models import OutboxEvent, ProcessedEvent
@@ -12,7 +16,7 @@ from messaging.relay.publisher import OutgoingMessage, process_publisher
 from messaging.task_names import HANDLE_EVENT
 from notifications.models import Notification
 from orders.models import Order
-from tests.broker import queue_peek, queue_ready_count
+from tests.broker import broker_policy, queue_peek, queue_ready_count
 from tests.factories import OrderFactory
 from tests.integration.short_lease import SHORT_LEASE, short_lease
 from tests.waiting import wait_until
@@ -71,6 +75,46 @@ def test_a_permanent_rejection_fails_at_once_and_is_dead_lettered_with_the_reaso
     # masked: a message on the broker carries no address (tests/system/test_personal_data.py)
     assert "refused the email to n***@example.com" in dead["headers"][REASON_HEADER]
     assert mailsim.messages() == []
+
+
+def test_a_retry_the_broker_refuses_is_dead_lettered_as_such_and_a_replay_sends_it(mailsim, start_worker):
+    # given: Celery's delay queues full (a length limit of 0, each holding a message), so the
+    # broker refuses the retry after a 503; a minute's delay keeps it out of the queues whose
+    # message expires within the test (level 5 and up, 32 s and more)
+    mailsim.set_faults({"kind": "503", "times": 1})
+    full = {"max-length": 0, "overflow": "reject-publish"}
+    with broker_policy("tests-delay-queues-full", pattern="^celery_delayed_", definition=full):
+        _delay_queues_fill()
+        start_worker(**{**FAST_RETRIES, "DELIVERY_RETRY_BASE_DELAY_SECONDS": "60"})
+        order = OrderFactory(customer_email="refused-retry@example.com")
+        # then: the delivery is in the dead-letter queue, saying why, not called "permanent"
+        [dead] = _dead_letters()
+    assert dead["headers"][CLASS_HEADER] == "retry_not_published"
+    reason = dead["headers"][REASON_HEADER]
+    # py-amqp's MessageNacked, as Celery saw it (kombu may wrap it in an OperationalError)
+    assert reason.startswith("The broker refused or did not confirm this delivery's retry (")
+    assert "MessageNacked)" in reason
+    assert "The failure that called for the retry: The mail provider was temporarily unavailable" in reason
+    assert _outcomes(Notification.objects.get(order=order)) == ["transient"]
+    assert mailsim.messages() == []
+    # when the broker takes messages again, a replay sends the email once
+    call_command(
+        "replay_dead_letters", "replay", "--yes", "--actor", "ops", stdout=StringIO(), stderr=StringIO()
+    )
+    notification = _final(order)
+    assert (notification.status, _outcomes(notification)) == ("sent", ["transient", "accepted"])
+    assert len(mailsim.messages()) == 1
+    assert queue_ready_count("orders.confirmations.dlq") == 0
+
+
+def _delay_queues_fill() -> None:
+    """One message in each of Celery's delay queues: a quorum queue refuses a publish only
+    once it is over its limit (clean_queues empties them for the next test)."""
+    with Connection(settings.CELERY_BROKER_URL) as connection:
+        producer = connection.Producer()
+        for level in range(28):
+            queue = f"celery_delayed_{level}"
+            producer.publish(b"blocker", exchange="", routing_key=queue, delivery_mode=2, confirm_timeout=10)
 
 
 def test_an_unknown_outcome_with_a_deduplicating_provider_is_resent_with_the_same_key(mailsim, start_worker):
