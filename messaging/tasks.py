@@ -7,11 +7,13 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
+from amqp.exceptions import MessageNacked
 from celery import Task, shared_task
 from celery.exceptions import Reject, Retry
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
 from django.utils import timezone
+from kombu.exceptions import OperationalError as KombuOperationalError
 
 from messaging.broker.headers import BROKER_DELIVERY_HEADERS
 from messaging.dispatch import Delivery, event_dispatch
@@ -37,6 +39,10 @@ from messaging.retry_policy import (
     retry_since_of,
 )
 from messaging.task_names import HANDLE_EVENT, HANDLE_EVENT_BEFORE_MESSAGING, RELAY_OUTBOX_SWEEP, RETENTION
+
+# What a publish raises when the broker refused the message (a nack), did not confirm it in
+# time, or could not be reached: kombu's OperationalError wraps the connection's errors.
+BROKER_REFUSALS = (KombuOperationalError, MessageNacked, TimeoutError, ConnectionError)
 
 
 class EventTask(Task):
@@ -101,12 +107,17 @@ class EventTask(Task):
 
 @contextmanager
 def _retry_refusal_explained(exc: Exception | None) -> Iterator[None]:
-    """Celery raises Reject(requeue=False) when it cannot publish a retry (celery/app/task.py,
-    Task.retry), which the dead letter would call "permanent": say what happened instead, so
-    an operator replays it once the broker is healthy."""
+    """Celery raises Reject(requeue=False) for any error of the retry's publish (celery/app/
+    task.py, Task.retry), which the dead letter would call "permanent". When the broker
+    refused it, did not confirm it or was out of reach, say so, so an operator replays it once
+    the broker is healthy; any other error (a routing or encoding fault of ours) stays as it
+    was. Before giving up, kombu has already published it again up to Celery's publish retry
+    policy (three more times), so a copy may yet arrive: the inbox makes that harmless."""
     try:
         yield
     except Reject as refused:
+        if not isinstance(refused.reason, BROKER_REFUSALS):  # type: ignore[attr-defined]
+            raise
         raise Reject(_retry_not_published(refused, exc), requeue=False) from refused
 
 
@@ -123,11 +134,13 @@ def _retry_not_published(refused: Reject, exc: Exception | None) -> RetryNotPubl
 
 
 def _error_chain(error: BaseException | None) -> str:
-    """ "OperationalError, caused by MessageNacked": kombu wraps what py-amqp raised."""
+    """For example "OperationalError, caused by MessageNacked": kombu wraps what py-amqp raised
+    (`raise … from`); the implicit context would name the delivery's own failure, which came
+    first."""
     names: list[str] = []
     while error is not None and len(names) < 3:
         names.append(type(error).__name__ + (f": {error}" if str(error) else ""))
-        error = error.__cause__ or error.__context__
+        error = error.__cause__
     return ", caused by ".join(names)
 
 
