@@ -9,6 +9,7 @@ import requests
 from django.conf import settings
 from kombu import Connection
 
+from messaging.broker.declare import topology_declare
 from messaging.broker.topology import MAINTENANCE_QUEUE, dead_letter_queues, work_queues
 
 
@@ -88,3 +89,32 @@ def broker_policy(name: str, *, pattern: str, definition: dict, priority: int = 
         yield
     finally:
         requests.delete(url, auth=auth, timeout=10).raise_for_status()
+
+
+def delay_queues_renew() -> None:
+    """Delete Celery's delay queues and declare them anew, with their bindings, as
+    `declare_topology` does. RabbitMQ 3.10 keeps a quorum queue that reached a length limit
+    refusing messages after the policy that set the limit is deleted (rabbitmq-server#12206),
+    and a delayed retry would then never come out of the delay queues."""
+    with Connection(settings.CELERY_BROKER_URL) as connection:
+        for level in range(28):
+            connection.default_channel.queue_delete(f"celery_delayed_{level}")
+    topology_declare(broker_url=settings.CELERY_BROKER_URL)
+
+
+@contextmanager
+def delay_queues_full() -> Iterator[None]:
+    """Celery's delay queues at a length limit of 0, each holding one message (a quorum queue
+    refuses a publish only once it is over its limit), so the broker refuses every delayed
+    retry; new delay queues afterwards (`delay_queues_renew`)."""
+    full = {"max-length": 0, "overflow": "reject-publish"}
+    try:
+        with broker_policy("tests-delay-queues-full", pattern="^celery_delayed_", definition=full):
+            with Connection(settings.CELERY_BROKER_URL) as connection:
+                producer = connection.Producer()
+                for level in range(28):
+                    queue = f"celery_delayed_{level}"
+                    producer.publish(b"full", routing_key=queue, delivery_mode=2, confirm_timeout=10)
+            yield
+    finally:
+        delay_queues_renew()

@@ -6,9 +6,7 @@ import time
 from io import StringIO
 
 import pytest
-from django.conf import settings
 from django.core.management import call_command
-from kombu import Connection
 
 from messaging.dead_letters.publish import CLASS_HEADER, REASON_HEADER
 from messaging.models import OutboxEvent, ProcessedEvent
@@ -16,7 +14,7 @@ from messaging.relay.publisher import OutgoingMessage, process_publisher
 from messaging.task_names import HANDLE_EVENT
 from notifications.models import Notification
 from orders.models import Order
-from tests.broker import broker_policy, queue_peek, queue_ready_count
+from tests.broker import delay_queues_full, queue_peek, queue_ready_count
 from tests.factories import OrderFactory
 from tests.integration.short_lease import SHORT_LEASE, short_lease
 from tests.waiting import wait_until
@@ -85,9 +83,7 @@ def test_a_retry_the_broker_refuses_is_dead_lettered_as_such_and_a_replay_sends_
     # broker refuses the retry after a 503. A delay of 61 to 72 s enters the queue of its
     # highest bit first (32 or 64 s), whose message outlives the test.
     mailsim.set_faults({"kind": "503", "times": 1})
-    full = {"max-length": 0, "overflow": "reject-publish"}
-    with broker_policy("tests-delay-queues-full", pattern="^celery_delayed_", definition=full):
-        _delay_queues_fill()
+    with delay_queues_full():
         start_worker(
             **{**FAST_RETRIES, "DELIVERY_RETRY_BASE_DELAY_SECONDS": "60", "DELIVERY_BATCH_SIZE": batch_size}
         )
@@ -112,16 +108,6 @@ def test_a_retry_the_broker_refuses_is_dead_lettered_as_such_and_a_replay_sends_
     assert (notification.status, _outcomes(notification)) == ("sent", ["transient", "accepted"])
     assert len(mailsim.messages()) == 1
     assert queue_ready_count("orders.confirmations.dlq") == 0
-
-
-def _delay_queues_fill() -> None:
-    """One message in each of Celery's delay queues: a quorum queue refuses a publish only
-    once it is over its limit (clean_queues empties them for the next test)."""
-    with Connection(settings.CELERY_BROKER_URL) as connection:
-        producer = connection.Producer()
-        for level in range(28):
-            queue = f"celery_delayed_{level}"
-            producer.publish(b"blocker", exchange="", routing_key=queue, delivery_mode=2, confirm_timeout=10)
 
 
 def test_an_unknown_outcome_with_a_deduplicating_provider_is_resent_with_the_same_key(mailsim, start_worker):
