@@ -81,15 +81,18 @@ def test_metrics_move_by_the_amounts_a_scripted_load_calls_for(stack, api_token)
         timeout=30,
         message="18 provider events applied",
     )
-    # then, once the broker's figures have caught up
+    # then, once the broker's figures have caught up: RabbitMQ's management API refreshes each
+    # queue's figures on its own timer (every 5 s), so on a fast machine the DLQ's depth can be
+    # current while the work queue's still counts no consumer from before the worker started
     after = wait_until(
         lambda: (
             (m := _scrape(stack["web"]))
             and _value(m, "orders_queue_messages_ready", queue="orders.confirmations.dlq") == 1
+            and _value(m, "orders_queue_consumers", queue="orders.confirmations") >= 1
             and m
         ),
         timeout=30,
-        message="the DLQ depth in /metrics",
+        message="the DLQ depth and the work queue's consumer in /metrics",
     )
 
     def delta(name, **labels):
