@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from types import TracebackType
 from typing import Any
 
+from django.core.validators import EmailValidator
 from pythonjsonlogger.json import JsonFormatter
 
 _context: contextvars.ContextVar[dict[str, str] | None] = contextvars.ContextVar("log_context", default=None)
@@ -44,12 +45,52 @@ class ContextFilter(logging.Filter):
         return True
 
 
-# local@domain.tld, also URL-encoded (%40, as in a logged query string). The top-level domain
-# must be letters, so host:port@127.0.0.1 and Celery's node names (worker@host) stay readable.
-_EMAIL = re.compile(
-    r"(?P<first>[A-Za-z0-9_%+-])[A-Za-z0-9._%+-]*"
-    r"(?P<at>@|%40)(?P<domain>(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\.)+[A-Za-z]{2,})\b"
+# Where an address can be: after each "@" (or "%40" in a logged URL) a domain of every form
+# the API's validator (Django's EmailValidator) accepts: a dotted name, Unicode or punycode, an
+# IP literal in brackets, or the allow-listed "localhost". The name pieces are Django's own, so
+# the masking follows the validator. A bare host (`worker@vm`, Celery's node names) or a bare
+# IP (`guest:**@127.0.0.1`, a broker URL) is no address the API takes and stays readable.
+_DOMAIN = re.compile(
+    "|".join(
+        [
+            EmailValidator.hostname_re + EmailValidator.domain_re + EmailValidator.tld_no_fqdn_re,
+            r"\[[A-F0-9:.]+\]",
+            *(rf"{re.escape(name)}(?![\w-]|\.[\w-])" for name in EmailValidator.domain_allowlist),
+        ]
+    ),
+    re.IGNORECASE,
 )
+# In a percent-encoded URL (an access log's request line) a Unicode domain is UTF-8 bytes as
+# %XX and an IP literal's brackets are %5B, %5D.
+_URL_LABEL = r"(?:[A-Z0-9-]|%[89A-F][0-9A-F])+"
+_URL_DOMAIN = re.compile(
+    rf"{_URL_LABEL}(?:\.{_URL_LABEL})*\.(?:[A-Z-]|%[89A-F][0-9A-F]){{2,}}"
+    r"|%5B(?:[0-9A-F:.]|%3A)+%5D"
+    r"|localhost(?![\w-]|\.[\w-])",
+    re.IGNORECASE,
+)
+_AT = re.compile(r"@|%40")
+# The local part before it, found backwards from the "@": a dot-atom (which also covers the
+# percent-encoded form of a logged URL), a quoted string, or a quoted string whose quotes were
+# escaped once more by a JSON text inside the log line. Django caps an address at 320
+# characters, so looking back that far finds the longest local part, in bounded time.
+_ATOM = r"[-!#$%&'*+/=?^_`{}|~0-9A-Z]"
+_LOCAL = re.compile(rf'(?:"(?:[^"\\\r\n]|\\.)*"|\\"[^"\r\n]*\\"|{_ATOM}+(?:\.{_ATOM}+)*)\Z', re.IGNORECASE)
+_LOOK_BACK = 320
+# A JSON \uXXXX escape of a character a domain may hold (Django's range, U+00A1 to U+FFFF),
+# surrogates excepted: json.dumps writes münchen.de as m\u00fcnchen.de.
+_JSON_LETTER = re.compile(
+    r"\\u("
+    r"00[aA][1-9a-fA-F]|00[b-fB-F][0-9a-fA-F]"  # U+00A1 to U+00FF
+    r"|0[1-9a-fA-F][0-9a-fA-F]{2}"  # U+0100 to U+0FFF
+    r"|(?![dD][89a-fA-F])[1-9a-fA-F][0-9a-fA-F]{3}"  # U+1000 to U+FFFF but the surrogates
+    r")"
+)
+# Around an address in a log line these usually come from repr() or the message's own
+# quoting; they stay outside the mask so the line still reads. In a percent-encoded URL an
+# address's own "=", "&", "?" or "/" would be encoded too, so there they end a query's name.
+_OPENING = re.compile(r"['`{]+")
+_URL_OPENING = re.compile(r".*[=&?/]|(?:%2[27])+", re.IGNORECASE)
 # Attributes every LogRecord has; anything else on a record came from `extra=` or a filter.
 _RECORD_ATTRIBUTES = frozenset(logging.LogRecord("", 0, "", 0, "", (), None).__dict__) | {
     "message",
@@ -58,9 +99,50 @@ _RECORD_ATTRIBUTES = frozenset(logging.LogRecord("", 0, "", 0, "", (), None).__d
 
 
 def email_addresses_mask(text: str) -> str:
-    """`ada.lovelace@example.com` -> `a***@example.com`: the domain stays, as it tells a
-    provider problem with one domain from a general one."""
-    return _EMAIL.sub(lambda m: f"{m['first']}***{m['at']}{m['domain']}", text)
+    """`ada.lovelace@example.com` -> `a***@example.com`, `"ada lovelace"@example.com` ->
+    `"a***"@example.com`: the domain stays, as it tells a provider problem with one domain
+    from a general one; of the local part only its first character."""
+    if "@" not in text and "%40" not in text:
+        return text
+    if "\\u" in text:  # a JSON text inside the line, its letters escaped: read them as letters
+        unescaped = _JSON_LETTER.sub(lambda m: chr(int(m[1], 16)), text)
+        masked = _addresses_mask(unescaped)
+        return text if masked == unescaped else masked
+    return _addresses_mask(text)
+
+
+def _addresses_mask(text: str) -> str:
+    out: list[str] = []
+    done = 0
+    for at in _AT.finditer(text):
+        if at.start() < done:
+            continue
+        url_encoded = at.group() != "@"
+        domain = (_URL_DOMAIN if url_encoded else _DOMAIN).match(text, at.end())
+        local = _LOCAL.search(text, max(done, at.start() - _LOOK_BACK), at.start())
+        if domain is None or local is None:
+            continue
+        out += [
+            text[done : local.start()],
+            _local_part_mask(local.group(), url_encoded=url_encoded),
+            at.group(),
+            domain.group(),
+        ]
+        done = domain.end()
+    return "".join(out) + text[done:] if out else text
+
+
+def _local_part_mask(local: str, *, url_encoded: bool) -> str:
+    for quote in ('\\"', '"'):
+        if local.startswith(quote) and len(local) > 2 * len(quote):
+            return f"{quote}{local[len(quote)]}***{quote}"
+    opening = (_URL_OPENING if url_encoded else _OPENING).match(local)
+    kept = opening.end() if opening and opening.end() < len(local) else 0
+    return f"{local[:kept]}{local[kept]}***"
+
+
+def email_address_in(text: str) -> bool:
+    return email_addresses_mask(text) != text
 
 
 class EmailMaskingFilter(logging.Filter):
@@ -74,7 +156,7 @@ class EmailMaskingFilter(logging.Filter):
         for name, value in list(record.__dict__.items()):
             if name not in _RECORD_ATTRIBUTES and value is not None:
                 text = value if isinstance(value, str) else str(value)
-                if _EMAIL.search(text):
+                if email_address_in(text):
                     setattr(record, name, email_addresses_mask(text))
         if record.exc_info and not record.exc_text:
             record.exc_text = logging.Formatter().formatException(record.exc_info)
