@@ -10,7 +10,8 @@
 - `NotificationFactory`: an order's notification brought to the state a test needs (traits
   `failed`, `needs_review`, `leased`; any field may be given).
 - `DeliveryAttemptFactory`: one call to the provider, counted on its notification as a claim
-  counts it; without an outcome it is a call whose worker died before it saw the answer.
+  counts it, to the order's address; without an outcome it is a call whose worker died before
+  it saw the answer.
 
 Where placing the order is itself the behaviour under test (the cost per order, the API's
 creation, the crash points, the relay's on-commit hook), the tests call `order_create`.
@@ -139,6 +140,7 @@ class DeliveryAttemptFactory(DjangoModelFactory):
     number = factory.LazyAttribute(lambda a: a.notification.attempts.count() + 1)
     worker = "w"
     started_at = factory.LazyFunction(timezone.now)
+    recipient = factory.LazyAttribute(lambda a: a.notification.order.customer_email)  # as the claim writes
     outcome = ""
     finished_at = factory.LazyAttribute(lambda a: a.started_at if a.outcome else None)
 

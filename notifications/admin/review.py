@@ -22,6 +22,7 @@ from notifications.admin.common import CommentActionForm
 from notifications.admin.notification_email import NotificationEmailSection
 from notifications.admin.remembered_filters import RememberedFilters
 from notifications.admin.review_actions import ReviewActions
+from notifications.admin.tracking import ProviderEventInline
 from notifications.models import DeliveryAttempt, Notification, OperatorAction
 
 
@@ -29,6 +30,7 @@ class DeliveryAttemptInline(ReadOnlyInline):
     model = DeliveryAttempt
     fields: ClassVar[tuple[str, ...]] = (
         "number",
+        "recipient",
         "started_at",
         "finished_at",
         "outcome",
@@ -103,7 +105,7 @@ class NotificationAdmin(RememberedFilters, ReviewActions, NotificationEmailSecti
     list_filter = [NeedsPersonFilter, "status", "delivery_status", "kind", AgeFilter, "error_class", "owner"]
     search_fields = ["order__id", "order__customer_email", "idempotency_key", "provider_message_id"]
     ordering = ["-status_changed_at"]
-    inlines = [DeliveryAttemptInline, OperatorActionInline]
+    inlines = [DeliveryAttemptInline, OperatorActionInline, ProviderEventInline]
     action_form = CommentActionForm
     actions = [
         "retry",

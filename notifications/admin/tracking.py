@@ -5,7 +5,7 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from infra.read_only_admin import ReadOnlyAdmin
+from infra.read_only_admin import ReadOnlyAdmin, ReadOnlyInline
 from notifications.admin.common import CommentActionForm, StaffRequest
 from notifications.models import ProviderEvent, Suppression
 from notifications.tracking.suppression import suppression_lift
@@ -16,6 +16,17 @@ class ProviderEventAdmin(ReadOnlyAdmin):
     list_display = ["received_at", "provider", "kind", "notification", "occurred_at", "result"]
     list_filter = ["provider", "kind", "hard_bounce"]
     search_fields = ["provider_event_id", "provider_message_id", "idempotency_key", "notification__order__id"]
+
+
+class ProviderEventInline(ReadOnlyInline):
+    """On the email's page: each event of its sends, those under a key a reviewer replaced too
+    (their result says they changed only the history)."""
+
+    model = ProviderEvent
+    fields = ("occurred_at", "provider", "kind", "idempotency_key", "recipient", "description", "result")
+    readonly_fields = fields
+    ordering = ("occurred_at",)
+    verbose_name_plural = "what the provider reported (and what each event changed)"
 
 
 @admin.register(Suppression)

@@ -49,7 +49,11 @@ def attempt_start_claimed(
     }
     render_error = _snapshot_render(read, now, into=fields)
     # The notification's UPDATE and the attempt's INSERT in one round trip (statements.py).
-    attempt_id, number = attempt_start(notification, event_id=event_id, worker=worker, now=now, fields=fields)
+    # The attempt keeps the address it goes to: the provider call sends to that one.
+    recipient = order.customer_email
+    attempt_id, number = attempt_start(
+        notification, event_id=event_id, worker=worker, recipient=recipient, now=now, fields=fields
+    )
     for attname, value in fields.items():
         setattr(notification, attname, value)
     notification.attempt_count = number
@@ -60,6 +64,7 @@ def attempt_start_claimed(
         number=number,
         worker=worker,
         started_at=now,
+        recipient=recipient,
     )
     return Claim(
         order=order,

@@ -82,7 +82,7 @@ def email_events_handle_batch(deliveries: Sequence[tuple[Envelope, Delivery]]) -
             claim=claim,
             result=result,
             event_type=requests[index].event_type,
-            to=claim.order.customer_email,
+            to=claim.attempt.recipient,
             duration_ms=int(elapsed * 1000),
             final_attempt=deliveries[index][1].final_attempt,
         )

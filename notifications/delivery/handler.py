@@ -52,7 +52,7 @@ def email_event_handle(*, envelope: Envelope, delivery: Delivery) -> str:
             result=result,
             event_type=event_type,
             provider=provider,
-            to=claim.order.customer_email,
+            to=claim.attempt.recipient,
             duration_ms=int(elapsed * 1000),
             final_attempt=delivery.final_attempt,
         )
@@ -91,7 +91,7 @@ def _render_and_send(claim: Claim, *, event_id: str, provider: MailProvider) -> 
     notification would stay `sending` with nobody to finish it."""
     if claim.render_error:  # a template bug: nothing was sent, and retrying will not help
         return SendResult(Outcome.PERMANENT, error_code=RENDER_ERROR, detail=claim.render_error)
-    email = snapshot_outbound(claim.notification, to=claim.order.customer_email, event_id=event_id)
+    email = snapshot_outbound(claim.notification, to=claim.attempt.recipient, event_id=event_id)
     try:
         return provider.send(email)
     except Exception as exc:  # includes the soft time limit: the request may have left

@@ -158,10 +158,17 @@ def claim_read(
 
 
 def attempt_start(
-    notification: Notification, *, event_id: uuid.UUID, worker: str, now: datetime, fields: dict[str, Any]
+    notification: Notification,
+    *,
+    event_id: uuid.UUID,
+    worker: str,
+    recipient: str,
+    now: datetime,
+    fields: dict[str, Any],
 ) -> tuple[int, int]:
-    """Write the notification's `fields` and the next attempt row in one statement; return the
-    attempt's (id, number). `attempt_count` is incremented by the statement itself."""
+    """Write the notification's `fields` and the next attempt row, sent to `recipient`, in one
+    statement; return the attempt's (id, number). `attempt_count` is incremented by the
+    statement itself."""
     assignments = ", ".join(
         f"{connection.ops.quote_name(_NOTIFICATION_COLUMNS[name])} = %({name})s" for name in fields
     )
@@ -173,8 +180,10 @@ def attempt_start(
             RETURNING attempt_count
         )
         INSERT INTO {DeliveryAttempt._meta.db_table}
-               (notification_id, event_id, number, worker, started_at, outcome, error, provider_message_id)
-        SELECT %(notification_id)s, %(event_id)s, attempt_count, %(worker)s, %(now)s, '', '', ''
+               (notification_id, event_id, number, worker, started_at, outcome, error, provider_message_id,
+                recipient)
+        SELECT %(notification_id)s, %(event_id)s, attempt_count, %(worker)s, %(now)s, '', '', '',
+               %(recipient)s
           FROM claimed
         RETURNING id, number
     """
@@ -186,6 +195,7 @@ def attempt_start(
                 "notification_id": notification.pk,
                 "event_id": event_id,
                 "worker": worker,
+                "recipient": recipient,
                 "now": now,
             },
         )

@@ -132,6 +132,13 @@ class DeliveryAttempt(models.Model):
     error = models.TextField(blank=True)
     provider_message_id = models.CharField(max_length=255, blank=True)
     duration_ms = models.PositiveIntegerField(null=True, blank=True)
+    # The address this call sent to: the order's, read under its lock at the claim. A reviewer
+    # may correct the order's address later; a provider's late event about this call must
+    # still act on the address that call used (notifications/tracking/sends.py). Empty on
+    # attempts from before it was stored: then the order's address, which a correction
+    # writes here first (notifications/operations/resolve.py). A database default too: a
+    # worker of the previous release, during a rolling deploy, inserts without naming it.
+    recipient = models.EmailField(max_length=254, blank=True, default="", db_default="")
 
     class Meta:
         ordering = ["notification", "number"]

@@ -24,7 +24,7 @@ from django.utils import timezone
 from messaging.outbox import event_record
 from notifications.delivery.state import notification_set_status
 from notifications.events import EVENT_OF_EMAIL_KIND
-from notifications.models import AddressCorrection, Notification, OperatorAction, RetiredKey
+from notifications.models import AddressCorrection, DeliveryAttempt, Notification, OperatorAction, RetiredKey
 from notifications.operations.audit import action_done, action_finish, action_start
 from notifications.operations.review import REVIEWABLE, ReviewRefused
 from notifications.services import notification_idempotency_key
@@ -119,6 +119,10 @@ def _address_correct(order: Order, new_address: str, record: OperatorAction) -> 
     if new_address.lower() == order.customer_email.lower():
         raise ReviewRefused("The new address is the one the order already has.")
     previous = order_address_correct(order=order, address=new_address)
+    # Every send so far went to the previous address. Attempts from before each one kept its
+    # address say "the order's" (empty): from now on that is another address, so they get
+    # theirs written, and a provider's late event about them never acts on the new one.
+    DeliveryAttempt.objects.filter(notification__order=order, recipient="").update(recipient=previous)
     AddressCorrection.objects.create(
         order=order,
         previous_address=previous,

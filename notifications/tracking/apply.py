@@ -1,7 +1,8 @@
 """Applying a stored provider event (the handler of the `mail.provider_event` event type):
-find its notification by our key (or the provider's message id), settle an unknown outcome,
-move the delivery state forward, and suppress the address after a hard bounce or complaint;
-all in one transaction with the inbox row."""
+find the send it is about by our key (or the provider's message id); for the current send,
+settle an unknown outcome and move the delivery state forward; for a send under a key a
+reviewer has replaced, only record it in the email's history; after a hard bounce or a
+complaint, suppress the address that send went to. All in one transaction with the inbox row."""
 
 import logging
 import uuid
@@ -12,12 +13,12 @@ from django.utils import timezone
 from messaging.dispatch import Delivery
 from messaging.envelope import Envelope
 from messaging.inbox import inbox_record
-from notifications.models import Notification, ProviderEvent
+from notifications.models import Notification, ProviderEvent, RetiredKey
 from notifications.providers.base import TEST_KEY_PREFIX
 from notifications.tracking.evidence import evidence_settle
 from notifications.tracking.normalised import DELIVERY_STATUS_OF_KIND, DELIVERY_STATUS_RANK
+from notifications.tracking.sends import address_agrees, event_send_locked
 from notifications.tracking.suppression import suppression_add
-from orders.models import Order
 
 logger = logging.getLogger(__name__)
 
@@ -48,31 +49,44 @@ def provider_event_apply(*, provider_event_id: uuid.UUID, event_id: uuid.UUID, i
 def _apply(event: ProviderEvent) -> str:
     if event.idempotency_key.startswith(TEST_KEY_PREFIX):  # manage.py send_test_email: no order
         return "a test email's event, tied to no notification; stored for the record"
-    notification = _notification_locked(event)
-    if notification is None:
+    send = event_send_locked(event)
+    if send is None:
         return "no notification carries this key or message id; stored for the record"
-    event.notification = notification
-    results = [evidence_settle(notification, event), _delivery_status_advance(notification, event)]
-    if event.kind == ProviderEvent.Kind.COMPLAINED or event.hard_bounce:
-        address = notification.order.customer_email
-        results.append("address suppressed" if suppression_add(address=address, event=event) else "")
+    event.notification = send.notification
+    if send.address and not address_agrees(event.recipient, send.address):
+        # The provider reports the address it was given, and under one key we give one. An
+        # event naming another is not about our send (misattributed, or forged): acting on it
+        # would suppress an address we never wrote to (perhaps another customer's) or settle an
+        # email nobody saw, and suppressing ours would act on a bounce nobody reported for it.
+        # It is kept, on the email's page, for a person to check.
+        logger.warning("provider event %s names another recipient than its send's", event.pk)
+        return (
+            "the provider's recipient is not the address this email went to under that key: "
+            "nothing changed; check the event at the provider"
+        )
+    if send.retired_key is None:  # the current send
+        results = [
+            evidence_settle(send.notification, event),
+            _delivery_status_advance(send.notification, event),
+        ]
+    else:
+        results = [_history(send.retired_key)]
+    if (event.kind == ProviderEvent.Kind.COMPLAINED or event.hard_bounce) and send.address:
+        # The address that send went to bounced (or its owner complained): after a correction
+        # the old, mistyped one, which no order should write to again; never the corrected one.
+        suppressed = suppression_add(address=send.address, event=event)
+        results.append("address suppressed" if suppressed else "")
     return "; ".join(result for result in results if result) or "nothing to change"
 
 
-def _notification_locked(event: ProviderEvent) -> Notification | None:
-    found = Notification.objects.none()
-    if event.idempotency_key:
-        found = Notification.objects.filter(idempotency_key=event.idempotency_key)
-        if not found.exists():  # sent under a key a reviewer has since replaced
-            found = Notification.objects.filter(retired_keys__key=event.idempotency_key)
-    elif event.provider_message_id:
-        found = Notification.objects.filter(provider_message_id=event.provider_message_id)
-    ids = found.values_list("pk", "order_id").first()
-    if ids is None:
-        return None
-    # The lock order of every writer: the order row, then the notification.
-    Order.objects.select_for_update(no_key=True).filter(pk=ids[1]).first()
-    return Notification.objects.select_for_update().select_related("order").get(pk=ids[0])
+def _history(retired_key: RetiredKey) -> str:
+    """An event about a send a reviewer replaced: it tells what became of that send, and
+    nothing about the current one, whose status and delivery state it leaves alone."""
+    day = timezone.localdate(retired_key.retired_at).isoformat()
+    return (
+        f"about the earlier send under key v{retired_key.version} (replaced on {day}): "
+        "kept in this email's history; the current send is unchanged"
+    )
 
 
 def _delivery_status_advance(notification: Notification, event: ProviderEvent) -> str:

@@ -4,6 +4,10 @@ An email whose attempt ended unknown (or that the provider called a duplicate wi
 saying which message) waits for a person. If the provider then reports an event for it
 (sent, delivered, delayed, bounced, complained: each proves it accepted the email), the
 email was sent: the notification becomes `sent`, audited as settled by that evidence.
+
+Only an event about the current send (notifications/tracking/apply.py) settles, and only an
+unknown outcome under the current key: after a reviewer sent the email again under a new key,
+the old key's attempts belong to another send, and their outcomes say nothing about this one.
 """
 
 from django.utils import timezone
@@ -28,7 +32,10 @@ def evidence_settle(notification: Notification, event: ProviderEvent) -> str:
     """Mark the notification sent if the event settles its unknown outcome; say what happened."""
     if notification.status not in _SETTLEABLE_STATUSES:
         return ""
-    if not notification.attempts.filter(outcome__in=_UNSETTLED_OUTCOMES).exists():
+    unsettled = notification.attempts.filter(
+        outcome__in=_UNSETTLED_OUTCOMES, number__gte=notification.key_first_attempt
+    )
+    if not unsettled.exists():
         return ""
     now = timezone.now()
     message_id = event.provider_message_id or notification.provider_message_id

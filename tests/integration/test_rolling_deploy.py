@@ -1,13 +1,13 @@
 """During a rolling deploy the previous release's processes keep writing while the new schema
 is in place: their INSERTs name only the columns they know. The columns this release added
-have database defaults, so those orders and notifications are stored, not refused."""
+have database defaults, so those orders, notifications and attempts are stored, not refused."""
 
 import uuid
 
 import pytest
 from django.db import connection
 
-from notifications.models import Notification
+from notifications.models import DeliveryAttempt, Notification
 from orders.models import Order
 
 pytestmark = pytest.mark.django_db
@@ -36,3 +36,16 @@ def test_an_order_and_its_notification_written_by_the_previous_release_are_accep
     assert order.locale == "en"
     notification = Notification.objects.get(order=order)
     assert (notification.email_subject, notification.email_content_hash) == ("", "")
+
+
+def test_an_attempt_written_by_a_worker_of_the_previous_release_is_accepted(order):
+    notification = Notification.objects.get(order=order)
+    with connection.cursor() as cursor:
+        # the columns of notifications_deliveryattempt before attempts kept their address
+        cursor.execute(
+            "INSERT INTO notifications_deliveryattempt (notification_id, event_id, number, worker, "
+            "started_at, outcome, error, provider_message_id) "
+            "VALUES (%s, %s, 1, 'old-release:1', now(), '', '', '')",
+            [notification.pk, uuid.uuid4()],
+        )
+    assert DeliveryAttempt.objects.get(notification=notification).recipient == ""  # the order's address
