@@ -41,7 +41,7 @@ def _api_status(raw: str) -> int:
 def test_clearing_revoked_at_in_the_change_form_leaves_the_token_revoked(client, superuser):
     # given a revoked token
     raw = _token("checkout")
-    call_command("revoke_api_token", "checkout", "--actor", "ops", stdout=StringIO())
+    call_command("revoke_api_token", "checkout", stdout=StringIO())
     token = ApiToken.objects.get(name="checkout")
     revoked_at = token.revoked_at
     # when an admin posts its change form with revoked_at emptied
@@ -128,6 +128,6 @@ def test_create_api_token_replace_records_the_revocation_of_the_old_token():
 
 def test_a_token_with_a_revocation_record_stays_out_even_if_revoked_at_is_cleared_behind_the_admin():
     raw = _token("checkout")
-    call_command("revoke_api_token", "checkout", "--actor", "ops", stdout=StringIO())
+    call_command("revoke_api_token", "checkout", stdout=StringIO())
     ApiToken.objects.filter(name="checkout").update(revoked_at=None)  # a database edit
     assert _api_status(raw) == 401
