@@ -1,11 +1,13 @@
 import hashlib
 import secrets
+from collections.abc import Iterable
 from datetime import timedelta
 
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
-from apiauth.models import ApiToken
+from apiauth.models import ApiToken, ApiTokenRevocation
 
 TOKEN_PREFIX = "ont_"  # order-notifications token: easy to spot in a leaked log or repo
 # last_used_at is written at most this often, so authentication is not a write per request.
@@ -24,12 +26,43 @@ def api_token_create(*, name: str) -> tuple[ApiToken, str]:
 
 
 @transaction.atomic
-def api_token_revoke_by_name(*, name: str) -> int:
-    return ApiToken.objects.filter(name=name, revoked_at__isnull=True).update(revoked_at=timezone.now())
+def api_tokens_revoke(
+    *, token_ids: Iterable[int], actor_name: str, actor: User | None, via: ApiTokenRevocation.Via
+) -> list[ApiToken]:
+    """Revoke the active tokens among these, each with a record of who did it and from where;
+    returns them. One already revoked keeps its first revocation (and its record)."""
+    now = timezone.now()
+    tokens = list(
+        ApiToken.objects.select_for_update()
+        .filter(pk__in=list(token_ids), revoked_at__isnull=True)
+        .order_by("pk")
+    )
+    for token in tokens:
+        token.revoked_at = now
+        token.save(update_fields=["revoked_at"])
+    ApiTokenRevocation.objects.bulk_create(
+        ApiTokenRevocation(
+            token=token, token_name=token.name, actor=actor, actor_name=actor_name, via=via, revoked_at=now
+        )
+        for token in tokens
+    )
+    return tokens
+
+
+@transaction.atomic
+def api_token_revoke_by_name(*, name: str, actor_name: str) -> int:
+    """From the command line: every active token of this name."""
+    ids = ApiToken.objects.filter(name=name, revoked_at__isnull=True).values_list("pk", flat=True)
+    revoked = api_tokens_revoke(
+        token_ids=ids, actor_name=actor_name, actor=None, via=ApiTokenRevocation.Via.COMMAND
+    )
+    return len(revoked)
 
 
 def api_token_authenticate(*, raw_token: str) -> ApiToken | None:
-    token = ApiToken.objects.filter(key_hash=token_hash(raw_token), revoked_at__isnull=True).first()
+    token = ApiToken.objects.filter(
+        key_hash=token_hash(raw_token), revoked_at__isnull=True, revocation__isnull=True
+    ).first()
     if token is None:
         return None
     now = timezone.now()

@@ -10,9 +10,15 @@ from django.http import HttpRequest
 
 from notifications.content.errors import RenderError
 from notifications.content.overrides import override_check
+from notifications.content.render_limits import TEMPLATE_MAX_CHARS
+from notifications.content.template_language import ALLOWED_SUMMARY
 from notifications.models import EmailTemplateVersion, Notification
 
 MONOSPACE = {"style": "font-family: monospace; width: 100%; max-width: 1000px"}
+LANGUAGE_NOTE = (
+    f" Each part of an email template may use {ALLOWED_SUMMARY}, "
+    f"and has at most {TEMPLATE_MAX_CHARS:,} characters."
+)
 
 
 class DraftStartForm(forms.Form):
@@ -40,7 +46,7 @@ class DraftForm(forms.ModelForm):
         fields = ["kind", "locale", "subject", "text", "html", "comment"]
         labels = {"text": "Text part", "html": "HTML part", "comment": "Why the wording changes"}
         help_texts = {
-            "subject": "One line; Django template language, like the shipped subject.txt.",
+            "subject": "One line, like the shipped subject.txt." + LANGUAGE_NOTE,
             "text": "The plain-text part (body.txt); it may extend notifications/email/base.txt.",
             "html": "The HTML part (body.html); it may extend notifications/email/base.html.",
         }

@@ -1,14 +1,21 @@
 """The review screen's actions (notifications/admin/review.py): each calls one service of
 notifications/operations/ (review.py, resolve.py), the same ones `notification_resolve` and
 `replay_dead_letters` use. Only the "Notification reviewers" group (the
-`review_notification` permission) may run them, and every run is recorded."""
+`review_notification` permission) may run them, and every run is recorded.
+
+Each notification is sent, published or changed inside the reviewer's request, so an action
+takes at most settings.REVIEW_ACTION_MAX_NOTIFICATIONS; a larger selection ("select all"
+over a long list) is refused whole, with a message, never cut short silently. The drop-down
+says the cap."""
 
 from collections.abc import Callable
 from typing import Any
 
+from django.conf import settings
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.utils.functional import lazy
 
 from notifications.admin.common import StaffRequest
 from notifications.models import Notification
@@ -21,16 +28,28 @@ from notifications.operations.review import (
 )
 
 
+def _capped(action: str, details: str) -> str:
+    """An action's words with the cap, read from the settings when the page is drawn."""
+    return lazy(lambda: f"{action} ({details}; at most {_selection_limit()} at a time)", str)()
+
+
+def _selection_limit() -> int:
+    return int(settings.REVIEW_ACTION_MAX_NOTIFICATIONS)
+
+
 class ReviewActions(admin.ModelAdmin):
     def has_review_permission(self, request: HttpRequest) -> bool:
         return request.user.has_perm("notifications.review_notification")
 
-    @admin.action(description="Retry (check the order, send again with the same key)", permissions=["review"])
+    @admin.action(
+        description=_capped("Retry", "check the order, send again with the same key"), permissions=["review"]
+    )
     def retry(self, request: StaffRequest, queryset: QuerySet[Notification]) -> None:
         self._each(request, queryset, lambda n: notification_retry(notification=n, actor=request.user))
 
     @admin.action(
-        description="Reject with comment (will not be sent; pending ones too)", permissions=["review"]
+        description=_capped("Reject with comment", "will not be sent, pending ones too"),
+        permissions=["review"],
     )
     def reject_with_comment(self, request: StaffRequest, queryset: QuerySet[Notification]) -> None:
         comment = request.POST.get("comment", "")
@@ -41,7 +60,7 @@ class ReviewActions(admin.ModelAdmin):
         )
 
     @admin.action(
-        description="Mark as sent (I checked at the provider; evidence in the comment)",
+        description=_capped("Mark as sent", "I checked at the provider, evidence in the comment"),
         permissions=["review"],
     )
     def mark_sent(self, request: StaffRequest, queryset: QuerySet[Notification]) -> None:
@@ -58,7 +77,8 @@ class ReviewActions(admin.ModelAdmin):
         )
 
     @admin.action(
-        description="Send again under a new key (may reach the customer twice)", permissions=["review"]
+        description=_capped("Send again under a new key", "may reach the customer twice"),
+        permissions=["review"],
     )
     def send_again_under_new_key(self, request: StaffRequest, queryset: QuerySet[Notification]) -> None:
         accepted = request.POST.get("accept_second_email_risk") in ("on", "true", "1")
@@ -86,15 +106,26 @@ class ReviewActions(admin.ModelAdmin):
             ),
         )
 
-    @admin.action(description="Assign to me", permissions=["review"])
+    @admin.action(description=_capped("Assign to me", "you own them"), permissions=["review"])
     def assign_to_me(self, request: StaffRequest, queryset: QuerySet[Notification]) -> None:
         self._each(request, queryset, lambda n: notification_assign(notification=n, actor=request.user))
 
     def _each(
         self, request: HttpRequest, queryset: QuerySet[Notification], action: Callable[[Notification], str]
     ) -> None:
+        limit = _selection_limit()
+        selected = list(queryset.select_related("order")[: limit + 1])
+        if len(selected) > limit:
+            self.message_user(
+                request,
+                f"Nothing done: {queryset.count()} notifications are selected, and an action takes at "
+                f"most {limit} at a time (REVIEW_ACTION_MAX_NOTIFICATIONS). Narrow the list with the "
+                "filters, or select fewer.",
+                messages.ERROR,
+            )
+            return
         done, refused = 0, []
-        for notification in queryset.select_related("order"):
+        for notification in selected:
             try:
                 action(notification)
                 done += 1

@@ -1,5 +1,5 @@
 """What the providers told us (read-only), and the suppression list, which reviewers can
-lift one address at a time, with a comment, audited."""
+lift one address at a time (a selection of more is refused), with a comment, audited."""
 
 from django.contrib import admin, messages
 from django.db.models import QuerySet
@@ -40,15 +40,25 @@ class SuppressionAdmin(ReadOnlyAdmin):
     def has_lift_permission(self, request: HttpRequest) -> bool:
         return request.user.has_perm("notifications.lift_suppression")
 
-    @admin.action(description="Lift (send to this address again; comment required)", permissions=["lift"])
+    @admin.action(
+        description="Lift (one address at a time: send to it again; comment required)", permissions=["lift"]
+    )
     def lift(self, request: StaffRequest, queryset: QuerySet[Suppression]) -> None:
+        """One address per decision, each with its own reason: a whole selection is refused."""
+        selected = list(queryset[:2])
+        if len(selected) != 1:
+            self.message_user(
+                request,
+                f"Nothing lifted: {queryset.count()} addresses are selected. Lift one address at a time, "
+                "with the reason for that address in the comment.",
+                messages.ERROR,
+            )
+            return
         comment = request.POST.get("comment", "")
         if not comment.strip():
             self.message_user(
                 request, "Write in the comment why this address may receive email again.", messages.ERROR
             )
             return
-        lifted = sum(
-            suppression_lift(suppression_id=row.pk, actor=request.user, comment=comment) for row in queryset
-        )
-        self.message_user(request, f"{lifted} suppression(s) lifted.", messages.SUCCESS)
+        lifted = suppression_lift(suppression_id=selected[0].pk, actor=request.user, comment=comment)
+        self.message_user(request, f"{int(lifted)} suppression(s) lifted.", messages.SUCCESS)

@@ -67,7 +67,7 @@ def test_an_email_that_does_not_render_fails_before_anything_is_sent(mailsim, st
     # given live wording that does not render (the admin refuses such a draft, so it is broken
     # behind its back, as a bad database edit would): the worker must still refuse to send it
     version = published_wording("order_confirmation", "ru", subject="Заказ {{ order.number }}")
-    type(version).objects.filter(pk=version.pk).update(text="{% if %}")
+    type(version).objects.filter(pk=version.pk).update(text="{% block %}")
     start_worker()
     order = OrderFactory(customer_email="ru@example.com", locale="ru")
     notification = wait_until(

@@ -107,7 +107,7 @@ def test_a_draft_is_saved_as_the_next_version_numbered_and_signed_and_read_only(
 @pytest.mark.parametrize(
     ("part", "broken", "reason"),
     [
-        ("text", "{% if order.number %}Thanks", "Unclosed tag"),
+        ("text", "{% block content %}Thanks", "Unclosed tag"),
         (
             "html",
             "<p>Order {{ oder.number }}</p>",

@@ -85,7 +85,7 @@ def test_a_render_error_is_shown_in_plain_words(client, pending):
         locale="en",
         number=1,
         subject="Order {{ order.number }}",
-        text="{% if order.number %}never closed",
+        text="{% block content %}never closed",
         html="<p>x</p>",
         created_by_name="edith",
         published_at=timezone.now(),

@@ -1,3 +1,4 @@
+import getpass
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
@@ -18,7 +19,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, name: str, replace: bool, **options: Any) -> None:
         if replace:
-            revoked = api_token_revoke_by_name(name=name)
+            revoked = api_token_revoke_by_name(name=name, actor_name=getpass.getuser())
             if revoked:
                 self.stderr.write(f"Revoked {revoked} earlier token(s) named {name!r}.")
         _, raw = api_token_create(name=name)

@@ -1,0 +1,93 @@
+"""The template language of the customer emails: what the shipped templates under
+notifications/templates/notifications/email/ use, and nothing else.
+
+Email templates are written by people in the admin and rendered inside an admin request and
+in the workers, so Django's whole language is too much: `{% lorem 99999999 %}`,
+`|ljust:"999999999"` or nested `{% for %}` render gigabytes from a few bytes. The engine of
+render.py is built from this library alone, without Django's built-in tags and filters, so
+anything else fails to compile wherever a template is rendered (saved, previewed, published,
+test-sent or sent). `template_language_refusals` names what a text uses beyond the list, so
+the editor reads the tag or filter, not Django's vaguer "did you forget to load it?".
+
+Two options of the allowed tags are refused as well: a value stored with `{% translate … as
+x %}` or `{% blocktranslate … asvar x %}` can be repeated by the next one, each step
+multiplying the size (ten steps of ten repetitions: 10^10 characters)."""
+
+import re
+
+from django.template import Library, Node, TemplateSyntaxError
+from django.template.base import Lexer, Parser, Token, TokenType
+from django.template.defaulttags import load
+from django.template.loader_tags import do_block, do_extends
+from django.templatetags.i18n import do_block_translate, do_translate
+
+LAYOUTS = ("notifications/email/base.txt", "notifications/email/base.html")
+# `trans` and `blocktrans` are Django's older names of the same two tags.
+ALLOWED_TAGS = ("load", "extends", "block", "translate", "trans", "blocktranslate", "blocktrans")
+CLOSING_WORDS = ("endblock", "endblocktranslate", "endblocktrans", "plural")
+ALLOWED_FILTERS: tuple[str, ...] = ()  # the shipped templates use none
+ALLOWED_SUMMARY = (
+    "{% load i18n %}, {% extends %} of notifications/email/base.txt or base.html, {% block %}, "
+    "{% translate %} and {% blocktranslate %}, variables, and no filters"
+)
+_QUOTED = re.compile(r""""[^"\\]*(?:\\.[^"\\]*)*"|'[^'\\]*(?:\\.[^'\\]*)*'""")
+_FILTER = re.compile(r"\|\s*(\w+)")
+
+register = Library()
+register.tag("load", load)  # only `i18n` is a library of the engine, and it is this one
+register.tag("block", do_block)
+
+
+@register.tag("extends")
+def extends_layout(parser: Parser, token: Token) -> Node:
+    """Only the shared layouts, named literally: their blocks are empty, so `{{ block.super }}`
+    adds nothing, and no other template (the admin's among them) becomes part of an email."""
+    bits = token.split_contents()
+    name = bits[1] if len(bits) == 2 else ""
+    if not (len(name) > 2 and name[0] == name[-1] and name[0] in "'\"" and name[1:-1] in LAYOUTS):
+        raise TemplateSyntaxError(
+            f"{{% {token.contents} %}}: an email template may extend only "
+            f'"{LAYOUTS[0]}" or "{LAYOUTS[1]}", named in quotes.'
+        )
+    return do_extends(parser, token)
+
+
+@register.tag("translate")
+@register.tag("trans")
+def translate_unstored(parser: Parser, token: Token) -> Node:
+    _stored_value_refuse(token, "as", token.split_contents()[2:])
+    return do_translate(parser, token)
+
+
+@register.tag("blocktranslate")
+@register.tag("blocktrans")
+def blocktranslate_unstored(parser: Parser, token: Token) -> Node:
+    _stored_value_refuse(token, "asvar", token.split_contents()[1:])
+    return do_block_translate(parser, token)
+
+
+def _stored_value_refuse(token: Token, option: str, options: list[str]) -> None:
+    if option in options:
+        raise TemplateSyntaxError(
+            f"{{% {token.contents} %}}: an email template may not store a value with '{option}' "
+            "(repeating stored values is how a template grows without bound); write the words in place."
+        )
+
+
+def template_language_refusals(template_text: str) -> list[str]:
+    """Each tag and filter of the text that email templates may not use, with its first line.
+    (An end tag is not named: its tag is, and a stray one is Django's error to report.)"""
+    refused: dict[str, int | None] = {}
+    for token in Lexer(template_text).tokenize():
+        command = token.contents.split()[0] if token.contents.strip() else ""
+        if token.token_type == TokenType.BLOCK and _is_refused_tag(command):
+            refused.setdefault(f"{{% {command} %}}", token.lineno)
+        if token.token_type in (TokenType.BLOCK, TokenType.VAR):
+            for name in _FILTER.findall(_QUOTED.sub('""', token.contents)):
+                if name not in ALLOWED_FILTERS:
+                    refused.setdefault(f"the filter |{name}", token.lineno)
+    return [f"{what} (line {line})" for what, line in refused.items()]
+
+
+def _is_refused_tag(command: str) -> bool:
+    return bool(command) and command not in ALLOWED_TAGS + CLOSING_WORDS and not command.startswith("end")
