@@ -19,6 +19,7 @@ from api.schema import error_responses
 from api.validators import reject_invisible_characters
 from apiauth.authentication import request_api_token
 from apiauth.models import ApiToken
+from notifications.client_reasons import notification_client_reason
 from notifications.models import Notification
 from notifications.selectors import order_get_with_notifications
 from orders.changes import OrderChange, OrderChangeConflict, OrderNotFound, order_not_found_message
@@ -34,7 +35,11 @@ class NotificationOutputSerializer(serializers.Serializer):
     attempts = serializers.IntegerField(source="attempt_count")
     status_changed_at = serializers.DateTimeField()
     age_seconds = serializers.SerializerMethodField()
-    reason = serializers.CharField(source="last_error")
+    reason = serializers.SerializerMethodField(
+        help_text="Why the email is in its status, in plain words: e.g. waiting for the mail provider, "
+        "in review, not sent because the address is on the do-not-send list. It never carries our "
+        "staff's notes or the mail provider's own answer."
+    )
     delivery_status = serializers.CharField(
         help_text="what the provider's events said after it accepted the email: empty (no event yet), "
         "delivery_delayed, delivered, bounced or complained"
@@ -43,6 +48,9 @@ class NotificationOutputSerializer(serializers.Serializer):
 
     def get_age_seconds(self, notification: Notification) -> int:
         return int((timezone.now() - notification.status_changed_at).total_seconds())
+
+    def get_reason(self, notification: Notification) -> str:
+        return notification_client_reason(notification)
 
 
 class OrderOutputSerializer(serializers.Serializer):
