@@ -2,7 +2,6 @@
 service or selector, serialize."""
 
 import re
-from decimal import Decimal
 from typing import Any, Protocol
 from uuid import UUID
 
@@ -23,6 +22,7 @@ from notifications.client_reasons import notification_client_reason
 from notifications.models import Notification
 from notifications.selectors import order_get_with_notifications
 from orders.changes import OrderChange, OrderChangeConflict, OrderNotFound, order_not_found_message
+from orders.currencies import MoneyRefused, money_check
 from orders.services import IdempotencyKeyReused, order_create_idempotent
 
 IDEMPOTENCY_KEY_PATTERN = re.compile(r"^[\x21-\x7e]{1,255}$")  # visible ASCII, like Stripe and Resend
@@ -69,9 +69,17 @@ class OrderCreateApi(APIView):
     @extend_schema_serializer(component_name="OrderCreateInput")  # two views name theirs "Input"
     class InputSerializer(serializers.Serializer):
         customer_email = serializers.EmailField(max_length=254, validators=[reject_invisible_characters])
-        amount = serializers.DecimalField(max_digits=12, decimal_places=2, min_value=Decimal("0.01"))
+        # Its decimals depend on the currency (JPY none, EUR 2): validate() checks them.
+        amount = serializers.DecimalField(
+            max_digits=None,
+            decimal_places=None,
+            help_text="Greater than zero, with no more decimals than the currency has "
+            "(JPY none, EUR 2) and at most 2.",
+        )
         currency = serializers.RegexField(
-            r"^[A-Z]{3}$", error_messages={"invalid": "Use a three-letter ISO 4217 code such as EUR."}
+            r"^[A-Z]{3}$",
+            error_messages={"invalid": "Use a three-letter ISO 4217 code such as EUR."},
+            help_text="An ISO 4217 code of a currency that is legal tender today.",
         )
         locale = serializers.CharField(
             required=False,
@@ -89,6 +97,10 @@ class OrderCreateApi(APIView):
             unknown = sorted(set(self.initial_data) - set(self.fields))
             if unknown:
                 raise ValidationError({name: ["This field is not part of an order."] for name in unknown})
+            try:
+                attrs["amount"] = money_check(amount=attrs["amount"], currency=attrs["currency"])
+            except MoneyRefused as exc:
+                raise ValidationError({exc.field: [str(exc)]}) from exc
             return attrs
 
     @extend_schema(
