@@ -2,7 +2,6 @@
 service or selector, serialize."""
 
 import re
-from decimal import Decimal
 from typing import Any, Protocol
 from uuid import UUID
 
@@ -10,7 +9,7 @@ from django.conf import settings
 from django.utils import timezone
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_serializer
 from rest_framework import serializers, status
-from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.exceptions import NotAuthenticated, NotFound, ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -18,9 +17,12 @@ from rest_framework.views import APIView
 from api.schema import error_responses
 from api.validators import reject_invisible_characters
 from apiauth.authentication import request_api_token
+from apiauth.models import ApiToken
+from notifications.client_reasons import notification_client_reason
 from notifications.models import Notification
 from notifications.selectors import order_get_with_notifications
-from orders.changes import OrderChange, OrderChangeConflict, OrderNotFound
+from orders.changes import OrderChange, OrderChangeConflict, OrderNotFound, order_not_found_message
+from orders.currencies import MoneyRefused, money_check
 from orders.services import IdempotencyKeyReused, order_create_idempotent
 
 IDEMPOTENCY_KEY_PATTERN = re.compile(r"^[\x21-\x7e]{1,255}$")  # visible ASCII, like Stripe and Resend
@@ -33,7 +35,11 @@ class NotificationOutputSerializer(serializers.Serializer):
     attempts = serializers.IntegerField(source="attempt_count")
     status_changed_at = serializers.DateTimeField()
     age_seconds = serializers.SerializerMethodField()
-    reason = serializers.CharField(source="last_error")
+    reason = serializers.SerializerMethodField(
+        help_text="Why the email is in its status, in plain words: e.g. waiting for the mail provider, "
+        "in review, not sent because the address is on the do-not-send list. It never carries our "
+        "staff's notes or the mail provider's own answer."
+    )
     delivery_status = serializers.CharField(
         help_text="what the provider's events said after it accepted the email: empty (no event yet), "
         "delivery_delayed, delivered, bounced or complained"
@@ -42,6 +48,9 @@ class NotificationOutputSerializer(serializers.Serializer):
 
     def get_age_seconds(self, notification: Notification) -> int:
         return int((timezone.now() - notification.status_changed_at).total_seconds())
+
+    def get_reason(self, notification: Notification) -> str:
+        return notification_client_reason(notification)
 
 
 class OrderOutputSerializer(serializers.Serializer):
@@ -60,9 +69,17 @@ class OrderCreateApi(APIView):
     @extend_schema_serializer(component_name="OrderCreateInput")  # two views name theirs "Input"
     class InputSerializer(serializers.Serializer):
         customer_email = serializers.EmailField(max_length=254, validators=[reject_invisible_characters])
-        amount = serializers.DecimalField(max_digits=12, decimal_places=2, min_value=Decimal("0.01"))
+        # Its decimals depend on the currency (JPY none, EUR 2): validate() checks them.
+        amount = serializers.DecimalField(
+            max_digits=None,
+            decimal_places=None,
+            help_text="Greater than zero, with no more decimals than the currency has "
+            "(JPY none, EUR 2) and at most 2.",
+        )
         currency = serializers.RegexField(
-            r"^[A-Z]{3}$", error_messages={"invalid": "Use a three-letter ISO 4217 code such as EUR."}
+            r"^[A-Z]{3}$",
+            error_messages={"invalid": "Use a three-letter ISO 4217 code such as EUR."},
+            help_text="An ISO 4217 code of a currency that is legal tender today.",
         )
         locale = serializers.CharField(
             required=False,
@@ -80,6 +97,10 @@ class OrderCreateApi(APIView):
             unknown = sorted(set(self.initial_data) - set(self.fields))
             if unknown:
                 raise ValidationError({name: ["This field is not part of an order."] for name in unknown})
+            try:
+                attrs["amount"] = money_check(amount=attrs["amount"], currency=attrs["currency"])
+            except MoneyRefused as exc:
+                raise ValidationError({exc.field: [str(exc)]}) from exc
             return attrs
 
     @extend_schema(
@@ -100,15 +121,16 @@ class OrderCreateApi(APIView):
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         idempotency_key = _idempotency_key(request)
+        api_token = _client_token(request)
         try:
             creation = order_create_idempotent(
                 **serializer.validated_data,
-                api_token=request_api_token(request),
+                api_token=api_token,
                 idempotency_key=idempotency_key,
             )
         except IdempotencyKeyReused as exc:
             return Response({"error": "idempotency_key_reused", "message": str(exc)}, status=422)
-        order = order_get_with_notifications(order_id=creation.order.id)
+        order = order_get_with_notifications(order_id=creation.order.id, api_token=api_token)
         headers = {"Idempotent-Replayed": "true"} if creation.replayed else {}
         return Response(OrderOutputSerializer(order).data, status=status.HTTP_201_CREATED, headers=headers)
 
@@ -116,14 +138,16 @@ class OrderCreateApi(APIView):
 class OrderDetailApi(APIView):
     @extend_schema(responses={200: OrderOutputSerializer, **error_responses(with_body=False, also=(404,))})
     def get(self, request: Request, order_id: UUID) -> Response:
-        order = order_get_with_notifications(order_id=order_id)
-        if order is None:
-            raise NotFound(f"No order has the id {order_id}.")
+        order = order_get_with_notifications(order_id=order_id, api_token=_client_token(request))
+        if order is None:  # missing, or another token's: the same answer (orders/changes.py)
+            raise NotFound(order_not_found_message(order_id))
         return Response(OrderOutputSerializer(order).data)
 
 
 class OrderChangeService(Protocol):
-    def __call__(self, *, order_id: UUID, expected_version: int | None = None) -> OrderChange: ...
+    def __call__(
+        self, *, order_id: UUID, api_token: ApiToken | None, expected_version: int | None = None
+    ) -> OrderChange: ...
 
 
 class OrderChangeApi(APIView):
@@ -147,14 +171,29 @@ class OrderChangeApi(APIView):
         assert self.change is not None, "OrderChangeApi.as_view(change=...) names the change"
         serializer = self.InputSerializer(data=request.data if isinstance(request.data, dict) else {})
         serializer.is_valid(raise_exception=True)
+        api_token = _client_token(request)
         try:
-            self.change(order_id=order_id, expected_version=serializer.validated_data.get("version"))
+            self.change(
+                order_id=order_id,
+                api_token=api_token,
+                expected_version=serializer.validated_data.get("version"),
+            )
         except OrderNotFound as exc:
             raise NotFound(str(exc)) from exc
         except OrderChangeConflict as exc:
             return Response({"error": "conflict", "message": str(exc)}, status=status.HTTP_409_CONFLICT)
-        order = order_get_with_notifications(order_id=order_id)
+        order = order_get_with_notifications(order_id=order_id, api_token=api_token)
         return Response(OrderOutputSerializer(order).data)
+
+
+def _client_token(request: Request) -> ApiToken:
+    """The token the request came with. IsAuthenticated already refuses a request without
+    one; refusing it here too keeps the orders placed without a token out of reach even if
+    the permissions were ever loosened (None would select exactly those)."""
+    api_token = request_api_token(request)
+    if api_token is None:
+        raise NotAuthenticated()
+    return api_token
 
 
 def _idempotency_key(request: Request) -> str | None:

@@ -7,6 +7,7 @@ from uuid import UUID
 
 from django.db.models import Count, Min, Prefetch, Q
 
+from apiauth.models import ApiToken
 from messaging.models import OutboxEvent
 from messaging.selectors import outbox_event_latest
 from notifications.events import EMAIL_KIND_OF_EVENT
@@ -14,13 +15,15 @@ from notifications.models import Notification, Suppression
 from orders.models import Order
 
 
-def order_get_with_notifications(*, order_id: UUID) -> Order | None:
-    """An order with its emails (`order.notifications`, by kind), for the API."""
+def order_get_with_notifications(*, order_id: UUID, api_token: ApiToken | None) -> Order | None:
+    """An order with its emails (`order.notifications`, by kind), for the API: only if
+    `api_token` placed it (None: only an order placed without a token). Another token's order
+    is None, as a missing one is (orders/changes.py says why)."""
     return (
         Order.objects.prefetch_related(
             Prefetch("notifications", queryset=Notification.objects.order_by("kind"))
         )
-        .filter(id=order_id)
+        .filter(id=order_id, api_token=api_token)
         .first()
     )
 

@@ -1,11 +1,17 @@
 """Order state changes after creation: pay and cancel. Each writes its event in the same
-transaction, and bumps the order's version so a client can refuse to act on a stale view."""
+transaction, and bumps the order's version so a client can refuse to act on a stale view.
+
+Every change names the API token it acts for (`api_token`, required): an order is changed only
+by the token that placed it, and another token's order is "not found", exactly as an id that
+does not exist, so a client cannot even learn that it exists. `api_token=None` reaches only
+the orders placed without a token (by the product's own tools and tests)."""
 
 from dataclasses import dataclass
 from uuid import UUID
 
 from django.db import transaction
 
+from apiauth.models import ApiToken
 from messaging.outbox import event_record
 from orders.events import ORDER_CANCELLED, ORDER_PAID
 from orders.models import Order
@@ -32,20 +38,38 @@ _TRANSITIONS: dict[str, tuple[set[str], str, str]] = {
 }
 
 
-def order_pay(*, order_id: UUID, expected_version: int | None = None) -> OrderChange:
-    return _order_change(order_id=order_id, change="pay", expected_version=expected_version)
+def order_pay(
+    *, order_id: UUID, api_token: ApiToken | None, expected_version: int | None = None
+) -> OrderChange:
+    return _order_change(
+        order_id=order_id, api_token=api_token, change="pay", expected_version=expected_version
+    )
 
 
-def order_cancel(*, order_id: UUID, expected_version: int | None = None) -> OrderChange:
-    return _order_change(order_id=order_id, change="cancel", expected_version=expected_version)
+def order_cancel(
+    *, order_id: UUID, api_token: ApiToken | None, expected_version: int | None = None
+) -> OrderChange:
+    return _order_change(
+        order_id=order_id, api_token=api_token, change="cancel", expected_version=expected_version
+    )
+
+
+def order_not_found_message(order_id: UUID) -> str:
+    """The one wording of "not found", for an id that does not exist and for another
+    token's order alike."""
+    return f"No order has the id {order_id}."
 
 
 @transaction.atomic(durable=True)
-def _order_change(*, order_id: UUID, change: str, expected_version: int | None) -> OrderChange:
+def _order_change(
+    *, order_id: UUID, api_token: ApiToken | None, change: str, expected_version: int | None
+) -> OrderChange:
     allowed_from, target, event_type = _TRANSITIONS[change]
-    order = Order.objects.select_for_update(no_key=True).filter(id=order_id).first()
+    # One statement for both conditions: another token's order is neither locked nor read,
+    # so it costs what a missing id costs.
+    order = Order.objects.select_for_update(no_key=True).filter(id=order_id, api_token=api_token).first()
     if order is None:
-        raise OrderNotFound(f"No order has the id {order_id}.")
+        raise OrderNotFound(order_not_found_message(order_id))
     if order.status == target:
         return OrderChange(order=order, changed=False)  # a retry of a change that happened
     if expected_version is not None and expected_version != order.version:

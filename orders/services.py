@@ -9,6 +9,7 @@ from django.db import IntegrityError, transaction
 from apiauth.models import ApiToken
 from messaging.outbox import event_record
 from observability.metrics import ORDERS_ACCEPTED
+from orders.currencies import money_check
 from orders.events import ORDER_CREATED
 from orders.models import Order, site_locale
 
@@ -36,10 +37,12 @@ def order_create(
     idempotency_key: str | None = None,
     request_fingerprint: str = "",
 ) -> Order:
-    """The order and its `order.created` event commit together, or neither does."""
+    """The order and its `order.created` event commit together, or neither does. An amount
+    or currency the order cannot be taken in is MoneyRefused (orders/currencies.py), whoever
+    the caller."""
     order = Order.objects.create(
         customer_email=customer_email,
-        amount=amount,
+        amount=money_check(amount=amount, currency=currency),
         currency=currency,
         locale=locale or site_locale(),
         api_token=api_token,

@@ -23,7 +23,8 @@ CONTEXT_VARIABLES = {
     "shop.support_email": "where customers write with questions",
     "order.number": "the short order number customers quote, e.g. 1F3A9C2B",
     "order.id": "the full order id",
-    "order.amount": "the amount with its currency, formatted for the language (€49.90, 49,90 €)",
+    "order.amount": "the amount with its currency and the currency's decimals, formatted for the language "
+    "(€49.90, 49,90 €, ¥1,500)",
     "order.placed_on": "the day the order was placed, formatted for the language",
     "customer_email": "the customer's address",
     "locale": "the email's language code (en, ru)",

@@ -9,7 +9,11 @@ from babel.numbers import format_currency
 
 
 def money_format(amount: Decimal, currency: str, locale: str) -> str:
-    return format_currency(amount, currency, locale=_babel_locale(locale))
+    """With the currency's decimals (¥1,500, €49.90, 1,250 KWD), and never fewer than the
+    amount has: Babel would otherwise round to the currency's decimals, and ¥0.01 would read
+    "¥0". The API refuses such amounts (orders/currencies.py); an order stored before that
+    rule is still shown as it is."""
+    return format_currency(amount, currency, locale=_babel_locale(locale), decimal_quantization=False)
 
 
 def date_format(day: date, locale: str) -> str:

@@ -33,7 +33,7 @@ def test_cancelled_before_the_worker_gets_to_it_only_the_cancellation_is_sent(ma
     OrderFactory(customer_email="busy@example.com", amount="1.00")
     OrderFactory(customer_email="busy@example.com", amount="2.00")
     order = OrderFactory(customer_email="before@example.com")
-    order_cancel(order_id=order.id)
+    order_cancel(order_id=order.id, api_token=order.api_token)
     assert _settled(order) == {"order_confirmation": "skipped", "order_cancellation": "sent"}
     assert _emails_to(mailsim, "before@example.com") == ["cancelled"]
 
@@ -48,7 +48,7 @@ def test_cancelled_while_the_confirmation_is_with_the_provider_both_go_out_confi
         timeout=10,
         message="sending",
     )
-    order_cancel(order_id=order.id)
+    order_cancel(order_id=order.id, api_token=order.api_token)
     assert _settled(order) == {"order_confirmation": "sent", "order_cancellation": "sent"}
     assert _emails_to(mailsim, "during@example.com") == ["confirmed", "cancelled"]
 
@@ -58,7 +58,7 @@ def test_cancelled_after_the_confirmation_both_go_out_in_that_order(mailsim, mod
     wait_until(
         lambda: Notification.objects.filter(order=order, status="sent").exists(), timeout=20, message="sent"
     )
-    order_cancel(order_id=order.id)
+    order_cancel(order_id=order.id, api_token=order.api_token)
     assert _settled(order) == {"order_confirmation": "sent", "order_cancellation": "sent"}
     assert _emails_to(mailsim, "after@example.com") == ["confirmed", "cancelled"]
     assert queue_ready_count("orders.cancellations.dlq") == 0

@@ -45,7 +45,7 @@ def shop(django_capture_on_commit_callbacks):
         missing = OrderFactory(amount="5.00", currency="USD")
         Notification.objects.filter(order=missing).delete()  # as a restore to an earlier point leaves it
         cancelled = OrderFactory(amount="1.00")
-        order_cancel(order_id=cancelled.id)
+        order_cancel(order_id=cancelled.id, api_token=cancelled.api_token)
     Notification.objects.filter(order=cancelled, kind=CONFIRMATION).update(status="skipped")
     Notification.objects.filter(order=cancelled, kind=CANCELLATION).update(status="sent")
     return {"sent": sent, "rejected": rejected, "failed": failed, "pending": pending, "missing": missing}

@@ -47,8 +47,8 @@ def fuzz_token(transactional_db, broker, settings) -> str:
     # production, so every request commits for real (and its on-commit publish reaches the
     # test vhost) instead of running inside one test transaction.
     settings.API_THROTTLE_RATE = "1000000/day"  # one busy client; the limit has its own tests
-    _, raw = api_token_create(name="fuzz")
-    OrderFactory.create_batch(3)
+    token, raw = api_token_create(name="fuzz")
+    OrderFactory.create_batch(3, api_token=token)  # its own: another token's orders are a 404
     return raw
 
 

@@ -93,16 +93,16 @@ def test_changing_an_unknown_order_is_a_404_and_a_bad_version_a_400(client):
 
 
 def test_the_service_refuses_a_change_the_state_does_not_allow(order):
-    order_cancel(order_id=order.id)
+    order_cancel(order_id=order.id, api_token=order.api_token)
     with pytest.raises(OrderChangeConflict):
-        order_pay(order_id=order.id)
+        order_pay(order_id=order.id, api_token=order.api_token)
 
 
 # --- the rules, one handler call at a time (real simulator) ---------------------------------
 
 
 def test_cancelled_before_its_confirmation_went_out_the_customer_gets_only_the_cancellation(order, mailsim):
-    order_cancel(order_id=order.id)
+    order_cancel(order_id=order.id, api_token=order.api_token)
     assert _handle(order, "order.created") == "skipped"
     assert _handle(order, "order.cancelled") == "sent"
     assert _statuses(order) == {"order_confirmation": "skipped", "order_cancellation": "sent"}
@@ -115,7 +115,7 @@ def test_cancelled_before_its_confirmation_went_out_the_customer_gets_only_the_c
 
 
 def test_the_cancellation_event_handled_first_gives_the_same_emails(order, mailsim):
-    order_cancel(order_id=order.id)
+    order_cancel(order_id=order.id, api_token=order.api_token)
     assert _handle(order, "order.cancelled") == "sent"
     assert _handle(order, "order.created") == "skipped"
     assert _statuses(order) == {"order_confirmation": "skipped", "order_cancellation": "sent"}
@@ -124,7 +124,7 @@ def test_the_cancellation_event_handled_first_gives_the_same_emails(order, mails
 
 def test_cancelled_after_the_confirmation_the_customer_gets_both_in_that_order(order, mailsim):
     assert _handle(order, "order.created") == "sent"
-    order_cancel(order_id=order.id)
+    order_cancel(order_id=order.id, api_token=order.api_token)
     assert _handle(order, "order.cancelled") == "sent"
     subjects = [m["subject"] for m in mailsim.messages()]
     assert [subject.rsplit(" ", 1)[-1] for subject in subjects] == ["confirmed", "cancelled"]
@@ -133,7 +133,7 @@ def test_cancelled_after_the_confirmation_the_customer_gets_both_in_that_order(o
 def test_cancelled_while_the_confirmation_is_being_sent_the_cancellation_waits_for_it(order, mailsim):
     # given a confirmation in the middle of its provider call
     claim = confirmation_claimed(order)
-    order_cancel(order_id=order.id)
+    order_cancel(order_id=order.id, api_token=order.api_token)
     # when the cancellation's turn comes, it waits
     with pytest.raises(InFlightError, match="confirmation is being sent"):
         _handle(order, "order.cancelled")
@@ -158,7 +158,7 @@ def test_cancelled_while_the_confirmation_is_being_sent_the_cancellation_waits_f
 
 
 def test_a_paid_order_is_counted_and_a_redelivery_counts_again_as_documented(order):
-    order_pay(order_id=order.id)
+    order_pay(order_id=order.id, api_token=order.api_token)
     assert _handle(order, "order.paid") == "counted"
     assert _handle(order, "order.paid") == "counted"  # at least once: no inbox for this type
     sales = DailySales.objects.get()
