@@ -6,9 +6,13 @@ password, and still uses that URL."""
 import secrets
 from pathlib import Path
 
+import pytest
 import requests
 
 from drill.processes import ManagedProcess, free_port
+
+# Flower's settings name the test database (pytest-django makes it only for a test that asks).
+pytestmark = pytest.mark.django_db
 
 
 def _command_lines(pid: int) -> list[str]:
