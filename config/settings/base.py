@@ -5,6 +5,8 @@ provider) in config/settings/pipeline.py. Every variable read is listed, with a 
 in `.env.example`.
 """
 
+import re
+
 from config.settings.environment import env
 from config.settings.logging import logging_config
 from config.settings.safety import DEVELOPMENT_SECRET_KEY, production_refusals
@@ -21,8 +23,11 @@ ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["127.0.0.1", "localhos
 # plain HTTP and keeps its cookies off it. All off in development, where nothing speaks TLS.
 SECURE_PROXY_SSL_HEADER = tuple(env.list("DJANGO_SECURE_PROXY_SSL_HEADER", default=[])) or None
 SECURE_SSL_REDIRECT = env.bool("DJANGO_SECURE_SSL_REDIRECT", default=False)
-# Health probes and the Prometheus scrape call these over plain HTTP from inside the network.
-SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$", r"^metrics$", r"^metrics/deployment$"]
+# Health probes and the Prometheus scrape call these from inside the network, over plain HTTP
+# and by the pod's or host's address: no redirect to HTTPS, and no Host check
+# (infra/probe_paths.py), while every other path answers only to ALLOWED_HOSTS.
+PROBE_PATHS = ["/healthz", "/readyz", "/metrics", "/metrics/deployment"]
+SECURE_REDIRECT_EXEMPT = [f"^{re.escape(path.removeprefix('/'))}$" for path in PROBE_PATHS]
 SESSION_COOKIE_SECURE = env.bool("DJANGO_SESSION_COOKIE_SECURE", default=False)
 CSRF_COOKIE_SECURE = env.bool("DJANGO_CSRF_COOKIE_SECURE", default=False)
 CSRF_TRUSTED_ORIGINS = env.list("DJANGO_CSRF_TRUSTED_ORIGINS", default=[])
@@ -52,6 +57,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "infra.probe_paths.ProbePathsMiddleware",  # before anything reads the Host (CommonMiddleware)
     "api.body_limit.ApiBodySizeLimitMiddleware",  # before anything reads a body
     "whitenoise.middleware.WhiteNoiseMiddleware",  # the admin's static files under gunicorn
     "django.contrib.sessions.middleware.SessionMiddleware",
