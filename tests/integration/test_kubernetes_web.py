@@ -22,6 +22,11 @@ pytestmark = pytest.mark.django_db
 POD_NAME = "orders-web-6b9f7c8d4-x2x8q"
 
 
+def made_up_key(prefix: str) -> str:
+    """A key of the provider's shape (Resend's API key, its Svix signing secret), made here."""
+    return prefix + base64.b64encode(secrets.token_bytes(24)).decode()
+
+
 @pytest.fixture(scope="module")
 def pod_web(broker, processes_database_url, tmp_path_factory):
     """bin/web as the pod runs it. Only what a cluster provides differs: the Secret's values
@@ -41,8 +46,8 @@ def pod_web(broker, processes_database_url, tmp_path_factory):
         "DATABASE_URL": processes_database_url,
         "CELERY_BROKER_URL": broker,
         "RABBITMQ_MANAGEMENT_URL": settings.RABBITMQ_MANAGEMENT_URL,
-        "MAIL_PROVIDER_API_KEY": "re_" + secrets.token_urlsafe(24),
-        "RESEND_WEBHOOK_SECRET": "whsec_" + base64.b64encode(secrets.token_bytes(24)).decode(),
+        "MAIL_PROVIDER_API_KEY": made_up_key("re_"),
+        "RESEND_WEBHOOK_SECRET": made_up_key("whsec_"),
         # the cluster's part
         "WEB_PORT": str(port),
         "WEB_BIND": "127.0.0.1",
