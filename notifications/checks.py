@@ -11,6 +11,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 
 from notifications.providers.catalogue import provider_configuration_problems
+from notifications.providers.production_url import production_url_problems
 
 DEVELOPMENT_MAIL_KEY = "dev-mail-key"
 
@@ -55,11 +56,8 @@ def mail_provider_check(app_configs: Sequence[AppConfig] | None, **kwargs: Any) 
     if settings.DJANGO_ENV == "production" and settings.MAIL_PROVIDER in ("resend", "brevo"):
         if settings.MAIL_PROVIDER_API_KEY == DEVELOPMENT_MAIL_KEY:
             problems.append("MAIL_PROVIDER_API_KEY is the development simulator's key; set the provider's.")
-        if "127.0.0.1" in settings.MAIL_PROVIDER_URL or "localhost" in settings.MAIL_PROVIDER_URL:
-            problems.append(
-                f"MAIL_PROVIDER_URL={settings.MAIL_PROVIDER_URL} is the local simulator; set it empty for "
-                "the provider's public API."
-            )
+        if settings.MAIL_PROVIDER_URL:  # empty: the provider's public API
+            problems += production_url_problems(settings.MAIL_PROVIDER_URL)
     return [
         Error(f"Mail provider {settings.MAIL_PROVIDER!r}: {problem}", id="notifications.E004")
         for problem in problems

@@ -5,30 +5,41 @@ provider) in config/settings/pipeline.py. Every variable read is listed, with a 
 in `.env.example`.
 """
 
+import re
+
 from config.settings.environment import env
 from config.settings.logging import logging_config
 from config.settings.safety import DEVELOPMENT_SECRET_KEY, production_refusals
 
 # --- Django core and production safety (docs/security.md) -------------------------------
-# "development" (make run, make test, the drill, the bench, docker compose) or "production",
-# which refuses what config/settings/safety.py lists (a development key, debug pages, ...).
+# "development" (make run, make test, the drill, the bench, docker compose) or "production"
+# (the Docker image's default), which refuses what config/settings/safety.py lists (a
+# development key, debug pages, ...), and whose web serves nothing while `check --deploy`
+# reports an error (config/wsgi.py).
 DJANGO_ENV = env("DJANGO_ENV", default="development")
 DEBUG = env.bool("DJANGO_DEBUG", default=False)
 SECRET_KEY = env("DJANGO_SECRET_KEY", default=DEVELOPMENT_SECRET_KEY)
 ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[::1]"])
 # HTTPS ends at the TLS proxy in front of web and Flower. Behind it, Django trusts the proxy's
 # X-Forwarded-Proto (DJANGO_SECURE_PROXY_SSL_HEADER=HTTP_X_FORWARDED_PROTO,https), redirects
-# plain HTTP and keeps its cookies off it. All off in development, where nothing speaks TLS.
+# plain HTTP and keeps its cookies off it.
 SECURE_PROXY_SSL_HEADER = tuple(env.list("DJANGO_SECURE_PROXY_SSL_HEADER", default=[])) or None
-SECURE_SSL_REDIRECT = env.bool("DJANGO_SECURE_SSL_REDIRECT", default=False)
-# Health probes and the Prometheus scrape call these over plain HTTP from inside the network.
-SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$", r"^metrics$", r"^metrics/deployment$"]
-SESSION_COOKIE_SECURE = env.bool("DJANGO_SESSION_COOKIE_SECURE", default=False)
-CSRF_COOKIE_SECURE = env.bool("DJANGO_CSRF_COOKIE_SECURE", default=False)
+# Production is HTTPS only unless a variable turns a part off: the redirect, cookies that never
+# travel over plain HTTP, and HSTS (a year, subdomains, preload), so that a deployment that
+# forgot one of them is not quietly weaker. Development has no TLS, so all are off there.
+HTTPS_ONLY = DJANGO_ENV == "production"
+SECURE_SSL_REDIRECT = env.bool("DJANGO_SECURE_SSL_REDIRECT", default=HTTPS_ONLY)
+# Health probes and the Prometheus scrape call these from inside the network, over plain HTTP
+# and by the pod's or host's address: no redirect to HTTPS, and no Host check
+# (infra/probe_paths.py), while every other path answers only to ALLOWED_HOSTS.
+PROBE_PATHS = ["/healthz", "/readyz", "/metrics", "/metrics/deployment"]
+SECURE_REDIRECT_EXEMPT = [f"^{re.escape(path.removeprefix('/'))}$" for path in PROBE_PATHS]
+SESSION_COOKIE_SECURE = env.bool("DJANGO_SESSION_COOKIE_SECURE", default=HTTPS_ONLY)
+CSRF_COOKIE_SECURE = env.bool("DJANGO_CSRF_COOKIE_SECURE", default=HTTPS_ONLY)
 CSRF_TRUSTED_ORIGINS = env.list("DJANGO_CSRF_TRUSTED_ORIGINS", default=[])
-SECURE_HSTS_SECONDS = env.int("DJANGO_SECURE_HSTS_SECONDS", default=0)
-SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS", default=False)
-SECURE_HSTS_PRELOAD = env.bool("DJANGO_SECURE_HSTS_PRELOAD", default=False)
+SECURE_HSTS_SECONDS = env.int("DJANGO_SECURE_HSTS_SECONDS", default=365 * 24 * 3600 if HTTPS_ONLY else 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS", default=HTTPS_ONLY)
+SECURE_HSTS_PRELOAD = env.bool("DJANGO_SECURE_HSTS_PRELOAD", default=HTTPS_ONLY)
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -52,6 +63,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "infra.probe_paths.ProbePathsMiddleware",  # before anything reads the Host (CommonMiddleware)
     "api.body_limit.ApiBodySizeLimitMiddleware",  # before anything reads a body
     "whitenoise.middleware.WhiteNoiseMiddleware",  # the admin's static files under gunicorn
     "django.contrib.sessions.middleware.SessionMiddleware",

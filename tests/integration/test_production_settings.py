@@ -1,27 +1,44 @@
-"""The production profile of .env.example passes Django's deployment checks, and production
-refuses to start with a development key or debug pages. Each case runs `manage.py` in a
-fresh process with only the environment it names, as a deployment would."""
+"""The production profile of .env.example passes Django's deployment checks, production
+is HTTPS only unless told otherwise, and it refuses to start with a development key or
+debug pages; the Docker image is production's, docker-compose.yml's stack development's; the
+web serves nothing in production while `check --deploy` reports an error. Each case runs
+`manage.py` (or bin/web) in a fresh process with only the environment it names, as a
+deployment would."""
 
 import json
 import secrets
+import shlex
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
-from drill.processes import REPO
+from drill.processes import REPO, ManagedProcess, free_port
+from tests.deployment_files import compose_service_env, image_env
 
 PROFILE_PREFIX = "#prod: "
-# Settings that each keep `check --deploy` quiet; without any one of them it must warn.
-HTTPS_SETTINGS = [
-    "DJANGO_ENV",
-    "DJANGO_SECURE_SSL_REDIRECT",
-    "DJANGO_SESSION_COOKIE_SECURE",
-    "DJANGO_CSRF_COOKIE_SECURE",
-    "DJANGO_SECURE_HSTS_SECONDS",
-    "DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS",
-    "DJANGO_SECURE_HSTS_PRELOAD",
+# Settings that each keep `check --deploy` quiet, on by default in production; turned off,
+# each one must make it warn.
+HTTPS_SETTINGS_OFF = {
+    "DJANGO_ENV": "development",
+    "DJANGO_SECURE_SSL_REDIRECT": "false",
+    "DJANGO_SESSION_COOKIE_SECURE": "false",
+    "DJANGO_CSRF_COOKIE_SECURE": "false",
+    "DJANGO_SECURE_HSTS_SECONDS": "0",
+    "DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS": "false",
+    "DJANGO_SECURE_HSTS_PRELOAD": "false",
+}
+HTTPS_SETTINGS_SEEN = [
+    "SECURE_SSL_REDIRECT",
+    "SESSION_COOKIE_SECURE",
+    "CSRF_COOKIE_SECURE",
+    "SECURE_HSTS_SECONDS",
+    "SECURE_HSTS_INCLUDE_SUBDOMAINS",
+    "SECURE_HSTS_PRELOAD",
 ]
+# docker-compose.yml's services that run the product's Django code (not the simulator).
+COMPOSE_DJANGO_SERVICES = ["init", "web", "worker", "relay", "beat", "flower"]
 
 
 def production_profile() -> dict[str, str]:
@@ -69,11 +86,11 @@ def _settings_seen(env: dict[str, str], *names: str) -> dict:
     return json.loads(done.stdout)
 
 
-def test_the_profile_sets_production_and_https():
+def test_the_profile_sets_production_and_the_tls_proxy_s_header():
     profile = production_profile()
     assert profile["DJANGO_ENV"] == "production"
     assert profile["DJANGO_DEBUG"] == "false"
-    assert {*HTTPS_SETTINGS, "DJANGO_ALLOWED_HOSTS", "DJANGO_SECURE_PROXY_SSL_HEADER"} <= set(profile)
+    assert {"DJANGO_ALLOWED_HOSTS", "DJANGO_SECURE_PROXY_SSL_HEADER"} <= set(profile)
 
 
 def test_check_deploy_passes_without_a_warning_with_the_production_profile():
@@ -85,13 +102,26 @@ def test_check_deploy_passes_without_a_warning_with_the_production_profile():
     assert "WARNING" not in done.stderr
 
 
-@pytest.mark.parametrize("missing", HTTPS_SETTINGS)
-def test_check_deploy_warns_when_one_production_setting_is_missing(missing):
-    profile = _with_generated_key(production_profile())
-    del profile[missing]
+@pytest.mark.parametrize("turned_off", HTTPS_SETTINGS_OFF)
+def test_check_deploy_warns_when_one_production_setting_is_turned_off(turned_off):
+    profile = _with_generated_key(production_profile()) | {turned_off: HTTPS_SETTINGS_OFF[turned_off]}
     done = _manage("check", "--deploy", "--fail-level", "WARNING", env=profile)
     assert done.returncode != 0
     assert "WARNINGS:" in done.stderr or "ERRORS:" in done.stderr
+
+
+def test_production_is_https_only_by_default():
+    seen = _settings_seen(
+        {"DJANGO_ENV": "production", "DJANGO_SECRET_KEY": secrets.token_urlsafe(50)}, *HTTPS_SETTINGS_SEEN
+    )
+    assert seen == {
+        "SECURE_SSL_REDIRECT": True,
+        "SESSION_COOKIE_SECURE": True,
+        "CSRF_COOKIE_SECURE": True,
+        "SECURE_HSTS_SECONDS": 31536000,
+        "SECURE_HSTS_INCLUDE_SUBDOMAINS": True,
+        "SECURE_HSTS_PRELOAD": True,
+    }
 
 
 def test_production_refuses_to_start_with_the_profile_s_placeholder_key():
@@ -137,12 +167,52 @@ def test_production_refuses_to_start_with_a_drill_fault_switch(switch, refusal):
 
 
 def test_development_runs_with_the_development_key_and_debug_is_off_unless_asked_for():
-    assert _settings_seen({}, "DEBUG", "DJANGO_ENV", "SECURE_SSL_REDIRECT") == {
+    assert _settings_seen({}, "DEBUG", "DJANGO_ENV", *HTTPS_SETTINGS_SEEN) == {
         "DEBUG": False,
         "DJANGO_ENV": "development",
         "SECURE_SSL_REDIRECT": False,
+        "SESSION_COOKIE_SECURE": False,
+        "CSRF_COOKIE_SECURE": False,
+        "SECURE_HSTS_SECONDS": 0,
+        "SECURE_HSTS_INCLUDE_SUBDOMAINS": False,
+        "SECURE_HSTS_PRELOAD": False,
     }
     assert _settings_seen({"DJANGO_DEBUG": "true"}, "DEBUG") == {"DEBUG": True}
+
+
+def test_the_image_runs_as_production_and_refuses_to_start_without_a_production_key():
+    done = _manage("check", env=image_env())
+    assert done.returncode != 0
+    assert "ImproperlyConfigured: DJANGO_SECRET_KEY is the development key" in done.stderr
+
+
+@pytest.mark.parametrize("service", COMPOSE_DJANGO_SERVICES)
+def test_compose_s_services_start_from_the_image_as_development(service):
+    # (their database and broker are compose's own hosts; `check` reaches neither)
+    done = _manage("check", env=image_env() | compose_service_env(service))
+    assert done.returncode == 0, done.stderr
+    assert _settings_seen(image_env() | compose_service_env(service), "DJANGO_ENV") == {
+        "DJANGO_ENV": "development"
+    }
+
+
+def test_the_image_build_collects_the_static_files_despite_its_production_default(tmp_path):
+    # the Dockerfile's collectstatic step, run as the build runs it, into a directory of the test
+    dockerfile = (REPO / "Dockerfile").read_text().splitlines()
+    [step] = [line for line in dockerfile if line.startswith("RUN ") and "collectstatic" in line]
+    command = step.removeprefix("RUN ").split(" && ")[0].rstrip(" \\")
+    done = subprocess.run(
+        ["sh", "-c", command],
+        cwd=REPO,
+        env={"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin", "HOME": "/tmp"}
+        | image_env()
+        | {"DJANGO_STATIC_ROOT": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, f"{shlex.quote(command)}: {done.stderr}"
+    assert (tmp_path / "admin" / "css" / "base.css").is_file()
 
 
 def test_production_trusts_the_proxy_s_https_header_and_keeps_debug_off():
@@ -160,3 +230,28 @@ def test_plain_http_is_redirected_except_for_probes_and_metrics(client, settings
     # then a page is moved to HTTPS, but the probes answer over plain HTTP
     assert client.get("/admin/login/").status_code == 301
     assert client.get("/healthz").status_code == 200
+
+
+def test_the_web_refuses_to_serve_in_production_while_check_deploy_reports_an_error(tmp_path):
+    # given production with one error of the checks: the mail simulator's URL as the provider's
+    env = {
+        "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin",
+        "HOME": str(tmp_path),
+        "DJANGO_SETTINGS_MODULE": "config.settings.base",
+        **_with_generated_key(production_profile()),
+        "MAIL_PROVIDER_URL": "http://127.0.0.1:8025",
+        "WEB_BIND": "127.0.0.1",
+        "WEB_PORT": str(free_port()),
+        "PROMETHEUS_MULTIPROC_DIR": str(tmp_path / "metrics"),
+    }
+    # when bin/web starts
+    web = ManagedProcess("web", ["bin/web"], env=env, log_path=tmp_path / "web.log")
+    try:
+        web.start(ready="Worker failed to boot", timeout=90)
+        # then it exits with the check's message instead of serving
+        assert web.process.wait(timeout=30) != 0
+    finally:
+        web.stop()
+    log = web.log_text()
+    assert "The web serves nothing in production while `manage.py check --deploy` reports an error" in log
+    assert "(notifications.E004) Mail provider 'resend': MAIL_PROVIDER_URL='http://127.0.0.1:8025'" in log

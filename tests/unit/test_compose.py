@@ -5,6 +5,7 @@ import re
 import yaml
 
 from drill.processes import REPO
+from tests.deployment_files import compose_service_env, image_env
 
 APP_PROCESSES = {"web", "worker", "relay", "beat", "flower", "mailsim"}
 
@@ -70,3 +71,11 @@ def test_every_environment_variable_the_product_reads_is_in_env_example():
     read |= set(re.findall(r"\"(MAILSIM_[A-Z_]+)\"", (REPO / "mailsim" / "__main__.py").read_text()))
     assert len(read) > 30
     assert read - documented == set()
+
+
+def test_the_image_runs_as_production_and_compose_s_stack_says_development():
+    # A container from the image is production's unless told otherwise (refusals, HTTPS only);
+    # compose's stack (the simulator, development keys, plain HTTP) says development itself.
+    assert image_env()["DJANGO_ENV"] == "production"
+    for name in (APP_PROCESSES - {"mailsim"}) | {"init"}:
+        assert compose_service_env(name).get("DJANGO_ENV") == "development", name

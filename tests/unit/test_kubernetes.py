@@ -10,18 +10,8 @@ from django.conf import settings
 
 from drill.processes import REPO
 from notifications.events import CANCELLATIONS_QUEUE, CONFIRMATIONS_QUEUE
+from tests.deployment_files import kubernetes_documents as _documents
 from tests.unit.test_compose import _procfile
-
-MANIFESTS = REPO / "ops" / "kubernetes"
-
-
-def _documents() -> list[dict]:
-    return [
-        doc
-        for path in sorted(MANIFESTS.glob("*.yaml"))
-        for doc in yaml.safe_load_all(path.read_text())
-        if doc
-    ]
 
 
 def _deployments() -> dict[str, dict]:
@@ -97,3 +87,15 @@ def test_two_beats_are_safe_and_a_worker_may_finish_its_calls_before_it_is_kille
     assert settings.CELERY_BEAT_SCHEDULER == "messaging.beat.leader:LeaderScheduler"  # one leads
     # SIGTERM is a warm shutdown: the pod must outlive the longest task it may be running.
     assert _pod("worker")["terminationGracePeriodSeconds"] > settings.CELERY_TASK_TIME_LIMIT
+
+
+def test_the_web_s_probes_and_scrapes_are_paths_answered_whatever_the_host():
+    # kubelet and Prometheus call the pod by its IP, which ALLOWED_HOSTS does not name
+    # (tests/integration/test_kubernetes_web.py runs the pod's web and calls them so).
+    web = _deployments()["web"]["spec"]["template"]
+    [container] = web["spec"]["containers"]
+    called = {container[probe]["httpGet"]["path"] for probe in ("readinessProbe", "livenessProbe")}
+    called.add(web["metadata"]["annotations"]["prometheus.io/path"])
+    prometheus = yaml.safe_load((REPO / "ops" / "prometheus" / "prometheus.yml").read_text())
+    called |= {job["metrics_path"] for job in prometheus["scrape_configs"]}
+    assert called <= set(settings.PROBE_PATHS)
