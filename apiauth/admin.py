@@ -41,7 +41,7 @@ class ApiTokenRevocationInline(admin.TabularInline):
 class ApiTokenAdmin(admin.ModelAdmin):
     list_display = ["name", "prefix", "created_at", "last_used_at", "revoked_at", "revoked_by"]
     list_select_related = ["revocation"]
-    fields = ("name", "prefix", "key_hash", "created_at", "last_used_at", "revoked_at")
+    fields = ("name", "client", "prefix", "key_hash", "created_at", "last_used_at", "revoked_at")
     readonly_fields = fields
     search_fields = ["name", "prefix"]
     inlines = [ApiTokenRevocationInline]

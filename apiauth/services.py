@@ -1,5 +1,6 @@
 import hashlib
 import secrets
+import uuid
 from collections.abc import Iterable
 from datetime import timedelta
 
@@ -18,11 +19,39 @@ def token_hash(raw_token: str) -> str:
     return hashlib.sha256(raw_token.encode()).hexdigest()
 
 
-def api_token_create(*, name: str) -> tuple[ApiToken, str]:
-    """Create a token and return it with its raw value, which is shown once and never stored."""
+class UnknownTokenName(Exception):
+    pass
+
+
+class ClientMismatch(Exception):
+    """The name's tokens and the predecessor's speak for two different clients."""
+
+
+@transaction.atomic
+def api_token_create(*, name: str, successor_of: str | None = None) -> tuple[ApiToken, str]:
+    """Create a token and return it with its raw value, which is shown once and never stored.
+    It speaks for the client of the earlier tokens of its name, or of `successor_of`'s (a
+    rotation under a new name), and so reaches that client's orders; else for a new client."""
+    client = _client_of_name(name)
+    if successor_of is not None:
+        predecessor = _client_of_name(successor_of)
+        if predecessor is None:
+            raise UnknownTokenName(f"No token is named {successor_of!r}: there is nothing to succeed.")
+        if client is not None and client != predecessor:
+            raise ClientMismatch(
+                f"Tokens named {name!r} already speak for another client than {successor_of!r}'s; "
+                "choose a new name for the successor."
+            )
+        client = predecessor
     raw = TOKEN_PREFIX + secrets.token_urlsafe(32)
-    token = ApiToken.objects.create(name=name, key_hash=token_hash(raw), prefix=raw[:12])
+    token = ApiToken.objects.create(
+        name=name, key_hash=token_hash(raw), prefix=raw[:12], client=client or uuid.uuid4()
+    )
     return token, raw
+
+
+def _client_of_name(name: str) -> uuid.UUID | None:
+    return ApiToken.objects.filter(name=name).order_by("created_at").values_list("client", flat=True).first()
 
 
 @transaction.atomic

@@ -17,13 +17,12 @@ from orders.models import Order
 
 def order_get_with_notifications(*, order_id: UUID, api_token: ApiToken | None) -> Order | None:
     """An order with its emails (`order.notifications`, by kind), for the API: only if
-    `api_token` placed it (None: only an order placed without a token). Another token's order
-    is None, as a missing one is (orders/changes.py says why)."""
+    `api_token`'s client placed it (None: only an order placed without a token). Another
+    client's order is None, as a missing one is (orders/changes.py says why)."""
     return (
-        Order.objects.prefetch_related(
-            Prefetch("notifications", queryset=Notification.objects.order_by("kind"))
-        )
-        .filter(id=order_id, api_token=api_token)
+        Order.objects.placed_by_client_of(api_token)
+        .prefetch_related(Prefetch("notifications", queryset=Notification.objects.order_by("kind")))
+        .filter(id=order_id)
         .first()
     )
 

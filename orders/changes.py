@@ -2,9 +2,10 @@
 transaction, and bumps the order's version so a client can refuse to act on a stale view.
 
 Every change names the API token it acts for (`api_token`, required): an order is changed only
-by the token that placed it, and another token's order is "not found", exactly as an id that
-does not exist, so a client cannot even learn that it exists. `api_token=None` reaches only
-the orders placed without a token (by the product's own tools and tests)."""
+by a token of the client that placed it (the same token, or its successor after a rotation),
+and another client's order is "not found", exactly as an id that does not exist, so a client
+cannot even learn that it exists. `api_token=None` reaches only the orders placed without a
+token (by the product's own tools and tests)."""
 
 from dataclasses import dataclass
 from uuid import UUID
@@ -67,7 +68,13 @@ def _order_change(
     allowed_from, target, event_type = _TRANSITIONS[change]
     # One statement for both conditions: another token's order is neither locked nor read,
     # so it costs what a missing id costs.
-    order = Order.objects.select_for_update(no_key=True).filter(id=order_id, api_token=api_token).first()
+    # Only the order's row is locked (`of`), not the token's the client test joins.
+    order = (
+        Order.objects.placed_by_client_of(api_token)
+        .select_for_update(no_key=True, of=("self",))
+        .filter(id=order_id)
+        .first()
+    )
     if order is None:
         raise OrderNotFound(order_not_found_message(order_id))
     if order.status == target:

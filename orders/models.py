@@ -3,10 +3,22 @@ import uuid
 from django.conf import settings
 from django.db import models
 
+from apiauth.models import ApiToken
+
 
 def site_locale() -> str:
     """The site's language (settings.LANGUAGE_CODE): an order that names none gets it."""
     return settings.LANGUAGE_CODE
+
+
+class OrderQuerySet(models.QuerySet["Order"]):
+    def placed_by_client_of(self, api_token: ApiToken | None) -> "OrderQuerySet":
+        """The orders the token's client placed, under this token or another of the same client
+        (a rotated one): what the API lets the token read and change. None: the orders placed
+        without a token (by the product's own tools)."""
+        if api_token is None:
+            return self.filter(api_token__isnull=True)
+        return self.filter(api_token__client=api_token.client)
 
 
 class Order(models.Model):
@@ -37,6 +49,8 @@ class Order(models.Model):
     request_fingerprint = models.CharField(max_length=64, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+
+    objects = OrderQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created_at"]

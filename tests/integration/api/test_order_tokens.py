@@ -3,14 +3,19 @@ found" exactly as an id that does not exist: the same status, body, headers and 
 so a token cannot even learn that the order exists. Orders placed without a token are no
 token's."""
 
+import importlib
+import io
 import re
 import uuid
 
 import pytest
+from django.apps import apps
+from django.core.management import CommandError, call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
+from apiauth.models import ApiToken
 from apiauth.services import api_token_create
 from messaging.models import OutboxEvent
 from notifications.selectors import order_get_with_notifications
@@ -128,3 +133,73 @@ def test_the_same_idempotency_key_under_another_token_is_another_order(client, o
     assert mine.status_code == theirs.status_code == 201
     assert mine.json()["id"] != theirs.json()["id"]
     assert "Idempotent-Replayed" not in theirs.headers
+
+
+def _token(*args: str) -> tuple[APIClient, str]:
+    """A token made as an operator makes one (`create_api_token`); the client holding it."""
+    out, err = io.StringIO(), io.StringIO()
+    call_command("create_api_token", *args, stdout=out, stderr=err)
+    holder = APIClient()
+    holder.credentials(HTTP_AUTHORIZATION=f"Bearer {out.getvalue().strip()}")
+    return holder, err.getvalue()
+
+
+def _placed_by(holder: APIClient) -> str:
+    response = holder.post("/api/orders/", VALID_ORDER, format="json")
+    assert response.status_code == 201, response.content
+    return response.json()["id"]
+
+
+def test_a_rotated_token_reaches_the_orders_its_predecessor_placed(other_client):
+    # given an order placed under the shop's first token
+    first, _ = _token("shop-2026-01")
+    order_id = _placed_by(first)
+    # when the shop rotates: a successor under a new name, then the old name revoked
+    second, said = _token("shop-2026-12", "--successor-of", "shop-2026-01")
+    call_command("revoke_api_token", "shop-2026-01", "--actor", "ops", stdout=io.StringIO())
+    # then the new token reads and pays the order; the old one is out; another client still
+    # gets the 404 of an unknown id
+    assert "speaks for client" in said
+    assert second.get(f"/api/orders/{order_id}/").status_code == 200
+    assert second.post(f"/api/orders/{order_id}/pay/", {}, format="json").json()["status"] == "paid"
+    assert first.get(f"/api/orders/{order_id}/").status_code == 401
+    assert _request(other_client, "get", order_id).status_code == 404
+
+
+def test_a_replaced_token_of_the_same_name_keeps_the_names_orders():
+    first, _ = _token("dev")
+    order_id = _placed_by(first)
+    second, _ = _token("dev", "--replace")
+    assert second.get(f"/api/orders/{order_id}/").status_code == 200
+    assert first.get(f"/api/orders/{order_id}/").status_code == 401
+
+
+def test_succeeding_a_name_that_does_not_exist_is_a_usage_error_and_makes_no_token():
+    with pytest.raises(CommandError, match="No token is named 'shop-typo'"):
+        _token("shop-2026-12", "--successor-of", "shop-typo")
+    assert not ApiToken.objects.filter(name="shop-2026-12").exists()
+
+
+def test_a_name_of_one_client_cannot_succeed_another_clients_name():
+    _token("shop-a")
+    _token("shop-b")
+    with pytest.raises(CommandError, match="speak for another client"):
+        _token("shop-b", "--successor-of", "shop-a")
+    assert ApiToken.objects.filter(name="shop-b").count() == 1
+
+
+def test_the_migration_gives_the_tokens_of_one_name_one_client():
+    # given tokens as the column came: each its own random client
+    for name in ("shop", "shop", "other"):
+        token, _ = api_token_create(name=name)
+        ApiToken.objects.filter(pk=token.pk).update(client=uuid.uuid4())
+    migration = importlib.import_module("apiauth.migrations.0004_api_token_client")
+    # when
+    migration.tokens_of_a_name_share_a_client(apps, None)
+    # then
+    clients = {
+        name: set(ApiToken.objects.filter(name=name).values_list("client", flat=True))
+        for name in ("shop", "other")
+    }
+    assert len(clients["shop"]) == 1
+    assert clients["shop"] != clients["other"]
