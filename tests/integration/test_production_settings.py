@@ -2,6 +2,7 @@
 refuses to start with a development key or debug pages. Each case runs `manage.py` in a
 fresh process with only the environment it names, as a deployment would."""
 
+import base64
 import json
 import secrets
 import subprocess
@@ -35,7 +36,13 @@ def production_profile() -> dict[str, str]:
 
 
 def _with_generated_key(profile: dict[str, str]) -> dict[str, str]:
-    return {**profile, "DJANGO_SECRET_KEY": secrets.token_urlsafe(50)}
+    """The profile with what a deployment's secret store gives in place of its placeholders."""
+    signing_key = "whsec_" + base64.b64encode(secrets.token_bytes(24)).decode()
+    return {
+        **profile,
+        "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
+        "RESEND_WEBHOOK_SECRET": signing_key,
+    }
 
 
 def _manage(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
@@ -106,6 +113,16 @@ def test_production_refuses_to_start_with_the_development_key():
     done = _manage("check", env=profile)
     assert done.returncode != 0
     assert "DJANGO_SECRET_KEY is the development key" in done.stderr
+
+
+@pytest.mark.parametrize("secret", ["", "<resend-webhook-signing-secret>"], ids=["empty", "placeholder"])
+def test_production_refuses_to_start_while_the_delivery_webhook_cannot_verify_events(secret):
+    done = _manage(
+        "check", env={**_with_generated_key(production_profile()), "RESEND_WEBHOOK_SECRET": secret}
+    )
+    assert done.returncode != 0
+    assert "notifications.E006" in done.stderr
+    assert "/webhooks/resend/ cannot verify requests" in done.stderr
 
 
 def test_production_refuses_to_start_with_debug_pages():
