@@ -10,6 +10,7 @@ from django.core.checks import Error, register
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 
+from notifications.operations.reconcile import LEDGER_DAYS
 from notifications.providers.catalogue import delivery_webhook, provider_configuration_problems
 
 DEVELOPMENT_MAIL_KEY = "dev-mail-key"
@@ -84,6 +85,21 @@ def delivery_webhook_check(app_configs: Sequence[AppConfig] | None, **kwargs: An
             id="notifications.E006",
         )
         for problem in webhook.verification_problems()
+    ]
+
+
+@register()
+def provider_event_retention_check(app_configs: Sequence[AppConfig] | None, **kwargs: Any) -> list[Error]:
+    """The daily reconciliation compares our sent emails of the last LEDGER_DAYS days with the
+    provider's events: deleted sooner, every such email would look unconfirmed."""
+    if settings.PROVIDER_EVENT_RETENTION_DAYS >= LEDGER_DAYS:
+        return []
+    return [
+        Error(
+            f"PROVIDER_EVENT_RETENTION_DAYS ({settings.PROVIDER_EVENT_RETENTION_DAYS}) must be at least "
+            f"{LEDGER_DAYS}: the daily reconciliation compares that many days of sent emails with them.",
+            id="notifications.E007",
+        )
     ]
 
 
