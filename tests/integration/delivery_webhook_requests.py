@@ -63,8 +63,9 @@ def hard_bounce(endpoint: str, *, key: str, address: str, genuine: bool) -> tupl
 
 
 def webhook_post(path: str, body: bytes, headers: dict[str, str] | None = None):
-    # A 500 comes back as a response, as a client sees it, instead of an exception in the test.
-    client = Client(raise_request_exception=False)
+    # A 500 comes back as a response, as a client sees it, instead of an exception in the test;
+    # and CSRF is checked, as for any client that is not a test (providers send no token).
+    client = Client(raise_request_exception=False, enforce_csrf_checks=True)
     return client.post(path, data=body, content_type="application/json", headers=headers or {})
 
 
