@@ -4,14 +4,19 @@ Old rows go in small batches, each its own short transaction, so no delete holds
 the relay or the workers wait on. Only published outbox events are removed (an unpublished
 one is a promise still open), and only inbox rows older than any redelivery can be: a
 redelivery older than that still finds the notification's final state and sends nothing.
+
+A feature keeps its own tables bounded with a step of the same job, found by dotted path in
+RETENTION_STEPS ({"provider_events": "notifications.tracking.retention.…"}): a function
+(*, now, batch_size, max_batches) -> rows deleted. The backbone knows no feature.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import connection
 from django.utils import timezone
+from django.utils.module_loading import import_string
 
 from messaging.models import OutboxEvent, ProcessedEvent
 
@@ -20,6 +25,12 @@ from messaging.models import OutboxEvent, ProcessedEvent
 class RetentionReport:
     outbox_deleted: int = 0
     inbox_deleted: int = 0
+    steps_deleted: dict[str, int] = field(default_factory=dict)  # RETENTION_STEPS' names
+
+    def counts(self) -> dict[str, int]:
+        """As the task returns it: outbox_deleted, inbox_deleted, <step>_deleted, …"""
+        steps = {f"{name}_deleted": deleted for name, deleted in self.steps_deleted.items()}
+        return {"outbox_deleted": self.outbox_deleted, "inbox_deleted": self.inbox_deleted, **steps}
 
 
 def retention_run(*, batch_size: int | None = None, max_batches: int = 1000) -> RetentionReport:
@@ -40,6 +51,10 @@ def retention_run(*, batch_size: int | None = None, max_batches: int = 1000) -> 
         batch_size,
         max_batches,
     )
+    for name, path in settings.RETENTION_STEPS.items():
+        report.steps_deleted[name] = import_string(path)(
+            now=now, batch_size=batch_size, max_batches=max_batches
+        )
     return report
 
 

@@ -200,5 +200,4 @@ def relay_outbox_sweep_task() -> dict[str, int]:
 
 @shared_task(name=RETENTION, ignore_result=True, soft_time_limit=1800, time_limit=1900)
 def retention_task() -> dict[str, int]:
-    report = retention_run()
-    return {"outbox_deleted": report.outbox_deleted, "inbox_deleted": report.inbox_deleted}
+    return retention_run().counts()

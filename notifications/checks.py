@@ -10,7 +10,8 @@ from django.core.checks import Error, register
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 
-from notifications.providers.catalogue import provider_configuration_problems
+from notifications.operations.reconcile import LEDGER_DAYS
+from notifications.providers.catalogue import delivery_webhook, provider_configuration_problems
 from notifications.providers.production_url import production_url_problems
 
 DEVELOPMENT_MAIL_KEY = "dev-mail-key"
@@ -61,6 +62,42 @@ def mail_provider_check(app_configs: Sequence[AppConfig] | None, **kwargs: Any) 
     return [
         Error(f"Mail provider {settings.MAIL_PROVIDER!r}: {problem}", id="notifications.E004")
         for problem in problems
+    ]
+
+
+@register()
+def delivery_webhook_check(app_configs: Sequence[AppConfig] | None, **kwargs: Any) -> list[Error]:
+    """In production the configured provider's delivery webhook must be able to tell its
+    requests from forged ones: a forged bounce or complaint suppresses a customer's address,
+    and a forged delivery settles an email nobody knows was sent. (Elsewhere the endpoint
+    answers 503 with the same words until its secret is set.)"""
+    if settings.DJANGO_ENV != "production":
+        return []
+    webhook = delivery_webhook()
+    if webhook is None:
+        return []
+    return [
+        Error(
+            f"Mail provider {settings.MAIL_PROVIDER!r}: its delivery webhook /webhooks/{webhook.path} "
+            f"cannot verify requests. {problem}",
+            id="notifications.E006",
+        )
+        for problem in webhook.verification_problems()
+    ]
+
+
+@register()
+def provider_event_retention_check(app_configs: Sequence[AppConfig] | None, **kwargs: Any) -> list[Error]:
+    """The daily reconciliation compares our sent emails of the last LEDGER_DAYS days with the
+    provider's events: deleted sooner, every such email would look unconfirmed."""
+    if settings.PROVIDER_EVENT_RETENTION_DAYS >= LEDGER_DAYS:
+        return []
+    return [
+        Error(
+            f"PROVIDER_EVENT_RETENTION_DAYS ({settings.PROVIDER_EVENT_RETENTION_DAYS}) must be at least "
+            f"{LEDGER_DAYS}: the daily reconciliation compares that many days of sent emails with them.",
+            id="notifications.E007",
+        )
     ]
 
 

@@ -126,6 +126,11 @@ OUTBOX_CONFIRM_TIMEOUT_SECONDS = env.float("OUTBOX_CONFIRM_TIMEOUT_SECONDS", def
 OUTBOX_RETENTION_DAYS = env.int("OUTBOX_RETENTION_DAYS", default=7)
 INBOX_RETENTION_DAYS = env.int("INBOX_RETENTION_DAYS", default=30)
 RETENTION_BATCH_SIZE = env.int("RETENTION_BATCH_SIZE", default=5000)
+# The features' own steps of the same job (messaging/retention.py), by name and dotted path.
+RETENTION_STEPS = {"provider_events": "notifications.tracking.retention.provider_events_delete_expired"}
+# Applied provider events (webhooks) are kept this long: at least the daily reconciliation's
+# 7 days, which compares them with our sent emails (notifications.E007 refuses less).
+PROVIDER_EVENT_RETENTION_DAYS = env.int("PROVIDER_EVENT_RETENTION_DAYS", default=30)
 
 # --- Mail provider ------------------------------------------------------------------------
 # Which provider sends (docs/providers.md): resend, brevo, ses, anymail (any other ESP Anymail

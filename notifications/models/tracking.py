@@ -1,4 +1,5 @@
 from django.conf import settings
+from django.contrib.postgres.indexes import BrinIndex
 from django.db import models
 from django.db.models.functions import Lower
 
@@ -43,7 +44,11 @@ class ProviderEvent(models.Model):
                 fields=["provider", "provider_event_id"], name="provider_event_unique_id"
             ),
         ]
-        indexes = [models.Index(fields=["idempotency_key"], name="provider_event_key_idx")]
+        indexes = [
+            models.Index(fields=["idempotency_key"], name="provider_event_key_idx"),
+            # For the retention job's range delete (rows arrive in received_at order).
+            BrinIndex(fields=["received_at"], name="provider_event_received_brin"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.provider} {self.kind} {self.provider_event_id}"

@@ -22,8 +22,10 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.core.mail import get_connection
 from django.core.mail.backends.base import BaseEmailBackend
+from django.utils.module_loading import import_string
 
 from notifications.providers.anymail_outcomes import classify_exception, classify_status
+from notifications.providers.anymail_webhooks import AnymailTrackingWebhook, anymail_tracking_webhook
 from notifications.providers.base import KEY_TAG, NO_DEDUPE, OutboundEmail, Outcome, SendResult
 from notifications.providers.brevo import BrevoProvider
 from notifications.providers.http_session import provider_timeout
@@ -73,6 +75,21 @@ class AnymailProvider:
         if api_url is not None and not str(api_url).startswith(("http://", "https://")):
             return [f"ANYMAIL_BACKEND={path}: its API URL {api_url!r} is not an http(s) URL."]
         return []
+
+    @classmethod
+    def delivery_webhook(cls) -> AnymailTrackingWebhook | None:
+        """The tracking webhook of ANYMAIL_BACKEND's ESP (postmark's for
+        anymail.backends.postmark.EmailBackend, or a subclass of it); None for a backend
+        that is not an ESP's (Anymail's test and console backends)."""
+        try:
+            backend = import_string(settings.ANYMAIL_BACKEND)
+        except ImportError:  # configuration_problems() says so
+            return None
+        for ancestor in backend.__mro__:
+            esp_module = ancestor.__module__.removeprefix("anymail.backends.")
+            if esp_module != ancestor.__module__:
+                return anymail_tracking_webhook(esp_module)
+        return None
 
     def send(self, email: OutboundEmail) -> SendResult:
         message = self._message(email)

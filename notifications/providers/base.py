@@ -1,11 +1,15 @@
 """The mail provider interface. Each provider is one module behind it, chosen by the one
 MAIL_PROVIDER setting (notifications/providers/catalogue.py), and declares what it promises
-about a resend under the same key: the delivery rules read those capabilities, never a name."""
+about a resend under the same key (the delivery rules read those capabilities, never a name)
+and where its delivery events come in (its `DeliveryWebhook`: the only one mounted)."""
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from enum import StrEnum
 from typing import Protocol
+
+from django.http import HttpRequest, HttpResponse
 
 # Every send carries our idempotency key under this tag/metadata name; the provider's
 # delivery events bring it back, which is how an event finds its notification.
@@ -79,4 +83,23 @@ class MailProvider(Protocol):
 
     def send(self, email: OutboundEmail) -> SendResult:
         """Send once. Classifies every failure into an Outcome; never raises for provider errors."""
+        ...
+
+
+class DeliveryWebhook(Protocol):
+    """The endpoint where a provider posts its delivery events, and what verifies them. Only
+    the configured provider's exists (notifications/tracking/views.py); it answers 503 while
+    `verification_problems()` names anything, and production refuses to start then
+    (notifications/checks.py)."""
+
+    path: str  # under /webhooks/: "resend/", "anymail/postmark/tracking/"
+    esp: str  # the name its events are stored under (ProviderEvent.provider), e.g. "postmark"
+
+    def view(self) -> Callable[[HttpRequest], HttpResponse]:
+        """Verifies one request's credentials, then stores its events or refuses it with a 4xx."""
+        ...
+
+    def verification_problems(self) -> list[str]:
+        """What keeps the view from telling the provider's requests from anyone else's (a
+        missing secret or signing key), in words; empty when it can."""
         ...

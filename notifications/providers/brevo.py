@@ -15,6 +15,7 @@ from typing import Any
 import requests
 from django.conf import settings
 
+from notifications.providers.anymail_webhooks import AnymailTrackingWebhook, anymail_tracking_webhook
 from notifications.providers.base import KEY_TAG, Capabilities, OutboundEmail, Outcome, SendResult
 from notifications.providers.http_session import (
     accepted_result,
@@ -50,6 +51,10 @@ class BrevoProvider:
         if not parseaddr(settings.MAIL_FROM_ADDRESS)[1]:
             return [f"MAIL_FROM_ADDRESS {settings.MAIL_FROM_ADDRESS!r} has no address for Brevo's sender."]
         return []
+
+    @classmethod
+    def delivery_webhook(cls) -> AnymailTrackingWebhook | None:
+        return anymail_tracking_webhook("brevo")  # we send ourselves; Anymail reads its events
 
     def send(self, email: OutboundEmail) -> SendResult:
         answer = post_json(self._session, self._url, _body(email), headers={"X-Event-Id": email.event_id})

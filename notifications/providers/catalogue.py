@@ -7,7 +7,7 @@ from typing import Protocol
 from django.conf import settings
 from django.utils.module_loading import import_string
 
-from notifications.providers.base import MailProvider
+from notifications.providers.base import DeliveryWebhook, MailProvider
 
 PROVIDERS = {
     "resend": "notifications.providers.resend.ResendProvider",
@@ -22,6 +22,9 @@ class ProviderClass(Protocol):
     def __call__(self) -> MailProvider: ...
 
     def configuration_problems(self) -> list[str]: ...
+
+    # Where its delivery events come in; None for a provider that posts none (SMTP).
+    def delivery_webhook(self) -> DeliveryWebhook | None: ...
 
 
 class ProviderNotConfigured(Exception):
@@ -49,6 +52,15 @@ def provider_configuration_problems() -> list[str]:
         return provider_class().configuration_problems()
     except ProviderNotConfigured as exc:
         return [str(exc)]
+
+
+def delivery_webhook() -> DeliveryWebhook | None:
+    """The configured provider's delivery webhook, the only one mounted. Asked per request
+    and per event, never cached: tests and the settings of each process may change it."""
+    try:
+        return provider_class().delivery_webhook()
+    except ProviderNotConfigured:  # mail_provider_check says so at start-up
+        return None
 
 
 @cache

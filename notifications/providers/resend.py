@@ -3,13 +3,21 @@ header, remembered 24 h and answered with the first message's id; 409
 `concurrent_idempotent_requests` while the first request runs; 409
 `invalid_idempotent_request` for the key with another body; tags that come back on the
 webhooks. Our simulator speaks the same wire (MAIL_PROVIDER_URL points at it in development).
+Its delivery events come to our own view, /webhooks/resend/, signed with Svix.
 """
 
+import base64
+import binascii
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
 import requests
 from django.conf import settings
+from django.http import HttpRequest, HttpResponse
+from django.utils.module_loading import import_string
 
 from notifications.providers.base import KEY_TAG, Capabilities, OutboundEmail, Outcome, SendResult
 from notifications.providers.http_session import (
@@ -22,6 +30,39 @@ from notifications.providers.http_session import (
 )
 
 PUBLIC_URL = "https://api.resend.com"
+# Resend's signing secret as its dashboard shows it: "whsec_" and the base64 of the key.
+SVIX_SECRET = re.compile(r"whsec_[A-Za-z0-9+/]+={0,2}")
+
+
+@dataclass(frozen=True)
+class ResendWebhook:
+    path: str = "resend/"
+    esp: str = "resend"
+
+    def view(self) -> Callable[[HttpRequest], HttpResponse]:
+        # By its dotted path: the view lives with the other tracking code, which imports us.
+        view: Callable[[HttpRequest], HttpResponse] = import_string(
+            "notifications.tracking.views.resend_webhook"
+        )
+        return view
+
+    def verification_problems(self) -> list[str]:
+        secret = settings.RESEND_WEBHOOK_SECRET
+        if not secret:
+            return [
+                "RESEND_WEBHOOK_SECRET is empty: copy the webhook's signing secret (whsec_…) from Resend."
+            ]
+        if not SVIX_SECRET.fullmatch(secret) or not _svix_key(secret):
+            # svix would read what it can of a malformed secret and then refuse every event
+            return ["RESEND_WEBHOOK_SECRET is not a Svix signing secret (whsec_ and base64)."]
+        return []
+
+
+def _svix_key(secret: str) -> bytes:
+    try:
+        return base64.b64decode(secret.removeprefix("whsec_") + "==")  # svix pads the same way
+    except binascii.Error:
+        return b""
 
 
 class ResendProvider:
@@ -47,6 +88,10 @@ class ResendProvider:
         if not (settings.MAIL_PROVIDER_URL or PUBLIC_URL).startswith(("http://", "https://")):
             return [f"MAIL_PROVIDER_URL {settings.MAIL_PROVIDER_URL!r} is not an http(s) URL."]
         return []
+
+    @classmethod
+    def delivery_webhook(cls) -> ResendWebhook:
+        return ResendWebhook()
 
     def send(self, email: OutboundEmail) -> SendResult:
         answer = post_json(

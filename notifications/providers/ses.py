@@ -31,6 +31,7 @@ from botocore.exceptions import (  # type: ignore[import-untyped]
 )
 from django.conf import settings
 
+from notifications.providers.anymail_webhooks import AnymailTrackingWebhook, anymail_tracking_webhook
 from notifications.providers.base import KEY_TAG, NO_DEDUPE, OutboundEmail, Outcome, SendResult
 
 # Raised before the request left (refused, unresolvable, no connection in time, no proxy):
@@ -95,6 +96,11 @@ class SesProvider:
                     "or a profile or role that boto3's credential chain finds."
                 )
         return problems
+
+    @classmethod
+    def delivery_webhook(cls) -> AnymailTrackingWebhook | None:
+        # SES publishes through SNS, whose posts Anymail's SES view reads.
+        return anymail_tracking_webhook("amazon_ses")
 
     def send(self, email: OutboundEmail) -> SendResult:
         try:

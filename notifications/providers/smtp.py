@@ -27,6 +27,10 @@ class SmtpMailProvider:
             return ["EMAIL_HOST is empty: the SMTP provider needs a server to send through."]
         return []
 
+    @classmethod
+    def delivery_webhook(cls) -> None:
+        return None  # an SMTP server posts no delivery events
+
     def send(self, email: OutboundEmail) -> SendResult:
         connection = get_connection(
             "django.core.mail.backends.smtp.EmailBackend",

@@ -1,17 +1,21 @@
 """Delivery events from every ESP Anymail covers (Postmark, Brevo, Mailgun, SES…), through
-Anymail's tracking webhooks (`/webhooks/anymail/<esp>/tracking/`). Anymail verifies each
-request its ESP's way (a signature, or basic auth with ANYMAIL's WEBHOOK_SECRET, where that
-is the provider's only scheme) before it sends the `tracking` signal; this receiver turns
-the signal into our event and stores it."""
+Anymail's tracking webhooks (`/webhooks/anymail/<esp>/tracking/`, only the configured
+provider's mounted). Anymail verifies each request its ESP's way (a signature, or basic auth
+with ANYMAIL's WEBHOOK_SECRET, where that is the provider's only scheme) before it sends the
+`tracking` signal; this receiver turns the signal into our event and stores it, if it comes
+from the configured provider's ESP."""
 
 import hashlib
 import json
 from typing import Any
 
+from anymail.exceptions import AnymailWebhookValidationFailure
 from anymail.signals import AnymailTrackingEvent, tracking
+from django.conf import settings
 from django.utils import timezone
 
 from notifications.providers.base import KEY_TAG
+from notifications.providers.catalogue import delivery_webhook
 from notifications.tracking.intake import provider_event_store
 from notifications.tracking.normalised import Kind, TrackingEvent
 
@@ -71,6 +75,14 @@ def _json_safe(esp_event: object) -> dict[str, Any]:
 def tracking_event_receive(
     sender: object, event: AnymailTrackingEvent, esp_name: str, **kwargs: object
 ) -> None:
+    configured = delivery_webhook()
+    if configured is None or esp_name.lower() != configured.esp:
+        # Whatever view sent it, an ESP we do not send through cannot speak about our emails.
+        # Anymail answers this exception (a SuspiciousOperation) with a 400; nothing is stored.
+        raise AnymailWebhookValidationFailure(
+            f"{esp_name} events are refused: MAIL_PROVIDER={settings.MAIL_PROVIDER} hears only from "
+            f"{configured.esp if configured else 'no ESP'}."
+        )
     normalised = anymail_event(event, esp_name)
     if normalised is not None:
         provider_event_store(normalised)

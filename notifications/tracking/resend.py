@@ -32,7 +32,13 @@ __all__ = ["WebhookVerificationError", "resend_event_verify"]
 def resend_event_verify(secret: str, body: bytes, headers: dict[str, str]) -> TrackingEvent | None:
     """The event, or None for a genuine event we do not track (opened, clicked…).
     Raises WebhookVerificationError (not from Resend, or stale) or UnusableEvent."""
-    Webhook(secret).verify(body, headers)
+    try:
+        Webhook(secret).verify(body, headers)
+    except ValueError:
+        # svix lets these escape as ValueError (an unpacking or base64 error): read as unsigned.
+        raise WebhookVerificationError(
+            "its svix-signature is malformed (not `v1,<base64>`), or its body is not UTF-8"
+        ) from None
     try:
         payload = json.loads(body)
     except ValueError:

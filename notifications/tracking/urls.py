@@ -1,9 +1,9 @@
-from django.urls import include, path
+from django.urls import path
 
-from notifications.tracking.views import resend_webhook
+from notifications.tracking.views import delivery_webhook_receive
 
 urlpatterns = [
-    path("webhooks/resend/", resend_webhook, name="resend_webhook"),
-    # Anymail's tracking webhooks: /webhooks/anymail/<esp>/tracking/ (postmark, brevo, mailgun…)
-    path("webhooks/anymail/", include("anymail.urls")),
+    # Only the configured provider's webhook answers here (/webhooks/resend/,
+    # /webhooks/anymail/<esp>/tracking/, …); every other path under /webhooks/ is a 404.
+    path("webhooks/<path:route>", delivery_webhook_receive, name="delivery_webhook"),
 ]

@@ -1,14 +1,19 @@
-"""The webhook endpoints. Each verifies the request, stores the event once and answers at
-once; a worker applies it (notifications/tracking/apply.py). Anymail's endpoints
-(`/webhooks/anymail/<esp>/tracking/`) are Anymail's own views; this is Resend's."""
+"""The delivery webhooks. /webhooks/<path> serves only the configured provider's endpoint
+(its `DeliveryWebhook`, notifications/providers/): every other path is a 404, so no ESP we do
+not send through can post events, whatever Anymail offers. Each request is then checked
+(the endpoint can verify it, the body can be read) before the provider's view verifies its
+credentials, stores each event once and answers at once; a worker applies it
+(notifications/tracking/apply.py). Anymail's views are Anymail's own; Resend's is below."""
 
 import logging
 
 from django.conf import settings
-from django.http import HttpRequest, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
+from infra.json_nesting import json_nesting_refusal
+from notifications.providers.catalogue import delivery_webhook
 from notifications.tracking.intake import provider_event_store
 from notifications.tracking.normalised import UnusableEvent
 from notifications.tracking.resend import WebhookVerificationError, resend_event_verify
@@ -19,15 +24,38 @@ SVIX_HEADERS = ("svix-id", "svix-timestamp", "svix-signature")
 
 
 @csrf_exempt
+def delivery_webhook_receive(request: HttpRequest, route: str) -> HttpResponse:
+    webhook = delivery_webhook()
+    if webhook is None or route != webhook.path:
+        raise Http404(f"No delivery webhook at /webhooks/{route} for MAIL_PROVIDER={settings.MAIL_PROVIDER}.")
+    problems = webhook.verification_problems()
+    if problems:
+        # Providers retry (Resend for about 32 hours): setting the secret in time loses no event.
+        logger.warning("delivery webhook %s refused: it cannot verify requests: %s", webhook.path, problems)
+        return _answer(503, "This endpoint cannot verify events yet. " + " ".join(problems))
+    refusal = _body_refusal(request.body)
+    if refusal is not None:
+        logger.warning("delivery webhook %s refused: %s", webhook.path, refusal)
+        return _answer(400, refusal)
+    return webhook.view()(request)
+
+
+def _body_refusal(body: bytes) -> str | None:
+    """Every provider posts UTF-8 (JSON, or a form); the views parse it without asking."""
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        return "The body is not UTF-8 text."
+    return json_nesting_refusal(text)
+
+
+@csrf_exempt
 @require_POST
 def resend_webhook(request: HttpRequest) -> JsonResponse:
-    secret = settings.RESEND_WEBHOOK_SECRET
-    if not secret:
-        # Resend retries for about 32 hours: setting the secret in time loses no event.
-        return _answer(503, "RESEND_WEBHOOK_SECRET is not set: this endpoint cannot verify events yet.")
+    """Resend's events; mounted by delivery_webhook_receive, which has checked the secret."""
     headers = {name: request.headers.get(name, "") for name in SVIX_HEADERS}
     try:
-        event = resend_event_verify(secret, request.body, headers)
+        event = resend_event_verify(settings.RESEND_WEBHOOK_SECRET, request.body, headers)
     except WebhookVerificationError as exc:
         logger.warning("resend webhook refused: %s", exc)
         return _answer(401, f"The request is not signed by Resend, or its timestamp is stale: {exc}")

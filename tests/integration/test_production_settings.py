@@ -5,6 +5,7 @@ web serves nothing in production while `check --deploy` reports an error. Each c
 `manage.py` (or bin/web) in a fresh process with only the environment it names, as a
 deployment would."""
 
+import base64
 import json
 import secrets
 import shlex
@@ -52,7 +53,13 @@ def production_profile() -> dict[str, str]:
 
 
 def _with_generated_key(profile: dict[str, str]) -> dict[str, str]:
-    return {**profile, "DJANGO_SECRET_KEY": secrets.token_urlsafe(50)}
+    """The profile with what a deployment's secret store gives in place of its placeholders."""
+    signing_key = "whsec_" + base64.b64encode(secrets.token_bytes(24)).decode()
+    return {
+        **profile,
+        "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
+        "RESEND_WEBHOOK_SECRET": signing_key,
+    }
 
 
 def _manage(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
@@ -136,6 +143,16 @@ def test_production_refuses_to_start_with_the_development_key():
     done = _manage("check", env=profile)
     assert done.returncode != 0
     assert "DJANGO_SECRET_KEY is the development key" in done.stderr
+
+
+@pytest.mark.parametrize("secret", ["", "<resend-webhook-signing-secret>"], ids=["empty", "placeholder"])
+def test_production_refuses_to_start_while_the_delivery_webhook_cannot_verify_events(secret):
+    done = _manage(
+        "check", env={**_with_generated_key(production_profile()), "RESEND_WEBHOOK_SECRET": secret}
+    )
+    assert done.returncode != 0
+    assert "notifications.E006" in done.stderr
+    assert "/webhooks/resend/ cannot verify requests" in done.stderr
 
 
 def test_production_refuses_to_start_with_debug_pages():

@@ -3,6 +3,7 @@ runs it), states forward only, suppression, and unknown outcomes settled by evid
 
 import base64
 import json
+import logging
 import uuid
 from datetime import UTC, datetime, timedelta
 
@@ -25,6 +26,7 @@ DELIVERY = Delivery(worker="test pid 1", retries=0, max_retries=8)
 
 @pytest.fixture(autouse=True)
 def _webhook_secret(settings):
+    settings.MAIL_PROVIDER = "resend"  # the only provider whose webhook is /webhooks/resend/
     settings.RESEND_WEBHOOK_SECRET = SIGNING_KEY
 
 
@@ -275,3 +277,44 @@ def test_an_event_about_a_send_under_a_retired_key_still_finds_its_email(django_
     assert result.startswith("about the earlier send under key v1")
     assert Notification.objects.get(pk=notification.pk).delivery_status == ""
     assert ProviderEvent.objects.get().notification_id == notification.pk
+
+
+def _refused_quietly(response, caplog, status: int) -> None:
+    """The request is answered `status` with a reason; stored nothing; logged no traceback."""
+    assert response.status_code == status, response.content
+    assert response.json()["detail"]
+    assert ProviderEvent.objects.count() == 0
+    assert [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR] == []
+
+
+@pytest.mark.parametrize("signature", ["garbage", "v1,abc", "v1,a,b", "v1"])
+def test_a_malformed_svix_signature_is_refused_as_unsigned_without_a_traceback(caplog, signature):
+    body = _resend_body("email.delivered", _sent_confirmation())
+    headers = {"svix-id": "msg_x", "svix-timestamp": str(int(datetime.now(UTC).timestamp()))}
+    # when
+    with caplog.at_level(logging.DEBUG):
+        response = Client(raise_request_exception=False).post(
+            "/webhooks/resend/",
+            data=body,
+            content_type="application/json",
+            headers={**headers, "svix-signature": signature},
+        )
+    # then
+    _refused_quietly(response, caplog, 401)
+    assert "svix-signature is malformed" in response.json()["detail"]
+
+
+def test_a_body_that_is_not_utf8_is_refused_without_a_traceback(caplog):
+    body = b'{"type": "email.delivered", "data": {"email_id": "\xff\xfe"}}'
+    headers = {"svix-id": "msg_x", "svix-timestamp": str(int(datetime.now(UTC).timestamp()))}
+    # when
+    with caplog.at_level(logging.DEBUG):
+        response = Client(raise_request_exception=False).post(
+            "/webhooks/resend/",
+            data=body,
+            content_type="application/json",
+            headers={**headers, "svix-signature": "v1," + base64.b64encode(b"x" * 32).decode()},
+        )
+    # then
+    _refused_quietly(response, caplog, 400)
+    assert response.json()["detail"] == "The body is not UTF-8 text."

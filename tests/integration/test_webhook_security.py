@@ -1,0 +1,178 @@
+"""Who may post delivery events: only the configured provider's webhook exists; it refuses a
+request it cannot verify and stores nothing; production refuses to start while it has no
+secret; an event of another ESP is refused. The attack these close: a forged Postmark spam
+complaint or bounce naming one of our emails' keys, which would suppress the customer's
+address or settle an email waiting for review as sent."""
+
+import pytest
+from anymail import urls as anymail_urls
+from anymail.exceptions import AnymailWebhookValidationFailure
+from anymail.signals import AnymailTrackingEvent, tracking
+from django.core import checks
+from django.urls import URLPattern
+
+from messaging.dispatch import Delivery, event_dispatch
+from messaging.models import OutboxEvent
+from notifications.events import PROVIDER_EVENT_RECEIVED
+from notifications.models import Notification, ProviderEvent, Suppression
+from tests.factories import DeliveryAttemptFactory, NotificationFactory
+from tests.integration.delivery_webhook_requests import (
+    ENDPOINTS,
+    hard_bounce,
+    postmark_record,
+    provider_configure,
+    webhook_post,
+)
+
+pytestmark = pytest.mark.django_db
+
+DELIVERY = Delivery(worker="test pid 1", retries=0, max_retries=8)
+# Every path Anymail offers (its tracking and inbound views), ours, and one nobody serves.
+EVERY_WEBHOOK_PATH = sorted(
+    {"/webhooks/resend/", "/webhooks/nothing/", "/webhooks/anymail/mailgun/inbound_mime/"}
+    | {
+        f"/webhooks/anymail/{pattern.pattern}"
+        for pattern in anymail_urls.urlpatterns
+        if isinstance(pattern, URLPattern) and "(" not in str(pattern.pattern)
+    }
+)
+
+
+def _apply_all() -> list[str]:
+    events = OutboxEvent.objects.filter(event_type=PROVIDER_EVENT_RECEIVED).order_by("created_at")
+    return [event_dispatch(raw_envelope=event.payload, delivery=DELIVERY) for event in events]
+
+
+def _waiting_for_review() -> Notification:
+    notification = NotificationFactory(needs_review=True, provider="anymail")
+    DeliveryAttemptFactory(notification=notification, outcome="unknown")
+    return notification
+
+
+def _nothing_changed(*notifications: Notification) -> None:
+    assert ProviderEvent.objects.count() == 0
+    assert _apply_all() == []
+    assert Suppression.objects.count() == 0
+    for notification in notifications:
+        before = notification.status
+        notification.refresh_from_db()
+        assert (notification.status, notification.delivery_status) == (before, "")
+
+
+@pytest.mark.parametrize("configured", [*ENDPOINTS, "smtp"])
+def test_only_the_configured_providers_webhook_exists(settings, configured):
+    if configured == "smtp":
+        settings.MAIL_PROVIDER, own = "smtp", None  # an SMTP server posts no events
+    else:
+        own = provider_configure(settings, configured)
+    # when
+    answers = {path: webhook_post(path, b"{}").status_code for path in EVERY_WEBHOOK_PATH}
+    # then
+    assert {path for path, status in answers.items() if status != 404} == ({own} if own else set())
+    assert len(answers) > 25  # every ESP Anymail covers was tried
+
+
+@pytest.mark.parametrize(
+    ("record_type", "fields"),
+    [("SpamComplaint", {"Type": "SpamComplaint"}), ("Bounce", {"Type": "HardBounce"})],
+)
+@pytest.mark.parametrize("secret", [False, True], ids=["without a secret", "with its basic auth set"])
+def test_a_forged_postmark_event_naming_our_emails_keys_changes_nothing(
+    settings, record_type, fields, secret
+):
+    # given Postmark as the provider, and two emails whose keys the forger learnt
+    path = provider_configure(settings, "postmark", secret=secret)
+    sent = NotificationFactory(status="sent", provider="anymail")
+    waiting = _waiting_for_review()
+    # when: records posted without credentials (Anymail alone would accept them without a secret)
+    answers = [
+        webhook_post(path, postmark_record(record_type, n.idempotency_key, n.order.customer_email, **fields))
+        for n in (sent, waiting)
+    ]
+    # then
+    assert [a.status_code for a in answers] == [503 if not secret else 400] * 2
+    if not secret:
+        assert "ANYMAIL_WEBHOOK_SECRET" in answers[0].json()["detail"]
+    _nothing_changed(sent, waiting)
+
+
+@pytest.mark.parametrize("record_type", ["SpamComplaint", "Bounce"])
+def test_postmark_events_are_not_heard_when_another_provider_sends(settings, record_type):
+    settings.MAIL_PROVIDER = "resend"
+    settings.ANYMAIL = {**settings.ANYMAIL, "WEBHOOK_SECRET": ""}
+    sent = NotificationFactory(status="sent", provider="resend")
+    record = postmark_record(record_type, sent.idempotency_key, sent.order.customer_email, Type=record_type)
+    # when
+    response = webhook_post("/webhooks/anymail/postmark/tracking/", record)
+    # then
+    assert response.status_code == 404
+    _nothing_changed(sent)
+
+
+@pytest.mark.parametrize("endpoint", ENDPOINTS)
+def test_each_endpoint_stores_a_genuine_bounce_and_refuses_an_unverified_one(settings, endpoint):
+    path = provider_configure(settings, endpoint)
+    sent, forged_target = (NotificationFactory(status="sent", provider=endpoint) for _ in range(2))
+    # when: a bounce without the ESP's credentials
+    body, headers = hard_bounce(
+        endpoint, key=forged_target.idempotency_key, address=forged_target.order.customer_email, genuine=False
+    )
+    forged = webhook_post(path, body, headers)
+    # then
+    assert 400 <= forged.status_code < 500, forged.content
+    _nothing_changed(forged_target)
+    # and the same bounce with them is stored and applied (so the refusal was for the credentials)
+    body, headers = hard_bounce(
+        endpoint, key=sent.idempotency_key, address=sent.order.customer_email, genuine=True
+    )
+    assert webhook_post(path, body, headers).status_code == 200
+    assert _apply_all() == ["delivery status bounced; address suppressed"]
+    assert Suppression.objects.get().address == sent.order.customer_email
+
+
+@pytest.mark.parametrize("endpoint", ENDPOINTS)
+def test_an_endpoint_without_its_secret_answers_503_with_the_reason_and_stores_nothing(settings, endpoint):
+    path = provider_configure(settings, endpoint, secret=False)
+    sent = NotificationFactory(status="sent", provider=endpoint)
+    body, headers = hard_bounce(
+        endpoint, key=sent.idempotency_key, address=sent.order.customer_email, genuine=True
+    )
+    # when
+    response = webhook_post(path, body, headers)
+    # then
+    assert response.status_code == 503
+    assert "cannot verify" in response.json()["detail"]
+    _nothing_changed(sent)
+
+
+@pytest.mark.parametrize("endpoint", ENDPOINTS)
+def test_production_refuses_to_start_while_the_configured_webhook_has_no_secret(settings, endpoint):
+    settings.DJANGO_ENV = "production"
+    provider_configure(settings, endpoint, secret=False)
+    # when
+    refused = [e for e in checks.run_checks() if e.id == "notifications.E006"]
+    provider_configure(settings, endpoint)
+    accepted = [e for e in checks.run_checks() if e.id == "notifications.E006"]
+    # then
+    assert [e.level for e in refused] == [checks.ERROR]
+    assert ENDPOINTS[endpoint][0].removeprefix("/webhooks/") in refused[0].msg
+    assert accepted == []
+
+
+@pytest.mark.parametrize("configured", ["resend", "brevo", "postmark"])
+def test_an_event_of_an_esp_that_is_not_the_configured_one_is_refused_before_it_is_stored(
+    settings, configured
+):
+    provider_configure(settings, configured)
+    sent = NotificationFactory(status="sent", provider=configured)
+    event = AnymailTrackingEvent(
+        event_type="complained",
+        esp_event={"RecordType": "SpamComplaint"},
+        recipient=sent.order.customer_email,
+        metadata={"idempotency_key": sent.idempotency_key},
+    )
+    # when: Anymail's Mailgun view (never mounted here) would send its signal so
+    with pytest.raises(AnymailWebhookValidationFailure, match="Mailgun events are refused"):
+        tracking.send(sender=object, event=event, esp_name="Mailgun")
+    # then
+    _nothing_changed(sent)
