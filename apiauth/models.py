@@ -10,9 +10,9 @@ class ApiToken(models.Model):
     does not leak working tokens."""
 
     name = models.CharField(max_length=100)
-    # The client the token speaks for. A client's successive tokens share it (a token made under
-    # a name that has tokens, or with `create_api_token --successor-of`), so a rotation keeps
-    # the client's orders within its reach; a token of another client never reaches them.
+    # The client the token speaks for. A client's successive tokens share it (a token made with
+    # `create_api_token --successor-of` or `--replace`), so a rotation keeps the client's orders
+    # within its reach; a token of another client never reaches them.
     client = models.UUIDField(default=uuid.uuid4, db_default=RandomUUID(), db_index=True, editable=False)
     key_hash = models.CharField(max_length=64, unique=True)
     # The first characters of the token, so a person can tell tokens apart in the admin.

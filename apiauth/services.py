@@ -23,6 +23,10 @@ class UnknownTokenName(Exception):
     pass
 
 
+class TokenNameTaken(Exception):
+    """A new token under a name that tokens have: whose client would it speak for?"""
+
+
 class ClientMismatch(Exception):
     """The name's tokens and the predecessor's speak for two different clients."""
 
@@ -30,28 +34,45 @@ class ClientMismatch(Exception):
 @transaction.atomic
 def api_token_create(*, name: str, successor_of: str | None = None) -> tuple[ApiToken, str]:
     """Create a token and return it with its raw value, which is shown once and never stored.
-    It speaks for the client of the earlier tokens of its name, or of `successor_of`'s (a
-    rotation under a new name), and so reaches that client's orders; else for a new client."""
-    client = _client_of_name(name)
-    if successor_of is not None:
+    It speaks for a new client, or with `successor_of` for that name's client and so reaches
+    its orders (a rotation, or a second token of one client). A name in use is refused
+    without `successor_of`: a reused name must never hand a new client another's orders."""
+    if successor_of is None:
+        if ApiToken.objects.filter(name=name).exists():
+            raise TokenNameTaken(
+                f"Tokens named {name!r} exist already. Give the new token a new name, or make it "
+                f"--successor-of {name!r} to speak for the same client (or --replace them)."
+            )
+        client = uuid.uuid4()
+    else:
         predecessor = _client_of_name(successor_of)
         if predecessor is None:
             raise UnknownTokenName(f"No token is named {successor_of!r}: there is nothing to succeed.")
-        if client is not None and client != predecessor:
+        if _client_of_name(name) not in (None, predecessor):
             raise ClientMismatch(
                 f"Tokens named {name!r} already speak for another client than {successor_of!r}'s; "
                 "choose a new name for the successor."
             )
         client = predecessor
     raw = TOKEN_PREFIX + secrets.token_urlsafe(32)
-    token = ApiToken.objects.create(
-        name=name, key_hash=token_hash(raw), prefix=raw[:12], client=client or uuid.uuid4()
-    )
+    token = ApiToken.objects.create(name=name, key_hash=token_hash(raw), prefix=raw[:12], client=client)
     return token, raw
 
 
+@transaction.atomic
+def api_token_replace(*, name: str, actor_name: str) -> tuple[ApiToken, str, int]:
+    """Revoke the active tokens of the name and make a new one of the same client, in one
+    transaction, so a failure leaves the old ones working; with how many were revoked."""
+    if not ApiToken.objects.filter(name=name).exists():
+        return (*api_token_create(name=name), 0)
+    revoked = api_token_revoke_by_name(name=name, actor_name=actor_name)
+    return (*api_token_create(name=name, successor_of=name), revoked)
+
+
 def _client_of_name(name: str) -> uuid.UUID | None:
-    return ApiToken.objects.filter(name=name).order_by("created_at").values_list("client", flat=True).first()
+    """The client of the name's newest token (tokens made before clients existed each have
+    their own)."""
+    return ApiToken.objects.filter(name=name).order_by("-created_at").values_list("client", flat=True).first()
 
 
 @transaction.atomic

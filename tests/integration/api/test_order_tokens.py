@@ -3,15 +3,13 @@ found" exactly as an id that does not exist: the same status, body, headers and 
 so a token cannot even learn that the order exists. Orders placed without a token are no
 token's."""
 
-import importlib
 import io
 import re
 import uuid
 
 import pytest
-from django.apps import apps
 from django.core.management import CommandError, call_command
-from django.db import connection
+from django.db import IntegrityError, connection
 from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
@@ -180,6 +178,19 @@ def test_succeeding_a_name_that_does_not_exist_is_a_usage_error_and_makes_no_tok
     assert not ApiToken.objects.filter(name="shop-2026-12").exists()
 
 
+def test_a_name_in_use_is_refused_without_saying_whose_client_the_token_speaks_for():
+    # given a client's token
+    first, _ = _token("partner")
+    order_id = _placed_by(first)
+    # when an operator makes another token of that name for what may be another client
+    with pytest.raises(CommandError, match="Tokens named 'partner' exist already"):
+        _token("partner")
+    # then no token is made; a second token of the same client must say so
+    assert ApiToken.objects.filter(name="partner").count() == 1
+    second, _ = _token("partner", "--successor-of", "partner")
+    assert second.get(f"/api/orders/{order_id}/").status_code == 200
+
+
 def test_a_name_of_one_client_cannot_succeed_another_clients_name():
     _token("shop-a")
     _token("shop-b")
@@ -188,18 +199,15 @@ def test_a_name_of_one_client_cannot_succeed_another_clients_name():
     assert ApiToken.objects.filter(name="shop-b").count() == 1
 
 
-def test_the_migration_gives_the_tokens_of_one_name_one_client():
-    # given tokens as the column came: each its own random client
-    for name in ("shop", "shop", "other"):
-        token, _ = api_token_create(name=name)
-        ApiToken.objects.filter(pk=token.pk).update(client=uuid.uuid4())
-    migration = importlib.import_module("apiauth.migrations.0004_api_token_client")
-    # when
-    migration.tokens_of_a_name_share_a_client(apps, None)
-    # then
-    clients = {
-        name: set(ApiToken.objects.filter(name=name).values_list("client", flat=True))
-        for name in ("shop", "other")
-    }
-    assert len(clients["shop"]) == 1
-    assert clients["shop"] != clients["other"]
+def test_a_replace_that_cannot_make_its_token_leaves_the_old_one_working(monkeypatch):
+    # given the development token in use
+    first, _ = _token("dev")
+    # when its replacement cannot be stored after the old one was revoked: the random value
+    # drawn is the old token's own, which the unique hash refuses
+    raw = first._credentials["HTTP_AUTHORIZATION"].removeprefix("Bearer ")
+    monkeypatch.setattr("apiauth.services.secrets.token_urlsafe", lambda n: raw.removeprefix("ont_"))
+    with pytest.raises(IntegrityError):
+        _token("dev", "--replace")
+    # then the revocation went with it: the old token still places orders
+    assert not ApiToken.objects.filter(revoked_at__isnull=False).exists()
+    _placed_by(first)
