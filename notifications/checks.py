@@ -6,10 +6,14 @@ from typing import Any
 
 from django.apps import AppConfig
 from django.conf import settings
-from django.core.checks import Error, register
+from django.core.checks import Error, Tags, register
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
+from django.db import connection
 
+from notifications.content.errors import RenderError
+from notifications.content.overrides import override_check
+from notifications.models import EmailTemplateVersion
 from notifications.operations.reconcile import LEDGER_DAYS
 from notifications.providers.catalogue import delivery_webhook, provider_configuration_problems
 from notifications.providers.production_url import production_url_problems
@@ -131,3 +135,33 @@ def email_content_check(app_configs: Sequence[AppConfig] | None, **kwargs: Any) 
         if not getattr(settings, name).strip():
             problems.append(f"{name} is empty; every email shows it.")
     return [Error(problem, id="notifications.E005") for problem in problems]
+
+
+@register(Tags.database)
+def live_email_templates_check(app_configs: Sequence[AppConfig] | None, **kwargs: Any) -> list[Error]:
+    """Every live wording still renders under the template language of this release. One
+    published under an earlier, wider language (a filter, `{% if %}`) would fail every email
+    of its kind from the first send after the upgrade, so `migrate` (which runs the database
+    checks) refuses until it is retired or replaced; the running release's admin can do both."""
+    if "notifications_emailtemplateversion" not in connection.introspection.table_names():
+        return []  # a database before its first migration: nothing is live
+    errors = []
+    for version in EmailTemplateVersion.objects.filter(published_at__isnull=False, retired_at__isnull=True):
+        try:
+            override_check(
+                kind=version.kind,
+                locale=version.locale,
+                subject=version.subject,
+                text=version.text,
+                html=version.html,
+            )
+        except RenderError as exc:
+            errors.append(
+                Error(
+                    f"The live wording {version} does not render under this release: {exc}",
+                    hint="In the admin of the release still running, retire it or publish a version that "
+                    "renders, then migrate again (docs/email-content.md).",
+                    id="notifications.E008",
+                )
+            )
+    return errors
