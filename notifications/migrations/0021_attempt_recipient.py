@@ -1,25 +1,10 @@
 """Each attempt keeps the address it sent to, so a provider's late event about a send from
-before an address correction acts on that send's address, not the corrected one.
-
-Attempts from before this column are left empty ("the order's address"), except those of
-orders a reviewer has already corrected: each attempt started before a correction went to
-that correction's previous address. Taken in the order the corrections were made, each one
-fills only the attempts no earlier correction claimed. (The attempt's start is the worker's
-clock and the correction's the web's; a correction follows a reviewer reading the finished
-attempt, minutes later, far beyond any skew between the two.)"""
+before an address correction acts on that send's address, not the corrected one. The column
+alone (its database default serves workers of the previous release); 0022 fills it for the
+attempts before corrections, in a transaction of its own, so the table's lock of this ALTER is
+held for a moment only."""
 
 from django.db import migrations, models
-
-
-def recipients_before_corrections(apps, schema_editor):
-    correction_model = apps.get_model("notifications", "AddressCorrection")
-    attempt_model = apps.get_model("notifications", "DeliveryAttempt")
-    for correction in correction_model.objects.order_by("corrected_at", "pk").iterator():
-        attempt_model.objects.filter(
-            notification__order_id=correction.order_id,
-            recipient="",
-            started_at__lt=correction.corrected_at,
-        ).update(recipient=correction.previous_address)
 
 
 class Migration(migrations.Migration):
@@ -33,5 +18,4 @@ class Migration(migrations.Migration):
             name="recipient",
             field=models.EmailField(blank=True, db_default="", default="", max_length=254),
         ),
-        migrations.RunPython(recipients_before_corrections, migrations.RunPython.noop),
     ]

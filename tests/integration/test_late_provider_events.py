@@ -176,7 +176,7 @@ def test_the_migration_gives_attempts_before_a_correction_the_previous_address()
     notification, _ = _corrected()
     _resend_attempt(notification, "accepted")
     DeliveryAttempt.objects.update(recipient="")  # as the column came: empty everywhere
-    migration = importlib.import_module("notifications.migrations.0021_attempt_recipient")
+    migration = importlib.import_module("notifications.migrations.0022_attempt_recipient_before_corrections")
     # when
     migration.recipients_before_corrections(apps, None)
     # then the attempt before the correction has the mistyped address; the one after stays

@@ -7,6 +7,7 @@ import uuid
 import pytest
 from django.db import connection
 
+from apiauth.models import ApiToken
 from notifications.models import DeliveryAttempt, Notification
 from orders.models import Order
 
@@ -49,3 +50,14 @@ def test_an_attempt_written_by_a_worker_of_the_previous_release_is_accepted(orde
             [notification.pk, uuid.uuid4()],
         )
     assert DeliveryAttempt.objects.get(notification=notification).recipient == ""  # the order's address
+
+
+def test_a_token_made_by_the_previous_release_speaks_for_a_client_of_its_own():
+    with connection.cursor() as cursor:
+        # the columns of apiauth_apitoken before tokens spoke for a client
+        cursor.execute(
+            "INSERT INTO apiauth_apitoken (name, key_hash, prefix, created_at) "
+            "VALUES ('old-a', repeat('a', 64), 'ont_a', now()), ('old-b', repeat('b', 64), 'ont_b', now())"
+        )
+    clients = set(ApiToken.objects.filter(name__startswith="old-").values_list("client", flat=True))
+    assert len(clients) == 2
