@@ -17,7 +17,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
 from infra.read_only_admin import ReadOnlyAdmin
-from notifications.admin.common import StaffRequest
+from notifications.admin.common import StaffRequest, capped_description, selection_within_limit
 from notifications.models import ReconcileMismatch, ReconcileReport
 from notifications.operations.reconciliation.mismatches import MismatchRefused, mismatch_resolve
 from notifications.reviewers import GROUP_NAME
@@ -187,11 +187,17 @@ class ReconcileMismatchAdmin(admin.ModelAdmin):
         who = row.resolved_by.get_username() if row.resolved_by else "reconcile"
         return f"closed by {who}: {row.resolution}"
 
-    @admin.action(description="Close with comment (what you checked or did)", permissions=["change"])
+    @admin.action(
+        description=capped_description("Close with comment", "what you checked or did"),
+        permissions=["change"],
+    )
     def close_with_comment(self, request: StaffRequest, queryset: QuerySet[ReconcileMismatch]) -> None:
         comment = request.POST.get("comment", "")
+        selected = selection_within_limit(self, request, queryset, "mismatches")
+        if selected is None:
+            return
         closed, refused = 0, []
-        for row in queryset:
+        for row in selected:
             try:
                 mismatch_resolve(mismatch_id=row.pk, actor=request.user, comment=comment)
                 closed += 1

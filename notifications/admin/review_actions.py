@@ -11,13 +11,11 @@ says the cap."""
 from collections.abc import Callable
 from typing import Any
 
-from django.conf import settings
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
-from django.utils.functional import lazy
 
-from notifications.admin.common import StaffRequest
+from notifications.admin.common import StaffRequest, capped_description, selection_within_limit
 from notifications.models import Notification
 from notifications.operations.resolve import notification_mark_sent, notification_send_again
 from notifications.operations.review import (
@@ -28,27 +26,19 @@ from notifications.operations.review import (
 )
 
 
-def _capped(action: str, details: str) -> str:
-    """An action's words with the cap, read from the settings when the page is drawn."""
-    return lazy(lambda: f"{action} ({details}; at most {_selection_limit()} at a time)", str)()
-
-
-def _selection_limit() -> int:
-    return int(settings.REVIEW_ACTION_MAX_NOTIFICATIONS)
-
-
 class ReviewActions(admin.ModelAdmin):
     def has_review_permission(self, request: HttpRequest) -> bool:
         return request.user.has_perm("notifications.review_notification")
 
     @admin.action(
-        description=_capped("Retry", "check the order, send again with the same key"), permissions=["review"]
+        description=capped_description("Retry", "check the order, send again with the same key"),
+        permissions=["review"],
     )
     def retry(self, request: StaffRequest, queryset: QuerySet[Notification]) -> None:
         self._each(request, queryset, lambda n: notification_retry(notification=n, actor=request.user))
 
     @admin.action(
-        description=_capped("Reject with comment", "will not be sent, pending ones too"),
+        description=capped_description("Reject with comment", "will not be sent, pending ones too"),
         permissions=["review"],
     )
     def reject_with_comment(self, request: StaffRequest, queryset: QuerySet[Notification]) -> None:
@@ -60,7 +50,7 @@ class ReviewActions(admin.ModelAdmin):
         )
 
     @admin.action(
-        description=_capped("Mark as sent", "I checked at the provider, evidence in the comment"),
+        description=capped_description("Mark as sent", "I checked at the provider, evidence in the comment"),
         permissions=["review"],
     )
     def mark_sent(self, request: StaffRequest, queryset: QuerySet[Notification]) -> None:
@@ -77,7 +67,7 @@ class ReviewActions(admin.ModelAdmin):
         )
 
     @admin.action(
-        description=_capped("Send again under a new key", "may reach the customer twice"),
+        description=capped_description("Send again under a new key", "may reach the customer twice"),
         permissions=["review"],
     )
     def send_again_under_new_key(self, request: StaffRequest, queryset: QuerySet[Notification]) -> None:
@@ -106,23 +96,15 @@ class ReviewActions(admin.ModelAdmin):
             ),
         )
 
-    @admin.action(description=_capped("Assign to me", "you own them"), permissions=["review"])
+    @admin.action(description=capped_description("Assign to me", "you own them"), permissions=["review"])
     def assign_to_me(self, request: StaffRequest, queryset: QuerySet[Notification]) -> None:
         self._each(request, queryset, lambda n: notification_assign(notification=n, actor=request.user))
 
     def _each(
         self, request: HttpRequest, queryset: QuerySet[Notification], action: Callable[[Notification], str]
     ) -> None:
-        limit = _selection_limit()
-        selected = list(queryset.select_related("order")[: limit + 1])
-        if len(selected) > limit:
-            self.message_user(
-                request,
-                f"Nothing done: {queryset.count()} notifications are selected, and an action takes at "
-                f"most {limit} at a time (REVIEW_ACTION_MAX_NOTIFICATIONS). Narrow the list with the "
-                "filters, or select fewer.",
-                messages.ERROR,
-            )
+        selected = selection_within_limit(self, request, queryset.select_related("order"), "notifications")
+        if selected is None:
             return
         done, refused = 0, []
         for notification in selected:

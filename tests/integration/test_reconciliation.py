@@ -230,3 +230,30 @@ def test_reviewers_see_and_close_mismatches_in_the_admin_and_others_may_not(clie
     assert "(overdue)" in client.get(CHANGELIST, {"state": "overdue"}).content.decode()
     client.force_login(staff_user("victor", reviewer=False))
     assert client.get(CHANGELIST).status_code == 403
+
+
+def test_closing_more_mismatches_than_an_action_takes_is_refused_whole(client, shop, reviewers, settings):
+    # given more open mismatches than the cap
+    settings.REVIEW_ACTION_MAX_NOTIFICATIONS = 2
+    reconcile_run(stuck_after=NOW)
+    open_before = ReconcileMismatch.objects.filter(resolved_at__isnull=True).count()
+    assert open_before > 2
+    client.force_login(reviewers[0])
+    # when a reviewer closes "select all"
+    any_one = ReconcileMismatch.objects.first()
+    response = client.post(
+        CHANGELIST,
+        {
+            "action": "close_with_comment",
+            "select_across": "1",
+            "_selected_action": [any_one.pk],
+            "index": 0,
+            "comment": "checked",
+        },
+        follow=True,
+    )
+    # then none is closed, and the page says why
+    page = response.content.decode()
+    assert f"Nothing done: {open_before} mismatches are selected" in page
+    assert "at most 2 at a time" in page
+    assert ReconcileMismatch.objects.filter(resolved_at__isnull=True).count() == open_before
