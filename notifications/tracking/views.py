@@ -8,7 +8,7 @@ credentials, stores each event once and answers at once; a worker applies it
 import logging
 
 from django.conf import settings
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllowed, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
@@ -28,6 +28,8 @@ def delivery_webhook_receive(request: HttpRequest, route: str) -> HttpResponse:
     webhook = delivery_webhook()
     if webhook is None or route != webhook.path:
         raise Http404(f"No delivery webhook at /webhooks/{route} for MAIL_PROVIDER={settings.MAIL_PROVIDER}.")
+    if request.method not in ("POST", "HEAD"):  # HEAD: ESPs check the address with one
+        return HttpResponseNotAllowed(["POST", "HEAD"])
     problems = webhook.verification_problems()
     if problems:
         # Providers retry (Resend for about 32 hours): setting the secret in time loses no event.
@@ -37,7 +39,13 @@ def delivery_webhook_receive(request: HttpRequest, route: str) -> HttpResponse:
     if refusal is not None:
         logger.warning("delivery webhook %s refused: %s", webhook.path, refusal)
         return _answer(400, refusal)
-    return webhook.view()(request)
+    try:
+        return webhook.view()(request)
+    except RecursionError:
+        # JSON inside the body's JSON or form (SES's SNS `Message`, Mandrill's `mandrill_events`),
+        # which the provider's view parses after its credentials passed.
+        logger.warning("delivery webhook %s refused: a document inside the body nests too deep", webhook.path)
+        return _answer(400, "A document inside the body nests too deep to be read.")
 
 
 def _body_refusal(body: bytes) -> str | None:

@@ -4,6 +4,7 @@ RecursionError (a 500). Every door that reads JSON refuses it first with a 400 a
 the body would otherwise reach the parser."""
 
 import base64
+import json
 
 import pytest
 from rest_framework.test import APIClient
@@ -75,4 +76,21 @@ def test_every_webhook_refuses_a_deeply_nested_body_with_the_reason(settings, en
     # then
     assert response.status_code == 400, response.content
     assert response.json()["detail"] == REFUSAL
+    assert ProviderEvent.objects.count() == 0
+
+
+def test_a_deep_document_inside_an_ses_notification_is_refused_with_the_reason(settings):
+    # given SES's SNS notification, itself shallow, whose `Message` string holds the deep JSON
+    path = provider_configure(settings, "ses")
+    body = json.dumps({"Type": "Notification", "MessageId": "m-1", "Message": _nested(DEPTH)}).encode()
+    headers = {
+        "x-amz-sns-message-type": "Notification",
+        "x-amz-sns-message-id": "m-1",
+        "Authorization": "Basic " + base64.b64encode(BASIC_AUTH.encode()).decode(),
+    }
+    # when
+    response = webhook_post(path, body, headers)
+    # then
+    assert response.status_code == 400, response.content
+    assert response.json()["detail"] == "A document inside the body nests too deep to be read."
     assert ProviderEvent.objects.count() == 0

@@ -9,6 +9,7 @@ from anymail import urls as anymail_urls
 from anymail.exceptions import AnymailWebhookValidationFailure
 from anymail.signals import AnymailTrackingEvent, tracking
 from django.core import checks
+from django.test import Client
 from django.urls import URLPattern
 
 from messaging.dispatch import Delivery, event_dispatch
@@ -176,3 +177,23 @@ def test_an_event_of_an_esp_that_is_not_the_configured_one_is_refused_before_it_
         tracking.send(sender=object, event=event, esp_name="Mailgun")
     # then
     _nothing_changed(sent)
+
+
+@pytest.mark.parametrize("endpoint", ["resend", "postmark"])
+@pytest.mark.parametrize("method", ["get", "put", "patch", "delete", "options"])
+def test_the_configured_webhook_takes_only_posts(settings, endpoint, method):
+    path = provider_configure(settings, endpoint)
+    response = getattr(Client(raise_request_exception=False), method)(path)
+    assert response.status_code == 405
+    assert response["Allow"] == "POST, HEAD"
+    assert ProviderEvent.objects.count() == 0
+
+
+@pytest.mark.parametrize(("endpoint", "answer"), [("resend", 405), ("postmark", 200)])
+def test_a_head_of_the_configured_webhook_stores_nothing(settings, endpoint, answer):
+    # Some ESPs check the address they are given with a HEAD before they post to it: Anymail's
+    # views answer it; Resend's takes posts only.
+    path = provider_configure(settings, endpoint)
+    response = Client(raise_request_exception=False).head(path)
+    assert response.status_code == answer
+    assert ProviderEvent.objects.count() == 0
