@@ -30,6 +30,9 @@ from django.http import HttpRequest, HttpResponse
 from django.urls import URLPattern
 
 PREFIX = "anymail/"  # /webhooks/anymail/<esp>/tracking/, the paths Anymail documents
+# Where basic auth is an ESP's only check, its password is all that stands between anyone who
+# guesses it and our suppression list: a guessable one, or the profile's placeholder, is none.
+BASIC_AUTH_MIN_PASSWORD = 16
 
 
 @dataclass(frozen=True)
@@ -57,6 +60,12 @@ class AnymailTrackingWebhook:
                 "<user>:<password> (and give the ESP https://<user>:<password>@<host>/webhooks/"
                 f"{self.path}), or the ESP's signing key where it signs."
             ]
+        if view.warn_if_no_basic_auth and not all(map(_strong_basic_auth, view.basic_auth)):
+            return [
+                f"ANYMAIL_WEBHOOK_SECRET, the only check of Anymail's {self.esp} webhook, must be "
+                f"<user>:<password> with a password of at least {BASIC_AUTH_MIN_PASSWORD} characters, "
+                "not a <placeholder> (e.g. secrets.token_urlsafe(24) of Python's secrets module)."
+            ]
         if getattr(view, "webhook_key", "") is None:  # Mandrill: checked only when a POST comes
             return [f"Anymail's {self.esp} webhook has no WEBHOOK_KEY to check signatures with."]
         return []
@@ -75,3 +84,8 @@ def anymail_tracking_webhook(esp_module: str) -> AnymailTrackingWebhook | None:
                 callback=callback,
             )
     return None
+
+
+def _strong_basic_auth(credential: str) -> bool:
+    user, _, password = credential.partition(":")
+    return bool(user) and len(password) >= BASIC_AUTH_MIN_PASSWORD and not set("<>") & set(credential)

@@ -197,3 +197,20 @@ def test_a_head_of_the_configured_webhook_stores_nothing(settings, endpoint, ans
     response = Client(raise_request_exception=False).head(path)
     assert response.status_code == answer
     assert ProviderEvent.objects.count() == 0
+
+
+@pytest.mark.parametrize(
+    "secret", ["hooks:short", "<user>:<password>", "hooks:<a-long-random-password-here>", ":" + "p" * 24]
+)
+def test_a_guessable_or_placeholder_basic_auth_is_no_secret(settings, secret):
+    # given Postmark, whose only check is the basic auth of ANYMAIL_WEBHOOK_SECRET
+    settings.DJANGO_ENV = "production"
+    path = provider_configure(settings, "postmark")
+    settings.ANYMAIL = {**settings.ANYMAIL, "WEBHOOK_SECRET": secret}
+    # when
+    refused = [e for e in checks.run_checks() if e.id == "notifications.E006"]
+    answer = webhook_post(path, b"{}")
+    # then production does not start, and the endpoint says why and stores nothing
+    assert "a password of at least 16 characters" in refused[0].msg
+    assert answer.status_code == 503
+    assert ProviderEvent.objects.count() == 0
