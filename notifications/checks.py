@@ -63,6 +63,13 @@ def mail_provider_check(app_configs: Sequence[AppConfig] | None, **kwargs: Any) 
             problems.append("MAIL_PROVIDER_API_KEY is the development simulator's key; set the provider's.")
         if settings.MAIL_PROVIDER_URL:  # empty: the provider's public API
             problems += production_url_problems(settings.MAIL_PROVIDER_URL)
+    if (
+        settings.DJANGO_ENV == "production"
+        and settings.MAIL_PROVIDER == "ses"
+        and settings.AWS_SES_ENDPOINT_URL
+    ):
+        # empty: AWS's own endpoint of the region; a local one (moto) serves only development
+        problems += production_url_problems(settings.AWS_SES_ENDPOINT_URL, setting="AWS_SES_ENDPOINT_URL")
     return [
         Error(f"Mail provider {settings.MAIL_PROVIDER!r}: {problem}", id="notifications.E004")
         for problem in problems

@@ -23,30 +23,30 @@ THIS_HOST = ipaddress.IPv4Network("0.0.0.0/8")
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 
-def production_url_problems(url: str) -> list[str]:
-    """What keeps `url` (MAIL_PROVIDER_URL) from being a production provider's, in words."""
+def production_url_problems(url: str, *, setting: str = "MAIL_PROVIDER_URL") -> list[str]:
+    """What keeps `url` (the value of `setting`) from being a production provider's, in words."""
     try:
         parts = urlsplit(url)
         port = parts.port
         host = _host_as_resolved(parts.hostname or "")
     except (ValueError, UnicodeError) as exc:
-        return [f"MAIL_PROVIDER_URL={url!r} is not a URL with a valid host ({exc})."]
+        return [f"{setting}={url!r} is not a URL with a valid host ({exc})."]
     problems = []
     if parts.scheme != "https":
         problems.append(
-            f"MAIL_PROVIDER_URL={url!r} is not https://: the API key and the customers' addresses "
+            f"{setting}={url!r} is not https://: the API key and the customers' addresses "
             "would cross the network in clear."
         )
     if not host:
-        problems.append(f"MAIL_PROVIDER_URL={url!r} names no host.")
+        problems.append(f"{setting}={url!r} names no host.")
     elif _is_this_machine(host):
         problems.append(
-            f"MAIL_PROVIDER_URL={url!r} names this machine (the local simulator), not the provider; "
+            f"{setting}={url!r} names this machine (the local simulator), not the provider; "
             "set it empty for the provider's public API."
         )
     elif host.split(".")[0] == SIMULATOR_NAME or port == SIMULATOR_PORT:
         problems.append(
-            f"MAIL_PROVIDER_URL={url!r} is the mail simulator (its name or port {SIMULATOR_PORT}); "
+            f"{setting}={url!r} is the mail simulator (its name or port {SIMULATOR_PORT}); "
             "set it empty for the provider's public API."
         )
     return problems

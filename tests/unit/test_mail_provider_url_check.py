@@ -104,3 +104,21 @@ def test_a_url_without_a_valid_host_is_refused(production, url):
 def test_development_accepts_the_local_simulator(settings):
     settings.DJANGO_ENV = "development"
     assert _url_errors(settings, "http://127.0.0.1:8025") == []
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "refused"),
+    [
+        ("", False),  # AWS's own endpoint of the region
+        ("https://email.eu-west-1.amazonaws.com", False),
+        ("http://127.0.0.1:5000", True),  # a moto server of development
+        ("https://localhost:4566", True),
+    ],
+)
+def test_an_ses_endpoint_is_held_to_the_same_rule(settings, endpoint, refused):
+    settings.DJANGO_ENV = "production"
+    settings.MAIL_PROVIDER = "ses"
+    settings.AWS_SES_REGION = "eu-west-1"
+    settings.AWS_SES_ENDPOINT_URL = endpoint
+    errors = [error.msg for error in mail_provider_check(None)]
+    assert any(f"AWS_SES_ENDPOINT_URL={endpoint!r}" in error for error in errors) == refused
