@@ -156,12 +156,14 @@ def test_the_providers_events_are_compared_with_our_sent_rows_both_ways(
 ):
     two_hours_ago = timezone.now() - timedelta(hours=2)
     with django_capture_on_commit_callbacks(execute=False):
-        silent, spoken = (
-            NotificationFactory(status="sent", sent_at=two_hours_ago, provider="resend") for _ in range(2)
+        silent, spoken, spoken_of_before = (
+            NotificationFactory(status="sent", sent_at=two_hours_ago, provider="resend") for _ in range(3)
         )
         rejected = NotificationFactory(status="rejected", provider="resend")
         just_sent = NotificationFactory(status="sent", sent_at=timezone.now(), provider="resend")
     _provider_event("delivered", notification=spoken)
+    # an event about the send under a key a reviewer replaced is no evidence of the send since
+    _provider_event("bounced", notification=spoken_of_before, key="order_confirmation:retired-v1")
     _provider_event("sent", notification=rejected)
     _provider_event("delivered", notification=rejected)  # two events, one mismatch
     unknown = _provider_event("delivered", key="k-nobody-has")
@@ -172,6 +174,7 @@ def test_the_providers_events_are_compared_with_our_sent_rows_both_ways(
     }
     assert found == {
         ("no_provider_evidence", silent.pk),  # not `spoken` (it has its event), not `just_sent` (too soon)
+        ("no_provider_evidence", spoken_of_before.pk),
         ("provider_sent_unsent", rejected.pk),
         ("provider_unknown_key", unknown.pk),
     }

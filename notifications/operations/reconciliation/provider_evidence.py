@@ -11,7 +11,7 @@ with our `sent` rows, both ways.
 
 from datetime import datetime, timedelta
 
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from notifications.models import Notification, ProviderEvent, ReconcileMismatch
@@ -37,7 +37,11 @@ def sent_without_evidence(*, since: datetime, now: datetime) -> Found:
         .values_list("notification__provider", flat=True)
         .distinct()
     )
-    evidence = ProviderEvent.objects.filter(notification=OuterRef("pk"))
+    # Evidence of the send we count: an event under its current key, or found by the message id
+    # only a sent email carries. One under a key a reviewer replaced is about an earlier send.
+    evidence = ProviderEvent.objects.filter(notification=OuterRef("pk")).filter(
+        Q(idempotency_key=OuterRef("idempotency_key")) | Q(idempotency_key="")
+    )
     rows = (
         Notification.objects.filter(
             status=Notification.Status.SENT,
