@@ -287,34 +287,26 @@ def _refused_quietly(response, caplog, status: int) -> None:
     assert [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR] == []
 
 
-@pytest.mark.parametrize("signature", ["garbage", "v1,abc", "v1,a,b", "v1"])
-def test_a_malformed_svix_signature_is_refused_as_unsigned_without_a_traceback(caplog, signature):
-    body = _resend_body("email.delivered", _sent_confirmation())
+def _post_logged(caplog, body: bytes, signature: str):
     headers = {"svix-id": "msg_x", "svix-timestamp": str(int(datetime.now(UTC).timestamp()))}
-    # when
     with caplog.at_level(logging.DEBUG):
-        response = Client(raise_request_exception=False).post(
+        return Client(raise_request_exception=False).post(
             "/webhooks/resend/",
             data=body,
             content_type="application/json",
             headers={**headers, "svix-signature": signature},
         )
-    # then
+
+
+@pytest.mark.parametrize("signature", ["garbage", "v1,abc", "v1,a,b", "v1"])
+def test_a_malformed_svix_signature_is_refused_as_unsigned_without_a_traceback(caplog, signature):
+    response = _post_logged(caplog, _resend_body("email.delivered", _sent_confirmation()), signature)
     _refused_quietly(response, caplog, 401)
     assert "svix-signature is malformed" in response.json()["detail"]
 
 
 def test_a_body_that_is_not_utf8_is_refused_without_a_traceback(caplog):
     body = b'{"type": "email.delivered", "data": {"email_id": "\xff\xfe"}}'
-    headers = {"svix-id": "msg_x", "svix-timestamp": str(int(datetime.now(UTC).timestamp()))}
-    # when
-    with caplog.at_level(logging.DEBUG):
-        response = Client(raise_request_exception=False).post(
-            "/webhooks/resend/",
-            data=body,
-            content_type="application/json",
-            headers={**headers, "svix-signature": "v1," + base64.b64encode(b"x" * 32).decode()},
-        )
-    # then
+    response = _post_logged(caplog, body, "v1," + base64.b64encode(b"x" * 32).decode())
     _refused_quietly(response, caplog, 400)
     assert response.json()["detail"] == "The body is not UTF-8 text."
