@@ -9,7 +9,7 @@ from django.conf import settings
 from django.core.checks import Error, Tags, register
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
-from django.db import connection
+from django.db import connections
 
 from notifications.content.errors import RenderError
 from notifications.content.overrides import override_check
@@ -145,30 +145,39 @@ def email_content_check(app_configs: Sequence[AppConfig] | None, **kwargs: Any) 
 
 
 @register(Tags.database)
-def live_email_templates_check(app_configs: Sequence[AppConfig] | None, **kwargs: Any) -> list[Error]:
+def live_email_templates_check(
+    app_configs: Sequence[AppConfig] | None, databases: Sequence[str] | None = None, **kwargs: Any
+) -> list[Error]:
     """Every live wording still renders under the template language of this release. One
     published under an earlier, wider language (a filter, `{% if %}`) would fail every email
     of its kind from the first send after the upgrade, so `migrate` (which runs the database
-    checks) refuses until it is retired or replaced; the running release's admin can do both."""
-    if "notifications_emailtemplateversion" not in connection.introspection.table_names():
-        return []  # a database before its first migration: nothing is live
+    checks, naming its database) refuses until it is retired or replaced; the running
+    release's admin can do both. Without a database named (a process starting), it reads none."""
     errors = []
-    for version in EmailTemplateVersion.objects.filter(published_at__isnull=False, retired_at__isnull=True):
-        try:
-            override_check(
-                kind=version.kind,
-                locale=version.locale,
-                subject=version.subject,
-                text=version.text,
-                html=version.html,
-            )
-        except RenderError as exc:
-            errors.append(
-                Error(
-                    f"The live wording {version} does not render under this release: {exc}",
-                    hint="In the admin of the release still running, retire it or publish a version that "
-                    "renders, then migrate again (docs/email-content.md).",
-                    id="notifications.E008",
-                )
-            )
-    return errors
+    for alias in databases or ():
+        if "notifications_emailtemplateversion" not in connections[alias].introspection.table_names():
+            continue  # a database before its first migration: nothing is live
+        live = EmailTemplateVersion.objects.using(alias).filter(
+            published_at__isnull=False, retired_at__isnull=True
+        )
+        errors += [_live_version_problem(version) for version in live]
+    return [error for error in errors if error is not None]
+
+
+def _live_version_problem(version: EmailTemplateVersion) -> Error | None:
+    try:
+        override_check(
+            kind=version.kind,
+            locale=version.locale,
+            subject=version.subject,
+            text=version.text,
+            html=version.html,
+        )
+    except RenderError as exc:
+        return Error(
+            f"The live wording {version} does not render under this release: {exc}",
+            hint="In the admin of the release still running, retire it or publish a version that "
+            "renders, then migrate again (docs/email-content.md).",
+            id="notifications.E008",
+        )
+    return None

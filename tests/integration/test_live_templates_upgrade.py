@@ -2,6 +2,7 @@
 its kind after the upgrade: `migrate` refuses to run while one is live, naming it."""
 
 import pytest
+from django.core import checks
 from django.core.management import call_command
 from django.core.management.base import SystemCheckError
 from django.utils import timezone
@@ -48,3 +49,13 @@ def test_migrate_goes_on_once_the_wording_is_retired_and_ignores_retired_ones():
     version.save(update_fields=["retired_at"])
     _live(2)
     call_command("migrate", "--no-input", skip_checks=False, verbosity=0)
+
+
+def test_a_process_starting_reads_no_database_for_it(settings):
+    # `manage.py check` and every process's start run the checks without a database: they
+    # must not need one (a fresh machine has none before `ensure_database`).
+    _live(1, text="Thanks {{ order.number|upper }}")
+    assert [e for e in checks.run_checks() if e.id == "notifications.E008"] == []
+    assert [e.id for e in checks.run_checks(databases=["default"]) if e.id == "notifications.E008"] == [
+        "notifications.E008"
+    ]
