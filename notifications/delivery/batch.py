@@ -144,9 +144,10 @@ def _send_all(
 ) -> list[tuple[SendResult, float]]:
     """Every claim's provider call, at the same time where the provider's client allows it.
     Never raises: a claimed email must end in a recorded outcome."""
-    if len(claims) == 1 or not getattr(provider, "concurrent_sends", False):
+    at_once = min(provider.capabilities.concurrent_calls, settings.DELIVERY_BATCH_SIZE)
+    if len(claims) == 1 or at_once == 1:
         return [email_send_timed(claim, event_id=event_id, provider=provider) for claim, event_id in claims]
-    futures = [_senders().submit(_send_one, claim, event_id, provider) for claim, event_id in claims]
+    futures = [_senders(at_once).submit(_send_one, claim, event_id, provider) for claim, event_id in claims]
     try:
         wait(futures)
     except SoftTimeLimitExceeded:
@@ -170,9 +171,10 @@ def _result_of(future: Future[tuple[SendResult, float]]) -> tuple[SendResult, fl
 
 
 @cache
-def _senders() -> ThreadPoolExecutor:
-    # One per pool process, made after the fork; its threads share the provider's session.
-    return ThreadPoolExecutor(max_workers=settings.DELIVERY_BATCH_SIZE, thread_name_prefix="provider-call")
+def _senders(at_once: int) -> ThreadPoolExecutor:
+    # One per pool process (its provider is one), made after the fork; its threads share the
+    # provider's session.
+    return ThreadPoolExecutor(max_workers=at_once, thread_name_prefix="provider-call")
 
 
 def _record_all(outcomes: list[OutcomeToRecord], provider: MailProvider) -> list[Result]:
