@@ -16,7 +16,6 @@ from messaging.inbox import inbox_record
 from messaging.registry import EventType
 from notifications.delivery import reasons
 from notifications.delivery.attempts import Claim, attempt_start_claimed
-from notifications.delivery.batch_statements import ClaimKey, claim_reads
 from notifications.delivery.circuit import PROBE, circuit_gate, circuit_wait
 from notifications.delivery.rate_limit import rate_token_take
 from notifications.delivery.rules import Action, notification_decide
@@ -27,7 +26,7 @@ from notifications.delivery.state import (
     outcome_uncertain,
     resend_is_safe,
 )
-from notifications.delivery.statements import ClaimRead, claim_read
+from notifications.delivery.statements import ClaimKey, ClaimRead, claim_reads
 from notifications.events import EMAIL_KIND_OF_EVENT
 from notifications.models import Notification, Suppression
 from notifications.providers.base import MailProvider
@@ -180,9 +179,9 @@ def _claim_read_alone(
 ) -> ClaimRead | None:
     """The usual read; on the rare path no notification yet (an event from before it existed,
     it is created), or no order (None)."""
-    kind, inbox_key = EMAIL_KIND_OF_EVENT[event_type.name], event_type.inbox_key
-    read = claim_read(order_id=order_id, kind=kind, event_id=event_id, inbox_key=inbox_key, provider=provider)
+    key = ClaimKey(order_id, EMAIL_KIND_OF_EVENT[event_type.name], event_id, event_type.inbox_key)
+    read = claim_reads([key], provider=provider).get(0)
     if read is not None or not Order.objects.filter(id=order_id).exists():
         return read
-    notification_create_pending(order_id=order_id, kind=kind)
-    return claim_read(order_id=order_id, kind=kind, event_id=event_id, inbox_key=inbox_key, provider=provider)
+    notification_create_pending(order_id=order_id, kind=key.kind)
+    return claim_reads([key], provider=provider).get(0)

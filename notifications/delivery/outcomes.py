@@ -20,7 +20,6 @@ from messaging.errors import (
 from messaging.identity import current_process_name
 from messaging.registry import EventType
 from notifications.delivery import reasons
-from notifications.delivery.batch_statements import Accepted, accepted_record_many
 from notifications.delivery.circuit import probe_failed_wait
 from notifications.delivery.claims import Claim
 from notifications.delivery.state import (
@@ -29,7 +28,7 @@ from notifications.delivery.state import (
     notification_set_status,
     resend_is_safe,
 )
-from notifications.delivery.statements import accepted_record
+from notifications.delivery.statements import Accepted, accepted_record
 from notifications.models import DeliveryAttempt, Notification
 from notifications.providers.base import MailProvider, Outcome, SendResult
 
@@ -91,7 +90,7 @@ def notification_record_outcomes(
 
 def _record_accepted_many(outcomes: list[OutcomeToRecord]) -> None:
     now = timezone.now()
-    marked = accepted_record_many(
+    marked = accepted_record(
         [
             Accepted(
                 attempt_id=o.claim.attempt.pk,
@@ -106,7 +105,7 @@ def _record_accepted_many(outcomes: list[OutcomeToRecord]) -> None:
         ],
         now=now,
     )
-    for sent in marked.values():  # not those another delivery had recorded first
+    for sent in marked:  # not those another delivery had recorded first
         transaction.on_commit(
             partial(notification_count_finished, sent.kind, Notification.Status.SENT, now - sent.created_at)
         )
@@ -122,8 +121,7 @@ def _record(outcome: OutcomeToRecord, *, provider: MailProvider) -> str | Handli
 
 
 def _record_accepted(claim: Claim, result: SendResult, *, event_type: EventType, duration_ms: int) -> None:
-    now = timezone.now()
-    marked = accepted_record(
+    accepted = Accepted(
         attempt_id=claim.attempt.pk,
         notification_id=claim.notification.pk,
         event_id=claim.attempt.event_id,
@@ -131,9 +129,9 @@ def _record_accepted(claim: Claim, result: SendResult, *, event_type: EventType,
         message_id=result.provider_message_id,
         http_status=result.http_status,
         duration_ms=duration_ms,
-        now=now,
     )
-    if marked is not None:  # not when another delivery recorded the send first
+    now = timezone.now()
+    for marked in accepted_record([accepted], now=now):  # not when another delivery recorded it first
         transaction.on_commit(
             partial(
                 notification_count_finished, marked.kind, Notification.Status.SENT, now - marked.created_at
