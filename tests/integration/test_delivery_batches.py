@@ -1,5 +1,5 @@
 """A worker handles the email deliveries it has prefetched in batches (messaging/worker/
-batching.py, notifications/delivery/batch.py): one claim transaction, the provider calls at the
+batching.py, notifications/delivery/handler.py): one claim transaction, the provider calls at the
 same time, one outcome transaction, each message acked after that commit. A crash anywhere in
 a batch loses nothing and sends nothing twice. Real worker processes, RabbitMQ, PostgreSQL and
 the mail simulator over HTTP.
