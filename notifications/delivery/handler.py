@@ -63,6 +63,7 @@ def email_events_handle(deliveries: Sequence[tuple[Envelope, Delivery]]) -> list
         for envelope, delivery in deliveries
     ]
     decisions = _together_or_alone(partial(notification_claims, provider=provider), requests, "claim")
+    # A claimed delivery's result comes from its outcome, below; the others' from the claim.
     results: list[Result] = [d.result if isinstance(d, AlreadyDone) else d for d in decisions]
     claimed = [(index, decision) for index, decision in enumerate(decisions) if isinstance(decision, Claim)]
     if not claimed:
