@@ -50,11 +50,7 @@ def event_dispatch(*, raw_envelope: object, delivery: Delivery) -> str:
     delivery = replace(delivery, retry_budget=retry_budget(event_type))
     # Every line logged while the event is handled carries its ids (e.g. event_id, order_id).
     with log_context(event_id=envelope.event_id, **{event_type.aggregate_id_field: envelope.aggregate_id}):
-        if (
-            event_type.guarantee == Guarantee.EFFECT_ONCE
-            and not event_type.inbox_checked_by_handler
-            and inbox_contains(event_id=envelope.event_id, inbox_key=event_type.inbox_key)
-        ):
+        if _inbox_says_done(envelope):
             logger.info(
                 "event %s already processed by %s: duplicate ignored", envelope.event_id, event_type.inbox_key
             )

@@ -33,7 +33,7 @@ EMAIL_RETRY_MAX_DELAY = timedelta(minutes=30)
 # The email exists from the order's commit on (pending), so its status is visible at once.
 _CREATE_PENDING = "notifications.services.notification_create_pending_for_event"
 _SEND = "notifications.delivery.handler.email_event_handle"
-_SEND_BATCH = "notifications.delivery.batch.email_events_handle_batch"
+_SEND_BATCH = "notifications.delivery.handler.email_events_handle"
 
 EVENT_TYPES = [
     EventType(

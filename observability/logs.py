@@ -32,11 +32,6 @@ def log_context(**fields: object) -> Iterator[None]:
         _context.reset(token)
 
 
-def log_context_add(**fields: object) -> None:
-    """Add fields for the rest of the current context (e.g. once the attempt is known)."""
-    _context.set({**(_context.get() or {}), **{k: str(v) for k, v in fields.items() if v is not None}})
-
-
 class ContextFilter(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         for name, value in (_context.get() or {}).items():

@@ -32,7 +32,7 @@ from messaging.registry import event_type_get
 from notifications.content.overrides import override_draft_create, override_publish
 from notifications.content.snapshot import snapshot_exists, snapshot_take
 from notifications.content.sources import shipped_source
-from notifications.delivery.claims import Claim, notification_claim
+from notifications.delivery.claims import Claim, ClaimRequest, notification_claims
 from notifications.events import EMAIL_KIND_OF_EVENT
 from notifications.models import DeliveryAttempt, EmailTemplateVersion, Notification
 from notifications.providers.catalogue import mail_provider
@@ -160,13 +160,8 @@ class DeliveryAttemptFactory(DjangoModelFactory):
 def confirmation_claimed(order: Order) -> Claim:
     """The order's confirmation in the middle of its provider call: claimed by a worker
     ("w"), with its lease and a started attempt, as the handler leaves it before the call."""
-    claim = notification_claim(
-        order_id=order.id,
-        event_type=event_type_get(ORDER_CREATED),
-        event_id=uuid.uuid4(),
-        worker="w",
-        provider=mail_provider(),
-    )
+    request = ClaimRequest(order.id, event_type_get(ORDER_CREATED), uuid.uuid4(), worker="w")
+    [claim] = notification_claims([request], provider=mail_provider())
     assert isinstance(claim, Claim), claim
     return claim
 

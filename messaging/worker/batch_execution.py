@@ -3,75 +3,88 @@ process, messaging/worker/batching.py): the handlers, then for each delivery wha
 would do after the event task returned or raised, so the main process only has to ack,
 count or dead-letter each message.
 
-Every delivery ends in one of three settlements, plain tuples that cross the process
-boundary without pickling our exceptions:
-  ("succeeded", result, seconds) the task's return value, the batch's run time; ack
-  ("retried", reason)            the retry message is published (and confirmed); ack
-  ("failed", reason, class)      a permanent failure or no retries left; dead-letter
+Every delivery ends in one settlement, made of plain fields so it crosses the process
+boundary without pickling our exceptions.
 """
 
-import os
 import time
+from dataclasses import dataclass
 from typing import Any
 
-from celery import current_app
-from celery.exceptions import Reject, Retry
-from django.utils import timezone
+from celery import Task, current_app
+from celery.app.task import Context
+from celery.exceptions import Reject
 
 from infra.worker_signals import database_connection_used, database_connections_renew
-from messaging.dispatch import Delivery, events_dispatch_batch
+from messaging.dispatch import events_dispatch_batch
 from messaging.errors import PermanentError
-from messaging.retry_policy import retry_since_of
+from messaging.retries import RETRIED_ERRORS, retry_publish
+from messaging.tasks import delivery_of
 from messaging.worker.failures import failure_reason
 
-SUCCEEDED = "succeeded"
-RETRIED = "retried"
-FAILED = "failed"
+
+@dataclass(frozen=True)
+class Succeeded:
+    """Ack: the task's return value, and the batch's run time."""
+
+    result: str
+    runtime: float
 
 
-def deliveries_execute(items: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
-    """`items`: for each message, its task name, Celery request fields, envelope and
-    retries (batching.py `_batch_item`). Never raises for a delivery's failure: each is
-    settled on its own."""
+@dataclass(frozen=True)
+class Retried:
+    """Ack: the retry message is published (and confirmed); the failure that called for it."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
+class Failed:
+    """Dead-letter: a permanent failure or no retries left, with the dead letter's class."""
+
+    reason: str
+    error_class: str
+
+
+Settlement = Succeeded | Retried | Failed
+
+
+def deliveries_execute(requests: list[dict[str, Any]]) -> list[Settlement]:
+    """`requests`: each message's request as Celery's worker decoded it (`Request.request_dict`:
+    its task name, id, retries, headers and its one argument, the envelope). Never raises for
+    a delivery's failure: each is settled on its own."""
     database_connections_renew()
     try:
         started = time.monotonic()
-        deliveries = [(item["envelope"], _delivery(item)) for item in items]
-        results = events_dispatch_batch(deliveries)
+        tasks = [current_app.tasks[request["task"]] for request in requests]
+        contexts = [Context(request) for request in requests]  # as the task's `self.request` holds it
+        results = events_dispatch_batch(
+            [
+                (request["args"][0], delivery_of(task, context))
+                for request, task, context in zip(requests, tasks, contexts, strict=True)
+            ]
+        )
         runtime = time.monotonic() - started
-        return [_settle(item, result, runtime) for item, result in zip(items, results, strict=True)]
+        return [
+            _settle(task, context, result, runtime)
+            for task, context, result in zip(tasks, contexts, results, strict=True)
+        ]
     finally:
         database_connection_used()
 
 
-def _delivery(item: dict[str, Any]) -> Delivery:
-    max_retries = current_app.tasks[item["task"]].max_retries
-    assert max_retries is not None  # the event task sets it; None would mean retry forever
-    return Delivery(
-        worker=f"{item['hostname']} pid {os.getpid()}",
-        retries=item["retries"],
-        max_retries=max_retries,
-        retry_since=retry_since_of(item["request"], timezone.now()),  # the headers, as Celery keeps them
-    )
-
-
-def _settle(item: dict[str, Any], result: str | BaseException, runtime: float) -> tuple[Any, ...]:
+def _settle(task: Task, request: Context, result: str | BaseException, runtime: float) -> Settlement:
     """What the event task's declaration (messaging/tasks.py) makes Celery do with this
     result: a permanent error is rejected to the dead-letter queue, the autoretry errors are
-    retried through the task's own retry (its delays and queue), anything else fails."""
+    retried with the task's delays and queue, anything else fails."""
     if not isinstance(result, BaseException):
-        return (SUCCEEDED, result, runtime)
-    task = current_app.tasks[item["task"]]
+        return Succeeded(result, runtime)
     if isinstance(result, PermanentError):
-        return (FAILED, *failure_reason(Reject(result, requeue=False), content_type=None))
-    if isinstance(result, Exception) and isinstance(result, tuple(getattr(task, "autoretry_for", ()))):
-        task.push_request(item["request"], args=[item["envelope"]], kwargs={}, called_directly=False)
+        return Failed(*failure_reason(Reject(result, requeue=False), content_type=None))
+    if isinstance(result, RETRIED_ERRORS):
         try:
-            task.retry(exc=result)  # publishes the retry and raises Retry; re-raises when none are left
-        except Retry:
-            return (RETRIED, str(result))
-        except BaseException as final:
-            return (FAILED, *failure_reason(final, content_type=None))
-        finally:
-            task.pop_request()
-    return (FAILED, *failure_reason(result, content_type=None))
+            retry_publish(task, request, result)
+        except BaseException as final:  # no retries left, or the broker did not take it
+            return Failed(*failure_reason(final, content_type=None))
+        return Retried(str(result))
+    return Failed(*failure_reason(result, content_type=None))

@@ -21,17 +21,17 @@ import logging
 from collections import deque
 from collections.abc import Callable
 from functools import partial
-from typing import Any
+from typing import Any, assert_never
 
 from billiard.einfo import ExceptionInfo
-from celery.exceptions import Reject
+from celery.exceptions import Reject, Retry
 from celery.worker.request import Request
 from celery.worker.state import task_ready
 from django.conf import settings
 
 from messaging.errors import HandlingError
 from messaging.registry import event_types
-from messaging.worker.batch_execution import FAILED, RETRIED, SUCCEEDED, deliveries_execute
+from messaging.worker.batch_execution import Failed, Retried, Settlement, Succeeded, deliveries_execute
 
 logger = logging.getLogger(__name__)
 
@@ -94,7 +94,7 @@ class DeliveryBatcher:
         try:
             self._consumer.pool.apply_async(
                 deliveries_execute,
-                args=([_batch_item(request) for request in batch],),
+                args=([request.request_dict for request in batch],),
                 accept_callback=partial(_accepted, batch),
                 callback=partial(_finished, batch),
                 error_callback=partial(_lost, batch),
@@ -129,16 +129,6 @@ def _batchable(request: Request) -> bool:
     return event_type is not None and bool(event_type.batch_handler)
 
 
-def _batch_item(request: Request) -> dict[str, Any]:
-    return {
-        "task": request.task.name,
-        "request": request.request_dict,
-        "envelope": request.args[0],
-        "retries": request.request_dict.get("retries", 0),
-        "hostname": request.hostname,
-    }
-
-
 # The pool's callbacks run in the main process's event loop: they must not raise, and each
 # message is settled on its own, so one that cannot be settled does not strand the others.
 
@@ -148,7 +138,7 @@ def _accepted(batch: list[Request], pid: Any, time_accepted: float) -> None:
         _guarded(request, partial(request.on_accepted, pid, time_accepted))
 
 
-def _finished(batch: list[Request], settlements: list[tuple[Any, ...]]) -> None:
+def _finished(batch: list[Request], settlements: list[Settlement]) -> None:
     for request, settlement in zip(batch, settlements, strict=True):
         _guarded(request, partial(_settle, request, settlement))
 
@@ -160,29 +150,20 @@ def _lost(batch: list[Request], exc_info: ExceptionInfo) -> None:
         _guarded(request, partial(request.on_failure, exc_info))
 
 
-def _settle(request: Request, settlement: tuple[Any, ...]) -> None:
-    kind, *details = settlement
-    if kind == SUCCEEDED:
-        result, runtime = details
-        request.on_success((False, result, runtime))
-    elif kind == RETRIED:
-        task_ready(request)  # as Celery's on_failure does before its on_retry
-        request.on_retry(_exception_info(_Retried(details[0])))
-    elif kind == FAILED:
-        reason, error_class = details
-        error = HandlingError(reason)
-        error.error_class = error_class  # the dead letter's class, as the pool process found it
-        request.on_failure(_exception_info(Reject(error, requeue=False)))
-    else:
-        raise ValueError(f"unknown settlement {settlement!r}")
-
-
-class _Retried(Exception):
-    """Stands for the Retry the pool process raised, in the task-retried event."""
-
-    def __init__(self, reason: str):
-        super().__init__(reason)
-        self.exc = self  # Request.on_retry reads exception.exc (the pool's wrapped form)
+def _settle(request: Request, settlement: Settlement) -> None:
+    match settlement:
+        case Succeeded(result, runtime):
+            request.on_success((False, result, runtime))
+        case Retried(reason):
+            task_ready(request)  # as Celery's on_failure does before its on_retry
+            # The retry was published in the pool process; Celery's Retry names its failure.
+            request.on_retry(_exception_info(Retry(exc=HandlingError(reason))))
+        case Failed(reason, error_class):
+            error = HandlingError(reason)
+            error.error_class = error_class  # the dead letter's class, as the pool process found it
+            request.on_failure(_exception_info(Reject(error, requeue=False)))
+        case _:
+            assert_never(settlement)
 
 
 def _exception_info(exc: BaseException) -> ExceptionInfo:

@@ -1,6 +1,6 @@
-"""State changes of a notification around one provider call, each in its own short
-transaction: claim (lease + attempt row) before the call, record (outcome + inbox) after.
-No transaction is open while the provider is called."""
+"""The claim, in one short transaction before any provider call: each notification's lease
+and attempt row, or why it is not sent. outcomes.py records what the provider answered, in a
+second one; no transaction is open while the provider is called."""
 
 import logging
 import uuid
@@ -16,7 +16,6 @@ from messaging.inbox import inbox_record
 from messaging.registry import EventType
 from notifications.delivery import reasons
 from notifications.delivery.attempts import Claim, attempt_start_claimed
-from notifications.delivery.batch_statements import ClaimKey, claim_reads
 from notifications.delivery.circuit import PROBE, circuit_gate, circuit_wait
 from notifications.delivery.rate_limit import rate_token_take
 from notifications.delivery.rules import Action, notification_decide
@@ -27,7 +26,7 @@ from notifications.delivery.state import (
     outcome_uncertain,
     resend_is_safe,
 )
-from notifications.delivery.statements import ClaimRead, claim_read
+from notifications.delivery.statements import ClaimKey, ClaimRead, claim_reads
 from notifications.events import EMAIL_KIND_OF_EVENT
 from notifications.models import Notification, Suppression
 from notifications.providers.base import MailProvider
@@ -42,80 +41,52 @@ class AlreadyDone:
     result: str
 
 
-def notification_claim(
-    *, order_id: uuid.UUID, event_type: EventType, event_id: uuid.UUID, worker: str, provider: MailProvider
-) -> Claim | AlreadyDone:
-    """Take the notification's lease and write the attempt row, or say why not to send."""
-    decision = _claim_in_transaction(
-        order_id=order_id, event_type=event_type, event_id=event_id, worker=worker, provider=provider
-    )
-    if isinstance(decision, Exception):
-        raise decision  # raised after the commit, so the state change it describes is kept
-    return decision
-
-
 @dataclass(frozen=True)
 class ClaimRequest:
-    """One delivery of an email event, as a batch claims it (notifications/delivery/batch.py)."""
+    """One delivery of an email event."""
 
     order_id: uuid.UUID
     event_type: EventType
     event_id: uuid.UUID
     worker: str
 
+    @property
+    def key(self) -> ClaimKey:
+        kind = EMAIL_KIND_OF_EVENT[self.event_type.name]
+        return ClaimKey(self.order_id, kind, self.event_id, self.event_type.inbox_key)
+
 
 @transaction.atomic
 def notification_claims(
     requests: list[ClaimRequest], *, provider: MailProvider
 ) -> list[Claim | AlreadyDone | HandlingError]:
-    """Claim each request's notification, all in one transaction: one commit for the batch.
-    Decisions that are errors are returned, not raised, like notification_claim's. One
-    statement reads and locks every row first, in order id order, so two workers claiming
-    overlapping batches never deadlock."""
-    keys = [
-        ClaimKey(
-            order_id=request.order_id,
-            kind=EMAIL_KIND_OF_EVENT[request.event_type.name],
-            event_id=request.event_id,
-            inbox_key=request.event_type.inbox_key,
-        )
-        for request in requests
-    ]
+    """Take each request's notification lease and write its attempt row, or say why not to
+    send, all in one transaction: one commit for a batch, and one for a single delivery (a
+    batch of one). Decisions that are errors are returned, not raised, so the state change
+    they describe commits. One statement reads and locks every row first (statements.py)."""
     # A second delivery of the same email in the batch reads again, after the first one's claim.
     first_of_email: dict[tuple[uuid.UUID, str], int] = {}
-    for index, key in enumerate(keys):
-        first_of_email.setdefault((key.order_id, key.kind), index)
+    for index, request in enumerate(requests):
+        first_of_email.setdefault((request.order_id, request.key.kind), index)
     firsts = sorted(first_of_email.values())
-    reads = claim_reads([keys[i] for i in firsts], provider=provider.name)
+    reads = claim_reads([requests[i].key for i in firsts], provider=provider.name)
     read_of = {firsts[position]: read for position, read in reads.items()}
     decisions: dict[int, Claim | AlreadyDone | HandlingError] = {}
     for index in sorted(range(len(requests)), key=lambda i: requests[i].order_id):
-        request = requests[index]
-        decisions[index] = _claim_decide(
-            order_id=request.order_id,
-            event_type=request.event_type,
-            event_id=request.event_id,
-            worker=request.worker,
-            provider=provider,
-            read=read_of.get(index),  # None: read alone (a repeat, or a row that is missing)
-        )
+        # None: read alone (a repeat, or a row that is missing)
+        decisions[index] = _claim_decide(requests[index], provider=provider, read=read_of.get(index))
     return [decisions[index] for index in range(len(requests))]
 
 
 def _claim_decide(
-    *,
-    order_id: uuid.UUID,
-    event_type: EventType,
-    event_id: uuid.UUID,
-    worker: str,
-    provider: MailProvider,
-    read: ClaimRead | None = None,
+    request: ClaimRequest, *, provider: MailProvider, read: ClaimRead | None
 ) -> Claim | AlreadyDone | HandlingError:
-    """The claim's reads and writes (`read` when the caller has read and locked the rows
-    already); the caller holds the transaction."""
-    read = read or _claim_read_alone(order_id, event_type, event_id=event_id, provider=provider.name)
+    """The claim's reads and writes (`read` when the rows are read and locked already); the
+    caller holds the transaction."""
+    event_type, event_id = request.event_type, request.event_id
+    read = read or _claim_read_alone(request, provider=provider.name)
     if read is None:
-        return PermanentError(reasons.ORDER_MISSING.format(order_id=order_id))
+        return PermanentError(reasons.ORDER_MISSING.format(order_id=request.order_id))
     if read.processed:  # the dispatcher leaves the inbox check to this read (notifications/events.py)
         logger.info("event %s already processed by %s: duplicate ignored", event_id, event_type.inbox_key)
         return AlreadyDone(result=DUPLICATE)
@@ -147,7 +118,9 @@ def _claim_decide(
         status_reason = {"reason": error.reason, "error_class": error.error_class}
         notification_set_status(notification, Notification.Status.NEEDS_REVIEW, now, **status_reason)
         return error
-    return _claim_unless_waiting(read, event_id=event_id, worker=worker, now=now, provider=provider.name)
+    return _claim_unless_waiting(
+        read, event_id=event_id, worker=request.worker, now=now, provider=provider.name
+    )
 
 
 def _claim_unless_waiting(
@@ -172,17 +145,11 @@ def _claim_unless_waiting(
     )
 
 
-_claim_in_transaction = transaction.atomic(_claim_decide)
-
-
-def _claim_read_alone(
-    order_id: uuid.UUID, event_type: EventType, *, event_id: uuid.UUID, provider: str
-) -> ClaimRead | None:
-    """The usual read; on the rare path no notification yet (an event from before it existed,
-    it is created), or no order (None)."""
-    kind, inbox_key = EMAIL_KIND_OF_EVENT[event_type.name], event_type.inbox_key
-    read = claim_read(order_id=order_id, kind=kind, event_id=event_id, inbox_key=inbox_key, provider=provider)
-    if read is not None or not Order.objects.filter(id=order_id).exists():
+def _claim_read_alone(request: ClaimRequest, *, provider: str) -> ClaimRead | None:
+    """The read of one delivery; on the rare path no notification yet (an event from before it
+    existed, it is created), or no order (None)."""
+    read = claim_reads([request.key], provider=provider).get(0)
+    if read is not None or not Order.objects.filter(id=request.order_id).exists():
         return read
-    notification_create_pending(order_id=order_id, kind=kind)
-    return claim_read(order_id=order_id, kind=kind, event_id=event_id, inbox_key=inbox_key, provider=provider)
+    notification_create_pending(order_id=request.order_id, kind=request.key.kind)
+    return claim_reads([request.key], provider=provider).get(0)

@@ -1,15 +1,31 @@
-"""Sending the email an event calls for (the handler of the email event types,
-notifications/events.py), after the dispatcher's inbox check (messaging/dispatch.py).
+"""Sending the emails events call for (the handler of the email event types,
+notifications/events.py), after the dispatcher (messaging/dispatch.py). The worker hands over
+batches of the deliveries it has prefetched (messaging/worker/batching.py); a single delivery
+is a batch of one, and takes the same path.
 
-Claim the notification under the order's row lock (re-reading the order, applying the
-rules, lease + attempt row) → call the provider with the notification's stable key → record
-the outcome and the inbox row in one transaction. The task acks only after this returns.
+Claim every notification in one transaction, under its order's row lock (the rules, lease +
+attempt row) → call the provider for every claim with the notification's stable key, at the
+same time where its client takes calls at once → record every outcome with its inbox row in
+one transaction. For each email: its claim commits before its call, its outcome and inbox row
+commit together, and its message is acked only after that commit (once this returns).
+
+A crash anywhere leaves claims with open attempts, which the next delivery closes as unknown
+and resends under the same key where the provider deduplicates (claims.py), or recorded
+outcomes whose redelivered messages the inbox answers. docs/performance.md has the
+measurements.
 """
 
 import logging
 import time
 import uuid
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor, wait
+from functools import cache, partial
+from typing import Any
 
+from celery.exceptions import SoftTimeLimitExceeded
+from django.conf import settings
+from django.db import DatabaseError
 from django.utils import timezone
 
 from infra.crash_points import crash_point
@@ -17,57 +33,136 @@ from messaging.dispatch import Delivery
 from messaging.envelope import Envelope
 from notifications.content.snapshot import snapshot_outbound
 from notifications.delivery.circuit import circuit_record
-from notifications.delivery.claims import AlreadyDone, Claim, notification_claim
-from notifications.delivery.outcomes import notification_record_outcome
+from notifications.delivery.claims import AlreadyDone, Claim, ClaimRequest, notification_claims
+from notifications.delivery.outcomes import OutcomeToRecord, notification_record_outcomes
 from notifications.providers.base import MailProvider, Outcome, SendResult
 from notifications.providers.catalogue import mail_provider
-from observability.logs import log_context, log_context_add
+from observability.logs import log_context
 from observability.metrics import PROVIDER_CALL_SECONDS, PROVIDER_CALLS
 
 logger = logging.getLogger(__name__)
 
 RENDER_ERROR = "render_error"  # our own failure, before the provider was called
+Result = str | BaseException  # what the task would have returned, or raised
 
 
 def email_event_handle(*, envelope: Envelope, delivery: Delivery) -> str:
+    """One delivery, as Celery's own task runs it (a redelivered message runs alone)."""
+    [result] = email_events_handle([(envelope, delivery)])
+    if isinstance(result, BaseException):
+        raise result  # after the commits: the recorded state stands whatever the task does next
+    return result
+
+
+def email_events_handle(deliveries: Sequence[tuple[Envelope, Delivery]]) -> list[Result]:
+    """Each delivery's result, in order: "sent" or why nothing was sent, or the exception that
+    tells the task what to do (the caller retries or dead-letters by it)."""
     provider = mail_provider()
-    event_type = envelope.event_type
-    claim = notification_claim(
-        order_id=envelope.aggregate_id,
-        event_type=event_type,
-        event_id=envelope.event_id,
-        worker=delivery.worker,
-        provider=provider,
-    )
-    if isinstance(claim, AlreadyDone):
-        logger.info("event handled without a send: %s", claim.result)
-        return claim.result
-    log_context_add(notification_id=claim.notification.pk, attempt=claim.attempt.number)
-    result, elapsed = email_send_timed(claim, event_id=envelope.event_id, provider=provider)
-    if result.outcome == Outcome.ACCEPTED:
-        crash_point("worker.after_provider_accept")
-    try:
-        recorded = notification_record_outcome(
+    requests = [
+        ClaimRequest(envelope.aggregate_id, envelope.event_type, envelope.event_id, delivery.worker)
+        for envelope, delivery in deliveries
+    ]
+    decisions = _together_or_alone(partial(notification_claims, provider=provider), requests, "claim")
+    # A claimed delivery's result comes from its outcome, below; the others' from the claim.
+    results: list[Result] = [d.result if isinstance(d, AlreadyDone) else d for d in decisions]
+    claimed = [(index, decision) for index, decision in enumerate(decisions) if isinstance(decision, Claim)]
+    if not claimed:
+        return results
+    many = len(deliveries) > 1  # the crash points of a batch of several have their own names
+    if many:
+        crash_point("worker.batch_after_claim")
+    sends = _send_all([(claim, requests[index].event_id) for index, claim in claimed], provider)
+    if any(result.outcome == Outcome.ACCEPTED for result, _ in sends):
+        crash_point("worker.batch_after_sends" if many else "worker.after_provider_accept")
+    outcomes = [
+        OutcomeToRecord(
             claim=claim,
             result=result,
-            event_type=event_type,
-            provider=provider,
-            to=claim.attempt.recipient,
+            event_type=requests[index].event_type,
             duration_ms=int(elapsed * 1000),
-            final_attempt=delivery.final_attempt,
+            final_attempt=deliveries[index][1].final_attempt,
         )
-    finally:  # after the outcome (which raises for a failure): the circuit never holds it up
-        circuit_record([result], seen=claim.circuit, provider=provider.name, now=timezone.now())
-    crash_point("worker.after_commit")
-    return recorded
+        for (index, claim), (result, elapsed) in zip(claimed, sends, strict=True)
+    ]
+    # An outcome that cannot be recorded leaves its attempt open: the message is retried, and
+    # the next delivery treats the call as unknown (claims.py), as after a crash.
+    recorded = _together_or_alone(
+        partial(notification_record_outcomes, provider=provider), outcomes, "record"
+    )
+    for (index, _), result_of_email in zip(claimed, recorded, strict=True):
+        results[index] = result_of_email
+    # After the outcomes: the circuit's bookkeeping never holds them up (it never raises).
+    circuit_record(
+        [r for r, _ in sends], seen=claimed[0][1].circuit, provider=provider.name, now=timezone.now()
+    )
+    crash_point("worker.batch_after_commit" if many else "worker.after_commit")
+    logger.info("a batch of %d deliveries handled, %d sent to the provider", len(deliveries), len(claimed))
+    return results
+
+
+def _together_or_alone(step: Callable[[list[Any]], list[Any]], items: list[Any], name: str) -> list[Any]:
+    """A step for the whole batch in one transaction; if that transaction fails, the step for
+    each item alone, so one failing row does not hold back the others and only what fails
+    again fails (its exception is its result, as the task would have raised it)."""
+    try:
+        return step(items)
+    except DatabaseError as exc:
+        if len(items) == 1:
+            return [exc]
+        logger.warning("the batch's %s failed (%s): one delivery at a time", name, exc)
+    results: list[Any] = []
+    for item in items:
+        try:
+            results += step([item])
+        except Exception as exc:
+            results.append(exc)
+    return results
+
+
+def _send_all(
+    claims: list[tuple[Claim, uuid.UUID]], provider: MailProvider
+) -> list[tuple[SendResult, float]]:
+    """Every claim's provider call, at the same time where the provider's client allows it
+    (its capabilities). Never raises: a claimed email must end in a recorded outcome."""
+    at_once = min(provider.capabilities.concurrent_calls, settings.DELIVERY_BATCH_SIZE)
+    if len(claims) == 1 or at_once == 1:
+        return [email_send_timed(claim, event_id=event_id, provider=provider) for claim, event_id in claims]
+    futures = [_senders(at_once).submit(_send_one, claim, event_id, provider) for claim, event_id in claims]
+    try:
+        wait(futures)
+    except SoftTimeLimitExceeded:
+        # The calls still running may reach the provider or not: unknown, as for one call.
+        logger.error("the soft time limit interrupted a batch's provider calls")
+    return [_result_of(future) for future in futures]
+
+
+def _send_one(claim: Claim, event_id: uuid.UUID, provider: MailProvider) -> tuple[SendResult, float]:
+    result, elapsed = email_send_timed(claim, event_id=event_id, provider=provider)
+    if result.outcome == Outcome.ACCEPTED:
+        crash_point("worker.batch_after_one_accept")  # other calls of the batch may be in flight
+    return result, elapsed
+
+
+def _result_of(future: Future[tuple[SendResult, float]]) -> tuple[SendResult, float]:
+    if future.done() and future.exception() is None:
+        return future.result()
+    reason = future.exception() if future.done() else "the time limit ended the wait for it"
+    return SendResult(Outcome.UNKNOWN, detail=f"the provider call was interrupted: {reason!r}"), 0.0
+
+
+@cache
+def _senders(at_once: int) -> ThreadPoolExecutor:
+    # One per pool process (its provider is one), made after the fork; its threads share the
+    # provider's session.
+    return ThreadPoolExecutor(max_workers=at_once, thread_name_prefix="provider-call")
 
 
 def email_send_timed(
     claim: Claim, *, event_id: uuid.UUID, provider: MailProvider
 ) -> tuple[SendResult, float]:
     """The provider call for a claim, timed and counted; never raises (_render_and_send). Its
-    lines carry the event's and the email's ids also when a batch calls it from a thread of
-    its own, so one event id still finds every line of its email."""
+    lines carry the event's and the email's ids also from a thread of its own, so one event
+    id finds every line of its email."""
     ids = {
         "event_id": event_id,
         "order_id": claim.order.pk,

@@ -20,7 +20,6 @@ from messaging.errors import (
 from messaging.identity import current_process_name
 from messaging.registry import EventType
 from notifications.delivery import reasons
-from notifications.delivery.batch_statements import Accepted, accepted_record_many
 from notifications.delivery.circuit import probe_failed_wait
 from notifications.delivery.claims import Claim
 from notifications.delivery.state import (
@@ -29,69 +28,48 @@ from notifications.delivery.state import (
     notification_set_status,
     resend_is_safe,
 )
-from notifications.delivery.statements import accepted_record
+from notifications.delivery.statements import Accepted, accepted_record
 from notifications.models import DeliveryAttempt, Notification
 from notifications.providers.base import MailProvider, Outcome, SendResult
 
 logger = logging.getLogger(__name__)
 
 
-def notification_record_outcome(
-    *,
-    claim: Claim,
-    result: SendResult,
-    event_type: EventType,
-    provider: MailProvider,
-    to: str,
-    duration_ms: int,
-    final_attempt: bool,
-) -> str:
-    """Store the outcome; return "sent", or raise the error that tells the task what to do."""
-    recorded = _record(
-        OutcomeToRecord(
-            claim, result, event_type, to=to, duration_ms=duration_ms, final_attempt=final_attempt
-        ),
-        provider=provider,
-    )
-    if isinstance(recorded, HandlingError):
-        raise recorded  # after the commit: the recorded state stands whatever the task does next
-    return recorded
-
-
 @dataclass(frozen=True)
 class OutcomeToRecord:
-    """One provider call's outcome, as a batch records it (notifications/delivery/batch.py)."""
+    """One provider call's outcome."""
 
     claim: Claim
     result: SendResult
     event_type: EventType
-    to: str
     duration_ms: int
     final_attempt: bool
 
 
-@transaction.atomic
 def notification_record_outcomes(
     outcomes: list[OutcomeToRecord], *, provider: MailProvider
 ) -> list[str | HandlingError]:
-    """Store a batch's outcomes in one transaction: one commit for the batch. Each is "sent"
-    or the error that tells the task what to do, returned (not raised) for the caller to act
-    on after the commit."""
+    """Store each outcome with its inbox row: one commit for a batch, and one for a single
+    delivery (a batch of one). Each is "sent" or the error that tells the task what to do,
+    returned (not raised) for the caller to act on after the commit."""
     accepted = [o for o in outcomes if o.result.outcome == Outcome.ACCEPTED]
-    together = len(accepted) > 1  # the common case: one statement for all (statements.py)
-    if together:
-        _record_accepted_many(accepted)
-    return [
-        Notification.Status.SENT
-        if together and outcome.result.outcome == Outcome.ACCEPTED
-        else _record(outcome, provider=provider)
-        for outcome in outcomes
-    ]
+    if len(accepted) == len(outcomes):  # the common case: one statement, atomic on its own
+        _record_accepted(accepted)
+        return [Notification.Status.SENT] * len(outcomes)
+    with transaction.atomic():
+        if accepted:
+            _record_accepted(accepted)
+        return [
+            Notification.Status.SENT
+            if outcome.result.outcome == Outcome.ACCEPTED
+            else _record_not_accepted(outcome, provider=provider)
+            for outcome in outcomes
+        ]
 
 
-def _record_accepted_many(outcomes: list[OutcomeToRecord]) -> None:
+def _record_accepted(outcomes: list[OutcomeToRecord]) -> None:
     now = timezone.now()
-    marked = accepted_record_many(
+    marked = accepted_record(
         [
             Accepted(
                 attempt_id=o.claim.attempt.pk,
@@ -106,50 +84,21 @@ def _record_accepted_many(outcomes: list[OutcomeToRecord]) -> None:
         ],
         now=now,
     )
-    for sent in marked.values():  # not those another delivery had recorded first
+    for sent in marked:  # not those another delivery had recorded first
         transaction.on_commit(
             partial(notification_count_finished, sent.kind, Notification.Status.SENT, now - sent.created_at)
         )
 
 
-def _record(outcome: OutcomeToRecord, *, provider: MailProvider) -> str | HandlingError:
+def _record_not_accepted(outcome: OutcomeToRecord, *, provider: MailProvider) -> str | HandlingError:
+    """Inside the outcomes' transaction."""
     claim, result = outcome.claim, outcome.result
-    if result.outcome == Outcome.ACCEPTED:  # the common case: one statement (statements.py)
-        _record_accepted(claim, result, event_type=outcome.event_type, duration_ms=outcome.duration_ms)
-        return Notification.Status.SENT
-    error = _record_in_transaction(outcome, provider=provider)
-    return Notification.Status.SENT if error is None else error
-
-
-def _record_accepted(claim: Claim, result: SendResult, *, event_type: EventType, duration_ms: int) -> None:
-    now = timezone.now()
-    marked = accepted_record(
-        attempt_id=claim.attempt.pk,
-        notification_id=claim.notification.pk,
-        event_id=claim.attempt.event_id,
-        inbox_key=event_type.inbox_key,
-        message_id=result.provider_message_id,
-        http_status=result.http_status,
-        duration_ms=duration_ms,
-        now=now,
-    )
-    if marked is not None:  # not when another delivery recorded the send first
-        transaction.on_commit(
-            partial(
-                notification_count_finished, marked.kind, Notification.Status.SENT, now - marked.created_at
-            )
-        )
-
-
-@transaction.atomic
-def _record_in_transaction(outcome: OutcomeToRecord, *, provider: MailProvider) -> HandlingError | None:
-    claim, result = outcome.claim, outcome.result
-    to, final_attempt = outcome.to, outcome.final_attempt
     now = timezone.now()
     notification = Notification.objects.select_for_update().get(pk=claim.notification.pk)
     _finish_attempt(claim.attempt, result, now, outcome.duration_ms)
     if notification.status == Notification.Status.SENT:
-        return None  # another delivery recorded the send first; the provider key made it one email
+        # another delivery recorded the send first; the provider key made it one email
+        return Notification.Status.SENT
     if (
         notification.status != Notification.Status.SENDING
         or notification.lease_owner != current_process_name()
@@ -158,8 +107,9 @@ def _record_in_transaction(outcome: OutcomeToRecord, *, provider: MailProvider) 
         logger.warning("notification %s: lease lost during attempt %d", notification.pk, claim.attempt.number)
         return InFlightError(reasons.LEASE_LOST)
     probing = claim.probe and result.outcome in (Outcome.TRANSIENT, Outcome.UNKNOWN)
+    final_attempt = outcome.final_attempt and not probing
     next_status, error = _next_step(
-        notification, result, provider, now, to=to, final_attempt=final_attempt and not probing
+        notification, result, provider, now, to=claim.attempt.recipient, final_attempt=final_attempt
     )
     if probing and next_status == Notification.Status.PENDING:
         error = probe_failed_wait(error.reason)  # still down: it waits like every other email

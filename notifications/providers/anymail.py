@@ -16,6 +16,8 @@ below us resends. Our connect and read timeouts replace ANYMAIL_REQUESTS_TIMEOUT
 task's time limits, checked against them at start-up, hold.
 """
 
+from dataclasses import replace
+
 from anymail.backends.base import AnymailBaseBackend
 from anymail.message import AnymailMessage
 from django.conf import settings
@@ -31,9 +33,11 @@ from notifications.providers.brevo import BrevoProvider
 from notifications.providers.http_session import provider_timeout
 
 # Backends whose ESP remembers a key: what it promises, and the mail header that carries it.
+# One call at a time: a Django email backend is not made to be shared by threads.
+_BREVO_THROUGH_ANYMAIL = replace(BrevoProvider.capabilities, concurrent_calls=1)
 KEYED_BACKENDS = {
-    "anymail.backends.brevo.EmailBackend": (BrevoProvider.capabilities, "idempotencyKey"),
-    "anymail.backends.sendinblue.EmailBackend": (BrevoProvider.capabilities, "idempotencyKey"),
+    "anymail.backends.brevo.EmailBackend": (_BREVO_THROUGH_ANYMAIL, "idempotencyKey"),
+    "anymail.backends.sendinblue.EmailBackend": (_BREVO_THROUGH_ANYMAIL, "idempotencyKey"),
 }
 # Anymail's SES backend builds its own boto3 client with botocore's retries, which resend on
 # a read timeout; MAIL_PROVIDER=ses makes one attempt.

@@ -3,6 +3,7 @@ MAIL_PROVIDER setting (notifications/providers/catalogue.py), and declares what 
 about a resend under the same key (the delivery rules read those capabilities, never a name)
 and where its delivery events come in (its `DeliveryWebhook`: the only one mounted)."""
 
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
@@ -33,7 +34,8 @@ class Outcome(StrEnum):
 
 @dataclass(frozen=True)
 class Capabilities:
-    """What a resend under the same key does at this provider."""
+    """What a resend under the same key does at this provider, and how many calls its client
+    takes at once."""
 
     # How long the provider remembers a key; None if it does not dedupe at all (a resend
     # after an unknown outcome could send a second email).
@@ -46,6 +48,9 @@ class Capabilities:
     reports_key_in_flight: bool
     # The same key with a different body is refused as a conflict rather than replayed.
     reports_changed_body: bool
+    # How many calls of a batch one worker process makes at the same time, from threads of its
+    # own: 1 unless the provider's client is thread-safe (a batch's size bounds it too).
+    concurrent_calls: int = 1
 
     @property
     def dedupes(self) -> bool:
@@ -55,6 +60,9 @@ class Capabilities:
 NO_DEDUPE = Capabilities(
     key_window=None, replays_message_id=False, reports_key_in_flight=False, reports_changed_body=False
 )
+# A thread-safe client (a requests session, a boto3 client) sets no limit of its own: every
+# call of a batch at once, each on a kept-alive connection of its own.
+ANY_NUMBER_OF_CALLS = sys.maxsize
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,14 @@ import requests
 from django.conf import settings
 
 from notifications.providers.anymail_webhooks import AnymailTrackingWebhook, anymail_tracking_webhook
-from notifications.providers.base import KEY_TAG, Capabilities, OutboundEmail, Outcome, SendResult
+from notifications.providers.base import (
+    ANY_NUMBER_OF_CALLS,
+    KEY_TAG,
+    Capabilities,
+    OutboundEmail,
+    Outcome,
+    SendResult,
+)
 from notifications.providers.http_session import (
     accepted_result,
     answer_read,
@@ -32,12 +39,12 @@ DUPLICATE = "duplicate_parameter"
 
 class BrevoProvider:
     name = "brevo"
-    concurrent_sends = True  # its client is thread-safe: a batch calls it from several threads
     capabilities = Capabilities(
         key_window=timedelta(minutes=15),
         replays_message_id=False,
         reports_key_in_flight=False,  # a repeat in flight gets the same duplicate answer
         reports_changed_body=False,
+        concurrent_calls=ANY_NUMBER_OF_CALLS,  # its session is thread-safe
     )
 
     def __init__(self) -> None:

@@ -21,7 +21,7 @@ from notifications.providers.base import Outcome, SendResult
 def provider_session(url: str, headers: dict[str, str]) -> requests.Session:
     session = requests.Session()
     # No hidden retries below us: only the task retries, with the same key and a record.
-    # A batch's calls run at the same time (notifications/delivery/batch.py): one kept-alive
+    # A batch's calls run at the same time (notifications/delivery/handler.py): one kept-alive
     # connection per concurrent call, instead of requests' default of ten.
     pool = max(10, settings.DELIVERY_BATCH_SIZE)
     session.mount("http://", HTTPAdapter(max_retries=0, pool_maxsize=pool))

@@ -19,7 +19,14 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.utils.module_loading import import_string
 
-from notifications.providers.base import KEY_TAG, Capabilities, OutboundEmail, Outcome, SendResult
+from notifications.providers.base import (
+    ANY_NUMBER_OF_CALLS,
+    KEY_TAG,
+    Capabilities,
+    OutboundEmail,
+    Outcome,
+    SendResult,
+)
 from notifications.providers.http_session import (
     accepted_result,
     answer_read,
@@ -67,12 +74,12 @@ def _svix_key(secret: str) -> bytes:
 
 class ResendProvider:
     name = "resend"
-    concurrent_sends = True  # its client is thread-safe: a batch calls it from several threads
     capabilities = Capabilities(
         key_window=timedelta(hours=24),
         replays_message_id=True,
         reports_key_in_flight=True,
         reports_changed_body=True,
+        concurrent_calls=ANY_NUMBER_OF_CALLS,  # its session is thread-safe
     )
 
     def __init__(self) -> None:

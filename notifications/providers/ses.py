@@ -13,6 +13,7 @@ AWS_MAX_ATTEMPTS and AWS_RETRY_MODE). Its urllib3 pool has `Retry(False)` undern
 """
 
 import json
+from dataclasses import replace
 from email.utils import parseaddr
 from typing import Any
 
@@ -32,7 +33,14 @@ from botocore.exceptions import (  # type: ignore[import-untyped]
 from django.conf import settings
 
 from notifications.providers.anymail_webhooks import AnymailTrackingWebhook, anymail_tracking_webhook
-from notifications.providers.base import KEY_TAG, NO_DEDUPE, OutboundEmail, Outcome, SendResult
+from notifications.providers.base import (
+    ANY_NUMBER_OF_CALLS,
+    KEY_TAG,
+    NO_DEDUPE,
+    OutboundEmail,
+    Outcome,
+    SendResult,
+)
 
 # Raised before the request left (refused, unresolvable, no connection in time, no proxy):
 # SES never saw it.
@@ -58,8 +66,8 @@ RETRY_LATER_CODES = frozenset(
 
 class SesProvider:
     name = "ses"
-    concurrent_sends = True  # its client is thread-safe: a batch calls it from several threads
-    capabilities = NO_DEDUPE  # SendEmail has no idempotency key
+    # SendEmail has no idempotency key; boto3's client is thread-safe.
+    capabilities = replace(NO_DEDUPE, concurrent_calls=ANY_NUMBER_OF_CALLS)
 
     def __init__(self) -> None:
         # One client per process: creating it reads the credential chain; sending reuses its pool.

@@ -270,22 +270,21 @@ def test_the_provider_still_processing_our_key_is_never_a_final_failure(order, m
 
 
 def test_an_attempt_whose_lease_was_taken_over_leaves_the_new_holders_state_alone(order, mailsim):
-    from notifications.delivery.outcomes import notification_record_outcome
+    from notifications.delivery.outcomes import OutcomeToRecord, notification_record_outcomes
     from notifications.providers.base import Outcome, SendResult
 
     claim = confirmation_claimed(order)
     Notification.objects.filter(order=order).update(lease_owner="other-host:7")  # taken over
     # when our (slow) attempt comes back with a transient failure
-    with pytest.raises(InFlightError):
-        notification_record_outcome(
-            claim=claim,
-            result=SendResult(Outcome.TRANSIENT, http_status=503),
-            event_type=event_type_get(ORDER_CREATED),
-            provider=mail_provider(),
-            to=order.customer_email,
-            duration_ms=5,
-            final_attempt=False,
-        )
+    outcome = OutcomeToRecord(
+        claim=claim,
+        result=SendResult(Outcome.TRANSIENT, http_status=503),
+        event_type=event_type_get(ORDER_CREATED),
+        duration_ms=5,
+        final_attempt=False,
+    )
+    [recorded] = notification_record_outcomes([outcome], provider=mail_provider())
+    assert isinstance(recorded, InFlightError), recorded
     # then
     notification = _notification(order)
     assert (notification.status, notification.lease_owner) == ("sending", "other-host:7")

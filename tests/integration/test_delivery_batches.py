@@ -1,5 +1,5 @@
 """A worker handles the email deliveries it has prefetched in batches (messaging/worker/
-batching.py, notifications/delivery/batch.py): one claim transaction, the provider calls at the
+batching.py, notifications/delivery/handler.py): one claim transaction, the provider calls at the
 same time, one outcome transaction, each message acked after that commit. A crash anywhere in
 a batch loses nothing and sends nothing twice. Real worker processes, RabbitMQ, PostgreSQL and
 the mail simulator over HTTP.
@@ -199,3 +199,29 @@ def test_each_email_of_a_batch_follows_its_own_outcome(mailsim, start_worker):
         Notification.objects.filter(order__in=orders, status="sent").values_list("idempotency_key", flat=True)
     )
     assert sorted(message["idempotency_key"] for message in mailsim.messages()) == sent_keys
+
+
+def test_a_retry_from_a_batch_carries_the_same_event_to_the_provider_again(mailsim, start_worker):
+    # given a backlog whose emails the provider refuses once each with a 503
+    mailsim.set_faults({"kind": "503", "retry_after": 1, "times": 4, "to_contains": "again"})
+    orders = _orders_waiting(4, "again")
+    # when one worker sends them, in batches, and publishes their retries from the pool process
+    worker = start_worker(concurrency=1, DELIVERY_RETRY_BASE_DELAY_SECONDS="1")
+    notifications = _all_sent_once(mailsim, orders)
+    # then each retry was the same event again: the same event id in both attempts and at the
+    # provider, the same key, one email
+    assert max(_batch_sizes(worker)) >= 2
+    event_of = {
+        str(order.id): str(OutboxEvent.objects.get(aggregate_id=str(order.id)).id) for order in orders
+    }
+    requests_by_key: dict[str, list[str]] = {}
+    for request in mailsim.requests_log():
+        requests_by_key.setdefault(request["idempotency_key"], []).append(request["event_id"])
+    for notification in notifications:
+        event_id = event_of[str(notification.order_id)]
+        attempts = list(notification.attempts.order_by("number").values_list("outcome", "event_id"))
+        assert [(outcome, str(event)) for outcome, event in attempts] == [
+            ("transient", event_id),
+            ("accepted", event_id),
+        ]
+        assert requests_by_key[notification.idempotency_key] == [event_id, event_id]

@@ -1,15 +1,19 @@
 """The delivery rules read a provider's capabilities: the same lost answer (the simulator
 stores the email, then drops the connection) is resent under the same key where the provider
 dedupes (Resend's wire), and goes to a person where it cannot (Postmark's wire, through the
-real Anymail backend): never a second email either way."""
+real Anymail backend): never a second email either way. And a batch's calls run at the same
+time only where the provider's client takes calls at once."""
+
+import time
 
 import pytest
 
-from messaging.dispatch import Delivery, event_dispatch
+from messaging.dispatch import Delivery, event_dispatch, events_dispatch_batch
 from messaging.errors import NeedsReviewError, TransientError
 from messaging.models import OutboxEvent
 from notifications.models import Notification
 from notifications.providers.catalogue import mail_provider
+from tests.factories import OrderFactory
 
 pytestmark = pytest.mark.django_db
 DELIVERY = Delivery(worker="test pid 1", retries=0, max_retries=8)
@@ -64,3 +68,33 @@ def test_an_anymail_esp_accepts_through_the_real_backend(order, mailsim, anymail
     assert event_dispatch(raw_envelope=_envelope(order), delivery=DELIVERY) == "sent"
     [message] = mailsim.messages()
     assert Notification.objects.get(order=order).provider_message_id == message["id"]
+
+
+CALLS, STALL_SECONDS = 4, 2.0
+
+
+def _a_batch_of_slow_answers(mailsim, django_capture_on_commit_callbacks) -> float:
+    """How long a batch of CALLS emails takes when every answer comes STALL_SECONDS late."""
+    with django_capture_on_commit_callbacks(execute=False):
+        orders = [OrderFactory(customer_email=f"slow{n}@example.com") for n in range(CALLS)]
+    mailsim.set_faults({"kind": "stall", "seconds": STALL_SECONDS})
+    started = time.monotonic()
+    results = events_dispatch_batch([(_envelope(order), DELIVERY) for order in orders])
+    elapsed = time.monotonic() - started
+    assert results == ["sent"] * CALLS
+    assert len(mailsim.messages()) == CALLS
+    return elapsed
+
+
+def test_a_batch_calls_a_provider_whose_client_is_thread_safe_all_at_once(
+    mailsim, django_capture_on_commit_callbacks
+):
+    assert mail_provider().capabilities.concurrent_calls >= CALLS  # Resend's session
+    assert _a_batch_of_slow_answers(mailsim, django_capture_on_commit_callbacks) < 3 * STALL_SECONDS
+
+
+def test_a_batch_calls_a_provider_that_takes_one_call_at_a_time_one_after_the_other(
+    mailsim, anymail_postmark, django_capture_on_commit_callbacks
+):
+    assert mail_provider().capabilities.concurrent_calls == 1  # a Django email backend
+    assert _a_batch_of_slow_answers(mailsim, django_capture_on_commit_callbacks) >= CALLS * STALL_SECONDS

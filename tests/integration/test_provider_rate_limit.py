@@ -12,7 +12,7 @@ from django.utils import timezone
 from messaging.errors import WaitError
 from messaging.registry import event_type_get
 from notifications.delivery.circuit import CLOSED, circuit_record
-from notifications.delivery.claims import notification_claim
+from notifications.delivery.claims import ClaimRequest, notification_claims
 from notifications.delivery.rate_limit import rate_token_take
 from notifications.models import Notification
 from notifications.providers.base import Outcome, SendResult
@@ -74,15 +74,10 @@ def test_emails_held_by_an_open_circuit_wait_for_it_and_take_no_sending_token(se
     # when their emails come up
     waits = []
     for order in orders:
-        with pytest.raises(WaitError) as waited:
-            notification_claim(
-                order_id=order.id,
-                event_type=event_type_get(ORDER_CREATED),
-                event_id=uuid.uuid4(),
-                worker="w",
-                provider=mail_provider(),
-            )
-        waits.append(waited.value)
+        request = ClaimRequest(order.id, event_type_get(ORDER_CREATED), uuid.uuid4(), worker="w")
+        [waited] = notification_claims([request], provider=mail_provider())
+        assert isinstance(waited, WaitError), waited
+        waits.append(waited)
     # then each waits until the circuit may let it go, not a second for a token (a backlog
     # held by an outage went round every second while the circuit was open)
     assert [wait.retry_after >= 25 for wait in waits] == [True] * 3, [w.retry_after for w in waits]

@@ -10,7 +10,7 @@ from messaging.models import OutboxEvent
 from messaging.registry import event_type_get
 from notifications.content.context import order_number
 from notifications.content.snapshot import snapshot_outbound
-from notifications.delivery.outcomes import notification_record_outcome
+from notifications.delivery.outcomes import OutcomeToRecord, notification_record_outcomes
 from notifications.models import Notification
 from notifications.providers.catalogue import mail_provider
 from orders.changes import OrderChangeConflict, order_cancel, order_pay
@@ -141,15 +141,14 @@ def test_cancelled_while_the_confirmation_is_being_sent_the_cancellation_waits_f
     email_result = mail_provider().send(
         snapshot_outbound(claim.notification, to=order.customer_email, event_id="e")
     )
-    notification_record_outcome(
+    outcome = OutcomeToRecord(
         claim=claim,
         result=email_result,
         event_type=event_type_get(ORDER_CREATED),
-        provider=mail_provider(),
-        to=order.customer_email,
         duration_ms=1,
         final_attempt=False,
     )
+    assert notification_record_outcomes([outcome], provider=mail_provider()) == ["sent"]
     assert _handle(order, "order.cancelled") == "sent"
     assert _statuses(order) == {"order_confirmation": "sent", "order_cancellation": "sent"}
 
