@@ -6,13 +6,16 @@ import uuid
 from datetime import timedelta
 
 import pytest
+from celery import current_app
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
+from messaging.identity import current_process_name
 from messaging.models import OutboxEvent
 from messaging.relay import relay
-from messaging.relay.publisher import ConfirmingPublisher
+from messaging.relay.messages import TRACKING_HEADER, OutgoingMessage
+from messaging.relay.publisher import ConfirmingPublisher, process_publisher
 from messaging.relay.relay import outbox_claim_batch, relay_outbox_sweep
 from messaging.task_names import HANDLE_EVENT
 from orders.services import order_create
@@ -45,6 +48,40 @@ def test_the_on_commit_hook_publishes_the_event_with_the_event_id_as_task_id():
     assert message["properties"]["delivery_mode"] == 2
     assert message["body"][0] == [event.payload]
     assert "a@example.com" not in str(message)
+
+
+def test_the_relays_task_message_is_the_one_celerys_send_task_writes():
+    ours, celerys = uuid.uuid4(), uuid.uuid4()
+    envelope = {"event_id": str(ours), "schema_version": 1, "order_id": str(uuid.uuid4())}
+    # when the relay publishes an event, and Celery's own send_task the same task and arguments
+    message = OutgoingMessage(ours, HANDLE_EVENT, (envelope,), "orders.events", "order.created")
+    assert process_publisher().publish([message]).confirmed == [ours]
+    current_app.send_task(
+        HANDLE_EVENT,
+        args=(envelope,),
+        task_id=str(celerys),
+        exchange="orders.events",
+        routing_key="order.created",
+        ignore_result=True,
+    )
+    # then the worker reads the same task message: the same body and headers, but for the ids,
+    # the short argsrepr and who sent it
+    relayed, sent = queue_peek("orders.confirmations")
+    assert relayed["body"] == sent["body"]
+    by_id = {"id", "root_id", "argsrepr", "origin"}
+    assert {key: relayed["headers"][key] for key in by_id} == {
+        "id": str(ours),
+        "root_id": str(ours),
+        "argsrepr": f"(order.created {ours})",
+        "origin": f"relay@{current_process_name()}",
+    }
+    assert {key: value for key, value in relayed["headers"].items() if key not in by_id} == {
+        **{key: value for key, value in sent["headers"].items() if key not in by_id},
+        TRACKING_HEADER: str(ours),  # how a returned message is matched to its event
+    }
+    for name in ("content_type", "content_encoding", "delivery_mode"):
+        assert relayed["properties"][name] == sent["properties"][name]
+    assert relayed["properties"]["correlation_id"] == relayed["properties"]["message_id"] == str(ours)
 
 
 def test_the_sweep_publishes_crash_leftovers_in_one_pipelined_batch():
