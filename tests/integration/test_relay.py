@@ -10,7 +10,9 @@ from celery import current_app
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
+from kombu import Connection
 
+from messaging.broker.declare import topology_declare
 from messaging.identity import current_process_name
 from messaging.models import OutboxEvent
 from messaging.relay import relay
@@ -18,8 +20,9 @@ from messaging.relay.messages import TRACKING_HEADER, OutgoingMessage
 from messaging.relay.publisher import ConfirmingPublisher, process_publisher
 from messaging.relay.relay import outbox_claim_batch, relay_outbox_sweep
 from messaging.task_names import HANDLE_EVENT
+from orders.events import ORDER_PAID
 from orders.services import order_create
-from tests.broker import queue_peek, queue_ready_count, queues_purge
+from tests.broker import broker_policy, queue_peek, queue_ready_count, queues_purge
 from tests.factories import OrderFactory, UnpublishedOrderFactory
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
@@ -130,6 +133,40 @@ def test_an_unroutable_event_stays_unpublished_with_the_reason_and_a_back_off():
     assert "unroutable" in event.last_publish_error
     assert event.next_attempt_at > timezone.now()
     assert queue_ready_count("orders.confirmations") == 0
+
+
+@pytest.fixture
+def analytics_queue_renewed(broker):
+    """orders.analytics deleted and declared anew afterwards: RabbitMQ 3.10 keeps a quorum queue
+    that reached a length limit refusing messages after the policy is gone (rabbitmq-server#12206)."""
+    yield
+    with Connection(broker) as broker_connection:
+        broker_connection.default_channel.queue_delete("orders.analytics")
+    topology_declare(broker_url=broker)
+
+
+@pytest.mark.usefixtures("analytics_queue_renewed")
+def test_an_event_the_broker_refuses_stays_unpublished_with_the_reason_and_a_back_off():
+    event = OutboxEvent.objects.create(
+        event_type=ORDER_PAID,
+        aggregate_type="order",
+        aggregate_id=str(uuid.uuid4()),
+        payload={"event_id": "x"},
+        created_at=timezone.now(),
+    )
+    full = {"max-length": 0, "overflow": "reject-publish"}
+    with broker_policy("tests-analytics-full", pattern=r"^orders\.analytics$", definition=full):
+        # given its queue over its length limit (a quorum queue takes one message, then refuses)
+        filler = OutgoingMessage(uuid.uuid4(), HANDLE_EVENT, ({},), "orders.events", ORDER_PAID)
+        assert process_publisher().publish([filler]).confirmed == [filler.event_id]
+        # when the broker nacks the event's message
+        report = relay_outbox_sweep()
+    # then
+    event.refresh_from_db()
+    assert (report.published, report.failed) == (0, 1)
+    assert event.published_at is None
+    assert event.last_publish_error == "the broker refused the message (nack)"
+    assert event.next_attempt_at > timezone.now()
 
 
 def test_two_relays_claiming_at_once_never_claim_the_same_row():
