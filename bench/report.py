@@ -6,10 +6,12 @@ from pathlib import Path
 
 TARGETS = {
     "relay_pipelined_over_waiting_each_confirm": (">=", 4.0),
-    "relay_over_raw_broker_confirms": (">=", 0.3),
     "saturating_ours_over_naive": (">=", 0.9),
     "drain_ours_over_naive": (">=", 0.9),
 }
+# Events/s of our relay over a 20,000-event backlog: more than ten times what the pipeline
+# takes end to end, so the relay never sets the pace (docs/performance.md, "Relay").
+RELAY_EVENTS_PER_S = 3000
 
 
 def report_write(results: dict, directory: Path) -> list[Path]:
@@ -26,6 +28,8 @@ def report_write(results: dict, directory: Path) -> list[Path]:
 def targets_check(results: dict) -> dict[str, bool]:
     ratios = results["ratios"]
     checks = {name: ratios[name] >= bound for name, (_, bound) in TARGETS.items()}
+    relay = results["relay_backlog_events_per_s"]["median"]
+    checks["relay_at_least_3000_events_per_s"] = relay >= RELAY_EVENTS_PER_S
     at_50 = results["latency_ms"]["ours"][50]
     checks["ours_p50_at_50_per_s_le_10ms"] = at_50["p50"]["median"] <= 10
     checks["ours_p99_at_50_per_s_le_30ms"] = at_50["p99"]["median"] <= 30
@@ -78,6 +82,12 @@ def report_markdown(results: dict) -> str:
     at_50 = results["latency_ms"]["ours"][50]
     targets = [
         (
+            "relay over a 20,000-event backlog",
+            f"{results['relay_backlog_events_per_s']['median']:,.0f} events/s",
+            f"≥ {RELAY_EVENTS_PER_S:,} events/s",
+            checks["relay_at_least_3000_events_per_s"],
+        ),
+        (
             "relay pipelined ÷ waiting for each confirm",
             f"{r['relay_pipelined_over_waiting_each_confirm']:.2f}",
             "≥ 4",
@@ -86,8 +96,8 @@ def report_markdown(results: dict) -> str:
         (
             "relay ÷ raw broker confirms",
             f"{r['relay_over_raw_broker_confirms']:.2f}",
-            "≥ 0.3",
-            checks["relay_over_raw_broker_confirms"],
+            "-",
+            None,
         ),
         (
             "saturating end to end, ours ÷ naive",

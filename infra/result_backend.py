@@ -18,19 +18,25 @@ logger = logging.getLogger(__name__)
 
 
 class ResilientDatabaseBackend(DatabaseBackend):
-    def _store_result(self, task_id: str, result: Any, status: str, *args: Any, **kwargs: Any) -> Any:
+    # The backend's public entry points (every store and read of Celery's goes through them),
+    # not the `_store_result` / `_get_task_meta_for` hooks behind them, which are its internals.
+    def store_result(
+        self, task_id: str, result: Any, state: str, traceback: Any = None, request: Any = None, **kwargs: Any
+    ) -> Any:
         close_old_connections()  # drops a connection that errored or outlived CONN_MAX_AGE
         try:
-            return super()._store_result(task_id, result, status, *args, **kwargs)
+            return super().store_result(
+                task_id, result, state, traceback=traceback, request=request, **kwargs
+            )
         except DatabaseError as exc:
             close_old_connections()
-            logger.error("could not store the %s result of task %s: %s", status, task_id, exc)
+            logger.error("could not store the %s result of task %s: %s", state, task_id, exc)
             return result
 
-    def _get_task_meta_for(self, task_id: str) -> dict[str, Any]:
+    def get_task_meta(self, task_id: str, cache: bool = True) -> dict[str, Any]:
         close_old_connections()
         try:
-            return super()._get_task_meta_for(task_id)
+            return super().get_task_meta(task_id, cache=cache)
         except DatabaseError as exc:
             close_old_connections()
             logger.error("could not read the result of task %s: %s", task_id, exc)

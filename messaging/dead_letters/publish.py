@@ -20,7 +20,8 @@ from kombu.message import Message
 from messaging.broker.topology import DEAD_LETTER_EXCHANGE, EVENTS_EXCHANGE, RETRY_EXCHANGE
 from messaging.models import DeadLetterRecord
 from messaging.registry import event_types, work_queue_names
-from messaging.relay.publisher import PublishError, RawMessage, process_publisher
+from messaging.relay.messages import RawMessage
+from messaging.relay.publisher import PublishError, process_publisher
 from observability.logs import email_addresses_mask
 from observability.metrics import DEAD_LETTERS
 

@@ -10,7 +10,8 @@ from messaging.broker.headers import BROKER_DELIVERY_HEADERS
 from messaging.broker.topology import RETRY_EXCHANGE
 from messaging.dead_letters import publish as dl
 from messaging.dead_letters.reader import DeadLetter
-from messaging.relay.publisher import PublishError, RawMessage, process_publisher
+from messaging.relay.messages import RawMessage
+from messaging.relay.publisher import PublishError, process_publisher
 
 # Headers that belong to the dead-lettering, not to the task: a replay starts clean.
 STRIPPED_HEADERS = {

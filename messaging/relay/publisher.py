@@ -6,8 +6,10 @@ together. And without `mandatory` an unroutable message is acked and dropped eve
 confirms on; here the broker returns it and we say so (docs/celery-and-rabbitmq.md,
 "Publishing: confirms and mandatory").
 
-A task message is made from a template of its task and routing key (task_messages.py), and
-a batch of them goes to the socket in few writes (frames.py), not in one write per message.
+Only public APIs: Celery builds each task message (`app.amqp.create_task_message`, what its
+own `send_task` calls), kombu serializes the body with the app's task serializer, and
+py-amqp's `Channel.basic_publish` writes it on a channel in confirm mode (`confirm_select`),
+whose acks, nacks and returns arrive through the channel's `events` callbacks.
 """
 
 import logging
@@ -16,7 +18,6 @@ import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import amqp
 from django.conf import settings
@@ -24,37 +25,11 @@ from kombu import Connection
 
 from infra.rabbitmq import broker_urls
 from messaging.broker.channel import amqp_channel
-from messaging.relay.frames import FrameBatch, basic_publish_method_frame, content_frames
-from messaging.relay.task_messages import TRACKING_HEADER, task_message_template
+from messaging.relay.messages import TRACKING_HEADER, OutgoingMessage, RawMessage, amqp_message
 
 logger = logging.getLogger(__name__)
 
 CONNECT_TIMEOUT_SECONDS = 5.0  # also the write timeout: a broker that stops reading fails us
-
-
-@dataclass(frozen=True)
-class OutgoingMessage:
-    """A Celery task message carrying one event; task id = message id = event id."""
-
-    event_id: uuid.UUID
-    task_name: str
-    args: tuple[Any, ...]  # the task's positional arguments, JSON values
-    exchange: str
-    routing_key: str
-
-
-@dataclass(frozen=True)
-class RawMessage:
-    """Bytes published exactly as they are (a dead letter keeps the body it arrived with)."""
-
-    event_id: uuid.UUID  # only our bookkeeping key: the message keeps its own properties
-    body: bytes | str  # str: py-amqp decoded it by its content encoding, and encodes it back
-    exchange: str
-    routing_key: str
-    content_type: str | None
-    content_encoding: str | None
-    headers: dict[str, Any]
-    properties: dict[str, Any]
 
 
 @dataclass
@@ -135,22 +110,17 @@ class ConfirmingPublisher:
         return report
 
     def _write(self, channel: amqp.Channel, messages: Sequence[OutgoingMessage | RawMessage]) -> None:
-        assert self._connection is not None  # _ensure_channel made it
-        connection: amqp.Connection = self._connection.connection
-        channel_id, frame_max = channel.channel_id, connection.frame_max
-        # Both are known once the channel is open (frame_max is agreed on connecting).
-        assert channel_id is not None
-        assert frame_max is not None
-        frames = FrameBatch(connection.transport.write)
+        """Every message of the batch before any confirm is awaited: the confirms are
+        collected together afterwards (the broker numbers them in publish order)."""
         for message in messages:
             self._published += 1
             self._pending[self._published] = message.event_id
-            if isinstance(message, RawMessage):
-                frames.write()  # the broker numbers the confirms in the order it reads messages
-                _raw_publish(channel, message)
-            else:
-                frames.add(_task_frames(channel_id, frame_max, message))
-        frames.write()
+            channel.basic_publish(
+                amqp_message(message),
+                exchange=message.exchange,
+                routing_key=message.routing_key,
+                mandatory=True,  # an unroutable message comes back (_on_return) instead of vanishing
+            )
 
     def _ensure_channel(self) -> amqp.Channel:
         if self._channel is not None:
@@ -203,34 +173,6 @@ class ConfirmingPublisher:
         headers = message.properties.get("application_headers") or {}
         event_id = uuid.UUID(headers[TRACKING_HEADER])
         self._returned[event_id] = f"unroutable: no queue is bound to {exchange!r} with key {routing_key!r}"
-
-
-def _task_frames(channel_id: int, frame_max: int, message: OutgoingMessage) -> list[bytes]:
-    template = task_message_template(message.task_name, message.routing_key)
-    properties, body = template.properties_of(message.event_id), template.body_of(message.args)
-    return [
-        basic_publish_method_frame(channel_id, message.exchange, message.routing_key),
-        *content_frames(channel_id, frame_max, properties, body),
-    ]
-
-
-def _raw_publish(channel: amqp.Channel, message: RawMessage) -> None:
-    # Our tracking id rides in a header: a returned message is matched by it, whatever
-    # message_id the message itself carries. Straight to py-amqp: kombu's Producer added a
-    # fifth to the cost of each message.
-    channel.basic_publish(
-        amqp.Message(
-            message.body,
-            content_type=message.content_type,
-            content_encoding=message.content_encoding,
-            application_headers={**message.headers, TRACKING_HEADER: str(message.event_id)},
-            delivery_mode=2,  # persistent
-            **message.properties,
-        ),
-        exchange=message.exchange,
-        routing_key=message.routing_key,
-        mandatory=True,
-    )
 
 
 _local = threading.local()

@@ -11,7 +11,8 @@ import threading
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 
-from messaging.relay.publisher import OutgoingMessage, PublishReport, process_publisher
+from messaging.relay.messages import OutgoingMessage
+from messaging.relay.publisher import PublishReport, process_publisher
 
 
 class PublishingThread:

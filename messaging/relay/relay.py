@@ -29,13 +29,8 @@ from messaging.relay.claims import (
     outbox_mark_published,
     publish_failures_record,
 )
-from messaging.relay.publisher import (
-    CONNECT_TIMEOUT_SECONDS,
-    OutgoingMessage,
-    PublishError,
-    PublishReport,
-    process_publisher,
-)
+from messaging.relay.messages import OutgoingMessage
+from messaging.relay.publisher import CONNECT_TIMEOUT_SECONDS, PublishError, PublishReport, process_publisher
 from messaging.relay.publishing_thread import publishing_thread
 from messaging.task_names import HANDLE_EVENT
 from observability.metrics import RELAY_PUBLISHES

@@ -10,7 +10,8 @@ from django.core.management import call_command
 
 from messaging.dead_letters.publish import CLASS_HEADER, REASON_HEADER
 from messaging.models import OutboxEvent, ProcessedEvent
-from messaging.relay.publisher import OutgoingMessage, process_publisher
+from messaging.relay.messages import OutgoingMessage
+from messaging.relay.publisher import process_publisher
 from messaging.task_names import HANDLE_EVENT
 from notifications.models import Notification
 from orders.models import Order

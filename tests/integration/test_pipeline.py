@@ -6,7 +6,8 @@ from django.conf import settings
 from kombu import Connection
 
 from messaging.models import OutboxEvent, ProcessedEvent
-from messaging.relay.publisher import OutgoingMessage, process_publisher
+from messaging.relay.messages import OutgoingMessage
+from messaging.relay.publisher import process_publisher
 from messaging.task_names import HANDLE_EVENT
 from notifications.models import DeliveryAttempt, Notification
 from tests.broker import queue_ready_count

@@ -6,17 +6,23 @@ import uuid
 from datetime import timedelta
 
 import pytest
+from celery import current_app
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
+from kombu import Connection
 
+from messaging.broker.declare import topology_declare
+from messaging.identity import current_process_name
 from messaging.models import OutboxEvent
 from messaging.relay import relay
-from messaging.relay.publisher import ConfirmingPublisher
+from messaging.relay.messages import TRACKING_HEADER, OutgoingMessage
+from messaging.relay.publisher import ConfirmingPublisher, process_publisher
 from messaging.relay.relay import outbox_claim_batch, relay_outbox_sweep
 from messaging.task_names import HANDLE_EVENT
+from orders.events import ORDER_PAID
 from orders.services import order_create
-from tests.broker import queue_peek, queue_ready_count, queues_purge
+from tests.broker import broker_policy, queue_peek, queue_ready_count, queues_purge
 from tests.factories import OrderFactory, UnpublishedOrderFactory
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
@@ -45,6 +51,40 @@ def test_the_on_commit_hook_publishes_the_event_with_the_event_id_as_task_id():
     assert message["properties"]["delivery_mode"] == 2
     assert message["body"][0] == [event.payload]
     assert "a@example.com" not in str(message)
+
+
+def test_the_relays_task_message_is_the_one_celerys_send_task_writes():
+    ours, celerys = uuid.uuid4(), uuid.uuid4()
+    envelope = {"event_id": str(ours), "schema_version": 1, "order_id": str(uuid.uuid4())}
+    # when the relay publishes an event, and Celery's own send_task the same task and arguments
+    message = OutgoingMessage(ours, HANDLE_EVENT, (envelope,), "orders.events", "order.created")
+    assert process_publisher().publish([message]).confirmed == [ours]
+    current_app.send_task(
+        HANDLE_EVENT,
+        args=(envelope,),
+        task_id=str(celerys),
+        exchange="orders.events",
+        routing_key="order.created",
+        ignore_result=True,
+    )
+    # then the worker reads the same task message: the same body and headers, but for the ids,
+    # the short argsrepr and who sent it
+    relayed, sent = queue_peek("orders.confirmations")
+    assert relayed["body"] == sent["body"]
+    by_id = {"id", "root_id", "argsrepr", "origin"}
+    assert {key: relayed["headers"][key] for key in by_id} == {
+        "id": str(ours),
+        "root_id": str(ours),
+        "argsrepr": f"(order.created {ours})",
+        "origin": f"relay@{current_process_name()}",
+    }
+    assert {key: value for key, value in relayed["headers"].items() if key not in by_id} == {
+        **{key: value for key, value in sent["headers"].items() if key not in by_id},
+        TRACKING_HEADER: str(ours),  # how a returned message is matched to its event
+    }
+    for name in ("content_type", "content_encoding", "delivery_mode"):
+        assert relayed["properties"][name] == sent["properties"][name]
+    assert relayed["properties"]["correlation_id"] == relayed["properties"]["message_id"] == str(ours)
 
 
 def test_the_sweep_publishes_crash_leftovers_in_one_pipelined_batch():
@@ -93,6 +133,40 @@ def test_an_unroutable_event_stays_unpublished_with_the_reason_and_a_back_off():
     assert "unroutable" in event.last_publish_error
     assert event.next_attempt_at > timezone.now()
     assert queue_ready_count("orders.confirmations") == 0
+
+
+@pytest.fixture
+def analytics_queue_renewed(broker):
+    """orders.analytics deleted and declared anew afterwards: RabbitMQ 3.10 keeps a quorum queue
+    that reached a length limit refusing messages after the policy is gone (rabbitmq-server#12206)."""
+    yield
+    with Connection(broker) as broker_connection:
+        broker_connection.default_channel.queue_delete("orders.analytics")
+    topology_declare(broker_url=broker)
+
+
+@pytest.mark.usefixtures("analytics_queue_renewed")
+def test_an_event_the_broker_refuses_stays_unpublished_with_the_reason_and_a_back_off():
+    event = OutboxEvent.objects.create(
+        event_type=ORDER_PAID,
+        aggregate_type="order",
+        aggregate_id=str(uuid.uuid4()),
+        payload={"event_id": "x"},
+        created_at=timezone.now(),
+    )
+    full = {"max-length": 0, "overflow": "reject-publish"}
+    with broker_policy("tests-analytics-full", pattern=r"^orders\.analytics$", definition=full):
+        # given its queue over its length limit (a quorum queue takes one message, then refuses)
+        filler = OutgoingMessage(uuid.uuid4(), HANDLE_EVENT, ({},), "orders.events", ORDER_PAID)
+        assert process_publisher().publish([filler]).confirmed == [filler.event_id]
+        # when the broker nacks the event's message
+        report = relay_outbox_sweep()
+    # then
+    event.refresh_from_db()
+    assert (report.published, report.failed) == (0, 1)
+    assert event.published_at is None
+    assert event.last_publish_error == "the broker refused the message (nack)"
+    assert event.next_attempt_at > timezone.now()
 
 
 def test_two_relays_claiming_at_once_never_claim_the_same_row():

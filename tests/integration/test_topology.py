@@ -5,7 +5,8 @@ from django.conf import settings
 from kombu import Connection
 
 from messaging.broker.topology import DELIVERY_LIMIT
-from messaging.relay.publisher import OutgoingMessage, process_publisher
+from messaging.relay.messages import OutgoingMessage
+from messaging.relay.publisher import process_publisher
 from messaging.task_names import HANDLE_EVENT
 from tests.broker import queue_peek, queue_properties, queue_ready_count
 from tests.waiting import wait_until

@@ -15,7 +15,8 @@ from kombu import Connection
 from drill.broker_cluster import PrivateCluster
 from messaging.broker.declare import topology_declare
 from messaging.broker.topology import dead_letter_queues, work_queue, work_queues
-from messaging.relay.publisher import ConfirmingPublisher, OutgoingMessage, PublishError
+from messaging.relay.messages import OutgoingMessage
+from messaging.relay.publisher import ConfirmingPublisher, PublishError
 from messaging.task_names import HANDLE_EVENT
 from orders.events import ORDER_CREATED
 

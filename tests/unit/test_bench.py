@@ -100,7 +100,8 @@ def test_the_report_states_each_target_and_marks_a_missed_one(tmp_path):
     markdown = (tmp_path / "bench-latest.md").read_text()
     assert "| saturating end to end, ours ÷ naive | 0.50 | ≥ 0.9 | **no** |" in markdown
     assert "| consumer drain, ours ÷ naive | 0.50 | ≥ 0.9 | **no** |" in markdown
-    assert "| relay ÷ raw broker confirms | 0.25 | ≥ 0.3 | **no** |" in markdown
+    assert "| relay over a 20,000-event backlog | 5,000 events/s | ≥ 3,000 events/s | yes |" in markdown
+    assert "| relay ÷ raw broker confirms | 0.25 | - | - |" in markdown
     assert "| p99 at 50 orders/s, ours | 30.0 ms | ≤ 30 ms | yes |" in markdown
     assert "| p99 at 100 orders/s, ours | 45.0 ms | ≤ 100 ms | yes |" in markdown
     assert "| relay pipelined ÷ waiting for each confirm | 5.00 | ≥ 4 | yes |" in markdown
@@ -110,6 +111,11 @@ def test_the_report_states_each_target_and_marks_a_missed_one(tmp_path):
     assert "| consumer drain, tuned naive, orders/s | 375 (375 to 375) |" in markdown
     assert "| saturating end to end, tuned naive, orders/s | 400 (400 to 400) |" in markdown
     assert markdown == report_markdown(results)
+    # a relay below its target is marked too
+    results["relay_backlog_events_per_s"] = figure(2_500)
+    assert targets_check(results)["relay_at_least_3000_events_per_s"] is False
+    missed = "| relay over a 20,000-event backlog | 2,500 events/s | ≥ 3,000 events/s | **no** |"
+    assert missed in report_markdown(results)
     assert (tmp_path / "latency.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert {path.name for path in paths} == {"bench-latest.json", "bench-latest.md", "latency.png"}
 
