@@ -66,6 +66,12 @@ def test_the_relays_task_message_is_the_one_celerys_send_task_writes():
         exchange="orders.events",
         routing_key="order.created",
         ignore_result=True,
+        # send_task copies the task's own time limits into the message only when the task is
+        # registered in the sending process, which depends on what the session imported first;
+        # the relay names none, and the worker (and our batching consumer) then applies the
+        # task's own (celery/worker/request.py: `timeout=time_limit or task.time_limit`).
+        time_limit=None,
+        soft_time_limit=None,
     )
     # then the worker reads the same task message: the same body and headers, but for the ids,
     # the short argsrepr and who sent it
