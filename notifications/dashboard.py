@@ -13,11 +13,11 @@ from django.utils.timesince import timesince
 
 from messaging.dead_letters.reader import dead_letter_queue_depths
 from notifications.models import Notification
-from notifications.operations.provider_circuit import provider_circuit_status
 from notifications.selectors import (
     notification_counts_per_kind_since,
     notification_latencies_sent_since,
     notification_oldest_unfinished_since,
+    provider_circuit_status,
 )
 
 WIDTH, HEIGHT, MARGIN = 760, 260, 46

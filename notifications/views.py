@@ -7,12 +7,8 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
 from notifications.dashboard import dashboard_figures
-from notifications.operations.provider_circuit import (
-    CircuitRefused,
-    provider_circuit_status,
-    provider_pause,
-    provider_resume,
-)
+from notifications.operations.provider_circuit import CircuitRefused, provider_pause, provider_resume
+from notifications.selectors import provider_circuit_status
 
 PAUSE_PERMISSION = "notifications.pause_provider"
 DEAD_LETTERS_URL_NAME = "dead_letters"

@@ -1,63 +1,19 @@
 """Operators and the provider's circuit breaker (notifications/delivery/circuit.py): pause
-every worker's calls for planned maintenance, resume them, and read where it stands. Each
-pause and resume is recorded (OperatorAction)."""
-
-from dataclasses import dataclass
-from datetime import datetime
+every worker's calls for planned maintenance and resume them (where it stands is
+`provider_circuit_status`, notifications/selectors.py). Each pause and resume is recorded
+(OperatorAction)."""
 
 from django.conf import settings
 from django.db import transaction
 
-from notifications.models import Notification, OperatorAction, ProviderCircuit
-from notifications.operations.audit import action_done
+from notifications.audit import action_done
+from notifications.models import OperatorAction, ProviderCircuit
 
 State = ProviderCircuit.State
 
 
 class CircuitRefused(Exception):
     """The request does not fit the circuit's state; nothing was changed."""
-
-
-@dataclass(frozen=True)
-class CircuitStatus:
-    provider: str
-    state: str
-    failures: int
-    retry_at: datetime | None
-    paused_by: str
-    paused_reason: str
-    since: datetime | None  # when it last changed
-    waiting_emails: int  # pending emails whose reason is the circuit (or the pause)
-
-    def describe(self) -> str:
-        if self.state == State.CLOSED:
-            tail = f", {self.failures} transient failure(s) in a row" if self.failures else ""
-            return f"{self.provider}: closed, emails go out{tail}"
-        if self.state == State.PAUSED:
-            return f"{self.provider}: paused by {self.paused_by} ({self.paused_reason}); emails wait"
-        if self.state == State.OPEN:
-            return (
-                f"{self.provider}: open after {self.failures} failures in a row; one probe call at "
-                f"{self.retry_at:%Y-%m-%d %H:%M:%S} UTC decides"
-            )
-        return f"{self.provider}: half open, a probe call is testing the provider"
-
-
-def provider_circuit_status(provider: str) -> CircuitStatus:
-    circuit = ProviderCircuit.objects.filter(provider=provider).first() or ProviderCircuit(provider=provider)
-    waiting = Notification.objects.filter(
-        status=Notification.Status.PENDING, last_error__startswith="The mail provider"
-    ).count()
-    return CircuitStatus(
-        provider=provider,
-        state=circuit.state,
-        failures=circuit.failures,
-        retry_at=circuit.retry_at,
-        paused_by=circuit.paused_by,
-        paused_reason=circuit.paused_reason,
-        since=circuit.updated_at,
-        waiting_emails=waiting if circuit.state != State.CLOSED else 0,
-    )
 
 
 @transaction.atomic

@@ -16,9 +16,9 @@ from messaging.dead_letters.reader import DeadLetter, DeadLetterReader
 from messaging.dead_letters.replay import dead_letter_republish
 from messaging.registry import event_types
 from messaging.relay.publisher import PublishError
+from notifications.audit import action_finish, action_start
 from notifications.events import EMAIL_KIND_OF_EVENT
 from notifications.models import Notification, OperatorAction
-from notifications.operations.audit import action_finish, action_start
 from notifications.operations.review import OTHER_WAYS, ReviewRefused, notification_reopen, retry_dead_end
 from orders.models import Order
 

@@ -22,10 +22,10 @@ from django.db import transaction
 from django.utils import timezone
 
 from messaging.outbox import event_record
+from notifications.audit import action_done, action_finish, action_start
 from notifications.delivery.state import notification_set_status
 from notifications.events import EVENT_OF_EMAIL_KIND
 from notifications.models import AddressCorrection, DeliveryAttempt, Notification, OperatorAction, RetiredKey
-from notifications.operations.audit import action_done, action_finish, action_start
 from notifications.operations.review import REVIEWABLE, ReviewRefused
 from notifications.services import notification_idempotency_key
 from orders.changes import order_address_correct

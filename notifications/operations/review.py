@@ -10,10 +10,10 @@ from django.utils import timezone
 from messaging.outbox import event_record
 from messaging.relay.publisher import PublishError
 from messaging.relay.relay import outbox_events_publish
+from notifications.audit import action_finish, action_start
 from notifications.delivery.state import attempts_uncertain, notification_set_status, resend_is_safe
 from notifications.events import EVENT_OF_EMAIL_KIND
 from notifications.models import DeliveryAttempt, Notification, OperatorAction
-from notifications.operations.audit import action_finish, action_start
 from notifications.providers.catalogue import mail_provider
 from notifications.selectors import notification_outbox_event
 

@@ -17,8 +17,8 @@ from django.db import connection, transaction
 from django.db.models import Count
 from django.utils import timezone
 
+from notifications.audit import action_done
 from notifications.models import OperatorAction, ReconcileMismatch, ReconcileReport
-from notifications.operations.audit import action_done
 from notifications.operations.reconciliation.findings import Finding, Found
 from notifications.reviewers import GROUP_NAME
 

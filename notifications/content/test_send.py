@@ -9,13 +9,13 @@ from dataclasses import dataclass
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 
+from notifications.audit import action_finish, action_start
 from notifications.content.context import email_context, sample_order
 from notifications.content.errors import RenderError
 from notifications.content.preview_files import PreviewRefused, email_kind_check, email_language_check
 from notifications.content.render import RenderedEmail, email_render
 from notifications.content.sources import live_source
 from notifications.models import OperatorAction
-from notifications.operations.audit import action_finish, action_start
 from notifications.providers.base import TEST_KEY_PREFIX, OutboundEmail, Outcome, SendResult
 from notifications.providers.catalogue import ProviderNotConfigured, mail_provider
 

@@ -1,5 +1,6 @@
-"""The record of what operators did: started before the action, finished after it, so an
-action interrupted half-way is visible as such."""
+"""The record of what people did (OperatorAction): started before the action, finished after
+it, so an action interrupted half-way is visible as such. Written by the operators' tools
+(the operations app) and by the email feature's own (a test send)."""
 
 import uuid
 
