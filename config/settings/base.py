@@ -56,6 +56,7 @@ INSTALLED_APPS = [
     "messaging",
     "orders",
     "notifications",
+    "operations",  # the operators' screens and commands, above the email feature
     "anymail",  # ESP backends and tracking webhooks (notifications/providers, notifications/tracking)
     "infra",
     "observability",

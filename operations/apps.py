@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class OperationsConfig(AppConfig):
+    name = "operations"
+    verbose_name = "Operations: review, dead letters, reconciliation, the mail provider"
