@@ -14,8 +14,8 @@ import json
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from notifications.operations.provider_circuit import CircuitRefused, provider_pause, provider_resume
 from notifications.selectors import provider_circuit_status
+from operations.mail_provider.pause import CircuitRefused, provider_pause, provider_resume
 
 
 class Command(BaseCommand):

@@ -3,29 +3,12 @@ from django.contrib import admin, messages
 from django.contrib.admin.views.decorators import staff_member_required
 from django.http import HttpRequest, HttpResponse, HttpResponseForbidden
 from django.shortcuts import redirect, render
-from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
-from notifications.dashboard import dashboard_figures
-from notifications.operations.provider_circuit import CircuitRefused, provider_pause, provider_resume
 from notifications.selectors import provider_circuit_status
+from operations.mail_provider.pause import CircuitRefused, provider_pause, provider_resume
 
 PAUSE_PERMISSION = "notifications.pause_provider"
-DEAD_LETTERS_URL_NAME = "dead_letters"
-
-
-@staff_member_required
-def dashboard(request: HttpRequest) -> HttpResponse:
-    """Inside the admin's layout (its navigation and heading), each figure a link to its list."""
-    links = {
-        "notifications_url": reverse("admin:notifications_notification_changelist"),
-        "dead_letters_url": reverse(DEAD_LETTERS_URL_NAME),
-    }
-    return render(
-        request,
-        "notifications/dashboard.html",
-        {**admin.site.each_context(request), **dashboard_figures(), **links},
-    )
 
 
 @staff_member_required
@@ -54,4 +37,4 @@ def mail_provider(request: HttpRequest) -> HttpResponse:
         "may_act": may_act,
         "paused": status.state == "paused",
     }
-    return render(request, "notifications/mail_provider.html", context)
+    return render(request, "operations/mail_provider.html", context)

@@ -1,4 +1,4 @@
-"""The operator dashboard: today's accepted vs completed emails, the oldest unfinished one,
+"""The operator dashboard's figures: today's accepted vs completed emails, the oldest unfinished one,
 the dead-letter queues, and a picture of commit → sent latency over the last hour."""
 
 import math
