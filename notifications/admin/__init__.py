@@ -4,9 +4,9 @@ wording."""
 
 from django.contrib import admin
 
-from notifications.admin import email_templates, reconciliation, records, review, tracking
+from notifications.admin import email_templates, records, review, tracking
 
 # The home page leads to the screens that are no model's: dead letters, dashboard, mail provider.
 admin.site.index_template = "admin/notifications/index.html"
 
-__all__ = ["email_templates", "reconciliation", "records", "review", "tracking"]
+__all__ = ["email_templates", "records", "review", "tracking"]

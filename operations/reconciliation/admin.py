@@ -19,8 +19,8 @@ from django.utils.safestring import SafeString
 from infra.read_only_admin import ReadOnlyAdmin
 from notifications.admin.common import StaffRequest, capped_description, selection_within_limit
 from notifications.models import ReconcileMismatch, ReconcileReport
-from notifications.operations.reconciliation.mismatches import MismatchRefused, mismatch_resolve
 from notifications.reviewers import GROUP_NAME
+from operations.reconciliation.mismatches import MismatchRefused, mismatch_resolve
 
 LEDGER_COLUMNS = [
     ("accepted", "accepted"),

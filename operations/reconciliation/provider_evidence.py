@@ -15,7 +15,8 @@ from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from notifications.models import Notification, ProviderEvent, ReconcileMismatch
-from notifications.operations.reconciliation.findings import (
+from notifications.providers.base import TEST_KEY_PREFIX
+from operations.reconciliation.findings import (
     LIMIT,
     Finding,
     Found,
@@ -23,7 +24,6 @@ from notifications.operations.reconciliation.findings import (
     local_time,
     subject_of,
 )
-from notifications.providers.base import TEST_KEY_PREFIX
 
 Problem = ReconcileMismatch.Problem
 EVIDENCE_GRACE = timedelta(hours=1)  # a provider's events come within minutes; an hour is silence

@@ -1,9 +1,10 @@
-"""The email feature's periodic job (beat): thin, like every task."""
+"""The operators' periodic job (beat), the daily reconciliation: thin, like every task."""
 
 from celery import shared_task
 
-from notifications.operations.reconcile import reconcile_run
+from operations.reconciliation.run import reconcile_run
 
+# The name beat sends and queued messages carry, from before this app: unchanged on purpose.
 RECONCILE = "notifications.reconcile"
 
 

@@ -16,7 +16,7 @@ from django.db.models import Count, OuterRef, Q, Subquery, Sum
 from django.db.models.functions import TruncDate
 
 from notifications.models import Notification
-from notifications.operations.reconciliation.findings import EXPECTED_EMAILS
+from operations.reconciliation.findings import EXPECTED_EMAILS
 from orders.models import Order
 
 Status = Notification.Status

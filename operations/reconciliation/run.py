@@ -1,7 +1,7 @@
 """Reconcile: compare what was accepted with what was completed, and find what is stuck.
 
 Run daily by beat and by hand after an incident or a database restore. The ledger and the
-findings are in notifications/operations/reconciliation/; each run is stored as a
+findings are in this package (operations/reconciliation/); each run is stored as a
 ReconcileReport and every finding as a ReconcileMismatch with an owner (both in the admin).
 Every stuck email is safe to repair by publishing its event again: the inbox makes a
 processed event a no-op, and the notification's idempotency key makes a resend within the
@@ -17,11 +17,11 @@ from messaging.models import OutboxEvent
 from messaging.relay.publisher import PublishError
 from messaging.relay.relay import outbox_events_publish
 from notifications.models import Notification, ReconcileReport
-from notifications.operations.reconciliation import findings as ours
-from notifications.operations.reconciliation import provider_evidence as theirs
-from notifications.operations.reconciliation.ledger import ledger_rows
-from notifications.operations.reconciliation.mismatches import MismatchCounts, mismatches_record
 from notifications.selectors import notification_outbox_event
+from operations.reconciliation import findings as ours
+from operations.reconciliation import provider_evidence as theirs
+from operations.reconciliation.ledger import ledger_rows
+from operations.reconciliation.mismatches import MismatchCounts, mismatches_record
 
 LEDGER_DAYS = 7  # today and the six days before: older days were reconciled by earlier runs
 

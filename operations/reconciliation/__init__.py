@@ -7,5 +7,6 @@
 - mismatches.py: every finding kept as one ReconcileMismatch with an owner from the
   reviewers group and a due date, closed when it is gone or by a person with a comment.
 
-The run itself (and the repair) is notifications/operations/reconcile.py.
+The run itself (and the repair) is run.py; the admin's screens of its reports and
+mismatches are admin.py.
 """

@@ -5,8 +5,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from infra.durations import duration_parse
 from notifications.models import ReconcileReport
-from notifications.operations.reconcile import reconcile_run
-from notifications.operations.restore_check import WorkersRunning, restore_check
+from operations.reconciliation.run import reconcile_run
+from operations.restore_check import WorkersRunning, restore_check
 
 LEDGER_ROW = "{:10}  {:18}  {:3}  {:>18}  {:>18}  {:>18}"
 
