@@ -4,7 +4,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from messaging.dead_letters.reader import DeadLetterReader
-from notifications.operations.trace import event_trace
+from operations.trace import event_trace
 
 
 class Command(BaseCommand):

@@ -3,7 +3,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from notifications.operations.status import outbox_status
+from operations.status import outbox_status
 
 
 class Command(BaseCommand):
