@@ -23,11 +23,11 @@ from kombu import Connection
 from messaging.broker.channel import amqp_channel, queue_counts
 from messaging.broker.topology import work_queues
 from messaging.dead_letters.publish import dead_letter_message
-from messaging.dead_letters.reader import envelope_of
 from messaging.identity import current_process_name
 from messaging.relay.relay import outbox_events_publish, relay_outbox_sweep
 from notifications.models import Notification
 from notifications.selectors import notification_outbox_event
+from operations.dead_letters.reader import envelope_of
 from orders.models import Order
 
 

@@ -5,9 +5,9 @@ from typing import TypedDict
 
 from django.utils import timezone
 
-from messaging.dead_letters.reader import dead_letter_queue_depths
 from messaging.selectors import outbox_backlog
 from notifications.selectors import notification_counts_by_status, notification_oldest_unfinished_since
+from operations.dead_letters.reader import dead_letter_queue_depths
 
 
 class OutboxStatus(TypedDict):

@@ -3,8 +3,8 @@
 
 from django.urls import path
 
-from notifications.admin.dead_letters import dead_letters_action, dead_letters_list
 from operations.dashboard.views import dashboard
+from operations.dead_letters.views import dead_letters_action, dead_letters_list
 from operations.mail_provider.views import mail_provider
 
 urlpatterns = [

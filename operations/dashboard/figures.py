@@ -11,7 +11,6 @@ from django.utils import timezone
 from django.utils.safestring import mark_safe
 from django.utils.timesince import timesince
 
-from messaging.dead_letters.reader import dead_letter_queue_depths
 from notifications.models import Notification
 from notifications.selectors import (
     notification_counts_per_kind_since,
@@ -19,6 +18,7 @@ from notifications.selectors import (
     notification_oldest_unfinished_since,
     provider_circuit_status,
 )
+from operations.dead_letters.reader import dead_letter_queue_depths
 
 WIDTH, HEIGHT, MARGIN = 760, 260, 46
 SMALL_CENTRED = 'font-size="10" text-anchor="middle"'

@@ -3,7 +3,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from messaging.dead_letters.reader import DeadLetterReader
+from operations.dead_letters.reader import DeadLetterReader
 from operations.trace import event_trace
 
 

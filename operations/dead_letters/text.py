@@ -2,8 +2,8 @@
 
 from datetime import datetime
 
-from messaging.dead_letters.reader import DeadLetter
-from notifications.operations.replay import dead_letter_plan
+from operations.dead_letters.reader import DeadLetter
+from operations.dead_letters.replay import dead_letter_plan
 
 ROW = "{:36}  {:15}  {:36}  {:17}  {:>2}  {:16}  {:16}  {}"
 LIST_HEADER = ROW.format("EVENT ID", "TYPE", "ORDER", "CLASS", "N", "FIRST", "LAST", "REASON")

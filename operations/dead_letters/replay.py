@@ -1,26 +1,43 @@
 """Replaying and discarding dead letters, one message at a time, safely.
 
 For each message: re-check the order and its notification, put a failed notification back
-to `pending` (the same service as the admin's retry), publish the message again
-(messaging/dead_letters/replay.py: same bytes and event id, confirmed) and only then ack the
-dead-letter copy. A crash at any point leaves the copy in the DLQ: at worst the event is
+to `pending` (the same service as the admin's retry), publish the message again (the same
+bytes and event id, to the work queue it came from, never a delay queue, without the headers
+that would make Celery revoke, re-count or loop it, confirmed by the broker) and only then ack
+the dead-letter copy. A crash at any point leaves the copy in the DLQ: at worst the event is
 published twice, and the inbox and the provider key make that one email.
 """
 
+import uuid
 from dataclasses import dataclass
 from enum import StrEnum
 
 from django.contrib.auth.models import User
 
-from messaging.dead_letters.reader import DeadLetter, DeadLetterReader
-from messaging.dead_letters.replay import dead_letter_republish
+from messaging.broker.headers import BROKER_DELIVERY_HEADERS
+from messaging.broker.topology import RETRY_EXCHANGE
+from messaging.dead_letters import publish as dl
 from messaging.registry import event_types
-from messaging.relay.publisher import PublishError
+from messaging.relay.messages import RawMessage
+from messaging.relay.publisher import PublishError, process_publisher
 from notifications.audit import action_finish, action_start
 from notifications.events import EMAIL_KIND_OF_EVENT
 from notifications.models import Notification, OperatorAction
 from notifications.operations.review import OTHER_WAYS, ReviewRefused, notification_reopen, retry_dead_end
+from operations.dead_letters.reader import DeadLetter, DeadLetterReader
 from orders.models import Order
+
+# Headers that belong to the dead-lettering, not to the task: a replay starts clean.
+STRIPPED_HEADERS = {
+    *BROKER_DELIVERY_HEADERS,
+    dl.REASON_HEADER,
+    dl.CLASS_HEADER,
+    dl.AT_HEADER,
+    dl.BY_HEADER,
+    dl.ORIGIN_EXCHANGE_HEADER,
+    dl.ORIGIN_ROUTING_KEY_HEADER,
+    dl.QUEUE_HEADER,
+}
 
 
 class Verdict(StrEnum):
@@ -110,3 +127,26 @@ def dead_letter_discard(
     reader.ack(letter)
     action_finish(record, result=f"discarded from {letter.dead_letter_queue}: {letter.reason}")
     return "discarded"
+
+
+def dead_letter_republish(letter: DeadLetter) -> None:
+    """Raises PublishError unless the broker confirmed the copy."""
+    headers = {key: value for key, value in letter.headers.items() if key not in STRIPPED_HEADERS}
+    # An old `expires` would make Celery revoke and ack it; a stale `retries` would cut the
+    # retry budget short (docs/celery-and-rabbitmq.md, "Replaying a dead letter").
+    headers.update({"expires": None, "eta": None, "retries": 0})
+    message = RawMessage(
+        event_id=uuid.uuid4(),
+        body=letter.body,
+        exchange=RETRY_EXCHANGE.name,  # each work queue is bound there by its own name
+        routing_key=letter.work_queue,
+        content_type=letter.content_type,
+        content_encoding=letter.content_encoding,
+        headers=headers,
+        properties={
+            k: letter.properties[k] for k in ("message_id", "correlation_id") if letter.properties.get(k)
+        },
+    )
+    report = process_publisher().publish([message])
+    if report.failed:
+        raise PublishError(report.failed[message.event_id])

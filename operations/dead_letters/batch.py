@@ -1,7 +1,7 @@
 """Going through the dead letters that match a filter, once each: what both
 `replay_dead_letters` and the admin's "Dead letters" screen do with many messages.
 
-The reader streams (messaging/dead_letters/reader.py): one message in memory at a time, each
+The reader streams (reader.py): one message in memory at a time, each
 message present at the start looked at once. Each one is replayed or discarded by the
 services of replay.py, which ack only after a confirmed republish, so stopping at any point
 (Ctrl-C, a kill, a broker that stops confirming) loses nothing: what was not done is still in
@@ -22,16 +22,16 @@ from django.contrib.auth.models import User
 from kombu.exceptions import OperationalError
 
 from messaging.broker.topology import dead_letter_queue_name, dead_letter_queues
-from messaging.dead_letters.reader import DeadLetter, DeadLetterReader
 from messaging.relay.publisher import PublishError
-from notifications.operations.replay import (
+from notifications.operations.review import ReviewRefused
+from operations.dead_letters.reader import DeadLetter, DeadLetterReader
+from operations.dead_letters.replay import (
     Plan,
     Verdict,
     dead_letter_discard,
     dead_letter_plan,
     dead_letter_replay,
 )
-from notifications.operations.review import ReviewRefused
 
 LEFT = "left in the queue"
 ACKED = ("replayed", "removed", "discarded")  # the results of replay.py that ack the message

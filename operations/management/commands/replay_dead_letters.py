@@ -4,7 +4,7 @@ It refuses to cause a second incident: --dry-run shows the plan and changes noth
 than a handful of messages needs --yes (or typing "yes"), --rate sets the pace, and each
 replay or discard is recorded with who ran it.
 
-It streams (notifications/operations/dead_letter_batch.py): no cap on the queue's size, each
+It streams (operations/dead_letters/batch.py): no cap on the queue's size, each
 message present at the start looked at once, and a run stopped at any point (Ctrl-C, kill)
 loses nothing: running the same command again continues with what is left.
 """
@@ -21,8 +21,7 @@ from django.utils.dateparse import parse_datetime
 
 from infra.durations import duration_parse, is_duration
 from infra.progress import PlainProgress, ProgressReport, progress_report
-from messaging.dead_letters.reader import DeadLetterReader
-from notifications.operations.dead_letter_batch import (
+from operations.dead_letters.batch import (
     BROKER_ERRORS,
     BatchProgress,
     BatchRequest,
@@ -34,7 +33,8 @@ from notifications.operations.dead_letter_batch import (
     dead_letters_matching,
     dead_letters_process,
 )
-from notifications.operations.dead_letter_text import LIST_HEADER, dead_letter_details, dead_letter_line
+from operations.dead_letters.reader import DeadLetterReader
+from operations.dead_letters.text import LIST_HEADER, dead_letter_details, dead_letter_line
 
 CONFIRM_ABOVE = 5  # more messages than this need --yes or an interactive "yes"
 

@@ -2,9 +2,9 @@
 reasons, and replay / discard on a confirmation page. For the "Notification reviewers"
 group (the `review_notification` permission); other staff get 403.
 
-Thin: the services of notifications/operations/ (dead_letter_screen.py, dead_letter_batch.py,
-replay.py) read, decide and act, the same ones as `replay_dead_letters`; each replay and
-discard is recorded with the admin user who confirmed it.
+Thin: the services of this package (screen.py, batch.py, replay.py) read, decide and act,
+the same ones as `replay_dead_letters`; each replay and discard is recorded with the admin
+user who confirmed it.
 """
 
 from collections.abc import Callable
@@ -19,20 +19,20 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from notifications.admin.common import StaffRequest
-from notifications.admin.dead_letter_forms import (
+from operations.dead_letters.batch import DeadLetterFilter, UnknownQueue
+from operations.dead_letters.forms import (
     DISCARD_NEEDS_COMMENT,
     DeadLetterActionForm,
     DeadLetterFilterForm,
 )
-from notifications.operations.dead_letter_batch import DeadLetterFilter, UnknownQueue
-from notifications.operations.dead_letter_screen import (
+from operations.dead_letters.screen import (
     BrokerUnreachable,
     dead_letter_page,
     dead_letter_preview,
     dead_letters_act,
 )
 
-TEMPLATES = "admin/notifications/dead_letters"
+TEMPLATES = "admin/operations/dead_letters"
 View = Callable[[StaffRequest], HttpResponse]
 
 

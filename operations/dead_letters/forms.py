@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from infra.durations import duration_parse
 from messaging.registry import event_types, work_queue_names
-from notifications.operations.dead_letter_batch import DeadLetterFilter, Verb
+from operations.dead_letters.batch import DeadLetterFilter, Verb
 
 DISCARD_NEEDS_COMMENT = "A discard needs a comment: why these messages are thrown away (it is recorded)."
 

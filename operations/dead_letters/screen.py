@@ -3,7 +3,7 @@ each with what a replay would do, and the preview a person confirms before actin
 
 Reading holds nothing: every function here closes its reader, which puts back every message
 it read, before it returns. The same services as `replay_dead_letters` decide and act
-(replay.py, dead_letter_batch.py). A web request must end within gunicorn's timeout, so the
+(replay.py, batch.py). A web request must end within gunicorn's timeout, so the
 screen looks at the first SCAN_LIMIT messages and acts on at most ACT_LIMIT per click, and
 says so when there are more; the command has no such bounds.
 """
@@ -17,9 +17,8 @@ from dataclasses import dataclass, field
 
 from django.contrib.auth.models import User
 
-from messaging.dead_letters.reader import DeadLetter, DeadLetterReader, dead_letter_queue_depths
 from notifications.models import Notification
-from notifications.operations.dead_letter_batch import (
+from operations.dead_letters.batch import (
     BROKER_ERRORS,
     BatchProgress,
     BatchRequest,
@@ -27,7 +26,8 @@ from notifications.operations.dead_letter_batch import (
     Verb,
     dead_letters_process,
 )
-from notifications.operations.replay import Plan, Verdict, dead_letter_plan
+from operations.dead_letters.reader import DeadLetter, DeadLetterReader, dead_letter_queue_depths
+from operations.dead_letters.replay import Plan, Verdict, dead_letter_plan
 from orders.models import Order
 
 PER_PAGE = 50
