@@ -22,7 +22,7 @@ from kombu import Connection
 
 from messaging.broker.channel import amqp_channel, queue_counts
 from messaging.broker.topology import work_queues
-from messaging.dead_letters.publish import dead_letter_message
+from messaging.dead_lettering import dead_letter_message
 from messaging.identity import current_process_name
 from messaging.relay.relay import outbox_events_publish, relay_outbox_sweep
 from notifications.models import Notification

@@ -10,7 +10,7 @@
 - `screen.py`: what the screen shows (a page, a preview before acting); `views.py` and
   `forms.py`: the screen itself; `text.py`: the command's plain-text lines.
 
-Dead-lettering a message in the first place is the consumer's (messaging/dead_letters/
-publish.py): the worker publishes the copy with its reason to the DLQ and only then acks the
-original. Its header names are what `reader.py` reads back.
+Dead-lettering a message in the first place is the consumer's (messaging/dead_lettering.py):
+the worker publishes the copy with its reason to the DLQ and only then acks the original.
+Its header names are what `reader.py` reads back.
 """

@@ -20,9 +20,9 @@ import amqp
 from django.conf import settings
 from kombu import Connection
 
+from messaging import dead_lettering as dl
 from messaging.broker.channel import amqp_channel, queue_counts
 from messaging.broker.topology import dead_letter_queues
-from messaging.dead_letters import publish as dl
 from messaging.registry import event_types
 
 DELIVERY_LIMIT_REASON = (

@@ -14,9 +14,9 @@ from enum import StrEnum
 
 from django.contrib.auth.models import User
 
+from messaging import dead_lettering as dl
 from messaging.broker.headers import BROKER_DELIVERY_HEADERS
 from messaging.broker.topology import RETRY_EXCHANGE
-from messaging.dead_letters import publish as dl
 from messaging.registry import event_types
 from messaging.relay.messages import RawMessage
 from messaging.relay.publisher import PublishError, process_publisher
