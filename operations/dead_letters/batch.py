@@ -23,7 +23,6 @@ from kombu.exceptions import OperationalError
 
 from messaging.broker.topology import dead_letter_queue_name, dead_letter_queues
 from messaging.relay.publisher import PublishError
-from notifications.operations.review import ReviewRefused
 from operations.dead_letters.reader import DeadLetter, DeadLetterReader
 from operations.dead_letters.replay import (
     Plan,
@@ -32,6 +31,7 @@ from operations.dead_letters.replay import (
     dead_letter_plan,
     dead_letter_replay,
 )
+from operations.review.services import ReviewRefused
 
 LEFT = "left in the queue"
 ACKED = ("replayed", "removed", "discarded")  # the results of replay.py that ack the message

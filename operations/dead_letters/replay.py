@@ -23,8 +23,8 @@ from messaging.relay.publisher import PublishError, process_publisher
 from notifications.audit import action_finish, action_start
 from notifications.events import EMAIL_KIND_OF_EVENT
 from notifications.models import Notification, OperatorAction
-from notifications.operations.review import OTHER_WAYS, ReviewRefused, notification_reopen, retry_dead_end
 from operations.dead_letters.reader import DeadLetter, DeadLetterReader
+from operations.review.services import OTHER_WAYS, ReviewRefused, notification_reopen, retry_dead_end
 from orders.models import Order
 
 # Headers that belong to the dead-lettering, not to the task: a replay starts clean.

@@ -18,7 +18,7 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from notifications.admin.common import StaffRequest
+from infra.staff_request import StaffRequest
 from operations.dead_letters.batch import DeadLetterFilter, UnknownQueue
 from operations.dead_letters.forms import (
     DISCARD_NEEDS_COMMENT,

@@ -17,10 +17,11 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
 from infra.read_only_admin import ReadOnlyAdmin
-from notifications.admin.common import StaffRequest, capped_description, selection_within_limit
+from infra.staff_request import StaffRequest
 from notifications.models import ReconcileMismatch, ReconcileReport
-from notifications.reviewers import GROUP_NAME
+from operations.action_limits import capped_description, selection_within_limit
 from operations.reconciliation.mismatches import MismatchRefused, mismatch_resolve
+from operations.reviewers import GROUP_NAME
 
 LEDGER_COLUMNS = [
     ("accepted", "accepted"),

@@ -19,8 +19,8 @@ from django.utils import timezone
 
 from notifications.audit import action_done
 from notifications.models import OperatorAction, ReconcileMismatch, ReconcileReport
-from notifications.reviewers import GROUP_NAME
 from operations.reconciliation.findings import Finding, Found
+from operations.reviewers import GROUP_NAME
 
 DUE_AFTER = timedelta(days=1)  # a mismatch is looked at within a working day
 _LOCK = 0x5EC0_4C1E  # pg_advisory_xact_lock key of the mismatch bookkeeping

@@ -1,4 +1,5 @@
-"""What people did: read-only records."""
+"""What people did: read-only records (every operator action, the addresses corrected and the
+keys retired by "send again")."""
 
 from django.contrib import admin
 

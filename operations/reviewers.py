@@ -1,5 +1,6 @@
-"""The "Notification reviewers" group: who may act on notifications that need a person.
-Created by a data migration; `reviewers_group_ensure` recreates it (tests flush tables)."""
+"""The "Notification reviewers" group: who may use the operators' tools on notifications that
+need a person. Created by the notifications app's data migrations (their permissions are its
+models'); `reviewers_group_ensure` recreates it (tests flush tables)."""
 
 from typing import TYPE_CHECKING
 

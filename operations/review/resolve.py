@@ -9,7 +9,7 @@ provider remembers keys): the next delivery stops at review again, rightly. A pe
   second email (the old key is kept, RetiredKey; attempts under it no longer count);
 - correct a mistyped address and send it again (under a new key: the provider would answer
   the old key with the old send and never write to the new address);
-- reject it with a comment (notifications/operations/review.py), pending emails too.
+- reject it with a comment (services.py), pending emails too.
 
 Each writes its OperatorAction (who, when, why, what came of it) in the transaction that
 changes the notification, and a send goes through a new outbox event, so it is published
@@ -26,8 +26,8 @@ from notifications.audit import action_done, action_finish, action_start
 from notifications.delivery.state import notification_set_status
 from notifications.events import EVENT_OF_EMAIL_KIND
 from notifications.models import AddressCorrection, DeliveryAttempt, Notification, OperatorAction, RetiredKey
-from notifications.operations.review import REVIEWABLE, ReviewRefused
 from notifications.services import notification_idempotency_key
+from operations.review.services import REVIEWABLE, ReviewRefused
 from orders.changes import order_address_correct
 from orders.models import Order
 

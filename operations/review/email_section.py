@@ -27,7 +27,7 @@ class NotificationEmailSection(admin.ModelAdmin):
         if set(SNAPSHOT_PARTS) & notification.get_deferred_fields():
             notification.refresh_from_db(fields=SNAPSHOT_PARTS)
         context = _stored(notification) if snapshot_exists(notification) else _preview(notification)
-        return mark_safe(render_to_string("admin/notifications/notification_email.html", context))
+        return mark_safe(render_to_string("admin/operations/review/notification_email.html", context))
 
 
 def _stored(notification: Notification) -> dict[str, object]:

@@ -1,39 +1,17 @@
-"""What the admin screens of the email feature share."""
+"""How many rows one admin action may take. The review screen's actions and the mismatches'
+"Close with comment" change each selected row inside the person's request, so a selection
+larger than REVIEW_ACTION_MAX_NOTIFICATIONS is refused whole, never cut short, and the
+drop-down says the cap."""
 
 from typing import Any, TypeVar
 
-from django import forms
 from django.conf import settings
 from django.contrib import admin, messages
-from django.contrib.admin.helpers import ActionForm
-from django.contrib.auth.models import User
 from django.db.models import Model, QuerySet
 from django.http import HttpRequest
 from django.utils.functional import lazy
 
 RowT = TypeVar("RowT", bound=Model)
-
-
-class StaffRequest(HttpRequest):
-    """A request of the admin's: only an authenticated staff user gets past `admin_view`.
-    (For the type checker only; the request itself is Django's.)"""
-
-    user: User
-
-
-class CommentActionForm(ActionForm):
-    comment = forms.CharField(
-        required=False,
-        label="Comment or evidence (to reject, mark sent, send again, or lift a suppression)",
-        max_length=2000,
-    )
-    new_address = forms.CharField(
-        required=False, label="Corrected address (to correct and send)", max_length=254
-    )
-    accept_second_email_risk = forms.BooleanField(
-        required=False,
-        label="I accept that the customer may get this email twice (to send again under a new key)",
-    )
 
 
 def capped_description(action: str, details: str) -> Any:

@@ -1,8 +1,9 @@
 """The review screen for notifications that need a person.
 
-The actions are thin: each calls one service of notifications/operations/review.py, the
-same ones `replay_dead_letters` uses. Only the "Notification reviewers" group (the
-`review_notification` permission) may run them, and every run is recorded.
+The actions are thin (admin_actions.py): each calls one service of services.py or
+resolve.py, the same ones `notification_resolve` and `replay_dead_letters` use. Only the
+"Notification reviewers" group (the `review_notification` permission) may run them, and
+every run is recorded.
 """
 
 from datetime import timedelta
@@ -18,12 +19,11 @@ from django.utils.safestring import SafeString
 from django.utils.timesince import timesince
 
 from infra.read_only_admin import ReadOnlyAdmin, ReadOnlyInline
-from notifications.admin.common import CommentActionForm
-from notifications.admin.notification_email import NotificationEmailSection
-from notifications.admin.remembered_filters import RememberedFilters
-from notifications.admin.review_actions import ReviewActions
 from notifications.admin.tracking import ProviderEventInline
 from notifications.models import DeliveryAttempt, Notification, OperatorAction
+from operations.review.admin_actions import CommentActionForm, ReviewActions
+from operations.review.email_section import NotificationEmailSection
+from operations.review.remembered_filters import RememberedFilters
 
 
 class DeliveryAttemptInline(ReadOnlyInline):
@@ -102,6 +102,7 @@ class NotificationAdmin(RememberedFilters, ReviewActions, NotificationEmailSecti
     ]
     list_display_links = ["id"]
     list_per_page = 50
+    change_list_template = "admin/operations/review/change_list.html"  # badges, and the phone's columns
     list_filter = [NeedsPersonFilter, "status", "delivery_status", "kind", AgeFilter, "error_class", "owner"]
     search_fields = ["order__id", "order__customer_email", "idempotency_key", "provider_message_id"]
     ordering = ["-status_changed_at"]

@@ -13,12 +13,12 @@ import getpass
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from notifications.models import Notification
-from notifications.operations.resolve import (
+from operations.review.resolve import (
     SECOND_EMAIL_RISK,
     notification_mark_sent,
     notification_send_again,
 )
-from notifications.operations.review import ReviewRefused, notification_reject, notification_retry
+from operations.review.services import ReviewRefused, notification_reject, notification_retry
 
 
 class Command(BaseCommand):

@@ -1,5 +1,5 @@
-"""The review screen's actions (notifications/admin/review.py): each calls one service of
-notifications/operations/ (review.py, resolve.py), the same ones `notification_resolve` and
+"""The review screen's actions (admin.py): each calls one service of this package
+(services.py, resolve.py), the same ones `notification_resolve` and
 `replay_dead_letters` use. Only the "Notification reviewers" group (the
 `review_notification` permission) may run them, and every run is recorded.
 
@@ -11,19 +11,39 @@ says the cap."""
 from collections.abc import Callable
 from typing import Any
 
+from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.helpers import ActionForm
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from notifications.admin.common import StaffRequest, capped_description, selection_within_limit
+from infra.staff_request import StaffRequest
 from notifications.models import Notification
-from notifications.operations.resolve import notification_mark_sent, notification_send_again
-from notifications.operations.review import (
+from operations.action_limits import capped_description, selection_within_limit
+from operations.review.resolve import notification_mark_sent, notification_send_again
+from operations.review.services import (
     ReviewRefused,
     notification_assign,
     notification_reject,
     notification_retry,
 )
+
+
+class CommentActionForm(ActionForm):
+    """The fields beside the actions' drop-down: what each action needs besides the selection."""
+
+    comment = forms.CharField(
+        required=False,
+        label="Comment or evidence (to reject, mark sent or send again)",
+        max_length=2000,
+    )
+    new_address = forms.CharField(
+        required=False, label="Corrected address (to correct and send)", max_length=254
+    )
+    accept_second_email_risk = forms.BooleanField(
+        required=False,
+        label="I accept that the customer may get this email twice (to send again under a new key)",
+    )
 
 
 class ReviewActions(admin.ModelAdmin):
