@@ -3,7 +3,8 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView
 
 urlpatterns = [
-    path("", include("notifications.urls")),  # before admin/: /admin/dashboard/ is ours
+    path("", include("operations.urls")),  # before admin/: /admin/dashboard/ is ours
+    path("", include("notifications.urls")),
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/", include("api.urls")),

@@ -14,7 +14,6 @@ from django.db import connections
 from notifications.content.errors import RenderError
 from notifications.content.overrides import override_check
 from notifications.models import EmailTemplateVersion
-from notifications.operations.reconcile import LEDGER_DAYS
 from notifications.providers.catalogue import delivery_webhook, provider_configuration_problems
 from notifications.providers.production_url import production_url_problems
 
@@ -94,21 +93,6 @@ def delivery_webhook_check(app_configs: Sequence[AppConfig] | None, **kwargs: An
             id="notifications.E006",
         )
         for problem in webhook.verification_problems()
-    ]
-
-
-@register()
-def provider_event_retention_check(app_configs: Sequence[AppConfig] | None, **kwargs: Any) -> list[Error]:
-    """The daily reconciliation compares our sent emails of the last LEDGER_DAYS days with the
-    provider's events: deleted sooner, every such email would look unconfirmed."""
-    if settings.PROVIDER_EVENT_RETENTION_DAYS >= LEDGER_DAYS:
-        return []
-    return [
-        Error(
-            f"PROVIDER_EVENT_RETENTION_DAYS ({settings.PROVIDER_EVENT_RETENTION_DAYS}) must be at least "
-            f"{LEDGER_DAYS}: the daily reconciliation compares that many days of sent emails with them.",
-            id="notifications.E007",
-        )
     ]
 
 

@@ -6,11 +6,11 @@ from django.conf import settings
 from prometheus_client.core import GaugeMetricFamily, Metric
 
 from notifications.models import ProviderCircuit
-from notifications.operations.provider_circuit import provider_circuit_status
 from notifications.selectors import (
     notification_counts_by_kind_and_delivery_status,
     notification_counts_by_kind_and_status,
     notification_oldest_unfinished_since,
+    provider_circuit_status,
     suppressed_address_count,
 )
 from observability.metrics import seconds_since

@@ -1,6 +1,7 @@
 """Reads of the email feature that more than one screen needs: the API, the status command,
-/metrics and the dashboard ask the same questions the same way."""
+/metrics, the dashboard and the mail provider's page ask the same questions the same way."""
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 from uuid import UUID
@@ -11,7 +12,7 @@ from apiauth.models import ApiToken
 from messaging.models import OutboxEvent
 from messaging.selectors import outbox_event_latest
 from notifications.events import EMAIL_KIND_OF_EVENT
-from notifications.models import Notification, Suppression
+from notifications.models import Notification, ProviderCircuit, Suppression
 from orders.models import Order
 
 
@@ -92,3 +93,48 @@ def notification_latencies_sent_since(
     )
     # sent_at is nullable, but never NULL in these rows (sent_at__gte).
     return [(created_at, sent_at) for created_at, sent_at in rows if sent_at is not None]
+
+
+@dataclass(frozen=True)
+class CircuitStatus:
+    """The provider's circuit breaker as people read it (the mail provider's page, `manage.py
+    provider`, the dashboard) and /metrics reports it."""
+
+    provider: str
+    state: str
+    failures: int
+    retry_at: datetime | None
+    paused_by: str
+    paused_reason: str
+    since: datetime | None  # when it last changed
+    waiting_emails: int  # pending emails whose reason is the circuit (or the pause)
+
+    def describe(self) -> str:
+        if self.state == ProviderCircuit.State.CLOSED:
+            tail = f", {self.failures} transient failure(s) in a row" if self.failures else ""
+            return f"{self.provider}: closed, emails go out{tail}"
+        if self.state == ProviderCircuit.State.PAUSED:
+            return f"{self.provider}: paused by {self.paused_by} ({self.paused_reason}); emails wait"
+        if self.state == ProviderCircuit.State.OPEN:
+            return (
+                f"{self.provider}: open after {self.failures} failures in a row; one probe call at "
+                f"{self.retry_at:%Y-%m-%d %H:%M:%S} UTC decides"
+            )
+        return f"{self.provider}: half open, a probe call is testing the provider"
+
+
+def provider_circuit_status(provider: str) -> CircuitStatus:
+    circuit = ProviderCircuit.objects.filter(provider=provider).first() or ProviderCircuit(provider=provider)
+    waiting = Notification.objects.filter(
+        status=Notification.Status.PENDING, last_error__startswith="The mail provider"
+    ).count()
+    return CircuitStatus(
+        provider=provider,
+        state=circuit.state,
+        failures=circuit.failures,
+        retry_at=circuit.retry_at,
+        paused_by=circuit.paused_by,
+        paused_reason=circuit.paused_reason,
+        since=circuit.updated_at,
+        waiting_emails=waiting if circuit.state != ProviderCircuit.State.CLOSED else 0,
+    )

@@ -1,5 +1,6 @@
-"""The admin's groups of people (reviewers.py, email_editors.py) are made the same way: by a
-data migration, and again by their ensure function when tests have flushed the tables."""
+"""The admin's groups of people (operations/reviewers.py, email_editors.py) are made the same
+way: by a data migration, and again by their ensure function when tests have flushed the
+tables."""
 
 from typing import TYPE_CHECKING
 

@@ -36,7 +36,7 @@ from notifications.delivery.claims import Claim, ClaimRequest, notification_clai
 from notifications.events import EMAIL_KIND_OF_EVENT
 from notifications.models import DeliveryAttempt, EmailTemplateVersion, Notification
 from notifications.providers.catalogue import mail_provider
-from notifications.reviewers import GROUP_NAME
+from operations.reviewers import GROUP_NAME
 from orders.events import ORDER_CREATED
 from orders.models import Order
 from orders.services import order_create

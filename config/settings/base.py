@@ -56,6 +56,7 @@ INSTALLED_APPS = [
     "messaging",
     "orders",
     "notifications",
+    "operations",  # the operators' screens and commands, above the email feature
     "anymail",  # ESP backends and tracking webhooks (notifications/providers, notifications/tracking)
     "infra",
     "observability",
@@ -125,8 +126,8 @@ SHOP_SUPPORT_EMAIL = env("SHOP_SUPPORT_EMAIL", default="support@shop.example.com
 # The CPU one email's render may take (notifications/content/render_limits.py): a shipped one
 # takes a few milliseconds; a template written in the admin that takes longer is refused.
 EMAIL_RENDER_MAX_CPU_SECONDS = 1.0
-# The most notifications one review action in the admin may take (notifications/admin/
-# review_actions.py): a larger selection is refused, since each one runs in the request.
+# The most notifications one review action in the admin may take (operations/action_limits.py):
+# a larger selection is refused, since each one runs in the request.
 REVIEW_ACTION_MAX_NOTIFICATIONS = env.int("REVIEW_ACTION_MAX_NOTIFICATIONS", default=100)
 
 STATIC_URL = "static/"

@@ -17,7 +17,7 @@ from kombu import Connection
 from kombu.exceptions import ContentDisallowed
 from kombu.message import Message
 
-from messaging.dead_letters.publish import dead_letter_message
+from messaging.dead_lettering import dead_letter_message
 from messaging.worker.batching import DeliveryBatcher
 from messaging.worker.failures import failure_reason
 

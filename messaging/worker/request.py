@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from celery.worker.request import Request
 
-from messaging.dead_letters.publish import dead_letter_message, work_queue_for_delivery
+from messaging.dead_lettering import dead_letter_message, work_queue_for_delivery
 from messaging.worker.failures import failure_reason
 
 

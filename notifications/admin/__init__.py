@@ -1,12 +1,7 @@
-"""The email feature in the admin: the review screen, the reconciliation, the records of
-what people did, what the providers reported (with the suppression list), and the emails'
-wording."""
+"""The email feature in the admin: what the providers reported (with the suppression list)
+and the emails' wording. The operators' screens over its records (the review screen, the
+reconciliation, what people did) are the operations app's, which registers them itself."""
 
-from django.contrib import admin
+from notifications.admin import email_templates, tracking
 
-from notifications.admin import email_templates, reconciliation, records, review, tracking
-
-# The home page leads to the screens that are no model's: dead letters, dashboard, mail provider.
-admin.site.index_template = "admin/notifications/index.html"
-
-__all__ = ["email_templates", "reconciliation", "records", "review", "tracking"]
+__all__ = ["email_templates", "tracking"]

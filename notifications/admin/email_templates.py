@@ -13,7 +13,7 @@ from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path
 
-from notifications.admin.common import StaffRequest
+from infra.staff_request import StaffRequest
 from notifications.admin.email_template_forms import DraftForm, DraftStartForm, draft_start_of
 from notifications.admin.email_template_views import (
     TEMPLATES,

@@ -1,12 +1,14 @@
 """What the providers told us (read-only), and the suppression list, which reviewers can
 lift one address at a time (a selection of more is refused), with a comment, audited."""
 
+from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.helpers import ActionForm
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from infra.read_only_admin import ReadOnlyAdmin, ReadOnlyInline
-from notifications.admin.common import CommentActionForm, StaffRequest
+from infra.staff_request import StaffRequest
 from notifications.models import ProviderEvent, Suppression
 from notifications.tracking.suppression import suppression_lift
 
@@ -29,12 +31,18 @@ class ProviderEventInline(ReadOnlyInline):
     verbose_name_plural = "what the provider reported (and what each event changed)"
 
 
+class LiftActionForm(ActionForm):
+    comment = forms.CharField(
+        required=False, label="Comment (why this address may receive email again)", max_length=2000
+    )
+
+
 @admin.register(Suppression)
 class SuppressionAdmin(ReadOnlyAdmin):
     list_display = ["address", "reason", "detail", "created_at", "lifted_at", "lifted_by", "lift_comment"]
     list_filter = ["reason", ("lifted_at", admin.EmptyFieldListFilter)]
     search_fields = ["address"]
-    action_form = CommentActionForm
+    action_form = LiftActionForm
     actions = ["lift"]
 
     def has_lift_permission(self, request: HttpRequest) -> bool:

@@ -96,7 +96,7 @@ UNCERTAIN_OUTCOMES = (DeliveryAttempt.Outcome.UNKNOWN, DeliveryAttempt.Outcome.I
 def attempts_uncertain(notification: Notification) -> bool:
     """Whether a finished earlier attempt under the current key may have reached the
     customer. Attempts under a retired key do not count: a reviewer who sent the email again
-    under a new key accepted that risk (notifications/operations/resolve.py)."""
+    under a new key accepted that risk (operations/review/resolve.py)."""
     return notification.attempts.filter(
         outcome__in=UNCERTAIN_OUTCOMES, number__gte=notification.key_first_attempt
     ).exists()

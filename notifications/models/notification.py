@@ -39,8 +39,8 @@ class Notification(models.Model):
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
     # Sent to the provider on every attempt: the provider's dedupe is what makes a resend
     # after a lost answer safe. Derived from (kind, order, key_version), so it changes only
-    # when a reviewer sends the email again under a new key (notifications/operations/
-    # resolve.py); the keys it had before are kept (RetiredKey) for the provider's late events.
+    # when a reviewer sends the email again under a new key (operations/review/resolve.py);
+    # the keys it had before are kept (RetiredKey) for the provider's late events.
     idempotency_key = models.CharField(max_length=64, unique=True)
     key_version = models.PositiveSmallIntegerField(default=1, db_default=1)
     # The first attempt made under the current key: earlier attempts went out under a retired
@@ -136,7 +136,7 @@ class DeliveryAttempt(models.Model):
     # may correct the order's address later; a provider's late event about this call must
     # still act on the address that call used (notifications/tracking/sends.py). Empty on
     # attempts from before it was stored: then the order's address, which a correction
-    # writes here first (notifications/operations/resolve.py). A database default too: a
+    # writes here first (operations/review/resolve.py). A database default too: a
     # worker of the previous release, during a rolling deploy, inserts without naming it.
     recipient = models.EmailField(max_length=254, blank=True, default="", db_default="")
 

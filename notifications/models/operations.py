@@ -17,7 +17,7 @@ class OperatorAction(models.Model):
         SUPPRESS = "suppress", "suppress an address"
         LIFT_SUPPRESSION = "lift_suppression", "lift a suppression"
         TEST_SEND = "test_send", "send a test email"  # manage.py send_test_email: tied to no order
-        # A reviewer's decisions that finish an email (notifications/operations/resolve.py).
+        # A reviewer's decisions that finish an email (operations/review/resolve.py).
         MARK_SENT = "mark_sent", "mark as sent (checked at the provider)"
         RESEND_NEW_KEY = "resend_new_key", "send again under a new key"
         CORRECT_ADDRESS = "correct_address", "correct the address and send again"

@@ -11,7 +11,7 @@ class ReconcileReport(models.Model):
     findings = models.JSONField()
     repaired = models.JSONField(default=dict)
     # Per day, email kind and currency: what was accepted against what reached its end
-    # (notifications/operations/reconciliation/ledger.py).
+    # (operations/reconciliation/ledger.py).
     ledger = models.JSONField(default=list, db_default=[])
 
     class Meta:

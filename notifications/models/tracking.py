@@ -109,7 +109,7 @@ class ProviderCircuit(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        # The admin's "Mail provider" page (notifications/views.py) and `manage.py provider`.
+        # The admin's "Mail provider" page (operations/mail_provider/) and `manage.py provider`.
         permissions = [("pause_provider", "Can pause and resume the mail provider")]
 
     def __str__(self) -> str:

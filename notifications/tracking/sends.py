@@ -1,10 +1,10 @@
 """Which send of an email a provider event is about, and the address that send went to.
 
 An email goes out under one idempotency key at a time. A reviewer's "send again" retires the
-key (RetiredKey) and may first correct the order's address (notifications/operations/
-resolve.py). The provider's events name the key the email was sent under (or the provider's
-message id) and arrive late, by up to its webhook retries (Resend: about 32 hours), so an event
-may be about an earlier send than the current one. It then describes that send, to the address
+key (RetiredKey) and may first correct the order's address (operations/review/resolve.py).
+The provider's events name the key the email was sent under (or the provider's message id)
+and arrive late, by up to its webhook retries (Resend: about 32 hours), so an event may be
+about an earlier send than the current one. It then describes that send, to the address
 that send went to, and says nothing about the current send or the corrected address.
 """
 

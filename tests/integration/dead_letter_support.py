@@ -5,7 +5,7 @@ exactly as a worker leaves it in `orders.confirmations.dlq`."""
 import json
 
 from config.celery import app
-from messaging.dead_letters.publish import dead_letter_publish
+from messaging.dead_lettering import dead_letter_publish
 from messaging.models import OutboxEvent
 from messaging.task_names import HANDLE_EVENT
 from orders.events import ORDER_CREATED

@@ -14,7 +14,7 @@ from django.conf import settings
 from kombu import Connection, Producer
 
 from config.celery import app
-from messaging.dead_letters.publish import CLASS_HEADER, QUEUE_HEADER, REASON_HEADER
+from messaging.dead_lettering import CLASS_HEADER, QUEUE_HEADER, REASON_HEADER
 from messaging.models import OutboxEvent
 from messaging.task_names import HANDLE_EVENT
 from notifications.models import Notification

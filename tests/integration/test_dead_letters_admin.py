@@ -6,10 +6,10 @@ import pytest
 from django.test import Client
 
 from notifications.models import Notification, OperatorAction
-from notifications.operations import dead_letter_screen
-from notifications.operations.dead_letter_batch import DeadLetterFilter
-from notifications.operations.dead_letter_screen import dead_letter_page
-from notifications.reviewers import reviewers_group_ensure
+from operations.dead_letters import screen as dead_letter_screen
+from operations.dead_letters.batch import DeadLetterFilter
+from operations.dead_letters.screen import dead_letter_page
+from operations.reviewers import reviewers_group_ensure
 from tests.broker import queue_peek
 from tests.factories import NotificationFactory, UnpublishedOrderFactory, staff_user
 from tests.integration.dead_letter_support import WORK_QUEUE, dead_letter_of, dlq_settles_at

@@ -11,7 +11,7 @@ from notifications.content.sources import SHIPPED_DIR, live_version
 from notifications.email_editors import GROUP_NAME as EDITORS
 from notifications.email_editors import email_editors_group_ensure
 from notifications.models import EmailTemplateVersion
-from notifications.reviewers import GROUP_NAME as REVIEWERS
+from operations.reviewers import GROUP_NAME as REVIEWERS
 
 # Not transactional: the "Email editors" group comes from a data migration.
 pytestmark = pytest.mark.django_db

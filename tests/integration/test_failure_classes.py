@@ -8,7 +8,7 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
-from messaging.dead_letters.publish import CLASS_HEADER, REASON_HEADER
+from messaging.dead_lettering import CLASS_HEADER, REASON_HEADER
 from messaging.models import OutboxEvent, ProcessedEvent
 from messaging.relay.messages import OutgoingMessage
 from messaging.relay.publisher import process_publisher

@@ -15,10 +15,10 @@ import pytest
 from django.apps import apps
 
 from notifications.models import DeliveryAttempt, Notification, OperatorAction, ProviderEvent, Suppression
-from notifications.operations.provider_circuit import provider_pause, provider_resume
-from notifications.operations.resolve import notification_send_again
 from notifications.tracking.intake import provider_event_store
 from notifications.tracking.normalised import TrackingEvent
+from operations.mail_provider.pause import provider_pause, provider_resume
+from operations.review.resolve import notification_send_again
 from tests.factories import (
     DeliveryAttemptFactory,
     NotificationFactory,

@@ -6,7 +6,7 @@ import pytest
 from django.conf import settings
 
 from notifications.models import OperatorAction, ProviderCircuit
-from notifications.reviewers import reviewers_group_ensure
+from operations.reviewers import reviewers_group_ensure
 from tests.factories import staff_user
 
 # Not transactional: the reviewers group comes from a data migration (a flush removes it).

@@ -115,7 +115,7 @@ def _forget(order) -> None:
 
 
 def test_after_a_restore_events_of_vanished_orders_go_to_the_dlq_and_lost_publishes_are_redone(mailsim):
-    from messaging.dead_letters.publish import CLASS_HEADER, REASON_HEADER
+    from messaging.dead_lettering import CLASS_HEADER, REASON_HEADER
     from tests.broker import queue_peek
 
     # given an order whose event was delivered before the crash, but the restore lost that

@@ -15,7 +15,7 @@ from messaging.dispatch import Delivery, event_dispatch
 from messaging.models import OutboxEvent, ProcessedEvent
 from notifications.events import PROVIDER_EVENT_RECEIVED
 from notifications.models import Notification, OperatorAction, ProviderEvent, Suppression
-from notifications.operations.resolve import notification_send_again
+from operations.review.resolve import notification_send_again
 from tests.factories import DeliveryAttemptFactory, NotificationFactory, OrderFactory
 
 pytestmark = pytest.mark.django_db

@@ -16,9 +16,9 @@ from django.core.management import call_command
 from django.utils import timezone
 
 from notifications.models import Notification, OperatorAction, ProviderEvent, ReconcileMismatch
-from notifications.operations.reconcile import reconcile_run
-from notifications.operations.reconciliation.mismatches import DUE_AFTER, MismatchRefused, mismatch_resolve
-from notifications.reviewers import reviewers_group_ensure
+from operations.reconciliation.mismatches import DUE_AFTER, MismatchRefused, mismatch_resolve
+from operations.reconciliation.run import reconcile_run
+from operations.reviewers import reviewers_group_ensure
 from orders.changes import order_cancel
 from tests.factories import NotificationFactory, OrderFactory, staff_user
 

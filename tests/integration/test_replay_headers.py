@@ -5,7 +5,7 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
-from messaging.dead_letters.publish import CLASS_HEADER, COUNT_HEADER, REASON_HEADER
+from messaging.dead_lettering import CLASS_HEADER, COUNT_HEADER, REASON_HEADER
 from tests.broker import queue_peek, queue_ready_count
 from tests.factories import OrderFactory
 from tests.waiting import wait_until

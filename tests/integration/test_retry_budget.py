@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from messaging.dead_letters.publish import CLASS_HEADER
+from messaging.dead_lettering import CLASS_HEADER
 from tests.factories import OrderFactory
 from tests.integration.test_failure_classes import _dead_letters, _final, _outcomes
 

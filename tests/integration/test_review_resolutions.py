@@ -14,10 +14,10 @@ from django.utils import timezone
 
 from messaging.models import OutboxEvent, ProcessedEvent
 from notifications.models import AddressCorrection, Notification, OperatorAction, RetiredKey
-from notifications.operations.resolve import notification_mark_sent, notification_send_again
-from notifications.operations.review import ReviewRefused, notification_reject, notification_retry
 from notifications.providers.catalogue import mail_provider
 from notifications.services import notification_idempotency_key
+from operations.review.resolve import notification_mark_sent, notification_send_again
+from operations.review.services import ReviewRefused, notification_reject, notification_retry
 from tests.broker import queue_properties
 from tests.factories import DeliveryAttemptFactory, NotificationFactory, OrderFactory, UnpublishedOrderFactory
 from tests.integration.test_failure_classes import FAST_RETRIES, _final, _outcomes, _republish, _smtp_env

@@ -7,7 +7,7 @@ from django.contrib.auth.models import User
 from playwright.sync_api import expect
 
 from notifications.models import Notification
-from notifications.reviewers import reviewers_group_ensure
+from operations.reviewers import reviewers_group_ensure
 from tests.factories import DeliveryAttemptFactory, OrderFactory
 from tests.system.browser import admin_login
 

@@ -10,8 +10,8 @@ from django.contrib.auth.models import User
 from playwright.sync_api import expect
 
 from notifications.models import Notification, OperatorAction, ReconcileMismatch
-from notifications.operations.reconcile import reconcile_run
-from notifications.reviewers import reviewers_group_ensure
+from operations.reconciliation.run import reconcile_run
+from operations.reviewers import reviewers_group_ensure
 from tests.factories import OrderFactory
 from tests.system.browser import admin_login
 

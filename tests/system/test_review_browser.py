@@ -11,7 +11,7 @@ from django.contrib.auth.models import Permission, User
 from playwright.sync_api import Page, expect
 
 from notifications.models import Notification, OperatorAction
-from notifications.reviewers import reviewers_group_ensure
+from operations.reviewers import reviewers_group_ensure
 from tests.factories import OrderFactory
 from tests.system.browser import admin_login
 from tests.waiting import wait_until

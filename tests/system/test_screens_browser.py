@@ -14,8 +14,8 @@ from django.utils import timezone
 from playwright.sync_api import expect
 
 from notifications.models import Notification
-from notifications.operations.reconcile import reconcile_run
-from notifications.reviewers import reviewers_group_ensure
+from operations.reconciliation.run import reconcile_run
+from operations.reviewers import reviewers_group_ensure
 from tests.factories import DeliveryAttemptFactory, NotificationFactory
 from tests.integration.dead_letter_support import dead_letter_of
 from tests.system.browser import admin_login

@@ -15,6 +15,7 @@ PRODUCT_PACKAGES = (
     "messaging",
     "notifications",
     "observability",
+    "operations",
     "orders",
 )
 OUR_PACKAGES = (*PRODUCT_PACKAGES, "bench", "drill", "tests")

@@ -1,6 +1,6 @@
 """What a replay run keeps in memory does not grow with the queue."""
 
-from notifications.operations.dead_letter_batch import MAX_REASONS, BatchProgress
+from operations.dead_letters.batch import MAX_REASONS, BatchProgress
 
 
 def test_the_reasons_for_leaving_messages_stay_few_however_many_messages():

@@ -12,10 +12,10 @@ from messaging.dispatch import Delivery, event_dispatch
 from messaging.errors import PermanentError, WaitError
 from messaging.models import OutboxEvent
 from notifications.models import EmailTemplateVersion, Notification, Suppression
-from notifications.operations.provider_circuit import provider_pause
-from notifications.operations.resolve import notification_mark_sent
-from notifications.operations.review import notification_reject
 from notifications.providers.catalogue import mail_provider
+from operations.mail_provider.pause import provider_pause
+from operations.review.resolve import notification_mark_sent
+from operations.review.services import notification_reject
 from orders.changes import order_cancel
 from orders.models import Order
 from tests.factories import NotificationFactory, staff_user
