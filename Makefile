@@ -72,37 +72,37 @@ test-tools: venv services
 ## CLUSTER=3: on a three-node cluster of its own, whose queue leader and a follower are killed;
 ## HOSTS=2: the two-host drill instead (network namespaces, one host's link cut; needs root)
 drill: venv services
-	$(BIN)/python -m drill --orders $(ORDERS) --cluster $(CLUSTER) --hosts $(HOSTS)
+	$(BIN)/python -m tools.drill --orders $(ORDERS) --cluster $(CLUSTER) --hosts $(HOSTS)
 
 ## drill-restore: a real database restore: pg_dump while orders flow, more orders, pg_restore,
 ## then the runbook's restore steps (docs/operations.md); ORDERS=300 unless given; report in
 ## docs/drills/restore-latest.*
 drill-restore: ORDERS = 300
 drill-restore: venv services
-	$(BIN)/python -m drill.restore --orders $(ORDERS)
+	$(BIN)/python -m tools.drill.restore --orders $(ORDERS)
 
 ## demo: a few minutes of a realistic shop against `make run` (started if it is not up): refused
 ## and bouncing addresses, dropped connections, a provider outage, paid and cancelled orders;
 ## then it prints what to look at. DEMO_MINUTES (3) sets how long orders come in
 DEMO_MINUTES ?= 3
 demo: venv services
-	$(BIN)/python -m demo --minutes $(DEMO_MINUTES)
+	$(BIN)/python -m tools.demo --minutes $(DEMO_MINUTES)
 
 ## drill-outage: the provider answers 503 to every send for OUTAGE_MINUTES (10) while orders
 ## arrive at OUTAGE_RATE (2/s), with the product's real retry clocks and a sending limit of
 ## OUTAGE_MAIL_RATE_LIMIT (5/s); every email must end sent (~15 min); report in docs/drills/
 drill-outage: venv services
-	$(BIN)/python -m drill.outage --minutes $(OUTAGE_MINUTES) --rate $(OUTAGE_RATE) \
+	$(BIN)/python -m tools.drill.outage --minutes $(OUTAGE_MINUTES) --rate $(OUTAGE_RATE) \
 	  --mail-rate-limit $(OUTAGE_MAIL_RATE_LIMIT)
 
 ## bench: the price of the guarantees, side by side with a naive pipeline and the raw limits,
-## on its own database and vhost (~30 min); results in bench/results/ (JSON, Markdown, chart)
+## on its own database and vhost (~30 min); results in tools/bench/results/ (JSON, Markdown, chart)
 bench: venv services
-	$(BIN)/python -m bench $(BENCH_ARGS)
+	$(BIN)/python -m tools.bench $(BENCH_ARGS)
 
 ## soak: worker and relay memory over a long run at a fixed rate (10 min at 50 orders/s)
 soak: venv services
-	$(BIN)/python -m bench --phases soak --soak-seconds $(SOAK_SECONDS) --soak-rate $(SOAK_RATE)
+	$(BIN)/python -m tools.bench --phases soak --soak-seconds $(SOAK_SECONDS) --soak-rate $(SOAK_RATE)
 
 ## lint: style (ruff), the direction of the dependencies (import-linter), the types of the
 ## product packages (mypy with django-stubs); all configured in pyproject.toml

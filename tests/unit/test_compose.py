@@ -4,8 +4,8 @@ import re
 
 import yaml
 
-from drill.processes import REPO
 from tests.deployment_files import compose_service_env, image_env
+from tools.drill.processes import REPO
 
 APP_PROCESSES = {"web", "worker", "relay", "beat", "flower", "mailsim"}
 
@@ -66,9 +66,10 @@ def test_every_environment_variable_the_product_reads_is_in_env_example():
     settings_text = "\n".join(p.read_text() for p in (REPO / "config" / "settings").glob("*.py"))
     read = set(re.findall(r"env(?:\.\w+)?\(\s*\"([A-Z][A-Z0-9_]+)\"", settings_text))
     read |= set(re.findall(r"os\.environ\.setdefault\(\"([A-Z][A-Z0-9_]+)\"", settings_text))
-    for script in (REPO / "bin").iterdir():
+    for script in [*(REPO / "bin").iterdir(), *(REPO / "tools" / "bin").iterdir()]:
         read |= set(re.findall(r"\$\{([A-Z][A-Z0-9_]+)", script.read_text()))
-    read |= set(re.findall(r"\"(MAILSIM_[A-Z_]+)\"", (REPO / "mailsim" / "__main__.py").read_text()))
+    simulator = (REPO / "tools" / "mailsim" / "__main__.py").read_text()
+    read |= set(re.findall(r"\"(MAILSIM_[A-Z_]+)\"", simulator))
     assert len(read) > 30
     assert read - documented == set()
 
