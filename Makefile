@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 # Product processes find gunicorn, celery and python of the virtualenv first.
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
-.PHONY: run test test-tools drill drill-restore drill-outage demo bench soak lint format messages setup services venv token
+.PHONY: run test test-tools drill drill-restore drill-outage demo bench soak lint format messages setup services venv token requirements
 ORDERS ?= 1000
 CLUSTER ?= 1
 HOSTS ?= 1
@@ -16,13 +16,32 @@ OUTAGE_MINUTES ?= 10
 OUTAGE_RATE ?= 2
 OUTAGE_MAIL_RATE_LIMIT ?= 5
 
-$(BIN)/.installed: requirements.txt
+# The development set: the product's runtime (requirements.txt, all the image installs), the
+# tools' packages (requirements-tools.txt) and the tests' and linters' (requirements-dev.txt
+# holds all three). Every file is locked with hashes: pip refuses a download that differs.
+$(BIN)/.installed: requirements.txt requirements-tools.txt requirements-dev.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -r requirements.txt
+	$(BIN)/python -m pip install --quiet --require-hashes -r requirements-dev.txt
 	@touch $@
 
 venv: $(BIN)/.installed
+
+## requirements: lock requirements*.in again into requirements*.txt, with every transitive
+## package and its hashes (pip-tools, in a virtualenv of its own under var/). A version moves
+## only where a .in file's pin moved: pip-compile keeps the versions the .txt files hold.
+PIP_TOOLS := var/pip-tools
+$(PIP_TOOLS)/bin/pip-compile:
+	$(PYTHON) -m venv $(PIP_TOOLS)
+	$(PIP_TOOLS)/bin/python -m pip install --quiet pip-tools==7.6.2
+
+requirements: $(PIP_TOOLS)/bin/pip-compile
+	@# In layers: the tools' set is constrained by the runtime's lock, the development set by the tools'.
+	for set in requirements requirements-tools requirements-dev; do \
+	  CUSTOM_COMPILE_COMMAND="make requirements" $(PIP_TOOLS)/bin/pip-compile --quiet \
+	    --generate-hashes --allow-unsafe --strip-extras --no-emit-index-url --no-emit-find-links \
+	    --output-file $$set.txt $$set.in || exit 1; \
+	done
 
 services:
 	@scripts/ensure-services.sh
