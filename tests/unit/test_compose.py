@@ -5,6 +5,7 @@ import re
 import yaml
 
 from tests.deployment_files import compose_service_env, image_env
+from tests.image_files import image_files
 from tools.drill.processes import REPO
 
 APP_PROCESSES = {"web", "worker", "relay", "beat", "flower", "mailsim"}
@@ -25,6 +26,21 @@ def test_compose_runs_every_procfile_process_with_the_same_command():
     assert set(procfile) == APP_PROCESSES
     for name, command in procfile.items():
         assert services[name]["command"] == command, name
+
+
+def test_the_product_runs_from_its_image_and_the_simulator_from_the_tools_stage():
+    # the product's image holds no tool (tests/unit/test_image.py); the simulator is one
+    services = _compose()["services"]
+    assert services["mailsim"]["build"] == {"context": ".", "target": "tools"}
+    assert services["mailsim"]["image"] != services["web"]["image"]
+    for name in (APP_PROCESSES - {"mailsim"}) | {"init"}:
+        assert services[name]["build"] == ".", name
+        assert services[name]["image"] == "order-notifications:latest", name
+    tools_stage = {path.removeprefix("/app/") for path in image_files("tools")}
+    assert services["mailsim"]["command"].split()[0] in tools_stage
+    product_image = {path.removeprefix("/app/") for path in image_files()}
+    for name in APP_PROCESSES - {"mailsim"}:
+        assert services[name]["command"].split()[0] in product_image, name
 
 
 def test_every_compose_service_has_a_healthcheck_or_is_the_one_shot_init():

@@ -119,11 +119,14 @@ def _default_interrupt() -> None:
 
 
 class ManagedProcess:
-    def __init__(self, name: str, command: list[str], *, env: dict[str, str], log_path: Path):
+    def __init__(
+        self, name: str, command: list[str], *, env: dict[str, str], log_path: Path, cwd: Path = REPO
+    ):
         self.name = name
         self.command = command
         self.env = env
         self.log_path = log_path
+        self.cwd = cwd  # another tree than this checkout: the image's files (test_image_runtime.py)
         self.process: subprocess.Popen | None = None
 
     def start(self, *, ready: str, timeout: float = 30.0) -> "ManagedProcess":
@@ -132,7 +135,7 @@ class ManagedProcess:
         log = open(self.log_path, "ab")  # noqa: SIM115 - the child owns it while it runs
         self.process = subprocess.Popen(
             self.command,
-            cwd=REPO,
+            cwd=self.cwd,
             env=self.env,
             stdout=log,
             stderr=subprocess.STDOUT,
