@@ -35,7 +35,7 @@ class DrillStack:
     processes: dict[str, ManagedProcess] = field(default_factory=dict)
     web_port: int = field(default_factory=free_port)
     mailsim_port: int = field(default_factory=free_port)
-    # The simulator signs its delivery webhooks to our web (bin/mailsim points them there).
+    # The simulator signs its delivery webhooks to our web (tools/bin/mailsim points them there).
     webhook_secret: str = field(
         default_factory=lambda: "whsec_" + base64.b64encode(secrets.token_bytes(24)).decode()
     )
