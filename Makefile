@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 # Product processes find gunicorn, celery and python of the virtualenv first.
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
-.PHONY: run test test-tools drill drill-restore drill-outage demo bench soak lint format messages setup services venv token
+.PHONY: run test test-tools drill drill-restore drill-outage demo bench soak lint format messages setup services venv token requirements
 ORDERS ?= 1000
 CLUSTER ?= 1
 HOSTS ?= 1
@@ -16,13 +16,32 @@ OUTAGE_MINUTES ?= 10
 OUTAGE_RATE ?= 2
 OUTAGE_MAIL_RATE_LIMIT ?= 5
 
-$(BIN)/.installed: requirements.txt
+# The development set: the product's runtime (requirements.txt, all the image installs), the
+# tools' packages (requirements-tools.txt) and the tests' and linters' (requirements-dev.txt
+# holds all three). Every file is locked with hashes: pip refuses a download that differs.
+$(BIN)/.installed: requirements.txt requirements-tools.txt requirements-dev.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -r requirements.txt
+	$(BIN)/python -m pip install --quiet --require-hashes -r requirements-dev.txt
 	@touch $@
 
 venv: $(BIN)/.installed
+
+## requirements: lock requirements*.in again into requirements*.txt, with every transitive
+## package and its hashes (pip-tools, in a virtualenv of its own under var/). A version moves
+## only where a .in file's pin moved: pip-compile keeps the versions the .txt files hold.
+PIP_TOOLS := var/pip-tools
+$(PIP_TOOLS)/bin/pip-compile:
+	$(PYTHON) -m venv $(PIP_TOOLS)
+	$(PIP_TOOLS)/bin/python -m pip install --quiet pip-tools==7.6.2
+
+requirements: $(PIP_TOOLS)/bin/pip-compile
+	@# In layers: the tools' set is constrained by the runtime's lock, the development set by the tools'.
+	for set in requirements requirements-tools requirements-dev; do \
+	  CUSTOM_COMPILE_COMMAND="make requirements" $(PIP_TOOLS)/bin/pip-compile --quiet \
+	    --generate-hashes --allow-unsafe --strip-extras --no-emit-index-url --no-emit-find-links \
+	    --output-file $$set.txt $$set.in || exit 1; \
+	done
 
 services:
 	@scripts/ensure-services.sh
@@ -72,37 +91,37 @@ test-tools: venv services
 ## CLUSTER=3: on a three-node cluster of its own, whose queue leader and a follower are killed;
 ## HOSTS=2: the two-host drill instead (network namespaces, one host's link cut; needs root)
 drill: venv services
-	$(BIN)/python -m drill --orders $(ORDERS) --cluster $(CLUSTER) --hosts $(HOSTS)
+	$(BIN)/python -m tools.drill --orders $(ORDERS) --cluster $(CLUSTER) --hosts $(HOSTS)
 
 ## drill-restore: a real database restore: pg_dump while orders flow, more orders, pg_restore,
 ## then the runbook's restore steps (docs/operations.md); ORDERS=300 unless given; report in
 ## docs/drills/restore-latest.*
 drill-restore: ORDERS = 300
 drill-restore: venv services
-	$(BIN)/python -m drill.restore --orders $(ORDERS)
+	$(BIN)/python -m tools.drill.restore --orders $(ORDERS)
 
 ## demo: a few minutes of a realistic shop against `make run` (started if it is not up): refused
 ## and bouncing addresses, dropped connections, a provider outage, paid and cancelled orders;
 ## then it prints what to look at. DEMO_MINUTES (3) sets how long orders come in
 DEMO_MINUTES ?= 3
 demo: venv services
-	$(BIN)/python -m demo --minutes $(DEMO_MINUTES)
+	$(BIN)/python -m tools.demo --minutes $(DEMO_MINUTES)
 
 ## drill-outage: the provider answers 503 to every send for OUTAGE_MINUTES (10) while orders
 ## arrive at OUTAGE_RATE (2/s), with the product's real retry clocks and a sending limit of
 ## OUTAGE_MAIL_RATE_LIMIT (5/s); every email must end sent (~15 min); report in docs/drills/
 drill-outage: venv services
-	$(BIN)/python -m drill.outage --minutes $(OUTAGE_MINUTES) --rate $(OUTAGE_RATE) \
+	$(BIN)/python -m tools.drill.outage --minutes $(OUTAGE_MINUTES) --rate $(OUTAGE_RATE) \
 	  --mail-rate-limit $(OUTAGE_MAIL_RATE_LIMIT)
 
 ## bench: the price of the guarantees, side by side with a naive pipeline and the raw limits,
-## on its own database and vhost (~30 min); results in bench/results/ (JSON, Markdown, chart)
+## on its own database and vhost (~30 min); results in tools/bench/results/ (JSON, Markdown, chart)
 bench: venv services
-	$(BIN)/python -m bench $(BENCH_ARGS)
+	$(BIN)/python -m tools.bench $(BENCH_ARGS)
 
 ## soak: worker and relay memory over a long run at a fixed rate (10 min at 50 orders/s)
 soak: venv services
-	$(BIN)/python -m bench --phases soak --soak-seconds $(SOAK_SECONDS) --soak-rate $(SOAK_RATE)
+	$(BIN)/python -m tools.bench --phases soak --soak-seconds $(SOAK_SECONDS) --soak-rate $(SOAK_RATE)
 
 ## lint: style (ruff), the direction of the dependencies (import-linter), the types of the
 ## product packages (mypy with django-stubs); all configured in pyproject.toml

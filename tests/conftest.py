@@ -15,8 +15,8 @@ import sys
 import pytest
 import requests
 
-from drill.processes import ManagedProcess, database_url, process_env
 from tests.waiting import wait_until
+from tools.drill.processes import ManagedProcess, database_url, process_env
 
 PYTHON = sys.executable
 
@@ -108,7 +108,7 @@ def mailsim_process(tmp_path_factory):
     data_dir = tmp_path_factory.mktemp("mailsim")
     process = ManagedProcess(
         "mailsim",
-        [PYTHON, "-m", "mailsim", "--host", "127.0.0.1", "--port", "0", "--data-dir", str(data_dir)],
+        [PYTHON, "-m", "tools.mailsim", "--host", "127.0.0.1", "--port", "0", "--data-dir", str(data_dir)],
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
         log_path=data_dir / "mailsim.log",
     ).start(ready=r"mailsim listening on http://\S+")

@@ -8,7 +8,7 @@ import shlex
 
 import yaml
 
-from drill.processes import REPO
+from tools.drill.processes import REPO
 
 MANIFESTS = REPO / "ops" / "kubernetes"
 

@@ -5,7 +5,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 DEVELOPMENT_SECRET_KEY = "dev-only-insecure-key-change-me"
 # Packages that hold drill and test machinery: production never loads code from them.
-_NOT_PRODUCT = ("drill.", "tests.", "bench.")
+_NOT_PRODUCT = ("tools.", "tests.")
 
 
 def production_refusals(

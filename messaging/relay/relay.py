@@ -35,7 +35,7 @@ from messaging.relay.publishing_thread import publishing_thread
 from messaging.task_names import HANDLE_EVENT
 from observability.metrics import RELAY_PUBLISHES
 
-# bench/measure.py calls the relay's statements through this module.
+# tools/bench/measure.py calls the relay's statements through this module.
 __all__ = ["outbox_claim_batch", "outbox_mark_published"]
 
 logger = logging.getLogger(__name__)

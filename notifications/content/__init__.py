@@ -12,6 +12,6 @@ that makes every attempt of an email send the same bytes (docs/email-content.md)
 - `preview.py`: what the admin shows before an email is sent (a version against the sample or
   a real order, a pending notification as it would render now); `preview_files.py`: the same
   for `manage.py email_preview`, written to files;
-- `test_send.py`: one email from the sample order through the configured provider, tied to no
+- `email_test_send.py`: one email from the sample order through the configured provider, tied to no
   order (`manage.py send_test_email`), recorded as an operator action.
 """

@@ -10,7 +10,7 @@ import ipaddress
 import socket
 from urllib.parse import urlsplit
 
-# bin/mailsim's default port (MAILSIM_PORT) and the simulator's service name in
+# tools/bin/mailsim's default port (MAILSIM_PORT) and the simulator's service name in
 # docker-compose.yml: a production URL naming either is the simulator under another host name.
 SIMULATOR_PORT = 8025
 SIMULATOR_NAME = "mailsim"

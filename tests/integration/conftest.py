@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from drill.processes import ManagedProcess, free_port, process_env
 from messaging import metrics as broker_metrics
 from orders.models import Order
 from tests.factories import OrderFactory
 from tests.integration.mailsim_support import SimProcess
 from tests.waiting import answers, wait_until
+from tools.drill.processes import ManagedProcess, free_port, process_env
 
 
 @pytest.fixture
@@ -39,7 +39,7 @@ def module_worker(worker_launcher, tmp_path_factory):
 @pytest.fixture
 def service_env(broker, mailsim_url, processes_database_url):
     """`service_env(**extra)`: the environment of a product process this test starts, on the
-    test database, the run's vhost and the mail simulator (drill.processes.process_env)."""
+    test database, the run's vhost and the mail simulator (tools.drill.processes.process_env)."""
 
     def env(**extra: str) -> dict[str, str]:
         return process_env(
@@ -96,7 +96,7 @@ def smtp_process(tmp_path_factory):
     data_dir = tmp_path_factory.mktemp("smtp")
     process = ManagedProcess(
         "smtp",
-        [sys.executable, "-m", "mailsim.smtp", "--port", "0", "--data-dir", str(data_dir)],
+        [sys.executable, "-m", "tools.mailsim.smtp", "--port", "0", "--data-dir", str(data_dir)],
         env={"PYTHONUNBUFFERED": "1", "PATH": "/usr/bin:/bin"},
         log_path=data_dir / "smtp.log",
     ).start(ready=r"mailsim smtp listening on \S+")

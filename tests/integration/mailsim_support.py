@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from drill.processes import REPO
+from tools.drill.processes import REPO
 
 API_KEY = "test-mail-key"
 START_TIMEOUT = 10
@@ -33,7 +33,7 @@ class SimProcess:
             [
                 sys.executable,
                 "-m",
-                "mailsim",
+                "tools.mailsim",
                 "--port",
                 "0",
                 "--data-dir",

@@ -8,7 +8,7 @@ import subprocess
 import pytest
 import yaml
 
-from drill.processes import REPO
+from tools.drill.processes import REPO
 
 RULES = REPO / "ops" / "prometheus" / "alerts.yml"
 

@@ -14,9 +14,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from drill.processes import REPO, free_port
 from notifications.providers.anymail import AnymailProvider
 from notifications.providers.base import KEY_TAG, OutboundEmail, Outcome
+from tools.drill.processes import REPO, free_port
 
 POSTMARK_BACKEND = "anymail.backends.postmark.EmailBackend"
 TOKEN = "test-token"

@@ -12,9 +12,9 @@ from django.core.management import CommandError, call_command
 from rest_framework.test import APIClient
 
 from apiauth.models import ApiToken
-from drill.processes import REPO
 from infra.rabbitmq import RabbitAdmin, broker_url_with_vhost, user_of
 from messaging.broker.declare import topology_declare, topology_missing
+from tools.drill.processes import REPO
 
 
 @pytest.mark.django_db

@@ -9,7 +9,6 @@ import pytest
 import requests
 from django.utils import timezone
 
-from drill.processes import ManagedProcess, free_port
 from messaging.models import OutboxEvent
 from messaging.relay.relay import relay_outbox_sweep
 from notifications.models import Notification
@@ -18,6 +17,7 @@ from tests.broker import queue_peek, queue_ready_count
 from tests.factories import UnpublishedOrderFactory
 from tests.integration.short_lease import SHORT_LEASE
 from tests.waiting import wait_until
+from tools.drill.processes import ManagedProcess, free_port
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
 SHORT_CLAIMS = {"OUTBOX_CLAIM_LEASE_SECONDS": "8", "OUTBOX_CONFIRM_TIMEOUT_SECONDS": "2"}

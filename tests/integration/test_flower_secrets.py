@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from drill.processes import ManagedProcess, free_port
+from tools.drill.processes import ManagedProcess, free_port
 
 # Flower's settings name the test database (pytest-django makes it only for a test that asks).
 pytestmark = pytest.mark.django_db

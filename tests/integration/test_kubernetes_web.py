@@ -12,9 +12,9 @@ import pytest
 import requests
 from django.conf import settings
 
-from drill.processes import ManagedProcess, free_port
 from tests.deployment_files import image_env, kubernetes_configmap, kubernetes_container_env
 from tests.waiting import answers, wait_until
+from tools.drill.processes import ManagedProcess, free_port
 
 # The web reads the test database (pytest-django makes it only for a test that asks for it).
 pytestmark = pytest.mark.django_db

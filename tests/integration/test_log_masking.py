@@ -4,7 +4,7 @@ by our settings masks an address in its log lines, in both formats."""
 import subprocess
 import sys
 
-from drill.processes import REPO
+from tools.drill.processes import REPO
 
 
 def test_a_process_configured_by_our_settings_masks_its_log_lines():

@@ -3,10 +3,10 @@ delay that follows: tests/unit/test_mail_provider.py.)"""
 
 import pytest
 
-from drill.processes import free_port
 from notifications.providers.base import OutboundEmail, Outcome
 from notifications.providers.resend import ResendProvider
 from tests.waiting import wait_until
+from tools.drill.processes import free_port
 
 
 def _email(key: str = "key-1", to: str = "ada@example.com") -> OutboundEmail:

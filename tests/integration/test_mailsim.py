@@ -1,4 +1,4 @@
-"""Black-box tests of the mail-provider simulator: a real ``python -m mailsim`` process over HTTP."""
+"""Black-box tests of the mail-provider simulator: a real ``python -m tools.mailsim`` process over HTTP."""
 
 import http.client
 import signal

@@ -1,4 +1,4 @@
-"""The simulator's delivery webhooks, black-box: a real ``python -m mailsim`` process posts to a real
+"""The simulator's delivery webhooks, black-box: a real ``python -m tools.mailsim`` process posts to a real
 stdlib HTTP server of the test. Resend's Svix signatures are checked with the real ``svix``
 package and every wire's payloads with Anymail's own tracking webhook views."""
 
@@ -14,7 +14,6 @@ import pytest
 import requests
 from svix.webhooks import Webhook, WebhookVerificationError
 
-from drill.processes import REPO, free_port
 from tests.integration.mailsim_support import (
     API_KEY,
     SimProcess,
@@ -22,6 +21,7 @@ from tests.integration.mailsim_support import (
     anymail_track,
 )
 from tests.waiting import wait_until
+from tools.drill.processes import REPO, free_port
 
 
 def svix_secret(key: bytes) -> str:
@@ -582,7 +582,7 @@ def test_an_invalid_secret_on_the_command_line_stops_the_start(tmp_path):
     done = subprocess.run(
         [
             sys.executable,
-            *("-m", "mailsim", "--port", "0", "--data-dir", str(tmp_path / "data")),
+            *("-m", "tools.mailsim", "--port", "0", "--data-dir", str(tmp_path / "data")),
             "--resend-webhook-secret",
             "x",
         ],

@@ -1,5 +1,5 @@
 """The simulator's three send wires (Resend, Brevo, Postmark), black-box over real HTTP against a
-real ``python -m mailsim`` process; Postmark, Brevo and Resend also through the real Anymail
+real ``python -m tools.mailsim`` process; Postmark, Brevo and Resend also through the real Anymail
 backends, so the answers are what Anymail's own code parses."""
 
 import threading

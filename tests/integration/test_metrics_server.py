@@ -9,10 +9,10 @@ import pytest
 import requests
 from prometheus_client.parser import text_string_to_metric_families
 
-from drill.processes import REPO, ManagedProcess, free_port, process_env
 from notifications.models import Notification
 from tests.factories import OrderFactory
 from tests.waiting import wait_until
+from tools.drill.processes import REPO, ManagedProcess, free_port, process_env
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
 

@@ -9,7 +9,7 @@ import subprocess
 import pytest
 import yaml
 
-from drill.processes import REPO
+from tools.drill.processes import REPO
 
 PROMETHEUS = REPO / "ops" / "prometheus"
 DASHBOARD = REPO / "ops" / "grafana" / "orders-dashboard.json"

@@ -11,9 +11,9 @@ import pytest
 import requests
 from django.conf import settings
 
-from drill.processes import ManagedProcess, free_port
 from tests.integration.tcp_proxy import TcpProxy
 from tests.waiting import wait_until
+from tools.drill.processes import ManagedProcess, free_port
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
 

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from drill.processes import REPO, ManagedProcess, free_port
 from tests.deployment_files import compose_service_env, image_env
+from tools.drill.processes import REPO, ManagedProcess, free_port
 
 PROFILE_PREFIX = "#prod: "
 # Settings that each keep `check --deploy` quiet, on by default in production; turned off,
@@ -169,8 +169,8 @@ def test_production_refuses_to_start_with_debug_pages():
             "FAULT_CRASH_POINT='worker.after_commit' is a drill's",
         ),
         (
-            {"MESSAGING_EVENT_CATALOGUES": "orders.events,drill.broken_build"},
-            "MESSAGING_EVENT_CATALOGUES names drill or test code (drill.broken_build)",
+            {"MESSAGING_EVENT_CATALOGUES": "orders.events,tools.drill.broken_build"},
+            "MESSAGING_EVENT_CATALOGUES names drill or test code (tools.drill.broken_build)",
         ),
     ],
     ids=["crash point", "broken-build catalogue"],

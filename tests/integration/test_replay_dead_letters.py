@@ -12,12 +12,12 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from drill.processes import REPO, ManagedProcess
 from messaging.models import OutboxEvent, ProcessedEvent
 from notifications.models import Notification, OperatorAction
 from tests.broker import queue_ready_count
 from tests.factories import OrderFactory
 from tests.waiting import wait_until
+from tools.drill.processes import REPO, ManagedProcess
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
 DLQ = "orders.confirmations.dlq"

@@ -12,12 +12,12 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from drill.processes import REPO
 from notifications.models import OperatorAction
 from operations.dead_letters.reader import DeadLetterReader
 from tests.broker import queue_peek, queue_ready_count
 from tests.factories import NotificationFactory, UnpublishedOrderFactory
 from tests.integration.dead_letter_support import DLQ, WORK_QUEUE, dead_letter_of, dlq_settles_at
+from tools.drill.processes import REPO
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
 

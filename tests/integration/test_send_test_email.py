@@ -16,11 +16,11 @@ from django.core.management import CommandError, call_command
 from django.test import Client
 from svix.webhooks import Webhook
 
-from drill.processes import REPO
 from messaging.dispatch import Delivery, event_dispatch
 from messaging.models import OutboxEvent
 from notifications.events import PROVIDER_EVENT_RECEIVED
 from notifications.models import Notification, OperatorAction, ProviderEvent, Suppression
+from tools.drill.processes import REPO
 
 pytestmark = pytest.mark.django_db
 

@@ -17,9 +17,9 @@ import requests
 from botocore.config import Config
 from botocore.exceptions import ConnectionClosedError
 
-from drill.processes import REPO, ManagedProcess, free_port
 from notifications.providers.base import KEY_TAG, OutboundEmail, Outcome
 from notifications.providers.ses import SesProvider
+from tools.drill.processes import REPO, ManagedProcess, free_port
 
 REGION = "eu-west-1"
 SENDER = "orders@example.com"

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import sync_playwright
 
-from drill.processes import REPO, ManagedProcess, free_port, process_env
 from tests.system.browser import CHROMIUM, CHROMIUM_ARGS
 from tests.waiting import answers, wait_until
+from tools.drill.processes import REPO, ManagedProcess, free_port, process_env
 
 # Made per run, like `make run` does (never a committed secret).
 WEBHOOK_SIGNING_KEY = "whsec_" + base64.b64encode(secrets.token_bytes(24)).decode()

@@ -6,10 +6,10 @@ import time
 
 import pytest
 
-from drill.processes import REPO, ManagedProcess, process_env
 from messaging.models import OutboxEvent
 from tests.factories import UnpublishedOrderFactory
 from tests.waiting import wait_until
+from tools.drill.processes import REPO, ManagedProcess, process_env
 
 pytestmark = pytest.mark.django_db(transaction=True)
 SENDS_SWEEP = r"Sending due task relay-outbox-sweep"

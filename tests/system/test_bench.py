@@ -9,16 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from drill.processes import REPO
+from tools.drill.processes import REPO
 
 # Minutes of real runs: `make test-tools` and CI run them, `make test` does not.
 pytestmark = pytest.mark.tool_check
 
 
 def _bench(out: Path, *args: str) -> dict:
-    """A run of `python -m bench` with these arguments, once; its figures."""
+    """A run of `python -m tools.bench` with these arguments, once; its figures."""
     run = subprocess.run(
-        [sys.executable, "-m", "bench", "--repeats", "1", "--out", str(out), *args],
+        [sys.executable, "-m", "tools.bench", "--repeats", "1", "--out", str(out), *args],
         cwd=REPO,
         capture_output=True,
         text=True,

@@ -1,4 +1,4 @@
-"""A three-node RabbitMQ cluster of our own (drill/broker_cluster.py, the cluster drill's):
+"""A three-node RabbitMQ cluster of our own (tools/drill/broker_cluster.py, the cluster drill's):
 the work and dead-letter queues (quorum) get a replica on every node, and the relay's confirming
 publisher, given the node list, fails over when the node it talks to (the leader of
 orders.confirmations) is SIGKILLed. What the broker confirmed before the kill is still there;
@@ -12,13 +12,13 @@ import uuid
 import pytest
 from kombu import Connection
 
-from drill.broker_cluster import PrivateCluster
 from messaging.broker.declare import topology_declare
 from messaging.broker.topology import dead_letter_queues, work_queue, work_queues
 from messaging.relay.messages import OutgoingMessage
 from messaging.relay.publisher import ConfirmingPublisher, PublishError
 from messaging.task_names import HANDLE_EVENT
 from orders.events import ORDER_CREATED
+from tools.drill.broker_cluster import PrivateCluster
 
 QUEUE = "orders.confirmations"
 

@@ -8,9 +8,9 @@ import sys
 
 import pytest
 
-from drill.processes import REPO, process_env
 from notifications.models import Notification
 from tests.broker import queue_ready_count
+from tools.drill.processes import REPO, process_env
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -25,7 +25,7 @@ def test_the_demo_leaves_every_screen_something_to_show(stack, broker, processes
         [
             sys.executable,
             "-m",
-            "demo",
+            "tools.demo",
             "--minutes",
             "0.75",
             "--web",

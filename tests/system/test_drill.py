@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from drill.__main__ import run_and_report
-from drill.harness import DrillConfig, drill_run, report_markdown
+from tools.drill.__main__ import run_and_report
+from tools.drill.harness import DrillConfig, drill_run, report_markdown
 
 
 # Longer than the drill's own settle timeout (240 s), so a drill that does not settle ends
@@ -95,7 +95,7 @@ def test_a_build_that_breaks_deduplication_fails_the_drill():
             rate=30,
             kill_every=1.5,
             broker_restart_at=None,  # duplicates come from redeliveries and republished copies alone
-            extra_env={"MESSAGING_EVENT_CATALOGUES": "orders.events,drill.broken_build"},
+            extra_env={"MESSAGING_EVENT_CATALOGUES": "orders.events,tools.drill.broken_build"},
             settle_timeout=20,  # a broken build need not settle; the verdict is what counts
         )
     )

@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from drill.outage import OutageConfig, outage_run
-from drill.outage_report import outage_report_markdown, outage_report_write
+from tools.drill.outage import OutageConfig, outage_run
+from tools.drill.outage_report import outage_report_markdown, outage_report_write
 
 
 @pytest.mark.tool_check  # `make test-tools` and CI: a few minutes of real processes

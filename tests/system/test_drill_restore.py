@@ -10,8 +10,8 @@ import re
 
 import pytest
 
-from drill.restore import RestoreConfig, restore_drill_run
-from drill.restore_report import restore_report_markdown, restore_report_write
+from tools.drill.restore import RestoreConfig, restore_drill_run
+from tools.drill.restore_report import restore_report_markdown, restore_report_write
 
 
 @pytest.mark.tool_check  # `make test-tools` and CI: a few minutes of the whole stack

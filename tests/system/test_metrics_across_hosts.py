@@ -8,10 +8,10 @@ import pytest
 import requests
 from prometheus_client.parser import text_string_to_metric_families
 
-from drill.processes import REPO, ManagedProcess, free_port, process_env
 from notifications.models import Notification
 from orders.models import Order
 from tests.waiting import wait_until
+from tools.drill.processes import REPO, ManagedProcess, free_port, process_env
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
 ORDERS = {"host-a": 4, "host-b": 3}

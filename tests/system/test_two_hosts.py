@@ -9,8 +9,8 @@ import shutil
 
 import pytest
 
-from drill.two_hosts import TwoHostConfig, two_host_run
-from drill.two_hosts_report import two_host_markdown
+from tools.drill.two_hosts import TwoHostConfig, two_host_run
+from tools.drill.two_hosts_report import two_host_markdown
 
 pytestmark = [
     pytest.mark.tool_check,

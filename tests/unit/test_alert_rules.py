@@ -6,7 +6,7 @@ import re
 
 import yaml
 
-from drill.processes import REPO
+from tools.drill.processes import REPO
 
 RULES = REPO / "ops" / "prometheus" / "alerts.yml"
 RUNBOOK = REPO / "docs" / "operations.md"

@@ -8,9 +8,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from bench.pipelines import LoadShortfall, completions_check, offered_check
-from bench.report import report_markdown, report_write, targets_check
-from bench.runner import ratios
+from tools.bench.pipelines import LoadShortfall, completions_check, offered_check
+from tools.bench.report import report_markdown, report_write, targets_check
+from tools.bench.runner import ratios
 
 
 def figure(value, *others):

@@ -1,12 +1,12 @@
-"""The bench's CPU accounting (bench/cpu.py) on real processes: a process group's CPU is
+"""The bench's CPU accounting (tools/bench/cpu.py) on real processes: a process group's CPU is
 counted to its name, this process's to the bench, and the per-order figures add up."""
 
 import subprocess
 import sys
 import time
 
-from bench.cpu import cpu_by_component, cpu_ms_per_order
-from bench.report import cpu_lines
+from tools.bench.cpu import cpu_by_component, cpu_ms_per_order
+from tools.bench.report import cpu_lines
 
 BURN = "import time\nend = time.process_time() + 0.4\nwhile time.process_time() < end: pass\ntime.sleep(30)"
 

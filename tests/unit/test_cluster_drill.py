@@ -1,9 +1,9 @@
-"""The cluster drill's schedule and its failover verdict (drill/harness.py, drill/broker_faults.py):
-when the leader and a follower of orders.confirmations die, and that a kill the cluster did
-not fail over from fails the drill."""
+"""The cluster drill's schedule and its failover verdict (tools/drill/harness.py,
+tools/drill/broker_faults.py): when the leader and a follower of orders.confirmations die, and
+that a kill the cluster did not fail over from fails the drill."""
 
-from drill.broker_faults import failover_problems
-from drill.harness import DrillConfig, broker_faults
+from tools.drill.broker_faults import failover_problems
+from tools.drill.harness import DrillConfig, broker_faults
 
 
 def test_the_cluster_drill_kills_the_leader_then_a_follower_while_orders_flow():

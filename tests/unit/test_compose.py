@@ -4,8 +4,9 @@ import re
 
 import yaml
 
-from drill.processes import REPO
 from tests.deployment_files import compose_service_env, image_env
+from tests.image_files import image_files
+from tools.drill.processes import REPO
 
 APP_PROCESSES = {"web", "worker", "relay", "beat", "flower", "mailsim"}
 
@@ -25,6 +26,21 @@ def test_compose_runs_every_procfile_process_with_the_same_command():
     assert set(procfile) == APP_PROCESSES
     for name, command in procfile.items():
         assert services[name]["command"] == command, name
+
+
+def test_the_product_runs_from_its_image_and_the_simulator_from_the_tools_stage():
+    # the product's image holds no tool (tests/unit/test_image.py); the simulator is one
+    services = _compose()["services"]
+    assert services["mailsim"]["build"] == {"context": ".", "target": "tools"}
+    assert services["mailsim"]["image"] != services["web"]["image"]
+    for name in (APP_PROCESSES - {"mailsim"}) | {"init"}:
+        assert services[name]["build"] == ".", name
+        assert services[name]["image"] == "order-notifications:latest", name
+    tools_stage = {path.removeprefix("/app/") for path in image_files("tools")}
+    assert services["mailsim"]["command"].split()[0] in tools_stage
+    product_image = {path.removeprefix("/app/") for path in image_files()}
+    for name in APP_PROCESSES - {"mailsim"}:
+        assert services[name]["command"].split()[0] in product_image, name
 
 
 def test_every_compose_service_has_a_healthcheck_or_is_the_one_shot_init():
@@ -66,9 +82,10 @@ def test_every_environment_variable_the_product_reads_is_in_env_example():
     settings_text = "\n".join(p.read_text() for p in (REPO / "config" / "settings").glob("*.py"))
     read = set(re.findall(r"env(?:\.\w+)?\(\s*\"([A-Z][A-Z0-9_]+)\"", settings_text))
     read |= set(re.findall(r"os\.environ\.setdefault\(\"([A-Z][A-Z0-9_]+)\"", settings_text))
-    for script in (REPO / "bin").iterdir():
+    for script in [*(REPO / "bin").iterdir(), *(REPO / "tools" / "bin").iterdir()]:
         read |= set(re.findall(r"\$\{([A-Z][A-Z0-9_]+)", script.read_text()))
-    read |= set(re.findall(r"\"(MAILSIM_[A-Z_]+)\"", (REPO / "mailsim" / "__main__.py").read_text()))
+    simulator = (REPO / "tools" / "mailsim" / "__main__.py").read_text()
+    read |= set(re.findall(r"\"(MAILSIM_[A-Z_]+)\"", simulator))
     assert len(read) > 30
     assert read - documented == set()
 

@@ -5,9 +5,9 @@ with, or every delivery event of a development run would be answered 503."""
 import subprocess
 import sys
 
-from drill.processes import REPO
 from notifications.providers.anymail_webhooks import anymail_tracking_webhook
 from notifications.providers.resend import ResendWebhook
+from tools.drill.processes import REPO
 
 
 def _generated(tmp_path) -> dict[str, str]:

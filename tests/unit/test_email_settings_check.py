@@ -5,7 +5,7 @@ showing up broken in customers' inboxes."""
 import subprocess
 import sys
 
-from drill.processes import REPO
+from tools.drill.processes import REPO
 
 
 def _check(**environment: str) -> subprocess.CompletedProcess:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from drill.processes import REPO
+from tools.drill.processes import REPO
 
 SCRIPT = REPO / "scripts" / "ensure-services.sh"
 BASICS = ["sh", "grep", "sed", "seq", "sleep", "cat", "ls"]

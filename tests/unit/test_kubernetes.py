@@ -8,10 +8,10 @@ import re
 import yaml
 from django.conf import settings
 
-from drill.processes import REPO
 from notifications.events import CANCELLATIONS_QUEUE, CONFIRMATIONS_QUEUE
 from tests.deployment_files import kubernetes_documents as _documents
 from tests.unit.test_compose import _procfile
+from tools.drill.processes import REPO
 
 
 def _deployments() -> dict[str, dict]:

@@ -69,7 +69,20 @@ def test_the_email_feature_importing_the_operators_tools_breaks_the_layers(tmp_p
 def test_the_product_importing_drill_code_breaks_a_contract(tmp_path):
     tree = _copy_of_the_tree(tmp_path)
     tasks = tree / "messaging" / "tasks.py"
-    tasks.write_text(tasks.read_text() + "\nimport drill.naive_send  # noqa\n")
+    tasks.write_text(tasks.read_text() + "\nimport tools.drill.naive_send  # noqa\n")
     result = _lint_imports(tree)
     assert result.returncode != 0
-    assert "The product imports no drill, benchmark or test code BROKEN" in result.stdout
+    assert "The product imports no tool or test code BROKEN" in result.stdout
+
+
+def test_the_simulator_importing_the_drill_breaks_a_contract(tmp_path):
+    # given the simulator made to lean on the drill's process helpers
+    tree = _copy_of_the_tree(tmp_path)
+    store = tree / "tools" / "mailsim" / "store.py"
+    store.write_text(store.read_text() + "\nimport tools.drill.processes  # noqa\n")
+    # when
+    result = _lint_imports(tree)
+    # then
+    assert result.returncode != 0
+    assert "The mail simulator stands alone (it plays a provider we do not own) BROKEN" in result.stdout
+    assert "tools.mailsim.store -> tools.drill.processes" in result.stdout

@@ -7,8 +7,8 @@ that this file does not contain them itself.
 
 import pytest
 
-from drill.processes import REPO
 from tests.unit.secret_scan import repository_scan, text_scan
+from tools.drill.processes import REPO
 
 # Real-looking secrets, one per kind the scanner knows (made up; none of them is valid).
 SECRETS = {

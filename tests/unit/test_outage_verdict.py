@@ -7,9 +7,9 @@ a short real run.)"""
 import re
 from pathlib import Path
 
-from drill.outage import PRODUCTION_SETTINGS, OutageConfig
-from drill.outage_report import OutageReport, outage_report_markdown
-from drill.outage_verdict import (
+from tools.drill.outage import PRODUCTION_SETTINGS, OutageConfig
+from tools.drill.outage_report import OutageReport, outage_report_markdown
+from tools.drill.outage_verdict import (
     CircuitSizes,
     max_in_window,
     outage_request_bound,

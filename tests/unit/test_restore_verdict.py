@@ -2,10 +2,10 @@
 wrong (a key delivered twice, a resend under a new key, an order from before the dump missing,
 a queued event not dead-lettered), it says so; handed a clean one, it passes."""
 
-from drill.load import LoadResult
-from drill.restore_report import restore_outcome
-from drill.restore_verdict import RestoreEvidence, restore_verdict
-from drill.verdict import Verdict
+from tools.drill.load import LoadResult
+from tools.drill.restore_report import restore_outcome
+from tools.drill.restore_verdict import RestoreEvidence, restore_verdict
+from tools.drill.verdict import Verdict
 
 BEFORE, AFTER, QUEUED = "order-before", "order-after", "order-queued"
 

@@ -1,14 +1,14 @@
 """The two-host drill's pure parts: the hosts' addresses and names, the proxy's reading of a
-provider call's key, and the takeover's verdict (drill/netns.py, drill/netproxy.py,
-drill/takeover.py). The drill itself: tests/system/test_two_hosts.py."""
+provider call's key, and the takeover's verdict (tools/drill/netns.py, tools/drill/netproxy.py,
+tools/drill/takeover.py). The drill itself: tests/system/test_two_hosts.py."""
 
 import ipaddress
 
 import pytest
 
-from drill.netns import DRILL_RANGE, HostNetwork, host_addresses, host_subnet
-from drill.netproxy import IDEMPOTENCY_KEY_HEADER
-from drill.takeover import Attempt, takeover_judge
+from tools.drill.netns import DRILL_RANGE, HostNetwork, host_addresses, host_subnet
+from tools.drill.netproxy import IDEMPOTENCY_KEY_HEADER
+from tools.drill.takeover import Attempt, takeover_judge
 
 PRIVATE = [ipaddress.ip_network(n) for n in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16")]
 

@@ -7,8 +7,8 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from notifications.content.email_test_send import SendRefused, email_test_send
 from notifications.content.preview_files import email_kinds
-from notifications.content.test_send import SendRefused, email_test_send
 
 
 class Command(BaseCommand):

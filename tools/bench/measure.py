@@ -1,0 +1,317 @@
+"""The measurements. Each returns plain numbers; the runner repeats them and reports medians
+with their spread. Throughput is counted from the database's own timestamps (commit and
+`sent_at`), so the clock of a measurement is the system's, not the load generator's."""
+
+import os
+import statistics
+import time
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from datetime import timedelta
+
+import psycopg
+from amqp import Connection as AmqpConnection
+from amqp import Message
+from django.db import connection, transaction
+
+from messaging.models import OutboxEvent
+from messaging.outbox import outbox_event_build
+from messaging.registry import event_type_get
+from messaging.relay.publisher import process_publisher
+from messaging.relay.relay import (
+    outbox_claim_batch,
+    outbox_mark_published,
+    outbox_message,
+    relay_outbox_sweep,
+)
+from notifications.models import DeliveryAttempt, Notification
+from orders.events import ORDER_CREATED
+from orders.models import Order, site_locale
+from orders.services import order_create
+from tools.bench.naive.models import NaiveOrder
+from tools.bench.naive.pipeline import naive_order_create
+
+# --- the raw limits ---------------------------------------------------------------------------
+
+
+def raw_publish_with_pipelined_confirms(broker_host: str, vhost: str, messages: int = 20_000) -> float:
+    """A minimal client (py-amqp): persistent messages to a durable quorum queue, all written,
+    then every confirm collected. The broker's own ceiling for what our relay does."""
+    with AmqpConnection(host=broker_host, userid="guest", password="guest", virtual_host=vhost) as conn:
+        channel = conn.channel()
+        channel.queue_declare(
+            "bench.raw", durable=True, auto_delete=False, arguments={"x-queue-type": "quorum"}
+        )
+        channel.confirm_select()
+        acked = 0
+
+        def on_ack(tag, multiple):
+            nonlocal acked
+            acked = tag if multiple else acked + 1
+
+        channel.events["basic_ack"].add(on_ack)
+        body = b"x" * 200
+        started = time.perf_counter()
+        for _ in range(messages):
+            channel.basic_publish(Message(body, delivery_mode=2), exchange="", routing_key="bench.raw")
+        while acked < messages:
+            conn.drain_events(timeout=30)
+        elapsed = time.perf_counter() - started
+        channel.queue_delete("bench.raw")
+    return messages / elapsed
+
+
+def raw_order_and_outbox_transactions(database_url: str, count: int = 3000) -> float:
+    """Plain psycopg: one transaction = INSERT order + INSERT outbox row, one connection."""
+    with psycopg.connect(database_url) as conn:
+        started = time.perf_counter()
+        for _ in range(count):
+            order_id = uuid.uuid4()
+            with conn.transaction():
+                conn.execute(
+                    "INSERT INTO orders_order (id, customer_email, amount, currency, locale, status, "
+                    "version, request_fingerprint, created_at, updated_at) "
+                    "VALUES (%s, 'raw@bench.example', 1, 'EUR', 'en', 'created', 1, '', now(), now())",
+                    [order_id],
+                )
+                conn.execute(
+                    "INSERT INTO messaging_outboxevent (id, event_type, aggregate_type, aggregate_id, "
+                    "schema_version, payload, created_at, published_at, claimed_by, publish_attempts, "
+                    "last_publish_error) "
+                    "VALUES (%s, 'bench.raw', 'order', %s, 1, '{}', now(), now(), '', 1, '')",
+                    [uuid.uuid4(), str(order_id)],
+                )
+        elapsed = time.perf_counter() - started
+        conn.execute("DELETE FROM messaging_outboxevent WHERE event_type = 'bench.raw'")
+        conn.execute("DELETE FROM orders_order WHERE customer_email = 'raw@bench.example'")
+    return count / elapsed
+
+
+# --- the relay over a backlog ------------------------------------------------------------------
+
+
+def backlog_create(events: int) -> None:
+    """Unpublished `order.created` events (their orders are not needed: no worker runs)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            """
+            INSERT INTO messaging_outboxevent (id, event_type, aggregate_type, aggregate_id,
+                schema_version, payload, created_at, claimed_by, publish_attempts, last_publish_error)
+            SELECT id, 'order.created', 'order', gen_random_uuid()::text, 1,
+                   jsonb_build_object(
+                       'event_id', id::text, 'event_type', 'order.created', 'schema_version', 1,
+                       'order_id', gen_random_uuid()::text, 'occurred_at', now()::text),
+                   now(), '', 0, ''
+              FROM (SELECT gen_random_uuid() AS id FROM generate_series(1, %s)) AS ids
+            """,
+            [events],
+        )
+
+
+def relay_drain_pipelined() -> float:
+    """Our relay as configured (OUTBOX_RELAY_BATCH_SIZE): claim a batch, publish it all,
+    collect the confirms, mark; until empty."""
+    events = OutboxEvent.objects.filter(published_at__isnull=True).count()
+    started = time.perf_counter()
+    while relay_outbox_sweep(time_budget_seconds=3600).published:
+        pass
+    return events / (time.perf_counter() - started)
+
+
+def relay_drain_waiting_for_each_confirm() -> float:
+    """The same claims and marks, but each message waits for its own confirm before the next:
+    what a relay built on Celery's `confirm_publish` does."""
+    events = OutboxEvent.objects.filter(published_at__isnull=True).count()
+    publisher = process_publisher()
+    started = time.perf_counter()
+    while batch := outbox_claim_batch(limit=200):
+        confirmed = []
+        for event in batch:
+            confirmed += publisher.publish([outbox_message(event)]).confirmed
+        outbox_mark_published(confirmed)
+    return events / (time.perf_counter() - started)
+
+
+def backlog_reset() -> None:
+    OutboxEvent.objects.update(published_at=None, next_attempt_at=None)
+
+
+# --- orders, both pipelines ---------------------------------------------------------------------
+
+
+def ours_place(count: int, *, rate: float | None = None) -> None:
+    _place(
+        lambda n: order_create(customer_email=f"b{n}@bench.example", amount="9.90", currency="EUR"),
+        count,
+        rate,
+    )
+
+
+def ours_place_for_the_relay(count: int) -> None:
+    """The rows `order_create` commits (the order, its outbox event, the pending notification),
+    but no publish after the commit: every event waits for a relay process, as after a crash
+    or while the broker was away. The scaling phase varies the relay processes this way; with
+    `order_create` the placing process publishes each event itself and the relays idle."""
+    event_type = event_type_get(ORDER_CREATED)
+    record_hook = event_type.record_hook_function()
+    assert record_hook is not None  # the pending notification, which the phase counts as sent
+
+    def create(number: int) -> None:
+        with transaction.atomic():
+            order = Order.objects.create(
+                customer_email=f"b{number}@bench.example", amount="9.90", currency="EUR", locale=site_locale()
+            )
+            event = outbox_event_build(event_type=event_type, aggregate_id=order.id)
+            event.save(force_insert=True)
+            record_hook(event)
+
+    _place(create, count, None)
+
+
+def naive_place(count: int, *, rate: float | None = None) -> None:
+    _place(
+        lambda n: naive_order_create(customer_email=f"b{n}@bench.example", amount="9.90", currency="EUR"),
+        count,
+        rate,
+    )
+
+
+# Orders come from several placers at once, as from a web server's worker processes: one
+# placer waits for each order's commit (and, in ours, the broker's confirm of its event) before
+# the next, so it measures one request's latency, not what the pipeline can take. Each placer
+# thread has its own database connection and its own publisher (process_publisher is per
+# thread); the threads live as long as the benchmark, so their connections are reused.
+PLACERS = 8
+_placers: ThreadPoolExecutor | None = None
+
+
+def _place(create, count: int, rate: float | None) -> None:
+    """`count` orders, as fast as the placers go, or order n at `n / rate` seconds."""
+    global _placers
+    if _placers is None:
+        _placers = ThreadPoolExecutor(max_workers=PLACERS, thread_name_prefix="placer")
+    started = time.perf_counter()
+
+    def placer(first: int) -> None:
+        for number in range(first, count, PLACERS):
+            if rate:
+                time.sleep(max(0.0, started + number / rate - time.perf_counter()))
+            create(number)
+
+    list(_placers.map(placer, range(PLACERS)))  # raises what a placer raised
+
+
+def placed_per_s(completions: list[tuple]) -> float:
+    """The rate the orders were committed at (what a phase offered, as it happened)."""
+    created = sorted(created for created, _ in completions)
+    return (len(created) - 1) / max((created[-1] - created[0]).total_seconds(), 1e-6)
+
+
+def ours_wait_all_sent(timeout: float = 300) -> None:
+    _wait(lambda: not Notification.objects.exclude(status="sent").exists(), timeout)
+
+
+def naive_wait_all_sent(timeout: float = 300) -> None:
+    _wait(lambda: not NaiveOrder.objects.exclude(status="sent").exists(), timeout)
+
+
+def _wait(done, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while not done():
+        if time.monotonic() > deadline:
+            raise TimeoutError("the pipeline did not finish in time")
+        time.sleep(0.2)
+
+
+def ours_completions() -> list[tuple]:
+    return list(Notification.objects.values_list("created_at", "sent_at"))
+
+
+def naive_completions() -> list[tuple]:
+    return list(NaiveOrder.objects.values_list("created_at", "sent_at"))
+
+
+def throughput(completions: list[tuple]) -> float:
+    """Orders per second from the first commit to the last acceptance."""
+    first = min(created for created, _ in completions)
+    last = max(sent for _, sent in completions)
+    return len(completions) / max((last - first).total_seconds(), 1e-6)
+
+
+def drain_rate(completions: list[tuple]) -> float:
+    """Orders per second from the first acceptance to the last (a queued backlog)."""
+    sent = sorted(sent for _, sent in completions)
+    return (len(sent) - 1) / max((sent[-1] - sent[0]).total_seconds(), 1e-6)
+
+
+def ours_stages_ms() -> dict[str, float]:
+    """p50 of each step of commit → sent, in ms, over the emails of the orders placed."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""
+            SELECT
+              percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM a.started_at - n.created_at)),
+              percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM n.sent_at - a.started_at)),
+              percentile_cont(0.5) WITHIN GROUP (ORDER BY a.duration_ms / 1000.0),
+              percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM n.sent_at - n.created_at)),
+              percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM o.published_at - n.created_at))
+              FROM {Notification._meta.db_table} n
+              JOIN {DeliveryAttempt._meta.db_table} a ON a.notification_id = n.id AND a.outcome = 'accepted'
+              JOIN {OutboxEvent._meta.db_table} o
+                ON o.aggregate_id = n.order_id::text AND o.event_type = %s
+            """,
+            [ORDER_CREATED],
+        )
+        claimed, sending, provider, total, published = cursor.fetchone()
+    return {
+        # the order's commit, the on-commit publish, the broker's delivery, Celery's hand-off to
+        # a pool process, the claim's locked read
+        "to_claim": claimed * 1000,
+        # rendering, the attempt row, the claim's commit, the provider call, the outcome
+        "claim_to_sent": sending * 1000,
+        "provider_call": provider * 1000,
+        "total": total * 1000,
+        # not on the email's path: the placer's wait for the broker's confirm and the mark
+        "to_marked_published": published * 1000,
+    }
+
+
+def latencies_ms(completions: list[tuple]) -> dict[str, float]:
+    values = sorted((sent - created) / timedelta(milliseconds=1) for created, sent in completions)
+    cuts = statistics.quantiles(values, n=100)
+    return {"p50": cuts[49], "p95": cuts[94], "p99": cuts[98], "count": len(values)}
+
+
+def clear_orders() -> None:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "TRUNCATE notifications_deliveryattempt, messaging_processedevent, "
+            "notifications_notification, messaging_outboxevent, orders_order, naive_naiveorder, "
+            "messaging_deadletterrecord, "
+            "notifications_operatoraction CASCADE"
+        )
+
+
+def resident_memory_kib(process_group_leader: int) -> int:
+    """RSS of a process and its children (a Celery worker and its pool)."""
+    total = 0
+    for status in _group_status_files(process_group_leader):
+        for line in status.splitlines():
+            if line.startswith("VmRSS:"):
+                total += int(line.split()[1])
+    return total
+
+
+def _group_status_files(leader: int) -> list[str]:
+
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            if os.getpgid(int(entry)) == leader:
+                with open(f"/proc/{entry}/status") as file:
+                    found.append(file.read())
+        except (ProcessLookupError, FileNotFoundError, PermissionError):
+            continue
+    return found

@@ -1,0 +1,109 @@
+"""The shop's stream: orders at a steady rate, some paid, some cancelled, some to addresses
+the provider refuses or that bounce, and a provider outage in the middle."""
+
+import random
+import time
+from dataclasses import dataclass, field
+
+import requests
+
+from tools.demo.stack import faults_set
+
+# Always on: the provider refuses some addresses, bounces others, says for a few that it holds
+# another email under their key (a person must check: needs review), and now and then drops
+# the connection after it accepted an email (an unknown outcome, resent under the same key).
+STEADY_FAULTS = (
+    {"kind": "reject", "to_contains": "refused-"},
+    {"kind": "key_conflict", "to_contains": "conflicting-"},
+    {"kind": "bounce", "to_contains": "bounces-"},
+    {"kind": "accept_then_drop", "rate": 0.05},
+)
+OUTAGE = {"kind": "503", "retry_after": 5}
+
+
+@dataclass
+class Placed:
+    orders: list[str] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)  # order ids whose address the provider refuses
+    bounced_addresses: list[str] = field(default_factory=list)
+    cancelled: int = 0
+    paid: int = 0
+    outage_seconds: float = 0.0
+
+
+class ShopStream:
+    def __init__(self, web: str, mailsim: str, token: str, *, minutes: float, rate: float, seed: int):
+        self.web, self.mailsim, self.rate = web, mailsim, rate
+        self.seconds = minutes * 60
+        self.rng = random.Random(seed)
+        self.session = requests.Session()
+        self.session.headers["Authorization"] = f"Bearer {token}"
+        self.placed = Placed()
+
+    def run(self) -> Placed:
+        faults_set(self.mailsim, *STEADY_FAULTS)
+        started, number, outage = time.monotonic(), 0, False
+        # The provider is down from 55 % to 75 % of the run: the circuit opens, emails wait.
+        outage_from, outage_to = 0.55 * self.seconds, 0.75 * self.seconds
+        while (elapsed := time.monotonic() - started) < self.seconds:
+            if not outage and outage_from <= elapsed < outage_to:
+                faults_set(self.mailsim, OUTAGE, *STEADY_FAULTS)
+                outage, outage_started = True, time.monotonic()
+                print(f"  {elapsed:5.0f} s: the provider answers 503 to everything for a while")
+            elif outage and elapsed >= outage_to:
+                faults_set(self.mailsim, *STEADY_FAULTS)
+                outage, self.placed.outage_seconds = False, time.monotonic() - outage_started
+                print(f"  {elapsed:5.0f} s: the provider is back")
+            self._one(number, during_outage=outage)
+            number += 1
+            time.sleep(max(0.0, started + number / self.rate - time.monotonic()))
+        if outage:
+            faults_set(self.mailsim, *STEADY_FAULTS)
+        return self.placed
+
+    def _one(self, number: int, *, during_outage: bool) -> None:
+        roll = self.rng.random()
+        if roll < 0.06:
+            address = f"refused-{number}@example.com"
+        elif roll < 0.10:
+            address = f"bounces-{number}@example.com"
+        elif roll < 0.12:
+            address = f"conflicting-{number}@example.com"
+        elif roll < 0.15 and self.placed.bounced_addresses:
+            address = self.rng.choice(self.placed.bounced_addresses)  # ordering again: suppressed
+        else:
+            address = f"customer-{number}@example.com"
+        amount = f"{self.rng.randint(500, 25000) / 100:.2f}"
+        response = self.session.post(
+            f"{self.web}/api/orders/",
+            json={
+                "customer_email": address,
+                "amount": amount,
+                "currency": self.rng.choice(["EUR", "EUR", "USD"]),
+            },
+            headers={"Idempotency-Key": f"demo-{time.time_ns()}-{number}"},
+            timeout=10,
+        )
+        if response.status_code != 201:
+            print(f"  order {number} refused by the API: {response.status_code} {response.text[:120]}")
+            return
+        order_id = response.json()["id"]
+        self.placed.orders.append(order_id)
+        if address.startswith("refused-"):
+            self.placed.refused.append(order_id)
+        if address.startswith("bounces-"):
+            self.placed.bounced_addresses.append(address)
+        change = self.rng.random()
+        # While the provider is down the confirmation waits, so a cancellation skips it.
+        if change < (0.25 if during_outage else 0.05):
+            self._change(order_id, "cancel")
+        elif change < 0.35:
+            self._change(order_id, "pay")
+
+    def _change(self, order_id: str, change: str) -> None:
+        response = self.session.post(f"{self.web}/api/orders/{order_id}/{change}/", json={}, timeout=10)
+        if response.status_code in (200, 201):
+            if change == "cancel":
+                self.placed.cancelled += 1
+            else:
+                self.placed.paid += 1

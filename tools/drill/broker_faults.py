@@ -1,0 +1,118 @@
+"""The drill's broker faults, all hard kills (SIGKILL of the node's process group):
+
+- one node: the node is killed and started again on its data directory (durable queues and
+  their messages come back from disk; every client reconnects);
+- a cluster: the node that leads `orders.confirmations` is killed, and later one of its
+  followers; each is started again once the failover has been measured.
+
+Two failover times are measured from the kill (time.monotonic, and the wall clock for the
+database): until a surviving node reports a new leader of the queue (`rabbitmqctl list_queues
+name leader`; a follower's death changes no leader), and until the first `order.created` event
+(routed to `orders.confirmations`) created after the kill is marked published, i.e. confirmed
+by the broker: publishing into the queue works again, end to end, through our relays.
+"""
+
+import contextlib
+import random
+import time
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+
+import psycopg
+
+from orders.events import ORDER_CREATED
+from tools.drill.broker_cluster import PrivateCluster
+from tools.drill.broker_node import PrivateRabbit
+from tools.drill.stack import DrillStack
+
+MEASURED_QUEUE = "orders.confirmations"
+FAILOVER_TIMEOUT_SECONDS = 90.0
+
+
+@dataclass
+class NodeKill:
+    node: str
+    role: str  # "leader" or "follower" of MEASURED_QUEUE
+    new_leader: str | None  # after a leader's death; a follower's leaves the leader as it was
+    seconds_to_new_leader: float | None
+    # None: none within FAILOVER_TIMEOUT_SECONDS, or not measured (the stream had ended)
+    seconds_to_confirmed_publish: float | None
+    orders_flowing: bool
+    seconds_to_restart: float
+
+
+def restart_single_node(stack: DrillStack) -> float:
+    """SIGKILL the one node, start it again; the seconds it was gone."""
+    node = stack.rabbit
+    assert isinstance(node, PrivateRabbit)
+    killed = time.monotonic()
+    node.restart_hard()
+    return time.monotonic() - killed
+
+
+def kill_queue_node(stack: DrillStack, role: str, rng: random.Random, *, orders_flowing: bool) -> dict:
+    """SIGKILL the leader (or a follower) of MEASURED_QUEUE, measure, start it again. Once
+    the stream has ended no order is created, and the publish is not waited for."""
+    cluster = stack.rabbit
+    assert isinstance(cluster, PrivateCluster)
+    leader = cluster.queue_leader(MEASURED_QUEUE)
+    if role == "leader":
+        victim = leader
+    else:
+        victim = rng.choice([member for member in cluster.queue_members(MEASURED_QUEUE) if member != leader])
+    assert victim is not None, f"{MEASURED_QUEUE} has no leader"
+    killed_at, killed_wall = time.monotonic(), datetime.now(UTC)
+    cluster.node(victim).kill()
+    new_leader, to_leader = None, None
+    try:  # whatever the measurement does, the node is started again
+        if role == "leader":
+            with contextlib.suppress(TimeoutError):  # None: reported as a problem (failover_problems)
+                new_leader = cluster.new_leader_after_kill(
+                    MEASURED_QUEUE, victim, timeout=FAILOVER_TIMEOUT_SECONDS
+                )
+                to_leader = time.monotonic() - killed_at
+        to_publish = (
+            _first_confirmed_publish_after(stack.database_dsn, killed_wall) if orders_flowing else None
+        )
+    finally:
+        cluster.node(victim).start()
+    return asdict(
+        NodeKill(
+            node=victim,
+            role=role,
+            new_leader=new_leader,
+            seconds_to_new_leader=None if to_leader is None else round(to_leader, 2),
+            seconds_to_confirmed_publish=None if to_publish is None else round(to_publish, 2),
+            orders_flowing=orders_flowing,
+            seconds_to_restart=round(time.monotonic() - killed_at, 1),
+        )
+    )
+
+
+def _first_confirmed_publish_after(dsn: str, since: datetime) -> float | None:
+    """Seconds from `since` to the first publish of an order.created event created after it
+    (so its confirm came after it too: the relay marks an event only once it is confirmed)."""
+    deadline = time.monotonic() + FAILOVER_TIMEOUT_SECONDS
+    while time.monotonic() < deadline:
+        with psycopg.connect(dsn) as connection:
+            first = connection.execute(
+                "SELECT min(published_at) FROM messaging_outboxevent"
+                " WHERE event_type = %s AND created_at > %s AND published_at IS NOT NULL",
+                [ORDER_CREATED, since],
+            ).fetchone()[0]
+        if first is not None:
+            return (first - since).total_seconds()
+        time.sleep(0.2)
+    return None
+
+
+def failover_problems(kills: list[dict]) -> list[str]:
+    """A leader's death with no new leader, or no confirmed publish while orders flowed, within
+    FAILOVER_TIMEOUT_SECONDS: the cluster did not fail over, and the drill fails."""
+    problems = []
+    for kill in kills:
+        if kill["role"] == "leader" and kill["new_leader"] is None:
+            problems.append(f"no new leader of {MEASURED_QUEUE} after {kill['node']} was killed")
+        if kill["orders_flowing"] and kill["seconds_to_confirmed_publish"] is None:
+            problems.append(f"no confirmed publish into {MEASURED_QUEUE} after {kill['node']} was killed")
+    return problems

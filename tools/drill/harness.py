@@ -1,0 +1,187 @@
+"""The drill: the real stack under a stream of orders and a schedule of faults; then wait
+until everything settles (bounded), and judge from the simulator's records and the database.
+
+    from tools.drill.harness import DrillConfig, drill_run
+    report = drill_run(DrillConfig(orders=300))
+"""
+
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import psycopg
+import requests
+from kombu import Connection
+
+from tools.drill.broker_cluster import PrivateCluster
+from tools.drill.broker_faults import failover_problems
+from tools.drill.broker_node import PrivateRabbit
+from tools.drill.chaos import Chaos
+from tools.drill.delivery_verdict import delivery_settled, delivery_verdict
+from tools.drill.load import GIVE_UP_AFTER_SECONDS, LoadResult, OrderStream, api_throttle_rate_for
+from tools.drill.report import DrillReport, load_summary, report_markdown, report_write
+from tools.drill.stack import DrillStack
+from tools.drill.verdict import FINAL, Verdict, verdict_compute
+
+WORK_QUEUES = (
+    "orders.confirmations",
+    "orders.cancellations",
+    "orders.analytics",
+    "notifications.provider_events",
+)
+
+
+@dataclass
+class DrillConfig:
+    orders: int = 300
+    rate: float = 25.0  # orders per second offered
+    workers: int = 2
+    relays: int = 2
+    kill_every: float = 4.0  # seconds between faults
+    broker_restart_at: float | None = 0.4  # one node: share of the stream after which it is killed
+    cluster: int = 1  # RabbitMQ nodes; more than one: a cluster whose nodes are killed instead
+    leader_kill_at: float = 0.3  # a cluster: share of the stream after which the leader dies
+    follower_kill_at: float = 0.65  # and then a follower (of orders.confirmations)
+    settle_timeout: float = 240.0
+    seed: int = 42
+    api_throttle_rate: str | None = None  # None: sized for `rate` (tools.drill.load.api_throttle_rate_for)
+    give_up_after: float = GIVE_UP_AFTER_SECONDS  # the load's deadline for one request
+    extra_env: dict[str, str] = field(default_factory=dict)  # e.g. a deliberately broken build
+    workdir: Path | None = None
+
+    @property
+    def effective_api_throttle_rate(self) -> str:
+        return self.api_throttle_rate or api_throttle_rate_for(self.rate)
+
+
+def drill_outcome(*, verdict_passed: bool, settled: bool, load: LoadResult) -> str:
+    """A loss, a duplicate or no settling is FAILED whatever else happened; a drill whose load
+    did less than it was asked has not shown the guarantees at its size: INCOMPLETE."""
+    if not (verdict_passed and settled):
+        return "FAILED"
+    return "PASSED" if load.complete else "INCOMPLETE"
+
+
+def drill_run(config: DrillConfig) -> DrillReport:
+    started = time.monotonic()
+    stack = DrillStack(
+        workdir=config.workdir or Path(tempfile.mkdtemp(prefix="drill-")),
+        api_throttle_rate=config.effective_api_throttle_rate,
+        workers=config.workers,
+        relays=config.relays,
+        extra_env=config.extra_env,
+        rabbit=PrivateCluster(config.cluster) if config.cluster > 1 else PrivateRabbit(),
+    )
+    try:
+        stack.start()
+        chaos, load = _load_under_chaos(stack, config)
+        settle_started = time.monotonic()
+        settled = wait_until_settled(stack, config.settle_timeout)
+        seconds_to_settle = time.monotonic() - settle_started
+        verdict = verdict_compute(stack.database_dsn, stack.mailsim_url, set(load.accepted))
+        if not load.complete:
+            verdict.problems.insert(0, load.shortfall())
+        if not settled:
+            verdict.problems.insert(0, f"did not settle within {config.settle_timeout:.0f} s")
+        delivery = delivery_verdict(stack.database_dsn, stack.mailsim_url)
+        verdict.problems[:0] = failover_problems(chaos.log.broker_kills)
+        passed = verdict.passed and delivery.passed and not failover_problems(chaos.log.broker_kills)
+        outcome = drill_outcome(verdict_passed=passed, settled=settled, load=load)
+        return DrillReport(
+            config={k: v for k, v in asdict(config).items() if k != "workdir"}
+            | {"api_throttle_rate": config.effective_api_throttle_rate},
+            verdict=asdict(verdict) | {"problems": verdict.problems[:50]},
+            passed=outcome == "PASSED",
+            outcome=outcome,
+            chaos=asdict(chaos.log),
+            faults_injected=_faults_injected(stack.mailsim_url),
+            load=load_summary(load),
+            seconds_to_settle=round(seconds_to_settle, 1),
+            seconds_total=round(time.monotonic() - started, 1),
+            delivery=asdict(delivery),
+        )
+    finally:
+        stack.stop()
+
+
+def _load_under_chaos(stack: DrillStack, config: DrillConfig) -> tuple[Chaos, LoadResult]:
+    chaos = Chaos(
+        stack,
+        seed=config.seed,
+        kill_every=config.kill_every,
+        broker_faults=broker_faults(config),
+    )
+    chaos.provider_faults_on()
+    chaos.start()
+    load = OrderStream(
+        stack.web_url,
+        stack.token,
+        orders=config.orders,
+        rate=config.rate,
+        seed=config.seed,
+        give_up_after=config.give_up_after,
+    ).run()
+    chaos.stop()
+    chaos.provider_faults_off()
+    return chaos, load
+
+
+def broker_faults(config: DrillConfig) -> list[tuple[float, str]]:
+    """When (seconds into the stream) which broker fault happens (tools/drill/broker_faults.py)."""
+    stream_seconds = config.orders / config.rate
+    if config.cluster > 1:
+        return [
+            (stream_seconds * config.leader_kill_at, "leader"),
+            (stream_seconds * config.follower_kill_at, "follower"),
+        ]
+    return (
+        [] if config.broker_restart_at is None else [(stream_seconds * config.broker_restart_at, "restart")]
+    )
+
+
+def wait_until_settled(stack: DrillStack, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if _settled(stack):
+            return True
+        time.sleep(2)
+    return False
+
+
+def _settled(stack: DrillStack) -> bool:
+    with psycopg.connect(stack.database_dsn) as connection:
+        unfinished = connection.execute(
+            "SELECT count(*) FROM notifications_notification WHERE NOT (status = ANY(%s))", [list(FINAL)]
+        ).fetchone()[0]
+        unpublished = connection.execute(
+            "SELECT count(*) FROM messaging_outboxevent WHERE published_at IS NULL"
+        ).fetchone()[0]
+    if unfinished or unpublished or not delivery_settled(stack.database_dsn, stack.mailsim_url):
+        return False
+    with Connection(stack.rabbit.url, connect_timeout=5) as connection:
+        channel = connection.channel()
+        # ready messages only: a message a worker holds unacked counts as not settled below
+        depths = [channel.queue_declare(queue=name, passive=True) for name in WORK_QUEUES]
+    return all(ready == 0 for _, ready, _ in depths)
+
+
+def _faults_injected(mailsim_url: str) -> dict:
+    requests_log = requests.get(f"{mailsim_url}/_sim/requests", timeout=30).json()["requests"]
+    counts: dict[str, int] = {}
+    for entry in requests_log:
+        if entry.get("fault"):
+            counts[entry["fault"]] = counts.get(entry["fault"], 0) + 1
+    return counts
+
+
+__all__ = [
+    "DrillConfig",
+    "DrillReport",
+    "Verdict",
+    "drill_outcome",
+    "drill_run",
+    "report_markdown",
+    "report_write",
+    "wait_until_settled",
+]

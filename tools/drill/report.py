@@ -1,0 +1,137 @@
+"""The drill's report: JSON for machines, a Markdown table for people
+(docs/drills/drill-latest.*). Orders asked and orders placed stand side by side, so a drill
+whose load fell short cannot read like one that did its work."""
+
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from tools.drill.load import LoadResult
+
+
+@dataclass
+class DrillReport:
+    config: dict
+    verdict: dict
+    passed: bool
+    outcome: str  # PASSED, FAILED (lost, doubled or unsettled) or INCOMPLETE (the load fell short)
+    chaos: dict
+    faults_injected: dict
+    load: dict
+    seconds_to_settle: float
+    seconds_total: float
+    delivery: dict  # the webhooks' half of the verdict (tools/drill/delivery_verdict.py)
+
+
+def load_summary(load: LoadResult) -> dict:
+    """What the load did, for the report: asked and placed side by side, and what it gave up."""
+    return {
+        "orders_asked": load.orders_asked,
+        "orders_placed": len(load.accepted),
+        "paid": len(load.paid),
+        "cancelled": len(load.cancelled),
+        "requests_retried": load.retried_requests,
+        "requests_throttled": load.throttled_requests,
+        "requests_given_up": len(load.given_up_requests),
+        "requests_given_up_first": load.given_up_requests[:20],
+    }
+
+
+def report_write(report: DrillReport, directory: Path, name: str = "latest") -> tuple[Path, Path]:
+    directory.mkdir(parents=True, exist_ok=True)
+    json_path = directory / f"drill-{name}.json"
+    json_path.write_text(json.dumps(asdict(report), indent=2, sort_keys=True, default=str) + "\n")
+    markdown_path = directory / f"drill-{name}.md"
+    markdown_path.write_text(report_markdown(report))
+    return json_path, markdown_path
+
+
+def report_markdown(report: DrillReport) -> str:
+    v, c, load = report.verdict, report.chaos, report.load
+    faults = ", ".join(f"{kind} {n}" for kind, n in sorted(report.faults_injected.items())) or "none"
+    rows = [
+        ("verdict", _verdict_text(report)),
+        ("orders asked", load["orders_asked"]),
+        ("orders placed (201 from the API)", load["orders_placed"]),
+        ("orders in the database", v["orders"]),
+        ("emails expected", v["emails_expected"]),
+        ("emails accepted by the provider", v["emails_accepted"]),
+        ("duplicates", v["duplicates"]),
+        ("lost", v["lost"]),
+        ("accepted but recorded as not sent", v["unexpected"]),
+        ("unfinished notifications", v["unfinished"]),
+        ("waiting for a person (failed / needs review)", v["parked"]),
+        ("unpublished outbox events", v["unpublished_events"]),
+        ("sent emails by delivery state (webhooks)", _states(report.delivery["states"])),
+        ("sent emails without a delivery state", report.delivery["sent_without_state"]),
+        (
+            "webhook events posted / stored once / unapplied",
+            f"{report.delivery['webhook_events']} / {report.delivery['events_stored']} / "
+            f"{report.delivery['events_unapplied']}",
+        ),
+        ("webhook events posted twice on purpose", report.delivery["webhook_duplicates"]),
+        ("webhook posts in all (with retries)", report.delivery["webhook_posts"]),
+        ("webhooks given up by the provider", report.delivery["webhooks_given_up"]),
+        ("worker kills (SIGKILL)", c["worker_kills"]),
+        ("relay kills (SIGKILL)", c["relay_kills"]),
+        ("RabbitMQ nodes", report.config.get("cluster", 1)),
+        ("RabbitMQ restarts (SIGKILL, start)", c["broker_restarts"]),
+        *_node_kill_rows(c.get("broker_kills", [])),
+        ("database connection drops", c["database_terminations"]),
+        ("events published again (copies)", c["republished_copies"]),
+        ("provider faults injected", faults),
+        ("API throttle per token (API_THROTTLE_RATE)", report.config["api_throttle_rate"]),
+        ("client requests retried", load["requests_retried"]),
+        ("client requests throttled (429, waited out)", load["requests_throttled"]),
+        ("client requests given up", load["requests_given_up"]),
+        ("time to settle after the stream", f"{report.seconds_to_settle} s"),
+        ("whole drill", f"{report.seconds_total} s"),
+    ]
+    lines = ["| | |", "|---|---|", *(f"| {label} | {value} |" for label, value in rows)]
+    problems = [*v["problems"], *report.delivery["problems"]]
+    if problems:
+        lines += ["", "Problems:", *(f"- {problem}" for problem in problems)]
+    if load["requests_given_up_first"]:
+        lines += ["", "Requests given up (the first 20):"]
+        lines += [f"- {request}" for request in load["requests_given_up_first"]]
+    return "\n".join(lines) + "\n"
+
+
+def _node_kill_rows(kills: list[dict]) -> list[tuple[str, str]]:
+    """A cluster drill's node kills, each with its failover times (tools/drill/broker_faults.py)."""
+    rows = []
+    for number, kill in enumerate(kills, start=1):
+        leader = (
+            f"new leader {kill['new_leader']} after {kill['seconds_to_new_leader']} s"
+            if kill["role"] == "leader"
+            else "leader unchanged"
+        )
+        publish = kill["seconds_to_confirmed_publish"]
+        if not kill.get("orders_flowing", True):
+            publish_text = "not measured (the stream had ended)"
+        else:
+            publish_text = "none within the wait" if publish is None else f"{publish} s"
+        rows.append(
+            (
+                f"node kill {number}: SIGKILL {kill['node']}, {kill['role']} of orders.confirmations",
+                f"{leader}; first confirmed publish into it after {publish_text}; "
+                f"node started again, back after {kill['seconds_to_restart']} s",
+            )
+        )
+    return rows
+
+
+def _states(states: dict) -> str:
+    return ", ".join(f"{state} {count}" for state, count in sorted(states.items())) or "none"
+
+
+def _verdict_text(report: DrillReport) -> str:
+    load = report.load
+    if report.outcome == "PASSED":
+        return f"PASSED: all {load['orders_asked']} orders placed, 0 lost, 0 duplicates"
+    if report.outcome == "INCOMPLETE":
+        return (
+            f"INCOMPLETE: placed {load['orders_placed']} of {load['orders_asked']} orders, "
+            f"gave up on {load['requests_given_up']} requests, throttled {load['requests_throttled']} times"
+        )
+    return "FAILED (see the problems below)"

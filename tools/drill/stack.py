@@ -1,0 +1,159 @@
+"""The real product under drill: its own database, its own RabbitMQ node (or cluster), and every process
+of the Procfile (web, 2 relays, N workers, beat, the mail simulator), started with bin/*."""
+
+import base64
+import random
+import secrets
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import psycopg
+
+from tools.drill.broker_cluster import PrivateCluster
+from tools.drill.broker_node import PrivateRabbit
+from tools.drill.processes import (
+    PG,
+    ManagedProcess,
+    database_url,
+    free_port,
+    isolated_process_env,
+    manage_py,
+)
+
+
+@dataclass
+class DrillStack:
+    workdir: Path
+    api_throttle_rate: str  # sized for the drill's stream: tools.drill.load.api_throttle_rate_for
+    workers: int = 2
+    relays: int = 2
+    extra_env: dict[str, str] = field(default_factory=dict)
+    database: str = field(default_factory=lambda: f"orders_drill_{uuid.uuid4().hex[:8]}")
+    # One node, or a cluster whose URL lists every node (clients fail over along it).
+    rabbit: PrivateRabbit | PrivateCluster = field(default_factory=PrivateRabbit)
+    processes: dict[str, ManagedProcess] = field(default_factory=dict)
+    web_port: int = field(default_factory=free_port)
+    mailsim_port: int = field(default_factory=free_port)
+    # The simulator signs its delivery webhooks to our web (tools/bin/mailsim points them there).
+    webhook_secret: str = field(
+        default_factory=lambda: "whsec_" + base64.b64encode(secrets.token_bytes(24)).decode()
+    )
+
+    @property
+    def web_url(self) -> str:
+        return f"http://127.0.0.1:{self.web_port}"
+
+    @property
+    def mailsim_url(self) -> str:
+        return f"http://127.0.0.1:{self.mailsim_port}"
+
+    @property
+    def database_dsn(self) -> str:
+        return database_url(self.database)
+
+    def env(self) -> dict[str, str]:
+        return {
+            **isolated_process_env(
+                settings_module="config.settings.base",
+                database=self.database,
+                broker_url=self.rabbit.url,
+                mailsim_port=self.mailsim_port,
+                workdir=self.workdir,
+            ),
+            "WEB_PORT": str(self.web_port),
+            # The product's default limit refuses most of one token's drill stream, and a request
+            # refused is an order not placed: sized for the drill (tools/drill/load.py says how).
+            "API_THROTTLE_RATE": self.api_throttle_rate,
+            # Short clocks, so a drill settles in minutes: fast retries, a provider read timeout
+            # that a "stall" fault outlasts, short leases and sweeps.
+            "DELIVERY_RETRY_BASE_DELAY_SECONDS": "1",
+            "DELIVERY_RETRY_MAX_DELAY_SECONDS": "8",
+            "DELIVERY_MAX_RETRIES": "10",
+            "MAIL_PROVIDER_CONNECT_TIMEOUT_SECONDS": "1",
+            "MAIL_PROVIDER_READ_TIMEOUT_SECONDS": "2",
+            "TASK_SOFT_TIME_LIMIT_SECONDS": "20",
+            "TASK_TIME_LIMIT_SECONDS": "25",
+            "NOTIFICATION_LEASE_SECONDS": "30",
+            "OUTBOX_CLAIM_LEASE_SECONDS": "8",
+            "OUTBOX_CONFIRM_TIMEOUT_SECONDS": "2",
+            "OUTBOX_SWEEP_INTERVAL_SECONDS": "1",
+            "LOG_LEVEL": "INFO",  # the drill waits for the processes' "ready" lines
+            "RESEND_WEBHOOK_SECRET": self.webhook_secret,
+            "MAILSIM_RESEND_WEBHOOK_SECRET": self.webhook_secret,
+            **self.extra_env,
+        }
+
+    def start(self) -> "DrillStack":
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self.rabbit.start()
+        with psycopg.connect(**PG, dbname="postgres", autocommit=True) as connection:
+            connection.execute(f'CREATE DATABASE "{self.database}"')
+        self._manage("migrate", "--no-input")
+        self._manage("declare_topology")
+        self.token = self._manage("create_api_token", "drill").strip()
+        self._start("mailsim", ["tools/bin/mailsim"], ready=r"listening on")
+        self.start_app()
+        return self
+
+    def start_app(self) -> None:
+        """The product's own processes: web, relays, workers, beat (not the simulator, which
+        plays the provider, nor the broker)."""
+        self._start("web", ["bin/web"], ready=r"Booting worker")
+        for number in range(self.relays):
+            self.start_relay(number)
+        for number in range(self.workers):
+            self.start_worker(number)
+        self._start("beat", ["bin/beat"], ready=r"beat: Starting|Scheduler")
+
+    def stop_app(self, *, kinds: tuple[str, ...] = ("web", "relay", "worker", "beat")) -> list[str]:
+        """Stop the product's processes of these kinds (the simulator and the broker keep
+        running): the names stopped."""
+        names = [name for name in self.processes if name.startswith(kinds)]
+        for name in names:
+            self.processes[name].stop(timeout=20)
+        return names
+
+    def start_worker(self, number: int) -> None:
+        self._start(f"worker{number}", ["bin/worker"], ready=r"ready", WORKER_NAME=f"worker{number}")
+
+    def start_relay(self, number: int) -> None:
+        self._start(f"relay{number}", ["bin/relay"], ready=r"ready", RELAY_NAME=f"relay{number}")
+
+    def kill_and_restart(self, kind: str, rng: random.Random) -> str:
+        """SIGKILL a random worker or relay (its whole process group), then start it again."""
+        name = rng.choice([n for n in self.processes if n.startswith(kind)])
+        self.processes[name].kill()
+        number = int(name.removeprefix(kind))
+        (self.start_worker if kind == "worker" else self.start_relay)(number)
+        return name
+
+    def terminate_database_connections(self) -> int:
+        with psycopg.connect(**PG, dbname="postgres", autocommit=True) as connection:
+            row = connection.execute(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = %s",
+                [self.database],
+            ).fetchone()
+        return row[0]
+
+    def stop(self, *, keep_database: bool = False) -> None:
+        for process in self.processes.values():
+            process.stop(timeout=20)
+        self.rabbit.stop()
+        if not keep_database:
+            with psycopg.connect(**PG, dbname="postgres", autocommit=True) as connection:
+                connection.execute(f'DROP DATABASE IF EXISTS "{self.database}" WITH (FORCE)')
+
+    def _start(self, name: str, command: list[str], *, ready: str, **env) -> None:
+        process = ManagedProcess(
+            name, command, env={**self.env(), **env}, log_path=self.workdir / f"{name}.log"
+        )
+        self.processes[name] = process
+        process.start(ready=ready, timeout=90)
+
+    def manage(self, *args: str) -> str:
+        """A `manage.py` command against this stack's database and broker: its output."""
+        return manage_py(*args, env=self.env(), timeout=300)
+
+    def _manage(self, *args: str) -> str:
+        return self.manage(*args)
