@@ -77,9 +77,15 @@ run: setup
 ## PYTEST_ARGS=tests/unit (or integration, system) runs one layer, see tests/README.md
 # Unit tests need no service: when every path in PYTEST_ARGS is under tests/unit, none is started.
 UNIT_ONLY := $(if $(strip $(PYTEST_ARGS)),$(if $(filter-out tests/unit%,$(filter-out -%,$(PYTEST_ARGS))),,yes))
+# The whole suite runs on TEST_PROCESSES pytest processes (pytest-xdist), each with its own
+# database, vhost and simulators; a file stays on one process, so its module-wide fixtures
+# (a worker for the module) start once. Most of a test's time is spent waiting for the
+# processes it started, so three processes fill two cores. TEST_PROCESSES=0: one process.
+# A run of chosen tests (PYTEST_ARGS) stays on one process unless TEST_PROCESSES is given.
+TEST_PROCESSES ?= $(if $(strip $(PYTEST_ARGS)),0,3)
 test: venv
 	@$(if $(UNIT_ONLY),,scripts/ensure-services.sh && scripts/ensure-browser.sh)
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest $(if $(filter 0,$(TEST_PROCESSES)),,-n $(TEST_PROCESSES) --dist loadfile) $(PYTEST_ARGS)
 
 ## test-tools: the long checks that the bench and the drill still work (their short runs and
 ## the drill's self-tests: a broken build and a refused load must fail it); CI runs them too

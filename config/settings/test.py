@@ -1,6 +1,8 @@
 """The test run: its own RabbitMQ vhost (created and removed by tests/conftest.py) and its
 own database (created and dropped by pytest-django), both named for this run, so neither a
-`make run` stack nor another test run on the same machine is touched."""
+`make run` stack nor another test run on the same machine is touched. Under pytest-xdist each
+process of the run has its own of both: pytest-django suffixes the database with the process's
+name (gw0, gw1, ...), and the vhost takes the same suffix here."""
 
 import os
 import uuid
@@ -10,7 +12,10 @@ from config.settings.base import CELERY_BROKER_URL, DATABASES
 from infra.rabbitmq import broker_url_with_vhost
 
 RUN_ID = os.environ.setdefault("TEST_RUN_ID", uuid.uuid4().hex[:8])
-TEST_RABBITMQ_VHOST = os.environ.get("TEST_RABBITMQ_VHOST") or f"orders-test-{RUN_ID}"
+_XDIST_PROCESS = os.environ.get("PYTEST_XDIST_WORKER", "")
+TEST_RABBITMQ_VHOST = os.environ.get("TEST_RABBITMQ_VHOST") or "-".join(
+    filter(None, ["orders-test", RUN_ID, _XDIST_PROCESS])
+)
 CELERY_BROKER_URL = broker_url_with_vhost(CELERY_BROKER_URL, TEST_RABBITMQ_VHOST)
 DATABASES["default"]["TEST"] = {"NAME": f"test_orders_{RUN_ID}"}
 # The live server answers each request on a new thread; a persistent connection there would
