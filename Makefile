@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 # Product processes find gunicorn, celery and python of the virtualenv first.
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
-.PHONY: run test test-tools drill drill-restore drill-outage demo bench soak lint format messages setup services venv token requirements
+.PHONY: run test test-tools drill drill-restore drill-outage demo bench soak lint format messages setup services venv requirements
 ORDERS ?= 1000
 CLUSTER ?= 1
 HOSTS ?= 1

@@ -1,5 +1,7 @@
-"""The names of the backbone's Celery tasks: on the wire (the task header of every message)
-and in the beat schedule, so each is written once, here."""
+"""The names of the backbone's Celery tasks, written once, here: the tasks are registered
+under them (messaging/tasks.py), the beat schedule sends them (config/settings/pipeline.py),
+the relay writes them into every message it publishes, and the tests and the drill build
+messages with them."""
 
 HANDLE_EVENT = "messaging.handle_event"
 # The event task's name before the backbone had an app of its own: messages already queued,

@@ -7,7 +7,7 @@ copy confirmed before the original is removed), and publishes the latter now. It
 publishes again the events of the emails that were in flight at the restore point (pending or
 sending, their event consumed before the crash, so nothing of them is queued): with the
 workers stopped nobody holds them, and a repair would take them only once they had been
-unfinished for its threshold (`make drill-restore` found them waiting). The inbox and the
+unfinished for its threshold, so they would wait that long for nothing. The inbox and the
 provider key absorb what had been delivered before the crash: a resend goes under the
 email's original key.
 """

@@ -3,9 +3,7 @@
 from celery import shared_task
 
 from operations.reconciliation.run import reconcile_run
-
-# The name beat sends and queued messages carry, from before this app: unchanged on purpose.
-RECONCILE = "notifications.reconcile"
+from operations.task_names import RECONCILE
 
 
 @shared_task(name=RECONCILE, ignore_result=True, soft_time_limit=600, time_limit=660)

@@ -9,13 +9,15 @@ import requests
 from django.conf import settings
 from kombu import Connection
 
+from config.settings.test import TEST_RABBITMQ_VHOST
+from messaging.broker.channel import amqp_channel, queue_counts
 from messaging.broker.declare import topology_declare
 from messaging.broker.topology import MAINTENANCE_QUEUE, dead_letter_queues, work_queues
 
 
 def queue_ready_count(name: str) -> int:
     with Connection(settings.CELERY_BROKER_URL) as connection:
-        _, ready, _ = connection.default_channel.queue_declare(queue=name, passive=True)
+        ready, _ = queue_counts(amqp_channel(connection), name)
         return ready
 
 
@@ -27,14 +29,14 @@ def queues_purge() -> None:
         for name in [
             q.name for q in (*work_queues(), *dead_letter_queues(), MAINTENANCE_QUEUE)
         ] + delay_queues:
-            connection.default_channel.queue_purge(name)
+            amqp_channel(connection).queue_purge(name)
 
 
 def queue_peek(name: str, limit: int = 100) -> list[dict]:
     """Read messages without consuming them: get each, then requeue them all at the end."""
     messages = []
     with Connection(settings.CELERY_BROKER_URL) as connection:
-        channel = connection.channel()
+        channel = amqp_channel(connection)
         for _ in range(limit):
             message = channel.basic_get(queue=name, no_ack=False)
             if message is None:
@@ -63,7 +65,7 @@ def _decoded(message):
 def queue_properties(name: str) -> dict:
     """What RabbitMQ's management API says of one queue of the test vhost (arguments, ...)."""
     parts = urlsplit(settings.RABBITMQ_MANAGEMENT_URL)
-    vhost = quote(settings.TEST_RABBITMQ_VHOST, safe="")
+    vhost = quote(TEST_RABBITMQ_VHOST, safe="")
     response = requests.get(
         f"{parts.scheme}://{parts.hostname}:{parts.port or 15672}/api/queues/{vhost}/{quote(name, safe='')}",
         auth=(parts.username or "guest", parts.password or "guest"),
@@ -80,7 +82,7 @@ def broker_policy(name: str, *, pattern: str, definition: dict, priority: int = 
     parts = urlsplit(settings.RABBITMQ_MANAGEMENT_URL)
     url = (
         f"{parts.scheme}://{parts.hostname}:{parts.port or 15672}/api/policies/"
-        f"{quote(settings.TEST_RABBITMQ_VHOST, safe='')}/{quote(name, safe='')}"
+        f"{quote(TEST_RABBITMQ_VHOST, safe='')}/{quote(name, safe='')}"
     )
     auth = (parts.username or "guest", parts.password or "guest")
     body = {"pattern": pattern, "definition": definition, "priority": priority, "apply-to": "queues"}
@@ -98,7 +100,7 @@ def delay_queues_renew() -> None:
     and a delayed retry would then never come out of the delay queues."""
     with Connection(settings.CELERY_BROKER_URL) as connection:
         for level in range(28):
-            connection.default_channel.queue_delete(f"celery_delayed_{level}")
+            amqp_channel(connection).queue_delete(f"celery_delayed_{level}")
     topology_declare(broker_url=settings.CELERY_BROKER_URL)
 
 

@@ -15,6 +15,7 @@ import sys
 import pytest
 import requests
 
+from config.settings.test import TEST_RABBITMQ_VHOST
 from tests.waiting import wait_until
 from tools.drill.processes import ManagedProcess, database_url, process_env
 
@@ -59,10 +60,10 @@ def broker(django_db_setup):
     from messaging.broker.declare import topology_declare
 
     admin = RabbitAdmin(settings.RABBITMQ_MANAGEMENT_URL)
-    admin.vhost_ensure(settings.TEST_RABBITMQ_VHOST, user=user_of(settings.CELERY_BROKER_URL))
+    admin.vhost_ensure(TEST_RABBITMQ_VHOST, user=user_of(settings.CELERY_BROKER_URL))
     topology_declare(broker_url=settings.CELERY_BROKER_URL)
     yield settings.CELERY_BROKER_URL
-    admin.vhost_delete(settings.TEST_RABBITMQ_VHOST)
+    admin.vhost_delete(TEST_RABBITMQ_VHOST)
 
 
 @pytest.fixture
@@ -155,9 +156,8 @@ def worker_launcher(broker, mailsim_url, processes_database_url):
                 *("-c", str(concurrency), "-n", f"test{number}@%h"),
                 *("--without-gossip", "--without-mingle", "-l", "INFO"),
             ],
-            env=process_env(
-                database_url=processes_database_url, broker_url=broker, mail_url=mailsim_url, **extra_env
-            ),
+            env=process_env(database_url=processes_database_url, broker_url=broker, mail_url=mailsim_url)
+            | extra_env,
             log_path=log_dir / f"worker{number}.log",
         ).start(ready=r" ready\.", timeout=60)
 

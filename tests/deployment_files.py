@@ -50,7 +50,7 @@ def kubernetes_container_env(component: str, container: str, *, pod_name: str) -
 def image_env() -> dict[str, str]:
     """The variables the Dockerfile's ENV instructions set (in the form NAME=value)."""
     text = (REPO / "Dockerfile").read_text().replace("\\\n", " ")
-    env = {}
+    env: dict[str, str] = {}
     for line in text.splitlines():
         if line.startswith("ENV "):
             env |= dict(word.split("=", 1) for word in shlex.split(line.removeprefix("ENV ")))

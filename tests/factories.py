@@ -44,7 +44,7 @@ from orders.services import order_create
 EVENT_OF_EMAIL_KIND = {kind: event_type for event_type, kind in EMAIL_KIND_OF_EVENT.items()}
 
 
-class OrderFactory(DjangoModelFactory):
+class OrderFactory(DjangoModelFactory[Order]):
     class Meta:
         model = Order
 
@@ -72,13 +72,15 @@ class UnpublishedOrderFactory(OrderFactory):
             order = model_class.objects.create(**kwargs)
             event = outbox_event_build(event_type=event_type, aggregate_id=order.id)
             event.save(force_insert=True)
-            event_type.record_hook_function()(event)  # the pending confirmation
+            record_hook = event_type.record_hook_function()
+            assert record_hook is not None  # the email events create their notification
+            record_hook(event)  # the pending confirmation
         return order
 
 
-class NotificationFactory(DjangoModelFactory):
+class NotificationFactory(DjangoModelFactory[Notification]):
     """The notification `order_create` (or `order_cancel`) made pending for `order`, with the
-    fields given written onto it: `NotificationFactory(order=order, failed=True)`. Without an
+    fields given written onto it: `NotificationFactory.create(order=order, failed=True)`. Without an
     order, a new one is placed through `OrderFactory`."""
 
     class Meta:
@@ -123,7 +125,7 @@ class NotificationFactory(DjangoModelFactory):
         return notifications.get()
 
 
-class DeliveryAttemptFactory(DjangoModelFactory):
+class DeliveryAttemptFactory(DjangoModelFactory[DeliveryAttempt]):
     """The next attempt of `notification`, for the order's event of its kind; `attempt_count`
     and `first_attempt_at` follow, as when a worker claims it. An attempt without an outcome
     never finished: its worker died during the call."""

@@ -9,6 +9,8 @@ from celery.schedules import crontab
 from config.settings.environment import BASE_DIR, env
 from infra.rabbitmq import broker_url_normalized
 from messaging.broker.topology import celery_task_queues
+from messaging.task_names import RELAY_OUTBOX_SWEEP, RETENTION
+from operations.task_names import RECONCILE
 
 # --- Broker and Celery ---------------------------------------------------------------
 # The one place the broker is configured; each non-default setting says why, and the
@@ -76,14 +78,14 @@ CELERY_DB_REUSE_MAX = env.int("CELERY_DB_REUSE_MAX", default=1000)
 OUTBOX_SWEEP_INTERVAL_SECONDS = env.float("OUTBOX_SWEEP_INTERVAL_SECONDS", default=5.0)
 CELERY_BEAT_SCHEDULE = {
     "relay-outbox-sweep": {
-        "task": "messaging.relay_outbox_sweep",
+        "task": RELAY_OUTBOX_SWEEP,
         "schedule": OUTBOX_SWEEP_INTERVAL_SECONDS,
         # A sweep that waited longer than one interval is stale: the next one replaces it.
         "options": {"expires": OUTBOX_SWEEP_INTERVAL_SECONDS},
     },
-    "retention-hourly": {"task": "messaging.retention", "schedule": crontab(minute=41)},
+    "retention-hourly": {"task": RETENTION, "schedule": crontab(minute=41)},
     # A quiet hour; the report waits in the admin.
-    "reconcile-daily": {"task": "notifications.reconcile", "schedule": crontab(hour=3, minute=17)},
+    "reconcile-daily": {"task": RECONCILE, "schedule": crontab(hour=3, minute=17)},
 }
 # Two beats may run: the one holding a PostgreSQL advisory lock sends, the other takes over
 # within seconds when it dies (messaging/beat/leader.py).

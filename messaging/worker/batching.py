@@ -54,11 +54,11 @@ class DeliveryBatcher:
         self._want_slot()
 
     def connection_lost(self) -> None:
-        """The consumer's connection closed (Consumer.on_close): Celery has cleared the pool's
-        semaphore and with it our waiting `_dispatch`, so no slot would ever come and every
-        later batchable message would wait for good (found by the two-host drill: a worker
-        whose link was cut sent no email after it came back). The messages waiting here came
-        on the closed channel and cannot be acked: the broker redelivers them, so they go."""
+        """The consumer's connection closed (Consumer.on_close). Celery has cleared the pool's
+        semaphore and with it our waiting `_dispatch`: without a reset here no slot would come
+        again, and once the connection is back every batchable message would wait for good.
+        The messages waiting here came on the closed channel and cannot be acked; the broker
+        redelivers them, so they are dropped."""
         dropped = len(self._waiting)
         self._waiting.clear()
         self._slot_wanted = False

@@ -25,7 +25,7 @@ def order(django_capture_on_commit_callbacks) -> Order:
     the test transaction never commits): no broker is needed. For `django_db`, not
     `transaction=True`."""
     with django_capture_on_commit_callbacks(execute=False):
-        return OrderFactory(customer_email="ada@example.com", amount="49.90", currency="EUR")
+        return OrderFactory.create(customer_email="ada@example.com", amount="49.90", currency="EUR")
 
 
 @pytest.fixture(scope="module")
@@ -42,8 +42,8 @@ def service_env(broker, mailsim_url, processes_database_url):
     test database, the run's vhost and the mail simulator (tools.drill.processes.process_env)."""
 
     def env(**extra: str) -> dict[str, str]:
-        return process_env(
-            database_url=processes_database_url, broker_url=broker, mail_url=mailsim_url, **extra
+        return (
+            process_env(database_url=processes_database_url, broker_url=broker, mail_url=mailsim_url) | extra
         )
 
     return env

@@ -51,12 +51,14 @@ class SimProcess:
         self.url = self._read_url()
 
     def _read_url(self) -> str:
+        stdout = self.proc.stdout
+        assert stdout is not None  # started with stdout=PIPE
         with selectors.DefaultSelector() as selector:
-            selector.register(self.proc.stdout, selectors.EVENT_READ)
+            selector.register(stdout, selectors.EVENT_READ)
             if not selector.select(timeout=START_TIMEOUT):
                 self.stop(signal.SIGKILL)
                 pytest.fail("mailsim did not print its listening line in time")
-        line = self.proc.stdout.readline()
+        line = stdout.readline()
         match = re.fullmatch(r"mailsim listening on (http://127\.0\.0\.1:(\d+))\n", line)
         if not match:
             self.stop(signal.SIGKILL)
@@ -72,7 +74,8 @@ class SimProcess:
             self.proc.kill()
             return self.proc.wait()
         finally:
-            self.proc.stdout.close()
+            if self.proc.stdout is not None:
+                self.proc.stdout.close()
             self.log.close()
 
 

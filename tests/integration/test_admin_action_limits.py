@@ -34,7 +34,7 @@ def reviewer(client):
 def four_needing_review(django_capture_on_commit_callbacks) -> list[Notification]:
     with django_capture_on_commit_callbacks(execute=False):  # no broker needed to set them up
         addresses = [f"r{n}@example.com" for n in range(4)]
-        return [NotificationFactory(order__customer_email=to, needs_review=True) for to in addresses]
+        return [NotificationFactory.create(order__customer_email=to, needs_review=True) for to in addresses]
 
 
 def _select_all(client, action: str, notifications: list[Notification], **boxes: str):

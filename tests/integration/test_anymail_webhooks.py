@@ -55,7 +55,9 @@ def _apply_all() -> list[str]:
 
 
 def _sent() -> Notification:
-    return NotificationFactory(status="sent", provider="anymail", provider_message_id=str(uuid.uuid4()))
+    return NotificationFactory.create(
+        status="sent", provider="anymail", provider_message_id=str(uuid.uuid4())
+    )
 
 
 def test_a_delivery_record_with_the_right_basic_auth_is_stored_once_and_applied():

@@ -64,6 +64,7 @@ def test_the_lock_session_asks_the_server_for_keepalives():
     lock = LeaderLock("host-a:1")
     try:
         assert lock.held()
+        assert lock._wrapper is not None  # held: the lock's session is open
         with lock._wrapper.cursor() as cursor:  # the lock's own session settings
             cursor.execute("SHOW tcp_keepalives_idle")
             assert cursor.fetchone()[0] in ("5", "5s")

@@ -30,9 +30,9 @@ def _emails_to(mailsim, address: str) -> list[str]:
 def test_cancelled_before_the_worker_gets_to_it_only_the_cancellation_is_sent(mailsim, broker, module_worker):
     # the worker is busy elsewhere: hold the provider on another email first
     mailsim.set_faults({"kind": "hold", "seconds": 3, "to_contains": "busy@", "times": 2})
-    OrderFactory(customer_email="busy@example.com", amount="1.00")
-    OrderFactory(customer_email="busy@example.com", amount="2.00")
-    order = OrderFactory(customer_email="before@example.com")
+    OrderFactory.create(customer_email="busy@example.com", amount="1.00")
+    OrderFactory.create(customer_email="busy@example.com", amount="2.00")
+    order = OrderFactory.create(customer_email="before@example.com")
     order_cancel(order_id=order.id, api_token=order.api_token)
     assert _settled(order) == {"order_confirmation": "skipped", "order_cancellation": "sent"}
     assert _emails_to(mailsim, "before@example.com") == ["cancelled"]
@@ -42,7 +42,7 @@ def test_cancelled_while_the_confirmation_is_with_the_provider_both_go_out_confi
     mailsim, module_worker
 ):
     mailsim.set_faults({"kind": "hold", "seconds": 3, "to_contains": "during@", "times": 1})
-    order = OrderFactory(customer_email="during@example.com")
+    order = OrderFactory.create(customer_email="during@example.com")
     wait_until(
         lambda: Notification.objects.filter(order=order, status="sending").exists(),
         timeout=10,
@@ -54,7 +54,7 @@ def test_cancelled_while_the_confirmation_is_with_the_provider_both_go_out_confi
 
 
 def test_cancelled_after_the_confirmation_both_go_out_in_that_order(mailsim, module_worker):
-    order = OrderFactory(customer_email="after@example.com")
+    order = OrderFactory.create(customer_email="after@example.com")
     wait_until(
         lambda: Notification.objects.filter(order=order, status="sent").exists(), timeout=20, message="sent"
     )

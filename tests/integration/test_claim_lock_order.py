@@ -13,6 +13,7 @@ import pytest
 from notifications.delivery.statements import _CLAIM_READ
 from tests.factories import NotificationFactory
 from tests.waiting import wait_until
+from tools.drill.sql import one_row
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -48,9 +49,12 @@ def _while_the_claim_waits_for(held, claimed: list, database_url: str, check) ->
         claim.start()
         wait_until(
             lambda: (
-                prober.execute(
-                    "SELECT wait_event_type FROM pg_stat_activity WHERE pid = %s", [claimer.info.backend_pid]
-                ).fetchone()[0]
+                one_row(
+                    prober.execute(
+                        "SELECT wait_event_type FROM pg_stat_activity WHERE pid = %s",
+                        [claimer.info.backend_pid],
+                    )
+                )[0]
                 == "Lock"
             ),
             timeout=10,
@@ -66,7 +70,7 @@ def _while_the_claim_waits_for(held, claimed: list, database_url: str, check) ->
 
 
 def test_a_claim_waiting_for_the_notification_already_holds_the_order(processes_database_url):
-    notification = NotificationFactory()
+    notification = NotificationFactory.create()
 
     def check(prober):
         assert _order_is_locked(prober, notification.order_id)
@@ -77,7 +81,9 @@ def test_a_claim_waiting_for_the_notification_already_holds_the_order(processes_
 @pytest.mark.parametrize("held", ["first", "second"])
 def test_a_batch_claims_its_orders_in_order_id_order(processes_database_url, held):
     # given two emails of one batch, listed in the reverse of their orders' id order
-    first, second = sorted((NotificationFactory(), NotificationFactory()), key=lambda n: n.order_id)
+    first, second = sorted(
+        (NotificationFactory.create(), NotificationFactory.create()), key=lambda n: n.order_id
+    )
     waiting_for = first if held == "first" else second
 
     def check(prober):

@@ -2,6 +2,8 @@
 relayed event and per processed event. A change that adds work to the hot path fails here,
 not in a benchmark nobody reads. (Statements counted include BEGIN and COMMIT.)"""
 
+from decimal import Decimal
+
 import pytest
 from django.db import connection
 from django.db.backends.signals import connection_created
@@ -97,7 +99,7 @@ def test_relaying_a_backlog_costs_four_statements_and_one_broker_round_trip_per_
 
 
 def test_processing_an_event_costs_a_claim_transaction_and_one_outcome_statement(mailsim):
-    order = order_create(customer_email="handler@example.com", amount="1.00", currency="EUR")
+    order = order_create(customer_email="handler@example.com", amount=Decimal("1.00"), currency="EUR")
     envelope = OutboxEvent.objects.get(aggregate_id=str(order.id)).payload
     delivery = Delivery(worker="cost pid 1", retries=0, max_retries=8)
     statements = _statements(lambda: event_dispatch(raw_envelope=envelope, delivery=delivery))
@@ -110,7 +112,8 @@ def test_processing_an_event_costs_a_claim_transaction_and_one_outcome_statement
 
 def test_a_batch_of_events_costs_two_commits_and_one_statement_per_email_and_four_per_batch(mailsim):
     orders = [
-        order_create(customer_email=f"b{n}@example.com", amount="1.00", currency="EUR") for n in range(BATCH)
+        order_create(customer_email=f"b{n}@example.com", amount=Decimal("1.00"), currency="EUR")
+        for n in range(BATCH)
     ]
     envelopes = [OutboxEvent.objects.get(aggregate_id=str(order.id)).payload for order in orders]
     deliveries = [
@@ -140,7 +143,8 @@ HOT_STATEMENTS = ["FOR NO KEY UPDATE OF o, n", "WITH claimed AS", "SELECT kind, 
 
 def test_the_hot_statements_are_prepared_once_per_connection_and_the_orms_are_not(mailsim):
     orders = [
-        order_create(customer_email=f"p{n}@example.com", amount="1.00", currency="EUR") for n in range(3)
+        order_create(customer_email=f"p{n}@example.com", amount=Decimal("1.00"), currency="EUR")
+        for n in range(3)
     ]
     envelopes = [OutboxEvent.objects.get(aggregate_id=str(order.id)).payload for order in orders]
     delivery = Delivery(worker="cost pid 1", retries=0, max_retries=8)
@@ -158,7 +162,7 @@ def test_the_hot_statements_are_prepared_once_per_connection_and_the_orms_are_no
 
 def test_prepared_statements_can_be_turned_off_for_a_pooler(mailsim, settings):
     settings.DATABASE_PREPARED_STATEMENTS = False
-    order = order_create(customer_email="pooler@example.com", amount="1.00", currency="EUR")
+    order = order_create(customer_email="pooler@example.com", amount=Decimal("1.00"), currency="EUR")
     envelope = OutboxEvent.objects.get(aggregate_id=str(order.id)).payload
     before = _executions_of_prepared(HOT_STATEMENTS[0])
     delivery = Delivery(worker="cost pid 1", retries=0, max_retries=8)

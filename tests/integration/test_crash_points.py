@@ -4,6 +4,7 @@ one accepted email and a final notification state. Real processes throughout."""
 
 import sys
 from collections import Counter
+from decimal import Decimal
 
 import pytest
 import requests
@@ -85,7 +86,7 @@ def test_the_relay_dying_after_the_confirm_before_it_marks(
     mailsim, service_env, start_worker, tmp_path, django_capture_on_commit_callbacks
 ):
     # given an order whose event waits in the outbox
-    order = order_create(customer_email="relay-crash@example.com", amount="5.00", currency="EUR")
+    order = order_create(customer_email="relay-crash@example.com", amount=Decimal("5.00"), currency="EUR")
     OutboxEvent.objects.update(published_at=None, next_attempt_at=None)
     from tests.broker import queues_purge
 
@@ -143,7 +144,7 @@ def _copies() -> Counter[str]:
 @pytest.mark.parametrize("point", ["worker.after_provider_accept", "worker.after_commit"])
 def test_a_worker_dying_after_the_provider_accepted_or_after_the_commit(point, mailsim, start_worker):
     doomed = start_worker(FAULT_CRASH_POINT=point, **SHORT_LEASE)  # its lease is waited out
-    order = order_create(customer_email=f"{point}@example.com", amount="5.00", currency="EUR")
+    order = order_create(customer_email=f"{point}@example.com", amount=Decimal("5.00"), currency="EUR")
     doomed.wait_for_log(f"crash point {point} reached", timeout=20)
     doomed.process.wait(timeout=10)  # its main process was killed too: the message is unacked
     expected = "sending" if point == "worker.after_provider_accept" else "sent"

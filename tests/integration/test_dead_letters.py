@@ -14,6 +14,7 @@ from django.conf import settings
 from kombu import Connection, Producer
 
 from config.celery import app
+from messaging.broker.channel import amqp_channel
 from messaging.dead_lettering import CLASS_HEADER, QUEUE_HEADER, REASON_HEADER
 from messaging.models import OutboxEvent
 from messaging.task_names import HANDLE_EVENT
@@ -44,7 +45,7 @@ def _yaml_exploit(marker: Path) -> bytes:
 
 def _publish(body: bytes, *, content_type: str, headers: dict, message_id: str) -> None:
     with Connection(settings.CELERY_BROKER_URL) as connection:
-        channel = connection.channel()
+        channel = amqp_channel(connection)
         channel.confirm_select()
         Producer(channel).publish(
             body,
@@ -67,7 +68,7 @@ def _task_message(envelope_args: list, *, task: str = TASK, expires: str | None 
 
 def _unpublished_envelope() -> dict:
     """The envelope of a valid order whose event was never published (nor sent)."""
-    order = UnpublishedOrderFactory(customer_email="template@example.com")
+    order = UnpublishedOrderFactory.create(customer_email="template@example.com")
     return OutboxEvent.objects.get(aggregate_id=str(order.id)).payload
 
 
@@ -132,7 +133,7 @@ def test_a_bad_message_is_dead_lettered_with_its_reason_and_the_worker_goes_on(
     body, headers, content_type = build(_unpublished_envelope(), marker)
     # when
     _publish(body, content_type=content_type, headers=headers, message_id=kind)
-    good = OrderFactory(customer_email="after-the-bad-one@example.com")
+    good = OrderFactory.create(customer_email="after-the-bad-one@example.com")
     # then the bad one is in the DLQ with its reason, byte for byte
     wait_until(lambda: queue_ready_count("orders.confirmations.dlq") == 1, timeout=20, message="dead letter")
     [dead] = queue_peek("orders.confirmations.dlq")

@@ -11,12 +11,14 @@ together, so every test below has a batch of several."""
 import json
 import re
 import uuid
+from decimal import Decimal
 
 import pytest
 from django.conf import settings
 from kombu import Connection, Producer
 
 from config.celery import app
+from messaging.broker.channel import amqp_channel
 from messaging.dead_lettering import CLASS_HEADER, REASON_HEADER
 from messaging.models import OutboxEvent
 from messaging.task_names import HANDLE_EVENT
@@ -34,7 +36,7 @@ BATCH_LINE = re.compile(r"a batch of (\d+) deliveries handled, (\d+) sent to the
 
 def _orders_waiting(count: int, label: str) -> list:
     orders = [
-        order_create(customer_email=f"{label}-{n}@example.com", amount="5.00", currency="EUR")
+        order_create(customer_email=f"{label}-{n}@example.com", amount=Decimal("5.00"), currency="EUR")
         for n in range(count)
     ]
     wait_until(
@@ -77,7 +79,7 @@ def test_a_backlog_goes_out_in_batches_each_email_once(mailsim, start_worker):
 
 def test_a_lone_message_goes_out_at_once_in_a_batch_of_one(mailsim, start_worker):
     worker = start_worker(concurrency=1)
-    order = order_create(customer_email="alone@example.com", amount="5.00", currency="EUR")
+    order = order_create(customer_email="alone@example.com", amount=Decimal("5.00"), currency="EUR")
     _all_sent_once(mailsim, [order])
     assert _batch_sizes(worker) == [1]
 
@@ -123,7 +125,7 @@ def _publish_task(envelope: dict) -> None:
     task_id = str(uuid.uuid4())
     headers, _, body, _ = app.amqp.create_task_message(task_id, HANDLE_EVENT, [envelope], {})
     with Connection(settings.CELERY_BROKER_URL) as connection:
-        channel = connection.channel()
+        channel = amqp_channel(connection)
         channel.confirm_select()
         Producer(channel).publish(
             json.dumps(body).encode(),
@@ -142,7 +144,8 @@ def test_a_bad_envelope_inside_a_batch_is_dead_lettered_and_the_others_are_sent(
     envelope = OutboxEvent.objects.filter(aggregate_id=str(orders[0].id)).get().payload
     _publish_task({**envelope, "schema_version": 7, "event_id": str(uuid.uuid4())})  # unknown schema
     more = [
-        order_create(customer_email=f"after-{n}@example.com", amount="5.00", currency="EUR") for n in range(3)
+        order_create(customer_email=f"after-{n}@example.com", amount=Decimal("5.00"), currency="EUR")
+        for n in range(3)
     ]
     wait_until(lambda: queue_ready_count("orders.confirmations") == 8, timeout=20, message="all queued")
     worker = start_worker(concurrency=1)
@@ -170,7 +173,7 @@ def test_each_email_of_a_batch_follows_its_own_outcome(mailsim, start_worker):
     )
     labels = ["first", "refused", "busy", "dropped", "fine", "refused", "busy", "dropped", "fine"]
     orders = [
-        order_create(customer_email=f"{label}-{n}@example.com", amount="5.00", currency="EUR")
+        order_create(customer_email=f"{label}-{n}@example.com", amount=Decimal("5.00"), currency="EUR")
         for n, label in enumerate(labels)
     ]
     wait_until(lambda: queue_ready_count("orders.confirmations") == len(orders), timeout=20, message="queued")

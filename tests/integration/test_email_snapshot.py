@@ -25,7 +25,7 @@ def test_wording_published_between_an_attempt_and_its_retry_does_not_change_the_
     # given the first attempt reaches the provider but its answer is lost (an unknown outcome)
     mailsim.set_faults({"kind": "accept_then_drop", "times": 1})
     start_worker(**SLOW_RETRY)
-    order = OrderFactory(customer_email="first@example.com")
+    order = OrderFactory.create(customer_email="first@example.com")
     wait_until(
         lambda: _notification(order).attempts.filter(outcome="unknown").exists(),
         timeout=30,
@@ -52,7 +52,7 @@ def test_wording_published_between_an_attempt_and_its_retry_does_not_change_the_
     assert (message["text"], message["html"]) == (sent.email_text, sent.email_html)
     assert sent.email_template is None  # rendered from the shipped templates
     # and an email rendered after the publication uses the new wording
-    later = OrderFactory(customer_email="later@example.com")
+    later = OrderFactory.create(customer_email="later@example.com")
     later_sent = wait_until(
         lambda: Notification.objects.filter(order=later, kind="order_confirmation", status="sent").first(),
         timeout=30,
@@ -69,7 +69,7 @@ def test_an_email_that_does_not_render_fails_before_anything_is_sent(mailsim, st
     version = published_wording("order_confirmation", "ru", subject="Заказ {{ order.number }}")
     type(version).objects.filter(pk=version.pk).update(text="{% block %}")
     start_worker()
-    order = OrderFactory(customer_email="ru@example.com", locale="ru")
+    order = OrderFactory.create(customer_email="ru@example.com", locale="ru")
     notification = wait_until(
         lambda: Notification.objects.filter(order=order, kind="order_confirmation", status="failed").first(),
         timeout=30,

@@ -54,7 +54,7 @@ def _draft(client, *, subject=SUBJECT, text=TEXT, html=HTML, comment="Warmer wor
 def _version(client, **wording) -> EmailTemplateVersion:
     response = _draft(client, **wording)
     assert response.status_code == 302, response.content.decode()
-    return EmailTemplateVersion.objects.order_by("-pk").first()
+    return EmailTemplateVersion.objects.order_by("-pk")[0]
 
 
 def test_the_email_editors_group_comes_from_the_migration_and_reviewers_keep_theirs():

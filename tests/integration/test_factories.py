@@ -33,7 +33,7 @@ def test_an_order_of_the_factory_has_its_event_and_its_pending_confirmation(
     django_capture_on_commit_callbacks,
 ):
     with django_capture_on_commit_callbacks(execute=False) as publishes:
-        order = OrderFactory(customer_email="ada@example.com", amount="49.90")
+        order = OrderFactory.create(customer_email="ada@example.com", amount="49.90")
     assert (order.customer_email, str(order.amount), order.currency) == ("ada@example.com", "49.90", "EUR")
     events, notifications = _rows(order)
     assert events == [
@@ -47,8 +47,8 @@ def test_an_unpublished_order_has_the_same_rows_its_event_unclaimed_and_no_publi
     django_capture_on_commit_callbacks,
 ):
     with django_capture_on_commit_callbacks(execute=False) as publishes:
-        placed = OrderFactory()
-        unpublished = UnpublishedOrderFactory()
+        placed = OrderFactory.create()
+        unpublished = UnpublishedOrderFactory.create()
     assert _rows(unpublished) == _rows(placed)
     assert len(publishes) == 1  # the placed order's only
     event = OutboxEvent.objects.get(aggregate_id=str(unpublished.id))
@@ -56,21 +56,22 @@ def test_an_unpublished_order_has_the_same_rows_its_event_unclaimed_and_no_publi
 
 
 def test_a_notification_is_brought_to_the_state_asked_for(order):
-    failed = NotificationFactory(order=order, failed=True)
+    failed = NotificationFactory.create(order=order, failed=True)
     assert (failed.status, failed.error_class) == ("failed", "permanent")
     assert failed.last_error.startswith("The mail provider refused the email to ada@example.com")
-    review = NotificationFactory(order=order, needs_review=True)
+    review = NotificationFactory.create(order=order, needs_review=True)
     assert (review.pk, review.status, review.error_class) == (failed.pk, "needs_review", "needs_review")
-    leased = NotificationFactory(order=order, leased=True)
+    leased = NotificationFactory.create(order=order, leased=True)
     assert (leased.status, leased.lease_owner) == ("sending", "other-host:4242")
+    assert leased.lease_expires_at is not None
     assert leased.lease_expires_at > timezone.now()
 
 
 def test_attempts_are_numbered_and_counted_and_one_without_an_outcome_never_finished(order):
     notification = Notification.objects.get(order=order)
     started = timezone.now() - timedelta(minutes=5)
-    first = DeliveryAttemptFactory(notification=notification, started_at=started, outcome="transient")
-    second = DeliveryAttemptFactory(notification=notification)
+    first = DeliveryAttemptFactory.create(notification=notification, started_at=started, outcome="transient")
+    second = DeliveryAttemptFactory.create(notification=notification)
     notification.refresh_from_db()
     assert (first.number, first.finished_at) == (1, started)
     assert (second.number, second.finished_at, second.outcome) == (2, None, "")

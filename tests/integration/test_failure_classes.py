@@ -52,7 +52,7 @@ def _republish(order: Order, copies: int = 1) -> None:
 def test_transient_failures_are_retried_then_failed_and_dead_lettered(mailsim, start_worker):
     mailsim.set_faults({"kind": "503", "retry_after": 1})
     start_worker(**FAST_RETRIES)
-    order = OrderFactory(customer_email="down@example.com")
+    order = OrderFactory.create(customer_email="down@example.com")
     notification = _final(order)
     assert (notification.status, notification.error_class) == ("failed", "retries_exhausted")
     assert _outcomes(notification) == ["transient"] * 3  # the first try and two retries
@@ -66,7 +66,7 @@ def test_transient_failures_are_retried_then_failed_and_dead_lettered(mailsim, s
 def test_a_permanent_rejection_fails_at_once_and_is_dead_lettered_with_the_reason(mailsim, start_worker):
     mailsim.set_faults({"kind": "reject"})
     start_worker(**FAST_RETRIES)
-    order = OrderFactory(customer_email="nobody@example.com")
+    order = OrderFactory.create(customer_email="nobody@example.com")
     notification = _final(order)
     assert (notification.status, _outcomes(notification)) == ("failed", ["permanent"])
     [dead] = _dead_letters()
@@ -88,7 +88,7 @@ def test_a_retry_the_broker_refuses_is_dead_lettered_as_such_and_a_replay_sends_
         start_worker(
             **{**FAST_RETRIES, "DELIVERY_RETRY_BASE_DELAY_SECONDS": "60", "DELIVERY_BATCH_SIZE": batch_size}
         )
-        order = OrderFactory(customer_email="refused-retry@example.com")
+        order = OrderFactory.create(customer_email="refused-retry@example.com")
         # then: the delivery is in the dead-letter queue, saying why, not called "permanent"
         [dead] = _dead_letters()
     assert dead["headers"][CLASS_HEADER] == "retry_not_published"
@@ -114,7 +114,7 @@ def test_a_retry_the_broker_refuses_is_dead_lettered_as_such_and_a_replay_sends_
 def test_an_unknown_outcome_with_a_deduplicating_provider_is_resent_with_the_same_key(mailsim, start_worker):
     mailsim.set_faults({"kind": "accept_then_drop", "times": 1})
     start_worker(**FAST_RETRIES)
-    order = OrderFactory(customer_email="dropped@example.com")
+    order = OrderFactory.create(customer_email="dropped@example.com")
     notification = _final(order)
     assert (notification.status, _outcomes(notification)) == ("sent", ["unknown", "accepted"])
     assert len(mailsim.messages()) == 1
@@ -124,7 +124,7 @@ def test_an_unknown_outcome_with_a_deduplicating_provider_is_resent_with_the_sam
 def test_an_unknown_outcome_over_smtp_is_never_resent_but_goes_to_review(smtpsim, start_worker):
     smtpsim.set_fault(kind="store_then_drop", times=1)
     start_worker(**FAST_RETRIES, **_smtp_env(smtpsim))
-    order = OrderFactory(customer_email="smtp-drop@example.com")
+    order = OrderFactory.create(customer_email="smtp-drop@example.com")
     notification = _final(order)
     assert (notification.status, _outcomes(notification)) == ("needs_review", ["unknown"])
     assert "cannot tell whether it was sent" in notification.last_error
@@ -138,7 +138,7 @@ def test_a_key_still_in_flight_at_the_provider_is_waited_for_not_counted_as_a_fa
     # outcome, then "still processing" (409) until the provider finishes it
     mailsim.set_faults({"kind": "hold", "seconds": 4, "times": 1})
     start_worker(**FAST_RETRIES, MAIL_PROVIDER_READ_TIMEOUT_SECONDS="1")
-    order = OrderFactory(customer_email="slow@example.com")
+    order = OrderFactory.create(customer_email="slow@example.com")
     notification = _final(order)
     outcomes = _outcomes(notification)
     assert notification.status == "sent"
@@ -150,7 +150,7 @@ def test_a_key_still_in_flight_at_the_provider_is_waited_for_not_counted_as_a_fa
 
 def test_the_same_key_with_different_content_is_never_resent_and_goes_to_review(mailsim, start_worker):
     start_worker(**FAST_RETRIES)
-    order = OrderFactory(customer_email="drift@example.com")
+    order = OrderFactory.create(customer_email="drift@example.com")
     assert _final(order).status == "sent"
     # given the stored email was altered (a bug, or a hand edit) and it is sent again under its key
     Notification.objects.filter(order=order).update(status="pending", email_text="Something else.\n")
@@ -170,7 +170,7 @@ def test_the_same_key_with_different_content_is_never_resent_and_goes_to_review(
 def test_two_workers_getting_the_same_event_at_the_same_moment_send_one_email(mailsim, start_worker):
     # given two copies of one event and a slow provider, so the two handlers overlap
     mailsim.set_faults({"kind": "hold", "seconds": 2, "times": 1})
-    order = OrderFactory(customer_email="twice@example.com")
+    order = OrderFactory.create(customer_email="twice@example.com")
     _republish(order, copies=1)
     assert queue_ready_count("orders.confirmations") == 2
     # when two separate worker processes take one copy each
@@ -190,7 +190,7 @@ def test_a_worker_killed_after_the_provider_accepted_and_before_the_commit_sends
     # given the provider stores the email and then keeps the worker waiting for its answer
     mailsim.set_faults({"kind": "stall", "seconds": 30, "times": 1})
     worker = start_worker(**FAST_RETRIES, **SHORT_LEASE)  # its lease is waited out
-    order = OrderFactory(customer_email="killed@example.com")
+    order = OrderFactory.create(customer_email="killed@example.com")
     wait_until(mailsim.messages, timeout=15, message="the provider accepted the email")
     # when the worker dies right there (SIGKILL, the whole process group)
     worker.kill()
@@ -209,7 +209,7 @@ def test_a_worker_killed_after_the_smtp_server_took_the_message_leaves_it_for_re
     smtpsim.set_fault(kind="stall", seconds=30, times=1)
     env = _smtp_env(smtpsim) | short_lease(read_timeout=5)  # a 9 s lease, waited out after the kill
     worker = start_worker(**FAST_RETRIES, **env)
-    order = OrderFactory(customer_email="killed-smtp@example.com")
+    order = OrderFactory.create(customer_email="killed-smtp@example.com")
     wait_until(smtpsim.messages, timeout=15, message="the SMTP server took the message")
     worker.kill()
     start_worker(**FAST_RETRIES, **env)

@@ -42,9 +42,11 @@ def _corrected(*, first_attempt_recipient: str = MISTYPED) -> tuple[Notification
     """An email whose first send, to a mistyped address, ended unknown; a reviewer corrected
     the address and sent it again under a new key. Returns it and its retired key. Only the
     resend's event is published (on commit: to a worker in a transactional test)."""
-    order = UnpublishedOrderFactory(customer_email=MISTYPED)
-    notification = NotificationFactory(order=order, needs_review=True, provider="resend")
-    DeliveryAttemptFactory(notification=notification, outcome="unknown", recipient=first_attempt_recipient)
+    order = UnpublishedOrderFactory.create(customer_email=MISTYPED)
+    notification = NotificationFactory.create(order=order, needs_review=True, provider="resend")
+    DeliveryAttemptFactory.create(
+        notification=notification, outcome="unknown", recipient=first_attempt_recipient
+    )
     retired_key = notification.idempotency_key
     notification_send_again(
         notification_id=notification.pk,
@@ -59,7 +61,9 @@ def _corrected(*, first_attempt_recipient: str = MISTYPED) -> tuple[Notification
 def _resend_attempt(notification: Notification, outcome: str) -> None:
     """An attempt of the resend, for the event the correction recorded, to the new address."""
     event_id = OperatorAction.objects.get(action="correct_address").event_id
-    DeliveryAttemptFactory(notification=notification, event_id=event_id, outcome=outcome, recipient=CORRECTED)
+    DeliveryAttemptFactory.create(
+        notification=notification, event_id=event_id, outcome=outcome, recipient=CORRECTED
+    )
 
 
 def _late_bounce(notification: Notification, retired_key: str, *, to: list[str]) -> None:
@@ -134,8 +138,8 @@ def test_without_a_recipient_in_the_event_the_address_kept_with_the_attempt_is_s
 
 @pytest.mark.django_db
 def test_an_event_naming_another_recipient_than_its_send_changes_nothing():
-    notification = NotificationFactory(order__customer_email="bob@example.com", needs_review=True)
-    DeliveryAttemptFactory(notification=notification, outcome="unknown")
+    notification = NotificationFactory.create(order__customer_email="bob@example.com", needs_review=True)
+    DeliveryAttemptFactory.create(notification=notification, outcome="unknown")
     # when a bounce under the email's own key names someone we did not write to
     _stored(notification, notification.idempotency_key, recipient="carol@example.com")
     [result] = _apply_all()
@@ -167,7 +171,7 @@ def test_evidence_counts_only_unknown_outcomes_under_the_current_key():
 
 @pytest.mark.django_db
 def test_every_attempt_keeps_the_address_it_was_sent_to():
-    claim = confirmation_claimed(UnpublishedOrderFactory(customer_email="grace@example.com"))
+    claim = confirmation_claimed(UnpublishedOrderFactory.create(customer_email="grace@example.com"))
     assert DeliveryAttempt.objects.get(pk=claim.attempt.pk).recipient == "grace@example.com"
 
 

@@ -338,7 +338,7 @@ def test_brevo_complaint_only_for_the_recipients_the_rule_names(sim, receiver):
     send_brevo(sim, to=("alice@example.com", "bob@example.com"))
     received = receiver.wait_for(5, "/brevo")
 
-    by_recipient = {}
+    by_recipient: dict[str, list[str]] = {}
     for one in received:
         by_recipient.setdefault(one.json["email"], []).append(one.json["event"])
     assert by_recipient == {

@@ -215,7 +215,7 @@ def test_brevo_same_key_twice_is_400_duplicate_parameter_without_the_message_id(
 def test_brevo_key_is_refused_while_its_first_request_is_in_flight(sim):
     set_faults(sim.url, {"kind": "hold", "seconds": 1, "times": 1})
     key = str(uuid.uuid4())
-    first = {}
+    first: dict[str, requests.Response] = {}
     thread = threading.Thread(target=lambda: first.update(response=brevo(sim.url, brevo_email(key=key))))
     thread.start()
     wait_for_key_in_flight(sim.url, key)

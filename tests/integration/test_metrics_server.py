@@ -40,7 +40,7 @@ def pod(tmp_path, broker, mailsim_url, processes_database_url, start_worker):
 
 
 def test_the_sidecar_serves_the_workers_counts_labelled_with_the_pod(pod, mailsim):
-    order = OrderFactory()
+    order = OrderFactory.create()
     wait_until(
         lambda: Notification.objects.filter(order=order, status="sent").exists(), timeout=30, message="sent"
     )

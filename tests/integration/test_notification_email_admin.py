@@ -42,7 +42,7 @@ def _publish_new_wording(locale: str = "en") -> EmailTemplateVersion:
 @pytest.fixture
 def rendered(client, order) -> Notification:
     client.force_login(staff_user("rita", reviewer=True))
-    DeliveryAttemptFactory(notification=NotificationFactory(order=order), outcome="accepted")
+    DeliveryAttemptFactory.create(notification=NotificationFactory.create(order=order), outcome="accepted")
     return Notification.objects.get(order=order)
 
 

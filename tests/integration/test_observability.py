@@ -60,7 +60,9 @@ def test_readyz_turns_unready_without_the_database_or_the_broker_and_ready_again
 
 def test_the_worker_liveness_check_of_compose_answers_for_a_live_worker_only(service_env, start_worker):
     worker = start_worker()
-    name = re.search(r"(test\d+@\S+) ready", worker.log_text()).group(1)
+    ready = re.search(r"(test\d+@\S+) ready", worker.log_text())
+    assert ready is not None, "the worker logs its name when ready"
+    name = ready.group(1)
     command = [
         sys.executable,
         "-m",

@@ -28,7 +28,7 @@ def test_trace_event_shows_every_step_of_a_retried_dead_lettered_and_replayed_ev
     # given: a 503 (retried), then a rejection (dead-lettered), then a replay that succeeds
     mailsim.set_faults({"kind": "503", "times": 1, "retry_after": 1}, {"kind": "reject", "times": 1})
     start_worker(**FAST_RETRIES)
-    order = OrderFactory(customer_email="traced@example.com")
+    order = OrderFactory.create(customer_email="traced@example.com")
     wait_until(lambda: queue_ready_count("orders.confirmations.dlq") == 1, timeout=30, message="dead letter")
     _command("replay_dead_letters", "replay", "--yes", "--actor", "ops")
     wait_until(
@@ -60,7 +60,7 @@ def test_trace_event_shows_every_step_of_a_retried_dead_lettered_and_replayed_ev
 
 def test_outbox_status_reports_backlog_statuses_and_dead_letter_depths_as_json(mailsim, start_worker):
     start_worker()
-    order = OrderFactory(customer_email="status@example.com")
+    order = OrderFactory.create(customer_email="status@example.com")
     wait_until(
         lambda: Notification.objects.filter(order=order, status="sent").exists(), timeout=20, message="sent"
     )
@@ -79,7 +79,7 @@ def test_outbox_status_reports_backlog_statuses_and_dead_letter_depths_as_json(m
 def test_reconcile_finds_an_email_whose_message_was_lost_and_repair_sends_it_once(mailsim, start_worker):
     # given an order whose event the outbox says is published, but the broker lost it
     # (a broker failure without replication, or a database restored to a later point)
-    order = OrderFactory(customer_email="lost@example.com")
+    order = OrderFactory.create(customer_email="lost@example.com")
     queues_purge()
     long_ago = timezone.now() - timedelta(hours=1)
     Notification.objects.filter(order=order).update(status_changed_at=long_ago)
@@ -96,7 +96,7 @@ def test_reconcile_finds_an_email_whose_message_was_lost_and_repair_sends_it_onc
         lambda: Notification.objects.filter(order=order, status="sent").exists(), timeout=20, message="sent"
     )
     assert len(mailsim.messages()) == 1
-    report = ReconcileReport.objects.order_by("-started_at").first()
+    report = ReconcileReport.objects.order_by("-started_at")[0]
     assert report.repaired["republished"] == [str(OutboxEvent.objects.get(aggregate_id=str(order.id)).id)]
     assert "1 event(s) republished" in report.summary
 
@@ -119,11 +119,11 @@ def test_after_a_restore_events_of_vanished_orders_go_to_the_dlq_and_lost_publis
     from tests.broker import queue_peek
 
     # given an order whose event was delivered before the crash, but the restore lost that
-    kept = OrderFactory(customer_email="kept@example.com")
+    kept = OrderFactory.create(customer_email="kept@example.com")
     queues_purge()
     OutboxEvent.objects.filter(aggregate_id=str(kept.id)).update(published_at=None, next_attempt_at=None)
     # and an order whose event waits in the broker, while the restored database lacks the order
-    vanished = OrderFactory(customer_email="vanished@example.com")
+    vanished = OrderFactory.create(customer_email="vanished@example.com")
     vanished_id = str(vanished.id)
     _forget(vanished)
     # when
@@ -145,8 +145,8 @@ def test_after_a_restore_emails_in_flight_at_the_restore_point_are_sent_once_und
     # given two emails in flight at the restore point: their events were published and consumed
     # before the crash (nothing queued), and the restore lost what came of them: one pending,
     # one sending under a lease that has run out
-    pending = OrderFactory(customer_email="pending@example.com")
-    sending = OrderFactory(customer_email="sending@example.com")
+    pending = OrderFactory.create(customer_email="pending@example.com")
+    sending = OrderFactory.create(customer_email="sending@example.com")
     queues_purge()
     Notification.objects.filter(order=sending).update(
         status="sending",
@@ -154,7 +154,7 @@ def test_after_a_restore_emails_in_flight_at_the_restore_point_are_sent_once_und
         lease_expires_at=timezone.now() - timedelta(seconds=1),
     )
     # and one whose event still waits in the queue: the check leaves it there, once
-    queued = OrderFactory(customer_email="queued@example.com")
+    queued = OrderFactory.create(customer_email="queued@example.com")
     # when
     output = _command("reconcile", "--after-restore")
     # then the two are published again now, not only once a repair finds them stuck

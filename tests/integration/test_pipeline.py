@@ -5,6 +5,7 @@ import requests
 from django.conf import settings
 from kombu import Connection
 
+from messaging.broker.channel import amqp_channel
 from messaging.models import OutboxEvent, ProcessedEvent
 from messaging.relay.messages import OutgoingMessage
 from messaging.relay.publisher import process_publisher
@@ -53,16 +54,17 @@ def test_fifty_orders_through_the_api_give_fifty_sent_notifications_and_fifty_em
 
 def test_the_same_event_published_three_times_and_redelivered_gives_one_email(mailsim, start_worker):
     # given an order whose event reaches the queue three more times
-    order = OrderFactory(customer_email="dup@example.com")
+    order = OrderFactory.create(customer_email="dup@example.com")
     event = OutboxEvent.objects.get(aggregate_id=str(order.id))
     copy = OutgoingMessage(event.id, HANDLE_EVENT, (event.payload,), "orders.events", event.event_type)
     report = process_publisher().publish([copy, copy, copy])
     assert len(report.confirmed) == 3
     # and one copy is handed out and put back, so the broker redelivers it
     with Connection(settings.CELERY_BROKER_URL) as connection:
-        channel = connection.channel()
+        channel = amqp_channel(connection)
         message = channel.basic_get(queue="orders.confirmations", no_ack=False)
-        channel.basic_reject(message.delivery_tag, requeue=True)
+        assert message is not None
+        channel.basic_reject(message.delivery_info["delivery_tag"], requeue=True)
         channel.close()
     assert queue_ready_count("orders.confirmations") == 4
     # when
@@ -90,7 +92,7 @@ def test_a_connection_dropped_after_the_provider_accepted_is_retried_with_the_sa
     mailsim.set_faults({"kind": "accept_then_drop", "times": 1})
     start_worker()
     # when
-    order = OrderFactory(customer_email="drop@example.com")
+    order = OrderFactory.create(customer_email="drop@example.com")
     # then
     wait_until(_sent_count, timeout=40, message="notification sent after the retry")
     notification = Notification.objects.get(order=order)
@@ -107,7 +109,7 @@ def test_a_provider_that_is_briefly_unavailable_is_retried_and_the_email_sent_on
     mailsim.set_faults({"kind": "503", "times": 2, "retry_after": 1})
     start_worker(DELIVERY_RETRY_BASE_DELAY_SECONDS="1")
     # when
-    order = OrderFactory(customer_email="later@example.com")
+    order = OrderFactory.create(customer_email="later@example.com")
     # then
     wait_until(_sent_count, timeout=60, message="notification sent after two 503s")
     notification = Notification.objects.get(order=order)
@@ -131,7 +133,7 @@ def _terminate_other_database_connections() -> int:
 def test_workers_recover_from_dropped_database_connections_and_keep_dead_lettering(mailsim, start_worker):
     # given a worker that has done work, so its processes hold database connections
     start_worker(concurrency=1)
-    first = OrderFactory(customer_email="before@example.com")
+    first = OrderFactory.create(customer_email="before@example.com")
     wait_until(
         lambda: Notification.objects.filter(order=first, status="sent").exists(), timeout=20, message="1st"
     )
@@ -140,9 +142,9 @@ def test_workers_recover_from_dropped_database_connections_and_keep_dead_letteri
     # then a permanent failure still reaches the dead-letter queue (the worker's main process
     # stores the failure before it rejects the message) and the worker goes on sending
     mailsim.set_faults({"kind": "reject", "to_contains": "rejected@", "times": 1})
-    OrderFactory(customer_email="rejected@example.com")
+    OrderFactory.create(customer_email="rejected@example.com")
     wait_until(lambda: queue_ready_count("orders.confirmations.dlq") == 1, timeout=20, message="dead letter")
-    second = OrderFactory(customer_email="after@example.com")
+    second = OrderFactory.create(customer_email="after@example.com")
     wait_until(
         lambda: Notification.objects.filter(order=second, status="sent").exists(), timeout=20, message="2nd"
     )

@@ -76,7 +76,7 @@ CALLS, STALL_SECONDS = 4, 2.0
 def _a_batch_of_slow_answers(mailsim, django_capture_on_commit_callbacks) -> float:
     """How long a batch of CALLS emails takes when every answer comes STALL_SECONDS late."""
     with django_capture_on_commit_callbacks(execute=False):
-        orders = [OrderFactory(customer_email=f"slow{n}@example.com") for n in range(CALLS)]
+        orders = [OrderFactory.create(customer_email=f"slow{n}@example.com") for n in range(CALLS)]
     mailsim.set_faults({"kind": "stall", "seconds": STALL_SECONDS})
     started = time.monotonic()
     results = events_dispatch_batch([(_envelope(order), DELIVERY) for order in orders])

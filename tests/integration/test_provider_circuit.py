@@ -46,7 +46,7 @@ def _statuses() -> dict[str, int]:
 def test_an_outage_longer_than_the_budget_costs_no_email_and_few_calls(mailsim, start_worker):
     mailsim.set_faults({"kind": "503"})
     start_worker(**OUTAGE_SETTINGS)
-    orders = [OrderFactory(customer_email=f"outage{n}@example.com") for n in range(ORDERS)]
+    orders = [OrderFactory.create(customer_email=f"outage{n}@example.com") for n in range(ORDERS)]
     # when the provider answers 503 to everything for longer than the emails' retry budget
     wait_until(
         lambda: ProviderCircuit.objects.filter(state__in=["open", "half_open"]).exists(),
@@ -80,7 +80,7 @@ def test_a_paused_provider_holds_every_email_until_it_is_resumed(mailsim, start_
         call_command("provider", "pause", stdout=out)
     call_command("provider", "pause", "--reason", "Resend maintenance", "--actor", "olga", stdout=out)
     assert "paused by olga (Resend maintenance)" in out.getvalue()
-    order = OrderFactory(customer_email="paused@example.com")
+    order = OrderFactory.create(customer_email="paused@example.com")
     notification = wait_until(
         lambda: Notification.objects.filter(order=order, last_error__contains="paused by olga").first(),
         timeout=20,
@@ -139,6 +139,7 @@ def test_failures_open_the_circuit_a_probe_tests_it_and_an_answer_closes_it(sett
     # while open, every email waits until the probe time
     waiting = circuit_gate(_seen(), provider="resend", now=now + timedelta(seconds=10))
     assert isinstance(waiting, WaitError)
+    assert waiting.retry_after is not None
     assert 20 <= waiting.retry_after <= 22
     # at the probe time exactly one email goes
     later = now + timedelta(seconds=31)

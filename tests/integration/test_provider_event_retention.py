@@ -26,7 +26,7 @@ DELIVERY = Delivery(worker="test pid 1", retries=0, max_retries=8)
 def _event(*, days_old: int, applied: bool = True, bounced: bool = False) -> ProviderEvent:
     """An event stored as the webhook stores it, applied as a worker applies it, then aged
     (a hard bounce suppresses the address when applied)."""
-    notification = NotificationFactory(status="sent", provider="resend")
+    notification = NotificationFactory.create(status="sent", provider="resend")
     event = TrackingEvent(
         provider="resend",
         provider_event_id=f"msg_{uuid.uuid4().hex}",

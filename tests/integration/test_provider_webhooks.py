@@ -65,7 +65,7 @@ def _apply_all() -> list[str]:
 
 
 def _sent_confirmation(**fields) -> Notification:
-    return NotificationFactory(
+    return NotificationFactory.create(
         status="sent", provider_message_id=f"re-{uuid.uuid4()}", provider="resend", **fields
     )
 
@@ -198,7 +198,7 @@ def test_a_hard_bounce_suppresses_the_address_and_the_next_email_to_it_is_skippe
     [suppression] = Suppression.objects.all()
     assert (suppression.address, suppression.reason) == (address, "bounced")
     # when: a second order to the same address, in another case
-    order = OrderFactory(customer_email=address.upper())
+    order = OrderFactory.create(customer_email=address.upper())
     envelope = OutboxEvent.objects.get(aggregate_id=str(order.id)).payload
     result = event_dispatch(raw_envelope=envelope, delivery=DELIVERY)
     # then
@@ -221,8 +221,8 @@ def test_a_soft_bounce_does_not_suppress():
 
 
 def test_an_unknown_outcome_then_the_providers_delivered_event_ends_sent_and_delivered_with_its_audit():
-    notification = NotificationFactory(needs_review=True, provider="resend")
-    DeliveryAttemptFactory(notification=notification, outcome="unknown")
+    notification = NotificationFactory.create(needs_review=True, provider="resend")
+    DeliveryAttemptFactory.create(notification=notification, outcome="unknown")
     # when
     _post(_resend_body("email.delivered", notification, email_id="re-found-by-key"))
     assert _apply_all() == ["settled: sent; delivery status delivered"]
@@ -237,8 +237,8 @@ def test_an_unknown_outcome_then_the_providers_delivered_event_ends_sent_and_del
 
 
 def test_evidence_does_not_overrule_a_persons_decision():
-    notification = NotificationFactory(status="rejected", provider="resend")
-    DeliveryAttemptFactory(notification=notification, outcome="unknown")
+    notification = NotificationFactory.create(status="rejected", provider="resend")
+    DeliveryAttemptFactory.create(notification=notification, outcome="unknown")
     _post(_resend_body("email.delivered", notification))
     _apply_all()
     notification.refresh_from_db()
@@ -257,7 +257,7 @@ def test_an_event_for_no_known_email_is_kept_for_the_record():
 def test_an_event_about_a_send_under_a_retired_key_still_finds_its_email(django_capture_on_commit_callbacks):
     # given an email a reviewer sent again under a new key, whose first send the provider
     # only now reports delivered (under the old key, which its tag carries)
-    notification = NotificationFactory(failed=True, provider_message_id="re-old-send")
+    notification = NotificationFactory.create(failed=True, provider_message_id="re-old-send")
     old_key = notification.idempotency_key
     with django_capture_on_commit_callbacks(execute=False):  # no broker needed
         notification_send_again(

@@ -42,9 +42,9 @@ def shop(django_capture_on_commit_callbacks):
         rejected = _order("20.00", status="rejected")
         failed = _order("30.00", failed=True)
         pending = _order("40.00")
-        missing = OrderFactory(amount="5.00", currency="USD")
+        missing = OrderFactory.create(amount="5.00", currency="USD")
         Notification.objects.filter(order=missing).delete()  # as a restore to an earlier point leaves it
-        cancelled = OrderFactory(amount="1.00")
+        cancelled = OrderFactory.create(amount="1.00")
         order_cancel(order_id=cancelled.id, api_token=cancelled.api_token)
     Notification.objects.filter(order=cancelled, kind=CONFIRMATION).update(status="skipped")
     Notification.objects.filter(order=cancelled, kind=CANCELLATION).update(status="sent")
@@ -52,7 +52,7 @@ def shop(django_capture_on_commit_callbacks):
 
 
 def _order(amount: str, **state) -> Notification:
-    return NotificationFactory(order__amount=amount, order__currency="EUR", **state)
+    return NotificationFactory.create(order__amount=amount, order__currency="EUR", **state)
 
 
 def _row(ledger, kind, currency):
@@ -157,10 +157,11 @@ def test_the_providers_events_are_compared_with_our_sent_rows_both_ways(
     two_hours_ago = timezone.now() - timedelta(hours=2)
     with django_capture_on_commit_callbacks(execute=False):
         silent, spoken, spoken_of_before = (
-            NotificationFactory(status="sent", sent_at=two_hours_ago, provider="resend") for _ in range(3)
+            NotificationFactory.create(status="sent", sent_at=two_hours_ago, provider="resend")
+            for _ in range(3)
         )
-        rejected = NotificationFactory(status="rejected", provider="resend")
-        just_sent = NotificationFactory(status="sent", sent_at=timezone.now(), provider="resend")
+        rejected = NotificationFactory.create(status="rejected", provider="resend")
+        just_sent = NotificationFactory.create(status="sent", sent_at=timezone.now(), provider="resend")
     _provider_event("delivered", notification=spoken)
     # an event about the send under a key a reviewer replaced is no evidence of the send since
     _provider_event("bounced", notification=spoken_of_before, key="order_confirmation:retired-v1")
@@ -243,7 +244,7 @@ def test_closing_more_mismatches_than_an_action_takes_is_refused_whole(client, s
     assert open_before > 2
     client.force_login(reviewers[0])
     # when a reviewer closes "select all"
-    any_one = ReconcileMismatch.objects.first()
+    any_one = ReconcileMismatch.objects.all()[0]
     response = client.post(
         CHANGELIST,
         {

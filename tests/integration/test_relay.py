@@ -4,6 +4,7 @@ import threading
 import time
 import uuid
 from datetime import timedelta
+from decimal import Decimal
 
 import pytest
 from celery import current_app
@@ -12,6 +13,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from kombu import Connection
 
+from messaging.broker.channel import amqp_channel
 from messaging.broker.declare import topology_declare
 from messaging.identity import current_process_name
 from messaging.models import OutboxEvent
@@ -39,7 +41,7 @@ def _orders_left_by_a_crash(count: int) -> list[OutboxEvent]:
 
 def test_the_on_commit_hook_publishes_the_event_with_the_event_id_as_task_id():
     # when
-    order = order_create(customer_email="a@example.com", amount="10.00", currency="EUR")
+    order = order_create(customer_email="a@example.com", amount=Decimal("10.00"), currency="EUR")
     # then
     event = OutboxEvent.objects.get(aggregate_id=str(order.id))
     assert event.published_at is not None
@@ -137,6 +139,7 @@ def test_an_unroutable_event_stays_unpublished_with_the_reason_and_a_back_off():
     assert event.published_at is None
     assert event.publish_attempts == 1
     assert "unroutable" in event.last_publish_error
+    assert event.next_attempt_at is not None
     assert event.next_attempt_at > timezone.now()
     assert queue_ready_count("orders.confirmations") == 0
 
@@ -147,7 +150,7 @@ def analytics_queue_renewed(broker):
     that reached a length limit refusing messages after the policy is gone (rabbitmq-server#12206)."""
     yield
     with Connection(broker) as broker_connection:
-        broker_connection.default_channel.queue_delete("orders.analytics")
+        amqp_channel(broker_connection).queue_delete("orders.analytics")
     topology_declare(broker_url=broker)
 
 
@@ -172,6 +175,7 @@ def test_an_event_the_broker_refuses_stays_unpublished_with_the_reason_and_a_bac
     assert (report.published, report.failed) == (0, 1)
     assert event.published_at is None
     assert event.last_publish_error == "the broker refused the message (nack)"
+    assert event.next_attempt_at is not None
     assert event.next_attempt_at > timezone.now()
 
 
@@ -322,8 +326,8 @@ def broker_away(settings, fast_path_unpaused):
 
 def test_orders_are_accepted_while_the_broker_is_away_and_published_by_the_sweep_when_it_returns(broker_away):
     # when
-    order = order_create(customer_email="a@example.com", amount="10.00", currency="EUR")
-    second = order_create(customer_email="b@example.com", amount="10.00", currency="EUR")
+    order = order_create(customer_email="a@example.com", amount=Decimal("10.00"), currency="EUR")
+    second = order_create(customer_email="b@example.com", amount=Decimal("10.00"), currency="EUR")
     # then both orders committed; their events wait in the outbox with the reason
     events = OutboxEvent.objects.filter(aggregate_id__in=[str(order.id), str(second.id)])
     assert [event.published_at for event in events] == [None, None]
@@ -355,11 +359,11 @@ def test_a_lost_confirm_leaves_the_event_unpublished_and_the_sweep_publishes_it_
         netloc=f"{real.username}:{real.password}@127.0.0.1:{proxy.port}"
     ).geturl()
     try:
-        order_create(customer_email="first@example.com", amount="10.00", currency="EUR")  # connects
+        order_create(customer_email="first@example.com", amount=Decimal("10.00"), currency="EUR")  # connects
         queues_purge()
         proxy.hold_replies()
         # when an order is placed: its message reaches the broker, the confirm does not
-        order = order_create(customer_email="a@example.com", amount="10.00", currency="EUR")
+        order = order_create(customer_email="a@example.com", amount=Decimal("10.00"), currency="EUR")
         event = OutboxEvent.objects.get(aggregate_id=str(order.id))
         assert event.published_at is None
         assert "no confirm from the broker" in event.last_publish_error
@@ -385,7 +389,7 @@ def _synchronous_commit() -> str:
 
 def test_the_mark_alone_skips_its_flush_wait_and_a_callers_transaction_keeps_its_own():
     first, second = (
-        OutboxEvent.objects.get(aggregate_id=str(UnpublishedOrderFactory().id)).id for _ in range(2)
+        OutboxEvent.objects.get(aggregate_id=str(UnpublishedOrderFactory.create().id)).id for _ in range(2)
     )
     # alone: the statement turns the flush wait off for its own transaction only
     with CaptureQueriesContext(connection) as captured:

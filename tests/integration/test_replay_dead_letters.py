@@ -26,7 +26,7 @@ DLQ = "orders.confirmations.dlq"
 def _dead_letters(mailsim, count: int, prefix: str = "dead") -> list:
     """`count` orders whose confirmation the provider rejects: failed, each in the DLQ."""
     mailsim.set_faults({"kind": "reject"})
-    orders = [OrderFactory(customer_email=f"{prefix}{n}@example.com") for n in range(count)]
+    orders = [OrderFactory.create(customer_email=f"{prefix}{n}@example.com") for n in range(count)]
     wait_until(lambda: queue_ready_count(DLQ) == count, timeout=60, message=f"{count} dead letters")
     mailsim.set_faults()  # the cause is fixed
     return orders
@@ -218,7 +218,7 @@ def test_messages_that_fail_again_during_a_replay_wait_for_the_next_run(mailsim,
     assert int(now_in_queue.split()[0]) >= 1  # at least one was back before the run ended
 
 
-def _database_counts() -> dict[str, int]:
+def _database_counts() -> dict[str, object]:
     return {
         "actions": OperatorAction.objects.count(),
         "statuses": tuple(Notification.objects.order_by("pk").values_list("status", flat=True)),

@@ -28,8 +28,8 @@ def _letters(count: int, prefix: str = "s", **state: bool) -> list[str]:
     state = state or {"failed": True}
     return [
         dead_letter_of(
-            NotificationFactory(
-                order=UnpublishedOrderFactory(customer_email=f"{prefix}{n}@example.com"), **state
+            NotificationFactory.create(
+                order=UnpublishedOrderFactory.create(customer_email=f"{prefix}{n}@example.com"), **state
             ).order
         )
         for n in range(count)

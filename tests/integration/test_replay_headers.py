@@ -19,7 +19,7 @@ def test_a_replayed_message_carries_none_of_the_headers_that_would_revoke_or_rec
     # given a dead letter (the provider rejected the email), and no worker running
     mailsim.set_faults({"kind": "reject"})
     worker = start_worker()
-    OrderFactory(customer_email="headers@example.com")
+    OrderFactory.create(customer_email="headers@example.com")
     wait_until(lambda: queue_ready_count("orders.confirmations.dlq") == 1, timeout=20, message="dead letter")
     worker.stop()
     [dead] = queue_peek("orders.confirmations.dlq")

@@ -21,7 +21,9 @@ CHANGELIST = "/admin/notifications/notification/"
 def failed_notifications(django_capture_on_commit_callbacks) -> list[Notification]:
     with django_capture_on_commit_callbacks(execute=False):  # no broker needed to set them up
         return [
-            NotificationFactory(order__customer_email=f"f{n}@example.com", order__amount="5.00", failed=True)
+            NotificationFactory.create(
+                order__customer_email=f"f{n}@example.com", order__amount="5.00", failed=True
+            )
             for n in range(3)
         ]
 
@@ -55,6 +57,7 @@ def test_retry_reopens_and_publishes_the_same_event_again_and_is_recorded(client
     [message] = queue_peek("orders.confirmations")
     action = OperatorAction.objects.get(action="retry")
     assert message["headers"]["id"] == str(action.event_id)
+    assert action.actor is not None
     assert (action.actor.username, action.notification_id, action.finished_at is not None) == (
         "rita",
         target.pk,
@@ -104,7 +107,7 @@ def test_a_sent_notification_cannot_be_retried(client, failed_notifications):
 def test_the_detail_page_shows_the_order_and_the_history(client, failed_notifications):
     client.force_login(staff_user("rita", reviewer=True))
     target = failed_notifications[0]
-    DeliveryAttemptFactory(
+    DeliveryAttemptFactory.create(
         notification=target,
         worker="worker@host pid 7",
         outcome="permanent",
@@ -210,6 +213,7 @@ def test_mark_sent_needs_the_evidence_and_records_it(client, failed_notification
         "Resend dashboard: delivered at 10:02, id re_77",
     )
     action = OperatorAction.objects.get(action="mark_sent")
+    assert action.actor is not None
     assert (action.actor.username, action.comment) == (
         "rita",
         "Resend dashboard: delivered at 10:02, id re_77",
@@ -236,6 +240,7 @@ def test_send_again_under_a_new_key_asks_the_reviewer_to_accept_a_possible_secon
     assert target.idempotency_key != old_key
     assert RetiredKey.objects.get(notification=target).key == old_key
     action = OperatorAction.objects.get(action="resend_new_key")
+    assert action.event_id is not None
     assert OutboxEvent.objects.get(pk=action.event_id).aggregate_id == str(target.order_id)
 
 
@@ -249,4 +254,5 @@ def test_correct_address_takes_one_email_and_records_the_change(client, failed_n
     assert target.status == "pending"
     assert target.order.customer_email == "n@example.com"
     correction = AddressCorrection.objects.get(order=target.order)
+    assert correction.action.actor is not None
     assert (correction.previous_address, correction.action.actor.username) == ("f0@example.com", "rita")

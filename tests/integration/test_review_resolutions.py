@@ -58,7 +58,7 @@ def test_smtp_unknown_outcome_a_retry_is_refused_and_sending_again_under_a_new_k
 ):
     smtp_provider.set_fault(kind="store_then_drop", times=1)
     start_worker(**FAST_RETRIES, **_smtp_env(smtp_provider))
-    order = OrderFactory(customer_email="smtp-unknown@example.com")
+    order = OrderFactory.create(customer_email="smtp-unknown@example.com")
     notification = _final(order)
     assert notification.status == "needs_review"
     old_key = notification.idempotency_key
@@ -106,7 +106,7 @@ def test_smtp_unknown_outcome_marked_sent_by_a_reviewer_who_checked_at_the_provi
 ):
     smtp_provider.set_fault(kind="store_then_drop", times=1)
     start_worker(**FAST_RETRIES, **_smtp_env(smtp_provider))
-    notification = _final(OrderFactory(customer_email="smtp-checked@example.com"))
+    notification = _final(OrderFactory.create(customer_email="smtp-checked@example.com"))
     assert notification.status == "needs_review"
     with pytest.raises(CommandError, match="needs the evidence"):
         _resolve(notification, "mark-sent", "--evidence", "ok")
@@ -140,7 +140,7 @@ def test_smtp_unknown_outcome_marked_sent_by_a_reviewer_who_checked_at_the_provi
 
 def test_key_conflict_a_retry_is_refused_and_sending_again_under_a_new_key_sends_it(mailsim, start_worker):
     start_worker(**FAST_RETRIES)
-    order = OrderFactory(customer_email="conflict@example.com")
+    order = OrderFactory.create(customer_email="conflict@example.com")
     assert _final(order).status == "sent"
     Notification.objects.filter(order=order).update(status="pending", email_text="Something else.\n")
     ProcessedEvent.objects.all().delete()
@@ -174,8 +174,8 @@ def test_key_conflict_a_retry_is_refused_and_sending_again_under_a_new_key_sends
 
 
 def _unknown_two_days_ago() -> Notification:
-    notification = NotificationFactory(order__customer_email="window@example.com", needs_review=True)
-    DeliveryAttemptFactory(
+    notification = NotificationFactory.create(order__customer_email="window@example.com", needs_review=True)
+    DeliveryAttemptFactory.create(
         notification=notification,
         outcome="unknown",
         started_at=timezone.now() - timedelta(days=2),
@@ -215,6 +215,7 @@ def test_past_the_key_window_sending_again_under_a_new_key_sends_it(mailsim, sta
     notification = _status_becomes(notification, "sent")
     assert _outcomes(notification) == ["unknown", "accepted"]
     assert notification.key_first_attempt == 2
+    assert notification.first_attempt_at is not None
     assert notification.first_attempt_at > timezone.now() - timedelta(minutes=5)
     [message] = mailsim.messages()
     assert message["idempotency_key"] == notification.idempotency_key
@@ -226,7 +227,7 @@ def test_past_the_key_window_sending_again_under_a_new_key_sends_it(mailsim, sta
 def test_a_refused_address_is_corrected_and_sent_to_the_new_address(mailsim, start_worker):
     mailsim.set_faults({"kind": "reject", "times": 1})
     start_worker(**FAST_RETRIES)
-    order = OrderFactory(customer_email="ada@exmaple.com")
+    order = OrderFactory.create(customer_email="ada@exmaple.com")
     notification = _final(order)
     assert notification.status == "failed"
     with pytest.raises(CommandError, match="is not an email address"):
@@ -251,7 +252,7 @@ def test_a_refused_address_is_corrected_and_sent_to_the_new_address(mailsim, sta
 
 
 def test_a_pending_email_is_rejected_and_its_event_then_sends_nothing(mailsim, start_worker):
-    order = UnpublishedOrderFactory(customer_email="pending@example.com")
+    order = UnpublishedOrderFactory.create(customer_email="pending@example.com")
     notification = Notification.objects.get(order=order)
     assert notification.status == "pending"
     # when
@@ -269,7 +270,7 @@ def test_a_pending_email_is_rejected_and_its_event_then_sends_nothing(mailsim, s
 
 
 def test_a_sending_email_cannot_be_rejected(mailsim):
-    notification = NotificationFactory(leased=True)
+    notification = NotificationFactory.create(leased=True)
     with pytest.raises(ReviewRefused, match="only pending, failed or review cases"):
         notification_reject(notification=notification, actor=None, actor_name="rita", comment="stop it")
     with pytest.raises(ReviewRefused, match="only failed or needs-review"):
@@ -282,7 +283,7 @@ def test_a_sending_email_cannot_be_rejected(mailsim):
 
 
 def test_a_retry_after_retention_removed_the_outbox_row_records_a_new_event_and_sends(mailsim, start_worker):
-    notification = NotificationFactory(order__customer_email="old@example.com", failed=True)
+    notification = NotificationFactory.create(order__customer_email="old@example.com", failed=True)
     OutboxEvent.objects.all().delete()  # retention ran
     start_worker(**FAST_RETRIES)
     # when
@@ -291,6 +292,7 @@ def test_a_retry_after_retention_removed_the_outbox_row_records_a_new_event_and_
     notification = _status_becomes(notification, "sent")
     action = OperatorAction.objects.get(action="retry")
     assert "no longer held its event" in action.result
+    assert action.event_id is not None
     assert OutboxEvent.objects.get(pk=action.event_id).event_type == "order.created"
     assert len(mailsim.messages()) == 1
 

@@ -11,11 +11,11 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-import boto3
+import boto3  # type: ignore[import-untyped]  # no stubs (as in notifications/providers/ses.py)
 import pytest
 import requests
-from botocore.config import Config
-from botocore.exceptions import ConnectionClosedError
+from botocore.config import Config  # type: ignore[import-untyped]
+from botocore.exceptions import ConnectionClosedError  # type: ignore[import-untyped]
 
 from notifications.providers.base import KEY_TAG, OutboundEmail, Outcome
 from notifications.providers.ses import SesProvider

@@ -67,7 +67,7 @@ def test_a_lifted_address_receives_email_again(
     client.force_login(staff_user("rita", reviewer=True, otherwise_may_view="view_suppression"))
     _lift(client, suppression, "works again")
     with django_capture_on_commit_callbacks(execute=False):
-        order = OrderFactory(customer_email="gone@example.com")
+        order = OrderFactory.create(customer_email="gone@example.com")
     envelope = OutboxEvent.objects.get(aggregate_id=str(order.id)).payload
     result = event_dispatch(raw_envelope=envelope, delivery=Delivery(worker="w", retries=0, max_retries=8))
     assert result == "sent"

@@ -4,6 +4,7 @@ import pytest
 from django.conf import settings
 from kombu import Connection
 
+from messaging.broker.channel import amqp_channel
 from messaging.broker.topology import DELIVERY_LIMIT
 from messaging.relay.messages import OutgoingMessage
 from messaging.relay.publisher import process_publisher
@@ -26,9 +27,10 @@ def test_a_rejected_message_lands_in_the_dead_letter_queue_with_its_origin(broke
     _publish_one(event_id)
     # when a consumer rejects it without requeue (what Celery does for a failed task)
     with Connection(settings.CELERY_BROKER_URL) as connection:
-        channel = connection.channel()
+        channel = amqp_channel(connection)
         message = channel.basic_get(queue="orders.confirmations", no_ack=False)
-        channel.basic_reject(message.delivery_tag, requeue=False)
+        assert message is not None
+        channel.basic_reject(message.delivery_info["delivery_tag"], requeue=False)
     # then
     wait_until(lambda: queue_ready_count("orders.confirmations.dlq") == 1, timeout=10, message="dead letter")
     [dead] = queue_peek("orders.confirmations.dlq")
@@ -44,12 +46,12 @@ def test_a_message_redelivered_past_the_delivery_limit_is_dead_lettered_not_loop
     _publish_one(event_id)
     # when a consumer dies with it again and again (requeue, as on a lost worker)
     with Connection(settings.CELERY_BROKER_URL) as connection:
-        channel = connection.channel()
+        channel = amqp_channel(connection)
         for _ in range(DELIVERY_LIMIT + 1):
             message = channel.basic_get(queue="orders.confirmations", no_ack=False)
             if message is None:
                 break
-            channel.basic_reject(message.delivery_tag, requeue=True)
+            channel.basic_reject(message.delivery_info["delivery_tag"], requeue=True)
     # then
     wait_until(lambda: queue_ready_count("orders.confirmations.dlq") == 1, timeout=10, message="dead letter")
     assert queue_ready_count("orders.confirmations") == 0

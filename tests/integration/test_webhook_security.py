@@ -45,8 +45,8 @@ def _apply_all() -> list[str]:
 
 
 def _waiting_for_review() -> Notification:
-    notification = NotificationFactory(needs_review=True, provider="anymail")
-    DeliveryAttemptFactory(notification=notification, outcome="unknown")
+    notification = NotificationFactory.create(needs_review=True, provider="anymail")
+    DeliveryAttemptFactory.create(notification=notification, outcome="unknown")
     return notification
 
 
@@ -83,7 +83,7 @@ def test_a_forged_postmark_event_naming_our_emails_keys_changes_nothing(
 ):
     # given Postmark as the provider, and two emails whose keys the forger learnt
     path = provider_configure(settings, "postmark", secret=secret)
-    sent = NotificationFactory(status="sent", provider="anymail")
+    sent = NotificationFactory.create(status="sent", provider="anymail")
     waiting = _waiting_for_review()
     # when: records posted without credentials (Anymail alone would accept them without a secret)
     answers = [
@@ -101,7 +101,7 @@ def test_a_forged_postmark_event_naming_our_emails_keys_changes_nothing(
 def test_postmark_events_are_not_heard_when_another_provider_sends(settings, record_type):
     settings.MAIL_PROVIDER = "resend"
     settings.ANYMAIL = {**settings.ANYMAIL, "WEBHOOK_SECRET": ""}
-    sent = NotificationFactory(status="sent", provider="resend")
+    sent = NotificationFactory.create(status="sent", provider="resend")
     record = postmark_record(record_type, sent.idempotency_key, sent.order.customer_email, Type=record_type)
     # when
     response = webhook_post("/webhooks/anymail/postmark/tracking/", record)
@@ -113,7 +113,7 @@ def test_postmark_events_are_not_heard_when_another_provider_sends(settings, rec
 @pytest.mark.parametrize("endpoint", ENDPOINTS)
 def test_each_endpoint_stores_a_genuine_bounce_and_refuses_an_unverified_one(settings, endpoint):
     path = provider_configure(settings, endpoint)
-    sent, forged_target = (NotificationFactory(status="sent", provider=endpoint) for _ in range(2))
+    sent, forged_target = (NotificationFactory.create(status="sent", provider=endpoint) for _ in range(2))
     # when: a bounce without the ESP's credentials
     body, headers = hard_bounce(
         endpoint, key=forged_target.idempotency_key, address=forged_target.order.customer_email, genuine=False
@@ -134,7 +134,7 @@ def test_each_endpoint_stores_a_genuine_bounce_and_refuses_an_unverified_one(set
 @pytest.mark.parametrize("endpoint", ENDPOINTS)
 def test_an_endpoint_without_its_secret_answers_503_with_the_reason_and_stores_nothing(settings, endpoint):
     path = provider_configure(settings, endpoint, secret=False)
-    sent = NotificationFactory(status="sent", provider=endpoint)
+    sent = NotificationFactory.create(status="sent", provider=endpoint)
     body, headers = hard_bounce(
         endpoint, key=sent.idempotency_key, address=sent.order.customer_email, genuine=True
     )
@@ -165,7 +165,7 @@ def test_an_event_of_an_esp_that_is_not_the_configured_one_is_refused_before_it_
     settings, configured
 ):
     provider_configure(settings, configured)
-    sent = NotificationFactory(status="sent", provider=configured)
+    sent = NotificationFactory.create(status="sent", provider=configured)
     event = AnymailTrackingEvent(
         event_type="complained",
         esp_event={"RecordType": "SpamComplaint"},

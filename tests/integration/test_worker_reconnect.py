@@ -8,6 +8,7 @@ process, its broker connection through a proxy we cut, RabbitMQ, PostgreSQL and 
 """
 
 import time
+from decimal import Decimal
 from urllib.parse import urlsplit
 
 import pytest
@@ -37,10 +38,10 @@ def test_a_worker_whose_connection_dropped_while_deliveries_waited_sends_what_co
         mailsim.set_faults({"kind": "stall", "seconds": 1.5})
         # the busy call's process is ended at the connection loss: its lease is waited out
         worker = start_worker(concurrency=1, CELERY_BROKER_URL=through_proxy, **SHORT_LEASE)
-        busy = order_create(customer_email="busy@example.com", amount="5.00", currency="EUR")
+        busy = order_create(customer_email="busy@example.com", amount=Decimal("5.00"), currency="EUR")
         wait_until(lambda: mailsim.messages(), timeout=20, message="the first call reached the provider")
         waiting = [
-            order_create(customer_email=f"waiting-{n}@example.com", amount="5.00", currency="EUR")
+            order_create(customer_email=f"waiting-{n}@example.com", amount=Decimal("5.00"), currency="EUR")
             for n in range(3)
         ]
         time.sleep(0.3)  # prefetched by the worker, waiting for its one pool process
@@ -53,7 +54,7 @@ def test_a_worker_whose_connection_dropped_while_deliveries_waited_sends_what_co
         worker.wait_for_log(r"Connected to amqp", timeout=30, start_at=offset)
         # then what was in flight or waiting is sent (redelivered), and so is what comes after
         after = [
-            order_create(customer_email=f"after-{n}@example.com", amount="5.00", currency="EUR")
+            order_create(customer_email=f"after-{n}@example.com", amount=Decimal("5.00"), currency="EUR")
             for n in range(3)
         ]
         orders = [busy, *waiting, *after]

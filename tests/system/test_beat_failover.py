@@ -61,7 +61,7 @@ def test_the_waiting_beat_takes_over_when_the_leader_is_killed(launch, clean_que
     took = time.monotonic() - killed_at
     # then the other's sweep publishes an event that only a sweep would publish (its
     # process "died" before the on-commit publish)
-    order = UnpublishedOrderFactory()
+    order = UnpublishedOrderFactory.create()
     event = OutboxEvent.objects.get(aggregate_id=str(order.id))
     wait_until(
         lambda: OutboxEvent.objects.filter(pk=event.pk, published_at__isnull=False).exists(),

@@ -61,9 +61,10 @@ def _publish_until_confirmed(publisher: ConfirmingPublisher, messages: list[Outg
 
 
 def _queued_task_ids(url: str) -> list[str]:
-    ids = []
+    ids: list[str] = []
     with Connection(url, connect_timeout=5) as connection:
-        queue = connection.SimpleQueue(work_queue(QUEUE), no_ack=True)  # as declared
+        # as declared; kombu's SimpleQueue takes a Queue as well as a name, its stubs only a name
+        queue = connection.SimpleQueue(work_queue(QUEUE), no_ack=True)  # type: ignore[arg-type]
         while True:
             try:
                 message = queue.get(timeout=2)

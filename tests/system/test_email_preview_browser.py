@@ -18,8 +18,8 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("
 @pytest.fixture
 def rendered() -> Notification:
     """Ada's confirmation after its first attempt: the email is stored with it."""
-    order = OrderFactory(customer_email="ada@example.com", amount="49.90", currency="EUR")
-    attempt = DeliveryAttemptFactory(notification=order.notifications.get(), outcome="accepted")
+    order = OrderFactory.create(customer_email="ada@example.com", amount="49.90", currency="EUR")
+    attempt = DeliveryAttemptFactory.create(notification=order.notifications.get(), outcome="accepted")
     return Notification.objects.get(pk=attempt.notification_id)
 
 

@@ -17,7 +17,9 @@ import requests
 from django.conf import settings
 from kombu import Connection
 
+from config.settings.test import TEST_RABBITMQ_VHOST
 from infra.rabbitmq import RabbitAdmin
+from messaging.broker.channel import amqp_channel
 from notifications.models import Notification
 from tests.broker import queue_peek
 from tests.waiting import wait_until
@@ -33,10 +35,10 @@ def firehose(broker):
     """Copies of every message published in the test vhost from now on. Tracing is decided
     when a channel opens, so this must start before the processes under test."""
     admin = RabbitAdmin(settings.RABBITMQ_MANAGEMENT_URL)
-    vhost_path = f"/vhosts/{quote(settings.TEST_RABBITMQ_VHOST, safe='')}"
+    vhost_path = f"/vhosts/{quote(TEST_RABBITMQ_VHOST, safe='')}"
     admin._request("PUT", vhost_path, json={"tracing": True})
     with Connection(settings.CELERY_BROKER_URL) as connection:
-        channel = connection.channel()
+        channel = amqp_channel(connection)
         channel.queue_declare(CAPTURE_QUEUE, durable=False, auto_delete=False)
         channel.queue_bind(CAPTURE_QUEUE, TRACE_EXCHANGE, "publish.#")
         captured: list[dict] = []

@@ -29,7 +29,7 @@ def rita() -> User:
 def report(rita):
     """Three orders whose confirmations nobody sent (no worker runs), one of them lost from
     the database altogether, and a reconcile run that found them."""
-    orders = [OrderFactory(amount=amount) for amount in ("49.90", "12.00", "7.50")]
+    orders = [OrderFactory.create(amount=amount) for amount in ("49.90", "12.00", "7.50")]
     Notification.objects.filter(order=orders[2]).delete()
     return reconcile_run(stuck_after=timedelta(0))
 

@@ -34,7 +34,7 @@ def failed(mailsim, start_worker) -> list[Notification]:
     mailsim.set_faults({"kind": "reject"})
     start_worker()
     orders = [
-        OrderFactory(customer_email=f"{name}@example.com", amount=amount)
+        OrderFactory.create(customer_email=f"{name}@example.com", amount=amount)
         for name, amount in (("ada", "49.90"), ("grace", "12.00"), ("linus", "7.50"))
     ]
     wait_until(

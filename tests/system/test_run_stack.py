@@ -55,9 +55,11 @@ def test_the_stack_serves_readiness_flower_with_auth_and_the_admin_static_files(
 def test_flower_turns_the_workers_task_events_on_and_shows_the_emails_tasks(stack, api_token):
     # Workers start without task events (WORKER_TASK_EVENTS=false): Flower enables them in
     # every worker it sees, every 5 s, and then lists what they handle.
-    flower = {"auth": ("ops", "test-password"), "timeout": 10}
+    flower_auth, timeout = ("ops", "test-password"), 10
     wait_until(
-        lambda: requests.get(f"{stack['flower']}/api/workers?refresh=1", **flower).json(),
+        lambda: requests.get(
+            f"{stack['flower']}/api/workers?refresh=1", auth=flower_auth, timeout=timeout
+        ).json(),
         timeout=20,
         message="Flower lists workers",
     )
@@ -72,7 +74,11 @@ def test_flower_turns_the_workers_task_events_on_and_shows_the_emails_tasks(stac
     event_id = str(OutboxEvent.objects.get(aggregate_id=response.json()["id"]).id)
 
     def task_finished() -> dict | None:
-        task = requests.get(f"{stack['flower']}/api/tasks", **flower).json().get(event_id)
+        task = (
+            requests.get(f"{stack['flower']}/api/tasks", auth=flower_auth, timeout=timeout)
+            .json()
+            .get(event_id)
+        )
         return task if task and task["state"] in ("SUCCESS", "FAILURE", "RETRY") else None
 
     task = wait_until(task_finished, timeout=20, interval=0.5, message="Flower shows the email's task end")
@@ -81,7 +87,7 @@ def test_flower_turns_the_workers_task_events_on_and_shows_the_emails_tasks(stac
 
 def test_the_beat_sweep_publishes_an_event_whose_fast_path_never_ran(stack):
     # given an order committed by a process that died before its on-commit publish
-    order = UnpublishedOrderFactory(customer_email="orphan@example.com", amount="3.00")
+    order = UnpublishedOrderFactory.create(customer_email="orphan@example.com", amount="3.00")
     event = OutboxEvent.objects.get(aggregate_id=str(order.id))
     # then beat's sweep publishes it and the worker sends it
     wait_until(

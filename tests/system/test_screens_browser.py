@@ -46,18 +46,20 @@ def every_state():
     """Emails in each state a reviewer meets, with attempts, and a reconcile run over them."""
     user = User.objects.create_user("rita", password="rita-pw", is_staff=True)
     user.groups.add(reviewers_group_ensure())
-    sent = NotificationFactory(status="sent", sent_at=timezone.now(), order__customer_email="ada@example.com")
-    failed = NotificationFactory(
+    sent = NotificationFactory.create(
+        status="sent", sent_at=timezone.now(), order__customer_email="ada@example.com"
+    )
+    failed = NotificationFactory.create(
         failed=True, order__customer_email="grace.hopper.with.a.long.address@example.com"
     )
-    DeliveryAttemptFactory(
+    DeliveryAttemptFactory.create(
         notification=failed, outcome="permanent", http_status=422, duration_ms=3, worker="app1:21008"
     )
-    NotificationFactory(needs_review=True)
-    NotificationFactory(
+    NotificationFactory.create(needs_review=True)
+    NotificationFactory.create(
         status="skipped", last_error="The order was cancelled before its confirmation was sent."
     )
-    NotificationFactory()  # pending
+    NotificationFactory.create()  # pending
     Notification.objects.update(status_changed_at=timezone.now() - timedelta(minutes=20))
     report = reconcile_run(stuck_after=timedelta(minutes=15))
     dead_letter_of(failed.order)  # as the worker left it: refused by the provider

@@ -11,7 +11,7 @@ from anymail.exceptions import AnymailInsecureWebhookWarning
 from django.core.exceptions import ImproperlyConfigured
 from django.urls import URLPattern
 
-from notifications.providers.anymail_webhooks import anymail_tracking_webhook
+from notifications.providers.anymail_webhooks import AnymailTrackingWebhook, anymail_tracking_webhook
 
 ESPS = sorted(
     str(pattern.name).removesuffix("_tracking_webhook")
@@ -30,7 +30,7 @@ SIGNING_KEYS = {
 
 
 def _anymail_says_it_can_verify(esp: str) -> bool:
-    callback = anymail_tracking_webhook(esp).callback
+    callback = _webhook(esp).callback
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
@@ -48,7 +48,7 @@ def test_every_esp_anymail_tracks_is_found():
 @pytest.mark.parametrize("esp", ESPS)
 def test_without_any_secret_no_anymail_webhook_is_served(settings, esp):
     settings.ANYMAIL = {}
-    assert anymail_tracking_webhook(esp).verification_problems()
+    assert _webhook(esp).verification_problems()
     if esp != "mandrill":  # Anymail builds Mandrill's view and refuses each POST instead
         assert not _anymail_says_it_can_verify(esp)
 
@@ -58,10 +58,16 @@ def test_basic_auth_is_enough_where_it_is_the_only_scheme_and_a_signing_key_wher
     settings, esp
 ):
     settings.ANYMAIL = {"WEBHOOK_SECRET": BASIC_AUTH}
-    problems = anymail_tracking_webhook(esp).verification_problems()
+    problems = _webhook(esp).verification_problems()
     assert bool(problems) == (esp in SIGNING_KEYS)
     assert _anymail_says_it_can_verify(esp) == (esp not in SIGNING_KEYS or esp == "mandrill")
     if esp in SIGNING_KEYS:
         settings.ANYMAIL = {SIGNING_KEYS[esp]: "a-signing-key"}
-        assert anymail_tracking_webhook(esp).verification_problems() == []
+        assert _webhook(esp).verification_problems() == []
         assert _anymail_says_it_can_verify(esp)
+
+
+def _webhook(esp: str) -> AnymailTrackingWebhook:
+    webhook = anymail_tracking_webhook(esp)
+    assert webhook is not None, f"Anymail has a tracking webhook for {esp}"
+    return webhook

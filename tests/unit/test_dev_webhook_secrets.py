@@ -5,7 +5,7 @@ with, or every delivery event of a development run would be answered 503."""
 import subprocess
 import sys
 
-from notifications.providers.anymail_webhooks import anymail_tracking_webhook
+from notifications.providers.anymail_webhooks import AnymailTrackingWebhook, anymail_tracking_webhook
 from notifications.providers.resend import ResendWebhook
 from tools.drill.processes import REPO
 
@@ -27,8 +27,8 @@ def test_the_generated_secrets_are_ones_the_webhooks_verify_with(tmp_path, setti
     settings.RESEND_WEBHOOK_SECRET = generated["RESEND_WEBHOOK_SECRET"]
     settings.ANYMAIL = {"WEBHOOK_SECRET": generated["ANYMAIL_WEBHOOK_SECRET"]}
     assert ResendWebhook().verification_problems() == []
-    assert anymail_tracking_webhook("brevo").verification_problems() == []
-    assert anymail_tracking_webhook("postmark").verification_problems() == []
+    assert _webhook("brevo").verification_problems() == []
+    assert _webhook("postmark").verification_problems() == []
 
 
 def test_a_resend_secret_that_is_not_a_svix_secret_is_named_as_the_problem(settings):
@@ -37,3 +37,9 @@ def test_a_resend_secret_that_is_not_a_svix_secret_is_named_as_the_problem(setti
         assert ResendWebhook().verification_problems() == [
             "RESEND_WEBHOOK_SECRET is not a Svix signing secret (whsec_ and base64)."
         ]
+
+
+def _webhook(esp: str) -> AnymailTrackingWebhook:
+    webhook = anymail_tracking_webhook(esp)
+    assert webhook is not None, f"Anymail has a tracking webhook for {esp}"
+    return webhook

@@ -10,7 +10,7 @@ import re
 from datetime import UTC, datetime
 from pathlib import Path
 
-import html5lib
+import html5lib  # type: ignore[import-untyped]  # no stubs installed (types-html5lib is not a dependency)
 import pytest
 from django.conf import settings
 

@@ -6,6 +6,7 @@ a short real run.)"""
 
 import re
 from pathlib import Path
+from typing import Any
 
 from tools.drill.outage import PRODUCTION_SETTINGS, OutageConfig
 from tools.drill.outage_report import OutageReport, outage_report_markdown
@@ -82,7 +83,7 @@ def test_a_log_with_more_calls_during_the_outage_than_the_circuit_allows_fails()
 
 def _report(**changes) -> OutageReport:
     provider = provider_verdict(steady(1601, 60, 1), outage=OUTAGE, rate=5, sizes=SIZES)
-    fields = {
+    fields: dict[str, Any] = {
         "config": {"rate": "2.0", "settle_timeout": "1800.0"},
         "load": {
             "orders_asked": 10,

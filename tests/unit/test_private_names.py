@@ -173,7 +173,7 @@ class _Finder(ast.NodeVisitor):
         if reflective and len(node.args) >= 2 and self._third_party(node.args[0]):
             name = node.args[1]
             if isinstance(name, ast.Constant) and isinstance(name.value, str) and _is_private(name.value):
-                self._report(node, name.value, f"{node.func.id} on {ast.unparse(node.args[0])}")
+                self._report(node, name.value, f"{ast.unparse(node.func)} on {ast.unparse(node.args[0])}")
 
 
 def _is_super_call(node: ast.AST) -> bool:

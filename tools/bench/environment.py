@@ -169,7 +169,7 @@ class BenchEnvironment:
                     return
                 for name in names:
                     process = self.processes[name]
-                    if process.process is not None and process.process.poll() is not None:
+                    if process.started and process.process.poll() is not None:
                         raise RuntimeError(f"{name} exited:\n{process.log_tail()}")
                 if time.monotonic() > deadline:
                     raise TimeoutError(f"{names} had no database session within {timeout}s")

@@ -6,8 +6,10 @@ import os
 import statistics
 import time
 import uuid
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
+from decimal import Decimal
 
 import psycopg
 from amqp import Connection as AmqpConnection
@@ -45,11 +47,12 @@ def raw_publish_with_pipelined_confirms(broker_host: str, vhost: str, messages: 
         channel.confirm_select()
         acked = 0
 
-        def on_ack(tag, multiple):
+        def on_ack(tag: int, multiple: bool) -> None:
             nonlocal acked
             acked = tag if multiple else acked + 1
 
-        channel.events["basic_ack"].add(on_ack)
+        # py-amqp sets `events` in Channel.__init__; its stub omits it (messaging/broker/channel.py)
+        channel.events["basic_ack"].add(on_ack)  # type: ignore[attr-defined]
         body = b"x" * 200
         started = time.perf_counter()
         for _ in range(messages):
@@ -141,7 +144,7 @@ def backlog_reset() -> None:
 
 def ours_place(count: int, *, rate: float | None = None) -> None:
     _place(
-        lambda n: order_create(customer_email=f"b{n}@bench.example", amount="9.90", currency="EUR"),
+        lambda n: order_create(customer_email=f"b{n}@bench.example", amount=Decimal("9.90"), currency="EUR"),
         count,
         rate,
     )
@@ -185,7 +188,7 @@ PLACERS = 8
 _placers: ThreadPoolExecutor | None = None
 
 
-def _place(create, count: int, rate: float | None) -> None:
+def _place(create: Callable[[int], object], count: int, rate: float | None) -> None:
     """`count` orders, as fast as the placers go, or order n at `n / rate` seconds."""
     global _placers
     if _placers is None:
@@ -215,7 +218,7 @@ def naive_wait_all_sent(timeout: float = 300) -> None:
     _wait(lambda: not NaiveOrder.objects.exclude(status="sent").exists(), timeout)
 
 
-def _wait(done, timeout: float) -> None:
+def _wait(done: Callable[[], bool], timeout: float) -> None:
     deadline = time.monotonic() + timeout
     while not done():
         if time.monotonic() > deadline:

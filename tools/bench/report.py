@@ -41,7 +41,7 @@ def targets_check(results: dict) -> dict[str, bool]:
 
 
 def report_markdown(results: dict) -> str:
-    def figure(key):
+    def figure(key: str) -> str:
         value = results[key]
         return f"{value['median']:,.0f} ({value['min']:,.0f} to {value['max']:,.0f})"
 

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from kombu import Connection
 
+from messaging.broker.channel import amqp_channel
 from tools.bench.cpu import cpu_by_component, cpu_ms_per_order
 from tools.bench.environment import (
     CONNECTIONS_NEVER_CLOSED,
@@ -374,7 +375,7 @@ class BenchRun:
 
     def _purge(self) -> None:
         with Connection(self.env.broker_url) as connection:
-            channel = connection.channel()
+            channel = amqp_channel(connection)
             for queue in ("orders.confirmations", "orders.cancellations", "orders.analytics"):
                 channel.queue_purge(queue)
 

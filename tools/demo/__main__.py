@@ -10,7 +10,7 @@ import time
 
 import requests
 
-from tools.demo.scenario import ShopStream
+from tools.demo.scenario import Placed, ShopStream
 from tools.demo.stack import REPO, manage, stack_ensure
 
 SETTLE_SECONDS = 90
@@ -73,7 +73,9 @@ def _a_reviewers_decision(refused: list[str]) -> str:
     return found
 
 
-def _print_summary(args, placed, status: dict, rejected: str, started_pid: int | None) -> None:
+def _print_summary(
+    args: argparse.Namespace, placed: Placed, status: dict, rejected: str, started_pid: int | None
+) -> None:
     web = args.web
     by_status = ", ".join(f"{n} {s}" for s, n in sorted(status["notifications_by_status"].items()) if n)
     dead = sum(status["dead_letter_queues"].values())

@@ -23,6 +23,7 @@ import psycopg
 from orders.events import ORDER_CREATED
 from tools.drill.broker_cluster import PrivateCluster
 from tools.drill.broker_node import PrivateRabbit
+from tools.drill.sql import one_row
 from tools.drill.stack import DrillStack
 
 MEASURED_QUEUE = "orders.confirmations"
@@ -95,11 +96,13 @@ def _first_confirmed_publish_after(dsn: str, since: datetime) -> float | None:
     deadline = time.monotonic() + FAILOVER_TIMEOUT_SECONDS
     while time.monotonic() < deadline:
         with psycopg.connect(dsn) as connection:
-            first = connection.execute(
-                "SELECT min(published_at) FROM messaging_outboxevent"
-                " WHERE event_type = %s AND created_at > %s AND published_at IS NOT NULL",
-                [ORDER_CREATED, since],
-            ).fetchone()[0]
+            first = one_row(
+                connection.execute(
+                    "SELECT min(published_at) FROM messaging_outboxevent"
+                    " WHERE event_type = %s AND created_at > %s AND published_at IS NOT NULL",
+                    [ORDER_CREATED, since],
+                )
+            )[0]
         if first is not None:
             return (first - since).total_seconds()
         time.sleep(0.2)

@@ -90,7 +90,10 @@ class PrivateRabbit:
         no clean shutdown, no goodbye to clients or to the other nodes of a cluster."""
         if self.process is None:
             return
-        groups = {self.process.pid, self.node_group} - {None, 0, 1, os.getpgid(0)}
+        ours = (0, 1, os.getpgid(0))  # never the init's, the kernel's or our own group
+        groups = {
+            group for group in (self.process.pid, self.node_group) if group is not None and group not in ours
+        }
         for group in groups:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(group, signal.SIGKILL)

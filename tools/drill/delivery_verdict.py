@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 import psycopg
 import requests
 
+from tools.drill.sql import one_row
+
 
 @dataclass
 class DeliveryVerdict:
@@ -45,10 +47,12 @@ def delivery_verdict(database_dsn: str, mailsim_url: str) -> DeliveryVerdict:
             "SELECT delivery_status, count(*) FROM notifications_notification WHERE status = 'sent' "
             "GROUP BY delivery_status"
         ).fetchall()
-        stored, unapplied, distinct = connection.execute(
-            "SELECT count(*), count(*) FILTER (WHERE applied_at IS NULL), "
-            "count(DISTINCT (provider, provider_event_id)) FROM notifications_providerevent"
-        ).fetchone()
+        stored, unapplied, distinct = one_row(
+            connection.execute(
+                "SELECT count(*), count(*) FILTER (WHERE applied_at IS NULL), "
+                "count(DISTINCT (provider, provider_event_id)) FROM notifications_providerevent"
+            )
+        )
     verdict.states = {state or "none": count for state, count in states}
     verdict.sent_without_state = verdict.states.get("none", 0)
     verdict.events_stored, verdict.events_unapplied = stored, unapplied

@@ -14,6 +14,7 @@ import psycopg
 import requests
 from kombu import Connection
 
+from messaging.broker.channel import amqp_channel, queue_counts
 from tools.drill.broker_cluster import PrivateCluster
 from tools.drill.broker_faults import failover_problems
 from tools.drill.broker_node import PrivateRabbit
@@ -21,6 +22,7 @@ from tools.drill.chaos import Chaos
 from tools.drill.delivery_verdict import delivery_settled, delivery_verdict
 from tools.drill.load import GIVE_UP_AFTER_SECONDS, LoadResult, OrderStream, api_throttle_rate_for
 from tools.drill.report import DrillReport, load_summary, report_markdown, report_write
+from tools.drill.sql import one_row
 from tools.drill.stack import DrillStack
 from tools.drill.verdict import FINAL, Verdict, verdict_compute
 
@@ -151,19 +153,21 @@ def wait_until_settled(stack: DrillStack, timeout: float) -> bool:
 
 def _settled(stack: DrillStack) -> bool:
     with psycopg.connect(stack.database_dsn) as connection:
-        unfinished = connection.execute(
-            "SELECT count(*) FROM notifications_notification WHERE NOT (status = ANY(%s))", [list(FINAL)]
-        ).fetchone()[0]
-        unpublished = connection.execute(
-            "SELECT count(*) FROM messaging_outboxevent WHERE published_at IS NULL"
-        ).fetchone()[0]
+        unfinished = one_row(
+            connection.execute(
+                "SELECT count(*) FROM notifications_notification WHERE NOT (status = ANY(%s))", [list(FINAL)]
+            )
+        )[0]
+        unpublished = one_row(
+            connection.execute("SELECT count(*) FROM messaging_outboxevent WHERE published_at IS NULL")
+        )[0]
     if unfinished or unpublished or not delivery_settled(stack.database_dsn, stack.mailsim_url):
         return False
     with Connection(stack.rabbit.url, connect_timeout=5) as connection:
-        channel = connection.channel()
+        channel = amqp_channel(connection)
         # ready messages only: a message a worker holds unacked counts as not settled below
-        depths = [channel.queue_declare(queue=name, passive=True) for name in WORK_QUEUES]
-    return all(ready == 0 for _, ready, _ in depths)
+        depths = [queue_counts(channel, name) for name in WORK_QUEUES]
+    return all(ready == 0 for ready, _ in depths)
 
 
 def _faults_injected(mailsim_url: str) -> dict:

@@ -86,12 +86,18 @@ class TwoHostStack(DrillStack):
                     proxy.stop()
                 host.network.destroy()
 
+    @property
+    def broker(self) -> PrivateRabbit:
+        """The two-host drill's one RabbitMQ node (it runs on no cluster)."""
+        assert isinstance(self.rabbit, PrivateRabbit)
+        return self.rabbit
+
     def host_env(self, host: AppHost) -> dict[str, str]:
         root = host.network.root_ip
         options = quote(f"-c idle_in_transaction_session_timeout={IDLE_IN_TRANSACTION_TIMEOUT_MS}")
         return {
             "DATABASE_URL": f"{database_url(self.database, host=root)}?options={options}",
-            "CELERY_BROKER_URL": f"amqp://guest:guest@{root}:{self.rabbit.port}//",
+            "CELERY_BROKER_URL": f"amqp://guest:guest@{root}:{self.broker.port}//",
             "MAIL_PROVIDER_URL": f"http://{root}:{self.mailsim_port}",
             "WEB_BIND": host.network.host_ip,
             "DJANGO_ALLOWED_HOSTS": host.network.host_ip,  # the Host header of the load and webhooks
@@ -107,7 +113,7 @@ class TwoHostStack(DrillStack):
     def _proxies_start(self, host: AppHost) -> None:
         root = host.network.root_ip
         host.proxies.append(SocatForward(root, PG["port"], PG["port"]).start())
-        host.proxies.append(SocatForward(root, self.rabbit.port, self.rabbit.port).start())
+        host.proxies.append(SocatForward(root, self.broker.port, self.broker.port).start())
         host.provider = SniffingForward(root, self.mailsim_port, self.mailsim_port).start()
         host.proxies.append(host.provider)
 

@@ -10,6 +10,7 @@ import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
+from typing import Any
 
 import requests
 
@@ -143,7 +144,7 @@ class OrderStream:
         if self._request("post", f"/api/orders/{order_id}/{change}/", json={}) is not None:
             (self.result.cancelled if change == "cancel" else self.result.paid).add(order_id)
 
-    def _request(self, method: str, path: str, **kwargs) -> requests.Response | None:
+    def _request(self, method: str, path: str, **kwargs: Any) -> requests.Response | None:
         """The answer, or None once given up: the same request (its Idempotency-Key included)
         again until it succeeds, it gets a 4xx other than 429 (a bug of this client), or the
         deadline passes."""
@@ -153,22 +154,23 @@ class OrderStream:
             if response is not None and response.status_code == 429:
                 wait = retry_after_seconds(response)
                 if time.monotonic() + wait > deadline:  # it cannot succeed in time: stop now
-                    return self._gave_up(path, f"429, Retry-After {wait:.0f} s is past the deadline")
+                    self._gave_up(path, f"429, Retry-After {wait:.0f} s is past the deadline")
+                    return None
                 self.result.throttled_requests += 1
                 time.sleep(wait)
                 continue
             if response is not None and response.status_code < 500:
-                return (
-                    response
-                    if response.ok
-                    else self._gave_up(path, f"{response.status_code} {response.text}")
-                )
+                if response.ok:
+                    return response
+                self._gave_up(path, f"{response.status_code} {response.text}")
+                return None
             if time.monotonic() > deadline:
-                return self._gave_up(path, "no answer" if response is None else f"{response.status_code}")
+                self._gave_up(path, "no answer" if response is None else f"{response.status_code}")
+                return None
             self.result.retried_requests += 1
             time.sleep(0.5)
 
-    def _send(self, method: str, path: str, **kwargs) -> requests.Response | None:
+    def _send(self, method: str, path: str, **kwargs: Any) -> requests.Response | None:
         try:
             return self.session.request(method, self.base_url + path, timeout=15, **kwargs)
         except requests.RequestException:

@@ -13,7 +13,7 @@ import secrets
 import subprocess
 from dataclasses import dataclass
 
-DRILL_RANGE = ipaddress.ip_network("198.18.0.0/15")
+DRILL_RANGE = ipaddress.IPv4Network("198.18.0.0/15")
 MAX_HOSTS = 254  # 198.18.1.0/24 .. 198.18.254.0/24
 
 
@@ -21,7 +21,7 @@ def host_subnet(index: int) -> ipaddress.IPv4Network:
     """The /24 of the index-th host (1-based): 198.18.<index>.0/24."""
     if not 1 <= index <= MAX_HOSTS:
         raise ValueError(f"host index {index} is outside 1..{MAX_HOSTS}")
-    subnet = ipaddress.ip_network(f"198.18.{index}.0/24")
+    subnet = ipaddress.IPv4Network(f"198.18.{index}.0/24")
     assert subnet.subnet_of(DRILL_RANGE)
     return subnet
 

@@ -8,7 +8,9 @@ import psycopg
 import requests
 from kombu import Connection
 
+from messaging.broker.channel import amqp_channel, queue_counts
 from tools.drill.harness import WORK_QUEUES
+from tools.drill.sql import one_row
 
 
 @dataclass
@@ -23,11 +25,13 @@ def database_facts(database_dsn: str, *, outage_end: float) -> DatabaseFacts:
         statuses = connection.execute(
             "SELECT status, count(*) FROM notifications_notification GROUP BY status"
         ).fetchall()
-        backlog, last_sent = connection.execute(
-            "SELECT count(*), extract(epoch FROM max(sent_at)) FROM notifications_notification "
-            "WHERE created_at <= to_timestamp(%(end)s) AND sent_at > to_timestamp(%(end)s)",
-            {"end": outage_end},
-        ).fetchone()
+        backlog, last_sent = one_row(
+            connection.execute(
+                "SELECT count(*), extract(epoch FROM max(sent_at)) FROM notifications_notification "
+                "WHERE created_at <= to_timestamp(%(end)s) AND sent_at > to_timestamp(%(end)s)",
+                {"end": outage_end},
+            )
+        )
     return DatabaseFacts(
         statuses=dict(sorted(statuses)),
         backlog_at_outage_end=backlog,
@@ -38,10 +42,10 @@ def database_facts(database_dsn: str, *, outage_end: float) -> DatabaseFacts:
 def dead_letter_depths(broker_url: str) -> dict[str, int]:
     """Messages in every work queue's dead-letter queue (ready ones: nothing consumes them)."""
     with Connection(broker_url, connect_timeout=5) as connection:
-        channel = connection.channel()
+        channel = amqp_channel(connection)
         depths = {}
         for queue in WORK_QUEUES:
-            _, ready, _ = channel.queue_declare(queue=f"{queue}.dlq", passive=True)
+            ready, _ = queue_counts(channel, f"{queue}.dlq")
             depths[f"{queue}.dlq"] = ready
     return depths
 

@@ -12,11 +12,20 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import TypedDict
 from urllib.parse import quote
 
 REPO = Path(__file__).resolve().parents[2]
+
+
+class ServerParams(TypedDict):
+    host: str
+    port: int
+    user: str
+
+
 # The local PostgreSQL server on which drills and benchmarks create their own databases.
-PG = {"host": "127.0.0.1", "port": 5432, "user": "postgres"}
+PG: ServerParams = {"host": "127.0.0.1", "port": 5432, "user": "postgres"}
 
 
 def database_url(
@@ -127,13 +136,23 @@ class ManagedProcess:
         self.env = env
         self.log_path = log_path
         self.cwd = cwd  # another tree than this checkout: the image's files (test_image_runtime.py)
-        self.process: subprocess.Popen | None = None
+        self._process: subprocess.Popen | None = None
+
+    @property
+    def started(self) -> bool:
+        return self._process is not None
+
+    @property
+    def process(self) -> subprocess.Popen:
+        """The running (or exited) process; only after start()."""
+        assert self._process is not None, f"{self.name} was never started"
+        return self._process
 
     def start(self, *, ready: str, timeout: float = 30.0) -> "ManagedProcess":
         # A restarted process appends to the same log: only what it writes now says "ready".
         self.log_offset = len(self.log_text())
         log = open(self.log_path, "ab")  # noqa: SIM115 - the child owns it while it runs
-        self.process = subprocess.Popen(
+        self._process = subprocess.Popen(
             self.command,
             cwd=self.cwd,
             env=self.env,
@@ -170,7 +189,7 @@ class ManagedProcess:
 
     def stop(self, timeout: float = 15.0) -> None:
         """SIGTERM the group (a warm shutdown for Celery), then SIGKILL what is left."""
-        if self.process is None or self.process.poll() is not None:
+        if self._process is None or self._process.poll() is not None:
             return
         self._signal_group(signal.SIGTERM)
         try:
@@ -180,7 +199,7 @@ class ManagedProcess:
         self._signal_group(signal.SIGKILL)  # children that outlived their parent
 
     def kill(self) -> None:
-        if self.process is None:
+        if self._process is None:
             return
         self._signal_group(signal.SIGKILL)
         self.process.wait(timeout=10)

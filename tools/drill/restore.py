@@ -114,7 +114,9 @@ def restore_drill_run(config: RestoreConfig) -> RestoreReport:
         stack.stop()
 
 
-def _orders_with_a_dump(stack: DrillStack, config: RestoreConfig, steps: Steps, path: Path):
+def _orders_with_a_dump(
+    stack: DrillStack, config: RestoreConfig, steps: Steps, path: Path
+) -> tuple[TimedOrderStream, DumpAt]:
     stream = TimedOrderStream(
         stack.web_url, stack.token, orders=config.orders, rate=config.rate, seed=config.seed
     )

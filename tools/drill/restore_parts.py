@@ -5,17 +5,20 @@ import re
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import requests
 from kombu import Connection
 
+from messaging.broker.channel import amqp_channel, queue_counts
 from tools.drill.load import OrderStream
 from tools.drill.processes import PG
+from tools.drill.sql import one_row
 from tools.drill.stack import DrillStack
 from tools.drill.verdict import FINAL
 
@@ -54,7 +57,7 @@ class TimedOrderStream(OrderStream):
     stream does not reuse the first one's customers or keys) and noting the wall time at which
     each order's 201 came back."""
 
-    def __init__(self, *args, first_number: int = 0, **kwargs):
+    def __init__(self, *args: Any, first_number: int = 0, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self.first_number = first_number
         self.accepted_at: dict[str, float] = {}
@@ -62,7 +65,7 @@ class TimedOrderStream(OrderStream):
     def _place(self, number: int) -> None:
         super()._place(self.first_number + number)
 
-    def _request(self, method: str, path: str, **kwargs) -> requests.Response | None:
+    def _request(self, method: str, path: str, **kwargs: Any) -> requests.Response | None:
         response = super()._request(method, path, **kwargs)
         if response is not None and path == "/api/orders/":
             self.accepted_at[response.json()["id"]] = time.time()
@@ -134,28 +137,30 @@ def restore_dead_lettered_orders(dsn: str) -> set[str]:
 def unfinished_counts(dsn: str) -> tuple[int, int]:
     """Notifications not in a final state, and outbox events not published."""
     with psycopg.connect(dsn) as connection:
-        unfinished = connection.execute(
-            "SELECT count(*) FROM notifications_notification WHERE NOT (status = ANY(%s))", [list(FINAL)]
-        ).fetchone()[0]
-        unpublished = connection.execute(
-            "SELECT count(*) FROM messaging_outboxevent WHERE published_at IS NULL"
-        ).fetchone()[0]
+        unfinished = one_row(
+            connection.execute(
+                "SELECT count(*) FROM notifications_notification WHERE NOT (status = ANY(%s))", [list(FINAL)]
+            )
+        )[0]
+        unpublished = one_row(
+            connection.execute("SELECT count(*) FROM messaging_outboxevent WHERE published_at IS NULL")
+        )[0]
     return unfinished, unpublished
 
 
 def queues_ready_empty(broker_url: str) -> bool:
     """No message waiting in any work queue (one a worker holds shows as an unfinished email)."""
     with Connection(broker_url, connect_timeout=5) as connection:
-        channel = connection.channel()
-        depths = [channel.queue_declare(queue=name, passive=True) for name in WORK_QUEUES]
-    return all(ready == 0 for _, ready, _ in depths)
+        channel = amqp_channel(connection)
+        depths = [queue_counts(channel, name) for name in WORK_QUEUES]
+    return all(ready == 0 for ready, _ in depths)
 
 
 def settled(dsn: str, broker_url: str) -> bool:
     return unfinished_counts(dsn) == (0, 0) and queues_ready_empty(broker_url)
 
 
-def wait_until(predicate, timeout: float, interval: float = 2.0) -> bool:
+def wait_until(predicate: Callable[[], object], timeout: float, interval: float = 2.0) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if predicate():
@@ -181,6 +186,9 @@ def lost_cancellations(dsn: str, cancelled: set[str]) -> set[str]:
 
 def sent_without_delivery_state(dsn: str) -> int:
     with psycopg.connect(dsn) as connection:
-        return connection.execute(
-            "SELECT count(*) FROM notifications_notification WHERE status = 'sent' AND delivery_status = ''"
-        ).fetchone()[0]
+        return one_row(
+            connection.execute(
+                "SELECT count(*) FROM notifications_notification "
+                "WHERE status = 'sent' AND delivery_status = ''"
+            )
+        )[0]

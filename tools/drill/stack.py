@@ -134,6 +134,7 @@ class DrillStack:
                 "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = %s",
                 [self.database],
             ).fetchone()
+        assert row is not None  # a count answers one row
         return row[0]
 
     def stop(self, *, keep_database: bool = False) -> None:
@@ -144,7 +145,7 @@ class DrillStack:
             with psycopg.connect(**PG, dbname="postgres", autocommit=True) as connection:
                 connection.execute(f'DROP DATABASE IF EXISTS "{self.database}" WITH (FORCE)')
 
-    def _start(self, name: str, command: list[str], *, ready: str, **env) -> None:
+    def _start(self, name: str, command: list[str], *, ready: str, **env: str) -> None:
         process = ManagedProcess(
             name, command, env={**self.env(), **env}, log_path=self.workdir / f"{name}.log"
         )

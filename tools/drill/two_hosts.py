@@ -14,6 +14,7 @@ import time
 from dataclasses import asdict, dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import requests
@@ -67,13 +68,13 @@ class TwoWebStream(OrderStream):
     hosts, and one that gets no answer from a host goes to the other (its Idempotency-Key
     makes the second try safe)."""
 
-    def __init__(self, web_urls: list[str], token: str, **kwargs):
+    def __init__(self, web_urls: list[str], token: str, **kwargs: Any):
         super().__init__(web_urls[0], token, **kwargs)
         self.web_urls = web_urls
         self.failovers = 0  # requests that got no answer from one host and went to the other
         self._turn = 0
 
-    def _send(self, method: str, path: str, **kwargs) -> requests.Response | None:
+    def _send(self, method: str, path: str, **kwargs: Any) -> requests.Response | None:
         self._turn += 1
         for offset in range(len(self.web_urls)):
             url = self.web_urls[(self._turn + offset) % len(self.web_urls)]

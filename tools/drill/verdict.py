@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 import psycopg
 import requests
 
+from tools.drill.sql import one_row
+
 FINAL = {"sent", "skipped", "failed", "needs_review", "rejected"}
 
 
@@ -41,13 +43,15 @@ class Verdict:
 def verdict_compute(database_dsn: str, mailsim_url: str, accepted_by_api: set[str]) -> Verdict:
     verdict = Verdict()
     with psycopg.connect(database_dsn) as connection:
-        orders = dict(connection.execute("SELECT id::text, status FROM orders_order").fetchall())
+        orders: dict[str, str] = dict(
+            connection.execute("SELECT id::text, status FROM orders_order").fetchall()
+        )
         notifications = connection.execute(
             "SELECT order_id::text, kind, status, idempotency_key, last_error FROM notifications_notification"
         ).fetchall()
-        verdict.unpublished_events = connection.execute(
-            "SELECT count(*) FROM messaging_outboxevent WHERE published_at IS NULL"
-        ).fetchone()[0]
+        verdict.unpublished_events = one_row(
+            connection.execute("SELECT count(*) FROM messaging_outboxevent WHERE published_at IS NULL")
+        )[0]
     messages = requests.get(f"{mailsim_url}/_sim/messages", timeout=30).json()["messages"]
     verdict.orders = len(orders)
     verdict.emails_accepted = len(messages)

@@ -30,6 +30,6 @@ def order(client_token, django_capture_on_commit_callbacks) -> Order:
     event in the outbox, its confirmation pending; the on-commit publish captured and never
     run, as in tests/integration/conftest.py's `order`)."""
     with django_capture_on_commit_callbacks(execute=False):
-        return OrderFactory(
+        return OrderFactory.create(
             customer_email="ada@example.com", amount="49.90", currency="EUR", api_token=client_token
         )

@@ -5,6 +5,7 @@ import http.client
 import io
 import json
 import socket
+from typing import cast
 from urllib.parse import urlsplit
 
 import pytest
@@ -59,6 +60,7 @@ def test_the_limit_is_checked_before_authentication():
 
 def _raw_http(url: str, request: bytes) -> tuple[int, dict[str, str], bytes]:
     address = urlsplit(url)
+    assert address.port is not None  # the live server's URL names its port
     with socket.create_connection((address.hostname, address.port), timeout=20) as sock:
         # The server may answer and close before it has the whole body: that is the point.
         with contextlib.suppress(BrokenPipeError, ConnectionResetError):
@@ -66,7 +68,8 @@ def _raw_http(url: str, request: bytes) -> tuple[int, dict[str, str], bytes]:
         answer = b""
         while chunk := sock.recv(65536):
             answer += chunk
-    response = http.client.HTTPResponse(_Recorded(answer))  # its parser, chunked answers included
+    # its parser, chunked answers included; HTTPResponse only calls makefile() on its socket
+    response = http.client.HTTPResponse(cast(socket.socket, _Recorded(answer)))
     response.begin()
     return response.status, {name.lower(): value for name, value in response.getheaders()}, response.read()
 

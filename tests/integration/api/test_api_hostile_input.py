@@ -85,7 +85,7 @@ def test_a_hostile_field_name_is_refused_with_a_reason(client, hostile):
 
 @pytest.mark.parametrize("hostile", [*HOSTILE.values(), 10**30, -(10**30), "9" * 5000, 1.5, True, None])
 def test_a_hostile_version_on_pay_and_cancel_is_refused_with_a_reason(client, client_token, hostile):
-    order = OrderFactory(**VALID_ORDER, api_token=client_token)
+    order = OrderFactory.create(**VALID_ORDER, api_token=client_token)
     for change in ("pay", "cancel"):
         response = _post_json(client, f"/api/orders/{order.id}/{change}/", {"version": hostile})
         assert response.status_code in (400, 409), response.content

@@ -47,7 +47,7 @@ def _rejected_by_a_reviewer(order: Order, mailsim) -> None:
 
 def _marked_sent_with_evidence(order: Order, mailsim) -> None:
     reviewer = staff_user(REVIEWER, reviewer=True)
-    notification = NotificationFactory(order=order, needs_review=True)
+    notification = NotificationFactory.create(order=order, needs_review=True)
     notification_mark_sent(
         notification_id=notification.pk, actor=reviewer, actor_name=REVIEWER, evidence=EVIDENCE
     )

@@ -98,7 +98,7 @@ def _statements(captured: CaptureQueriesContext) -> list[str]:
 
 @pytest.mark.parametrize("name", REQUESTS)
 def test_an_order_placed_without_a_token_is_no_tokens(client, name):
-    order = OrderFactory(**VALID_ORDER)  # as the product's own tools place one
+    order = OrderFactory.create(**VALID_ORDER)  # as the product's own tools place one
     assert order.api_token is None
     response = _request(client, name, order.id)
     assert response.status_code == 404, response.content
@@ -204,7 +204,8 @@ def test_a_replace_that_cannot_make_its_token_leaves_the_old_one_working(monkeyp
     first, _ = _token("dev")
     # when its replacement cannot be stored after the old one was revoked: the random value
     # drawn is the old token's own, which the unique hash refuses
-    raw = first._credentials["HTTP_AUTHORIZATION"].removeprefix("Bearer ")
+    # APIClient keeps what credentials() set in _credentials, which its stubs omit
+    raw = first._credentials["HTTP_AUTHORIZATION"].removeprefix("Bearer ")  # type: ignore[attr-defined]
     monkeypatch.setattr("apiauth.services.secrets.token_urlsafe", lambda n: raw.removeprefix("ont_"))
     with pytest.raises(IntegrityError):
         _token("dev", "--replace")

@@ -3,6 +3,7 @@ the task calls the mail provider and writes `sent`. No outbox (a crash after the
 loses the email), no confirms, no inbox, no idempotency key (a redelivery sends it twice).
 The benchmark runs it beside our pipeline to show the price of the guarantees."""
 
+from decimal import Decimal
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -69,10 +70,10 @@ def _email_render(order: "NaiveOrder") -> "RenderedEmail":
     return rendered
 
 
-def naive_order_create(*, customer_email: str, amount, currency: str) -> int:
+def naive_order_create(*, customer_email: str, amount: Decimal | str, currency: str) -> int:
     from tools.bench.naive.models import NaiveOrder
 
     with transaction.atomic():
         order = NaiveOrder.objects.create(customer_email=customer_email, amount=amount, currency=currency)
-        transaction.on_commit(partial(naive_send.delay, order.id))
-    return order.id
+        transaction.on_commit(partial(naive_send.delay, order.pk))
+    return order.pk
