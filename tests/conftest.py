@@ -14,18 +14,27 @@ import sys
 
 import pytest
 import requests
+from pytest_django import DjangoDbBlocker
 
 from config.settings.test import TEST_RABBITMQ_VHOST
+from tests.migration_rows import migration_rows_dump, migration_rows_restore
 from tests.waiting import wait_until
 from tools.drill.processes import ManagedProcess, database_url, process_env
 
 PYTHON = sys.executable
 
 
+MIGRATION_ROWS = pytest.StashKey[tuple[str, DjangoDbBlocker]]()
+
+
 @pytest.fixture(scope="session")
-def django_db_setup(django_db_setup, django_db_blocker):
+def django_db_setup(request, django_db_setup, django_db_blocker):
     """pytest-django's test database, dropped at the end even if a connection was left open
-    (a live-server or browser thread): those are ended first, so no database is left behind."""
+    (a live-server or browser thread): those are ended first, so no database is left behind.
+    The rows the migrations wrote are kept, to be put back after each transactional test
+    (tests/migration_rows.py)."""
+    with django_db_blocker.unblock():
+        request.config.stash[MIGRATION_ROWS] = (migration_rows_dump(), django_db_blocker)
     yield
     from django.db import connection
 
@@ -34,6 +43,35 @@ def django_db_setup(django_db_setup, django_db_blocker):
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
             "WHERE datname = current_database() AND pid <> pg_backend_pid()"
         )
+
+
+def _transactional(item: pytest.Item) -> bool:
+    marker = item.get_closest_marker("django_db")
+    marked = marker is not None and bool(
+        marker.kwargs.get("transaction") or marker.kwargs.get("reset_sequences") or marker.args[:1] == (True,)
+    )
+    return marked or bool({"transactional_db", "live_server"} & set(getattr(item, "fixturenames", ())))
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The files with a `long_running` test first, in their order, then the others in theirs
+    (after pytest-django's ordering): a run on several processes hands out whole files in this
+    order, and a drill started last would keep the run waiting for it alone."""
+    long_files = {item.path for item in items if item.get_closest_marker("long_running")}
+    items.sort(key=lambda item: item.path not in long_files)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None):
+    """After a transactional test's flush (its fixtures' teardown), the migrations' rows again;
+    not after the last test, whose teardown has dropped the test database too."""
+    result = yield
+    if nextitem is not None and _transactional(item) and MIGRATION_ROWS in item.config.stash:
+        dump, blocker = item.config.stash[MIGRATION_ROWS]
+        with blocker.unblock():
+            migration_rows_restore(dump)
+    return result
 
 
 @pytest.fixture(scope="session")

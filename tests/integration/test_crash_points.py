@@ -20,7 +20,11 @@ from tests.integration.short_lease import SHORT_LEASE
 from tests.waiting import wait_until
 from tools.drill.processes import ManagedProcess, free_port
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("clean_queues"),
+    pytest.mark.long_running,
+]
 SHORT_CLAIMS = {"OUTBOX_CLAIM_LEASE_SECONDS": "8", "OUTBOX_CONFIRM_TIMEOUT_SECONDS": "2"}
 
 

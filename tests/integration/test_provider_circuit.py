@@ -20,7 +20,11 @@ from tests.broker import queue_ready_count
 from tests.factories import OrderFactory
 from tests.waiting import wait_until
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("clean_queues"),
+    pytest.mark.long_running,
+]
 
 # A budget of 10 s, retries 1 s apart; the circuit opens after 3 failures in a row for 2 s.
 # The outage lasts 15 s: longer than the budget, which only the failed calls use (the first

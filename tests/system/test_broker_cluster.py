@@ -73,6 +73,7 @@ def _queued_task_ids(url: str) -> list[str]:
             ids.append(message.headers["id"])
 
 
+@pytest.mark.long_running
 @pytest.mark.timeout(300)
 def test_the_publisher_fails_over_when_the_leader_dies_and_nothing_confirmed_is_lost(cluster):
     names = sorted(node.name for node in cluster.nodes)

@@ -14,6 +14,7 @@ from tools.drill.harness import DrillConfig, drill_run, report_markdown
 
 # Longer than the drill's own settle timeout (240 s), so a drill that does not settle ends
 # with its verdict saying what was left, not with pytest's timeout and no report.
+@pytest.mark.long_running
 @pytest.mark.timeout(420)
 def test_a_short_drill_ends_with_nothing_lost_and_nothing_doubled():
     report = drill_run(DrillConfig(orders=300, rate=30, kill_every=3))

@@ -62,6 +62,7 @@ def statuses_seen():
     assert any(400 <= status < 500 for status in seen), f"no client error among {sorted(seen)}"
 
 
+@pytest.mark.long_running
 @schema.parametrize()
 @settings(
     max_examples=EXAMPLES_PER_OPERATION,
