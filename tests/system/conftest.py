@@ -4,6 +4,8 @@ import base64
 import os
 import secrets
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -18,17 +20,18 @@ WEBHOOK_SIGNING_KEY = "whsec_" + base64.b64encode(secrets.token_bytes(24)).decod
 WEBHOOK_BASIC_AUTH = "sim:" + secrets.token_urlsafe(12)
 
 
-@pytest.fixture
-def stack(broker, processes_database_url, tmp_path: Path):
+@contextmanager
+def stack_running(broker_url: str, database_url: str, workdir: Path) -> Iterator[dict]:
     """The Procfile of `make run` under honcho: web (gunicorn), worker, relay, beat, Flower and
-    the mail simulator, on free ports, against the test database and vhost."""
+    the mail simulator, on free ports, against the test database and vhost; their state files
+    under `workdir`. Yields their URLs by name, and the honcho process as "process"."""
     ports = {"web": free_port(), "flower": free_port(), "mailsim": free_port()}
     mail_url = f"http://127.0.0.1:{ports['mailsim']}"
     env = process_env(
-        database_url=processes_database_url,
-        broker_url=broker,
+        database_url=database_url,
+        broker_url=broker_url,
         mail_url=mail_url,
-        workdir=tmp_path,  # the mail simulator's store, beat's schedule, Prometheus' files
+        workdir=workdir,  # the mail simulator's store, beat's schedule, Prometheus' files
         WEB_PORT=str(ports["web"]),
         FLOWER_PORT=str(ports["flower"]),
         FLOWER_BASIC_AUTH="ops:test-password",
@@ -44,14 +47,31 @@ def stack(broker, processes_database_url, tmp_path: Path):
         "honcho",
         [str(Path(sys.executable).parent / "honcho"), "start", "-f", str(REPO / "Procfile")],
         env=env,
-        log_path=tmp_path / "stack.log",
+        log_path=workdir / "stack.log",
     )
     honcho.start(ready=r"worker@\S+ ready\.", timeout=90)
-    honcho.wait_for_log(r"relay@\S+ ready\.", timeout=60)
-    wait_until(lambda: answers(f"http://127.0.0.1:{ports['web']}/healthz"), timeout=30, message="web up")
-    wait_until(lambda: answers(f"{mail_url}/_sim/health"), timeout=30, message="mailsim up")
-    yield {name: f"http://127.0.0.1:{port}" for name, port in ports.items()} | {"process": honcho}
-    honcho.stop(timeout=30)
+    try:
+        honcho.wait_for_log(r"relay@\S+ ready\.", timeout=60)
+        wait_until(lambda: answers(f"http://127.0.0.1:{ports['web']}/healthz"), timeout=30, message="web up")
+        wait_until(lambda: answers(f"{mail_url}/_sim/health"), timeout=30, message="mailsim up")
+        yield {name: f"http://127.0.0.1:{port}" for name, port in ports.items()} | {"process": honcho}
+    finally:
+        honcho.stop(timeout=30)
+
+
+@pytest.fixture
+def stack(broker, processes_database_url, tmp_path: Path):
+    """The whole stack of `make run` for one test (`stack_running`)."""
+    with stack_running(broker, processes_database_url, tmp_path) as urls:
+        yield urls
+
+
+@pytest.fixture(scope="module")
+def module_stack(broker, processes_database_url, tmp_path_factory):
+    """One whole stack for a module whose tests leave nothing behind that the next could
+    trip on (each empties the simulator first; the database is emptied after each)."""
+    with stack_running(broker, processes_database_url, tmp_path_factory.mktemp("stack")) as urls:
+        yield urls
 
 
 @pytest.fixture

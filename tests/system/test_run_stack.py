@@ -1,5 +1,6 @@
 """The Procfile that `make run` starts, run for real: web (gunicorn), worker, relay, beat,
-Flower and the mail simulator under honcho, on free ports, the test database and vhost."""
+Flower and the mail simulator under honcho, on free ports, the test database and vhost; one
+stack for the whole module."""
 
 import time
 
@@ -8,10 +9,20 @@ import requests
 
 from messaging.models import OutboxEvent
 from notifications.models import Notification
+from tests.conftest import MailSim
 from tests.factories import UnpublishedOrderFactory
 from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
+
+
+@pytest.fixture
+def stack(module_stack):
+    """The module's one stack (a start costs more than all these tests' own work), its
+    simulator emptied of the previous test's emails and faults; the database is emptied after
+    each test and the queues before it (`clean_queues`)."""
+    MailSim(module_stack["mailsim"]).reset()
+    return module_stack
 
 
 def test_twenty_orders_posted_to_the_running_stack_are_all_sent_within_ten_seconds(stack, api_token):
