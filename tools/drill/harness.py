@@ -10,7 +10,6 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-import psycopg
 import requests
 from kombu import Connection
 
@@ -22,9 +21,8 @@ from tools.drill.chaos import Chaos
 from tools.drill.delivery_verdict import delivery_settled, delivery_verdict
 from tools.drill.load import GIVE_UP_AFTER_SECONDS, LoadResult, OrderStream, api_throttle_rate_for
 from tools.drill.report import DrillReport, load_summary, report_markdown, report_write
-from tools.drill.sql import one_row
 from tools.drill.stack import DrillStack
-from tools.drill.verdict import FINAL, Verdict, verdict_compute
+from tools.drill.verdict import Verdict, unfinished_counts, verdict_compute
 
 WORK_QUEUES = (
     "orders.confirmations",
@@ -152,15 +150,7 @@ def wait_until_settled(stack: DrillStack, timeout: float) -> bool:
 
 
 def _settled(stack: DrillStack) -> bool:
-    with psycopg.connect(stack.database_dsn) as connection:
-        unfinished = one_row(
-            connection.execute(
-                "SELECT count(*) FROM notifications_notification WHERE NOT (status = ANY(%s))", [list(FINAL)]
-            )
-        )[0]
-        unpublished = one_row(
-            connection.execute("SELECT count(*) FROM messaging_outboxevent WHERE published_at IS NULL")
-        )[0]
+    unfinished, unpublished = unfinished_counts(stack.database_dsn)
     if unfinished or unpublished or not delivery_settled(stack.database_dsn, stack.mailsim_url):
         return False
     with Connection(stack.rabbit.url, connect_timeout=5) as connection:

@@ -31,7 +31,6 @@ from tools.drill.restore_parts import (
     settled,
     sim_messages,
     sim_requests,
-    unfinished_counts,
     wait_until,
 )
 from tools.drill.restore_report import (
@@ -42,6 +41,7 @@ from tools.drill.restore_report import (
 )
 from tools.drill.restore_verdict import RestoreEvidence
 from tools.drill.stack import DrillStack
+from tools.drill.verdict import unfinished_counts
 
 # The runbook's repair threshold: after a restore every unfinished email dates from before the
 # restore point, so one unfinished for a minute with no live lease is stuck.

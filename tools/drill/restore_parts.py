@@ -20,7 +20,7 @@ from tools.drill.load import OrderStream
 from tools.drill.processes import PG
 from tools.drill.sql import one_row
 from tools.drill.stack import DrillStack
-from tools.drill.verdict import FINAL
+from tools.drill.verdict import unfinished_counts
 
 WORK_QUEUES = (
     "orders.confirmations",
@@ -132,20 +132,6 @@ def restore_dead_lettered_orders(dsn: str) -> set[str]:
             "SELECT reason FROM messaging_deadletterrecord WHERE error_class = 'restore'"
         ).fetchall()
     return {match.group(1) for (reason,) in reasons if (match := _RESTORE_REASON.search(reason))}
-
-
-def unfinished_counts(dsn: str) -> tuple[int, int]:
-    """Notifications not in a final state, and outbox events not published."""
-    with psycopg.connect(dsn) as connection:
-        unfinished = one_row(
-            connection.execute(
-                "SELECT count(*) FROM notifications_notification WHERE NOT (status = ANY(%s))", [list(FINAL)]
-            )
-        )[0]
-        unpublished = one_row(
-            connection.execute("SELECT count(*) FROM messaging_outboxevent WHERE published_at IS NULL")
-        )[0]
-    return unfinished, unpublished
 
 
 def queues_ready_empty(broker_url: str) -> bool:

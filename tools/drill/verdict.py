@@ -88,3 +88,17 @@ def _check_notifications(verdict: Verdict, orders: dict, notifications: list, by
             elif status != "sent":
                 verdict.lost += 1
                 verdict.problems.append(f"order {order_id}: {kind} is {status}, expected sent")
+
+
+def unfinished_counts(dsn: str) -> tuple[int, int]:
+    """Notifications not in a final state, and outbox events not published."""
+    with psycopg.connect(dsn) as connection:
+        unfinished = one_row(
+            connection.execute(
+                "SELECT count(*) FROM notifications_notification WHERE NOT (status = ANY(%s))", [list(FINAL)]
+            )
+        )[0]
+        unpublished = one_row(
+            connection.execute("SELECT count(*) FROM messaging_outboxevent WHERE published_at IS NULL")
+        )[0]
+    return unfinished, unpublished
