@@ -42,19 +42,9 @@ from functools import cache
 from pathlib import Path, PurePosixPath
 
 REPO = Path(__file__).resolve().parents[2]
-TOP_PACKAGES = (
-    "api",
-    "apiauth",
-    "config",
-    "infra",
-    "messaging",
-    "notifications",
-    "observability",
-    "operations",
-    "orders",
-    "tests",
-    "tools",
-)
+# Our packages at the top of the repository (the product's, tests and tools): a dotted name
+# that starts with one of them names a module of ours.
+TOP_PACKAGES = tuple(sorted(init.parent.name for init in REPO.glob("*/__init__.py")))
 FILE_SUFFIXES = "cfg|css|example|html|in|ini|json|lock|md|mo|png|po|py|sh|svg|toml|txt|yaml|yml"
 
 _FENCE = re.compile(r"^(\s*)```(\S*)\s*$")
