@@ -26,10 +26,11 @@ def queues_purge() -> None:
     there and would arrive in the next test otherwise."""
     delay_queues = [f"celery_delayed_{level}" for level in range(28)]
     with Connection(settings.CELERY_BROKER_URL) as connection:
+        channel = amqp_channel(connection)
         for name in [
             q.name for q in (*work_queues(), *dead_letter_queues(), MAINTENANCE_QUEUE)
         ] + delay_queues:
-            amqp_channel(connection).queue_purge(name)
+            channel.queue_purge(name)
 
 
 def queue_peek(name: str, limit: int = 100) -> list[dict]:
@@ -99,8 +100,9 @@ def delay_queues_renew() -> None:
     refusing messages after the policy that set the limit is deleted (rabbitmq-server#12206),
     and a delayed retry would then never come out of the delay queues."""
     with Connection(settings.CELERY_BROKER_URL) as connection:
+        channel = amqp_channel(connection)
         for level in range(28):
-            amqp_channel(connection).queue_delete(f"celery_delayed_{level}")
+            channel.queue_delete(f"celery_delayed_{level}")
     topology_declare(broker_url=settings.CELERY_BROKER_URL)
 
 

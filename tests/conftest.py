@@ -15,6 +15,7 @@ import sys
 import pytest
 import requests
 from pytest_django import DjangoDbBlocker
+from pytest_django.fixtures import validate_django_db
 
 from config.settings.test import TEST_RABBITMQ_VHOST
 from tests.migration_rows import migration_rows_dump, migration_rows_restore
@@ -46,11 +47,11 @@ def django_db_setup(request, django_db_setup, django_db_blocker):
 
 
 def _transactional(item: pytest.Item) -> bool:
+    """Whether pytest-django ran the test as a TransactionTestCase (read as it reads it)."""
     marker = item.get_closest_marker("django_db")
-    marked = marker is not None and bool(
-        marker.kwargs.get("transaction") or marker.kwargs.get("reset_sequences") or marker.args[:1] == (True,)
-    )
-    return marked or bool({"transactional_db", "live_server"} & set(getattr(item, "fixturenames", ())))
+    transaction, reset_sequences, *_ = validate_django_db(marker) if marker else (False, False)
+    fixtures = set(getattr(item, "fixturenames", ()))
+    return transaction or reset_sequences or bool({"transactional_db", "live_server"} & fixtures)
 
 
 @pytest.hookimpl(trylast=True)
