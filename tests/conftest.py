@@ -33,17 +33,29 @@ def django_db_setup(request, django_db_setup, django_db_blocker):
     """pytest-django's test database, dropped at the end even if a connection was left open
     (a live-server or browser thread): those are ended first, so no database is left behind.
     The rows the migrations wrote are kept, to be put back after each transactional test
-    (tests/migration_rows.py)."""
+    (tests/migration_rows.py).
+
+    pytest-django sets up only the databases its marked tests name. A run of only unmarked
+    tests that still need the database (those sharing it with a running stack, `module_stack`)
+    would find none, and its processes would be pointed at the development database: the
+    test database is then set up here."""
+    from django.db import connection
+    from django.test.utils import setup_databases, teardown_databases
+
     with django_db_blocker.unblock():
+        set_up_here = None
+        if connection.settings_dict["NAME"] != connection.settings_dict["TEST"]["NAME"]:
+            set_up_here = setup_databases(verbosity=0, interactive=False, aliases={"default"})
         request.config.stash[MIGRATION_ROWS] = (migration_rows_dump(), django_db_blocker)
     yield
-    from django.db import connection
-
-    with django_db_blocker.unblock(), connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
-        )
+    with django_db_blocker.unblock():
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
+        if set_up_here is not None:
+            teardown_databases(set_up_here, verbosity=0)
 
 
 def _transactional(item: pytest.Item) -> bool:

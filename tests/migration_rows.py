@@ -11,6 +11,7 @@ natural keys, so the permissions they name are found again under their new keys.
 
 from django.apps import apps
 from django.core import serializers
+from django.core.management import call_command
 
 # Made again by post_migrate after each flush; their rows are not ours to put back.
 REMADE_BY_POST_MIGRATE = {"contenttypes.contenttype", "auth.permission"}
@@ -34,3 +35,10 @@ def migration_rows_restore(dump: str) -> int:
         row.save()
         restored += 1
     return restored
+
+
+def database_empty(dump: str) -> None:
+    """Empty every table as the end of a transactional test does (Django's flush, as
+    TransactionTestCase calls it), then write the migrations' rows again."""
+    call_command("flush", verbosity=0, interactive=False)
+    migration_rows_restore(dump)

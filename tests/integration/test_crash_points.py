@@ -13,6 +13,7 @@ from django.utils import timezone
 from messaging.models import OutboxEvent
 from messaging.relay.relay import relay_outbox_sweep
 from notifications.models import Notification
+from orders.models import Order
 from orders.services import order_create
 from tests.broker import queue_peek, queue_ready_count
 from tests.factories import UnpublishedOrderFactory
@@ -45,7 +46,8 @@ def _sent_once(mailsim, order_id) -> Notification:
         timeout=40,
         message="sent",
     )
-    [message] = mailsim.messages()
+    address = Order.objects.get(id=order_id).customer_email
+    [message] = [message for message in mailsim.messages() if message["to"] == [address]]
     assert message["idempotency_key"] == notification.idempotency_key
     return notification
 
@@ -79,11 +81,18 @@ def test_the_api_dying_after_the_commit_before_its_publish(
         web.wait_for_log("crash point api.after_commit reached", timeout=5)
     finally:
         web.stop()
-    [event] = OutboxEvent.objects.all()
+    [order] = Order.objects.filter(customer_email="api-crash@example.com")
+    [event] = OutboxEvent.objects.filter(aggregate_id=str(order.id))
     assert event.published_at is None
     # then the sweep takes over once the dead process's claim has run out
-    wait_until(lambda: relay_outbox_sweep().published == 1, timeout=30, message="the sweep publishes it")
-    _sent_once(mailsim, event.aggregate_id)
+    wait_until(lambda: _swept_and_published(event), timeout=30, message="the sweep publishes it")
+    _sent_once(mailsim, order.id)
+
+
+def _swept_and_published(event: OutboxEvent) -> bool:
+    relay_outbox_sweep()
+    event.refresh_from_db()
+    return event.published_at is not None
 
 
 def test_the_relay_dying_after_the_confirm_before_it_marks(

@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import sync_playwright
 
+from tests.conftest import MIGRATION_ROWS
+from tests.migration_rows import database_empty
 from tests.system.browser import CHROMIUM, CHROMIUM_ARGS
 from tests.waiting import answers, wait_until
 from tools.drill.processes import REPO, ManagedProcess, free_port, process_env
@@ -67,11 +69,19 @@ def stack(broker, processes_database_url, tmp_path: Path):
 
 
 @pytest.fixture(scope="module")
-def module_stack(broker, processes_database_url, tmp_path_factory):
-    """One whole stack for a module whose tests leave nothing behind that the next could
-    trip on (each empties the simulator first; the database is emptied after each)."""
-    with stack_running(broker, processes_database_url, tmp_path_factory.mktemp("stack")) as urls:
-        yield urls
+def module_stack(request, broker, processes_database_url, django_db_blocker, tmp_path_factory):
+    """One whole stack for a module, and the test database open to the module's tests for as
+    long as the stack runs. They are not transactional tests: the stack's processes write all
+    the time (beat's sweeps, the relay), and a flush between two tests would race them for
+    TRUNCATE's locks, a deadlock PostgreSQL ends by failing one side, at times the flush. The
+    database is emptied once, after the stack has stopped; each test reads only its own rows."""
+    dump, _ = request.config.stash[MIGRATION_ROWS]
+    with django_db_blocker.unblock():
+        try:
+            with stack_running(broker, processes_database_url, tmp_path_factory.mktemp("stack")) as urls:
+                yield urls
+        finally:
+            database_empty(dump)
 
 
 @pytest.fixture

@@ -7,22 +7,31 @@ import time
 import pytest
 import requests
 
+from apiauth.services import api_token_create
 from messaging.models import OutboxEvent
 from notifications.models import Notification
 from tests.conftest import MailSim
 from tests.factories import UnpublishedOrderFactory
 from tests.waiting import wait_until
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
+pytestmark = pytest.mark.usefixtures("clean_queues")
 
 
 @pytest.fixture
 def stack(module_stack):
     """The module's one stack (a start costs more than all these tests' own work), its
-    simulator emptied of the previous test's emails and faults; the database is emptied after
-    each test and the queues before it (`clean_queues`)."""
+    simulator emptied of the previous test's emails and faults, the queues emptied before each
+    test (`clean_queues`). The database is shared by the module's tests (`module_stack`)."""
     MailSim(module_stack["mailsim"]).reset()
     return module_stack
+
+
+@pytest.fixture(scope="module")
+def api_token(module_stack) -> str:
+    """A token the stack's web can see: written outside any test transaction, as the stack's
+    database is (`module_stack`)."""
+    _, raw = api_token_create(name="stack tests")
+    return raw
 
 
 def test_twenty_orders_posted_to_the_running_stack_are_all_sent_within_ten_seconds(stack, api_token):
@@ -46,7 +55,7 @@ def test_twenty_orders_posted_to_the_running_stack_are_all_sent_within_ten_secon
     wait_until(all_sent, timeout=10 - (time.monotonic() - started), interval=0.25, message="20 sent in 10 s")
     messages = requests.get(f"{stack['mailsim']}/_sim/messages", timeout=5).json()["messages"]
     assert len(messages) == 20
-    assert Notification.objects.filter(status="sent").count() == 20
+    assert Notification.objects.filter(order_id__in=order_ids, status="sent").count() == 20
 
 
 def test_the_stack_serves_readiness_flower_with_auth_and_the_admin_static_files(stack):
