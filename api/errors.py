@@ -5,6 +5,7 @@ matched, an unhandled exception, a refused host) goes through the handler views 
 answer JSON under /api/ and leave the admin its HTML pages.
 """
 
+from collections.abc import Iterator
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
@@ -21,7 +22,8 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
     if response is None:
         return None  # not an API error: Django's handler logs it and answers 500
     if isinstance(exc, exceptions.ValidationError):
-        fields = response.data if isinstance(response.data, dict) else {"non_field_errors": response.data}
+        data = response.data if isinstance(response.data, dict) else {"non_field_errors": response.data}
+        fields = dict(_field_problems(data))
         response.data = {
             "error": "invalid_request",
             "message": "The request has invalid fields: " + ", ".join(sorted(fields)) + ".",
@@ -32,6 +34,26 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
         code = getattr(detail, "code", None) or getattr(exc, "default_code", None)
         response.data = {"error": code, "message": str(detail)}
     return response
+
+
+def _field_problems(errors: Any, path: str = "") -> Iterator[tuple[str, list[str]]]:
+    """Each field's problems under its path in the body (`lines[2].sku`,
+    `shipping_address.country`): a nested part's errors come as dicts of lists, or lists of
+    them, and a client reads one flat map."""
+    if isinstance(errors, dict):
+        for key, value in errors.items():
+            if isinstance(key, int):
+                yield from _field_problems(value, f"{path}[{key}]")
+            else:
+                yield from _field_problems(value, f"{path}.{key}" if path else str(key))
+    elif isinstance(errors, list) and errors and all(isinstance(item, str) for item in errors):
+        yield path, [str(item) for item in errors]
+    elif isinstance(errors, list):
+        for index, item in enumerate(errors):
+            if item:  # a list part without problems is an empty dict
+                yield from _field_problems(item, f"{path}[{index}]")
+    else:
+        yield path, [str(errors)]
 
 
 def api_error_response(*, status: int, error: str, message: str) -> JsonResponse:

@@ -2,10 +2,9 @@
 service or selector, serialize."""
 
 import re
-from typing import Any, Protocol
+from typing import Protocol
 from uuid import UUID
 
-from django.conf import settings
 from django.utils import timezone
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_serializer
 from rest_framework import serializers, status
@@ -14,16 +13,15 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from api.order_input import ORDER_INPUT_SCHEMA, order_arguments, order_input_serializer
 from api.schema import error_responses
-from api.validators import reject_invisible_characters
 from apiauth.authentication import request_api_token
 from apiauth.models import ApiToken
 from notifications.client_reasons import notification_client_reason
 from notifications.models import Notification
 from notifications.selectors import order_get_with_notifications
 from orders.changes import OrderChange, OrderChangeConflict, OrderNotFound, order_not_found_message
-from orders.currencies import MoneyRefused, money_check
-from orders.services import IdempotencyKeyReused, order_create_idempotent
+from orders.services import IdempotencyKeyReused, OrderNumberTaken, order_create_idempotent
 
 IDEMPOTENCY_KEY_PATTERN = re.compile(r"^[\x21-\x7e]{1,255}$")  # visible ASCII, like Stripe and Resend
 
@@ -55,57 +53,29 @@ class NotificationOutputSerializer(serializers.Serializer):
 
 class OrderOutputSerializer(serializers.Serializer):
     id = serializers.UUIDField()
+    number = serializers.CharField(
+        allow_null=True, help_text="The shop's order number; null for an order placed with the short body."
+    )
     status = serializers.CharField()
     customer_email = serializers.EmailField()
+    customer_name = serializers.CharField(help_text="Empty for an order placed with the short body.")
     amount = serializers.DecimalField(max_digits=12, decimal_places=2)
     currency = serializers.CharField()
     locale = serializers.CharField(help_text="the language of the order's emails")
     version = serializers.IntegerField()
     created_at = serializers.DateTimeField()
+    content = serializers.JSONField(
+        allow_null=True,
+        help_text="What was bought, as the shop sent it (the body of a shop's order, amounts in minor "
+        "units), in the order's current version; null for an order placed with the short body.",
+    )
     notifications = NotificationOutputSerializer(many=True)
 
 
 class OrderCreateApi(APIView):
-    @extend_schema_serializer(component_name="OrderCreateInput")  # two views name theirs "Input"
-    class InputSerializer(serializers.Serializer):
-        customer_email = serializers.EmailField(max_length=254, validators=[reject_invisible_characters])
-        # Its decimals depend on the currency (JPY none, EUR 2): validate() checks them.
-        amount = serializers.DecimalField(
-            max_digits=None,
-            decimal_places=None,
-            help_text="Greater than zero, with no more decimals than the currency has "
-            "(JPY none, EUR 2) and at most 2.",
-        )
-        currency = serializers.RegexField(
-            r"^[A-Z]{3}$",
-            error_messages={"invalid": "Use a three-letter ISO 4217 code such as EUR."},
-            help_text="An ISO 4217 code of a currency that is legal tender today.",
-        )
-        locale = serializers.CharField(
-            required=False,
-            max_length=8,
-            help_text="The customer's language for the order's emails; the site's language when absent.",
-        )
-
-        def validate_locale(self, value: str) -> str:
-            known = [code for code, _ in settings.LANGUAGES]
-            if value not in known:
-                raise ValidationError(f"Unknown language {value!r}: use one of {', '.join(known)}.")
-            return value
-
-        def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-            unknown = sorted(set(self.initial_data) - set(self.fields))
-            if unknown:
-                raise ValidationError({name: ["This field is not part of an order."] for name in unknown})
-            try:
-                attrs["amount"] = money_check(amount=attrs["amount"], currency=attrs["currency"])
-            except MoneyRefused as exc:
-                raise ValidationError({exc.field: [str(exc)]}) from exc
-            return attrs
-
     @extend_schema(
-        request=InputSerializer,
-        responses={201: OrderOutputSerializer, **error_responses(with_body=True, also=(422,))},
+        request=ORDER_INPUT_SCHEMA,
+        responses={201: OrderOutputSerializer, **error_responses(with_body=True, also=(409, 422))},
         parameters=[
             OpenApiParameter(
                 "Idempotency-Key",
@@ -118,18 +88,20 @@ class OrderCreateApi(APIView):
     def post(self, request: Request) -> Response:
         if not isinstance(request.data, dict):
             raise ValidationError({"non_field_errors": ["The body must be a JSON object."]})
-        serializer = self.InputSerializer(data=request.data)
+        serializer = order_input_serializer(request.data)
         serializer.is_valid(raise_exception=True)
         idempotency_key = _idempotency_key(request)
         api_token = _client_token(request)
         try:
             creation = order_create_idempotent(
-                **serializer.validated_data,
+                **order_arguments(serializer),
                 api_token=api_token,
                 idempotency_key=idempotency_key,
             )
         except IdempotencyKeyReused as exc:
             return Response({"error": "idempotency_key_reused", "message": str(exc)}, status=422)
+        except OrderNumberTaken as exc:
+            return Response({"error": "order_number_taken", "message": str(exc)}, status=409)
         order = order_get_with_notifications(order_id=creation.order.id, api_token=api_token)
         headers = {"Idempotent-Replayed": "true"} if creation.replayed else {}
         return Response(OrderOutputSerializer(order).data, status=status.HTTP_201_CREATED, headers=headers)

@@ -6,22 +6,25 @@ from datetime import datetime
 from typing import Any
 from uuid import UUID
 
-from django.db.models import Count, Min, Prefetch, Q
+from django.db.models import Count, JSONField, Min, OuterRef, Prefetch, Q, Subquery
 
 from apiauth.models import ApiToken
 from messaging.models import OutboxEvent
 from messaging.selectors import outbox_event_latest
 from notifications.events import EMAIL_KIND_OF_EVENT
 from notifications.models import Notification, ProviderCircuit, Suppression
-from orders.models import Order
+from orders.models import Order, OrderVersion
 
 
 def order_get_with_notifications(*, order_id: UUID, api_token: ApiToken | None) -> Order | None:
     """An order with its emails (`order.notifications`, by kind), for the API: only if
     `api_token`'s client placed it (None: only an order placed without a token). Another
     client's order is None, as a missing one is (orders/changes.py says why)."""
+    current_content = OrderVersion.objects.filter(order=OuterRef("pk"), number=OuterRef("content_version"))
     return (
         Order.objects.placed_by_client_of(api_token)
+        # what was bought, in the same query: None for an order placed with the short body
+        .annotate(content=Subquery(current_content.values("content")[:1], output_field=JSONField()))
         .prefetch_related(Prefetch("notifications", queryset=Notification.objects.order_by("kind")))
         .filter(id=order_id)
         .first()

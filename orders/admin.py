@@ -6,9 +6,9 @@ from orders.models import Order
 
 @admin.register(Order)
 class OrderAdmin(admin.ModelAdmin):
-    list_display = ["id", "customer_email", "amount", "currency", "status", "version", "created_at"]
+    list_display = ["id", "number", "customer_email", "amount", "currency", "status", "version", "created_at"]
     list_filter = ["status", "currency"]
-    search_fields = ["id", "customer_email"]
+    search_fields = ["id", "number", "customer_email"]
     readonly_fields = [field.name for field in Order._meta.fields]
 
     def has_add_permission(self, request: HttpRequest) -> bool:

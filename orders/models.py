@@ -28,7 +28,12 @@ class Order(models.Model):
         CANCELLED = "cancelled"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    # The shop's own order number, the one its customers see and quote; unique per API token.
+    # NULL for an order placed with the short body (amount and currency only): customers then
+    # see the first characters of `id`.
+    number = models.CharField(max_length=64, null=True, blank=True)  # noqa: DJ001
     customer_email = models.EmailField()
+    customer_name = models.CharField(max_length=200, blank=True, db_default="")
     amount = models.DecimalField(max_digits=12, decimal_places=2)
     currency = models.CharField(max_length=3)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.CREATED)
@@ -38,6 +43,9 @@ class Order(models.Model):
     locale = models.CharField(max_length=8, default=site_locale, db_default="en")
     # Incremented on every change, so an event can say which state of the order it saw.
     version = models.PositiveIntegerField(default=1)
+    # The OrderVersion holding what was bought, as the shop sent it (lines, addresses,
+    # totals); NULL for an order placed with the short body, whose columns say all of it.
+    content_version = models.PositiveIntegerField(null=True, blank=True)
     # A client's Idempotency-Key is unique per API token: a retried POST finds its order.
     api_token = models.ForeignKey(
         "apiauth.ApiToken", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
@@ -60,11 +68,38 @@ class Order(models.Model):
                 condition=models.Q(idempotency_key__isnull=False),
                 name="order_unique_client_idempotency_key",
             ),
+            models.UniqueConstraint(
+                fields=["api_token", "number"],
+                condition=models.Q(number__isnull=False),
+                name="order_unique_token_number",
+            ),
             models.CheckConstraint(condition=models.Q(amount__gt=0), name="order_amount_positive"),
         ]
 
     def __str__(self) -> str:
         return f"Order {self.id} ({self.status})"
+
+
+class OrderVersion(models.Model):
+    """What was bought, as the shop sent it: its lines, addresses, shipping, discounts and
+    totals in the currency's minor units (orders/content.py says the shape). Written once and
+    never edited: a later change of the order is a new version, so an email can show the
+    version its event saw."""
+
+    order = models.ForeignKey(Order, on_delete=models.CASCADE, related_name="versions")
+    number = models.PositiveIntegerField()
+    content = models.JSONField()
+    # The grand total in minor units, also in `content`: reconciliation sums it without JSON.
+    total_minor = models.BigIntegerField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["order", "number"], name="order_version_unique_number"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Order {self.order_id} version {self.number}"
 
 
 class DailySales(models.Model):

@@ -3,15 +3,17 @@ import json
 import logging
 from dataclasses import dataclass
 from decimal import Decimal
+from functools import partial
 
 from django.db import IntegrityError, transaction
 
 from apiauth.models import ApiToken
 from messaging.outbox import event_record
 from observability.metrics import ORDERS_ACCEPTED
+from orders.content import ShopOrder
 from orders.currencies import money_check
 from orders.events import ORDER_CREATED
-from orders.models import Order, site_locale
+from orders.models import Order, OrderVersion, site_locale
 
 logger = logging.getLogger(__name__)
 
@@ -26,6 +28,10 @@ class OrderCreation:
     replayed: bool  # True when a retried request found the order it created before
 
 
+class OrderNumberTaken(Exception):
+    """The shop's order number names another order of this token, with other content."""
+
+
 @transaction.atomic(durable=True)
 def order_create(
     *,
@@ -36,10 +42,11 @@ def order_create(
     api_token: ApiToken | None = None,
     idempotency_key: str | None = None,
     request_fingerprint: str = "",
+    shop_order: ShopOrder | None = None,
 ) -> Order:
-    """The order and its `order.created` event commit together, or neither does. An amount
-    or currency the order cannot be taken in is MoneyRefused (orders/currencies.py), whoever
-    the caller."""
+    """The order, what was bought (its first OrderVersion, for a shop's order) and its
+    `order.created` event commit together, or nothing does. An amount or currency the order
+    cannot be taken in is MoneyRefused (orders/currencies.py), whoever the caller."""
     order = Order.objects.create(
         customer_email=customer_email,
         amount=money_check(amount=amount, currency=currency),
@@ -48,7 +55,12 @@ def order_create(
         api_token=api_token,
         idempotency_key=idempotency_key,
         request_fingerprint=request_fingerprint,
+        **(shop_order.order_fields() if shop_order else {}),
     )
+    if shop_order is not None:
+        OrderVersion.objects.create(
+            order=order, number=1, content=shop_order.content, total_minor=shop_order.content["total"]
+        )
     event = event_record(event_type=ORDER_CREATED, aggregate_id=order.id)
     logger.info("order accepted", extra={"order_id": str(order.id), "event_id": str(event.id)})
     return order
@@ -62,19 +74,26 @@ def order_create_idempotent(
     api_token: ApiToken | None,
     idempotency_key: str | None,
     locale: str | None = None,
+    shop_order: ShopOrder | None = None,
 ) -> OrderCreation:
-    """Create an order; a retry with the same Idempotency-Key returns the first one.
+    """Create an order; a retry with the same Idempotency-Key, or a shop's order sent again
+    under its number, returns the first one (IdempotencyKeyReused or OrderNumberTaken when
+    the body differs).
 
-    The unique constraint decides between two concurrent retries, not a read before the
+    The unique constraints decide between two concurrent retries, not a read before the
     write: the loser of the race gets the winner's order.
     """
-    fingerprint = request_fingerprint(
-        customer_email=customer_email, amount=amount, currency=currency, locale=locale
-    )
-    if idempotency_key is not None:
-        existing = _order_for_key(api_token=api_token, idempotency_key=idempotency_key)
-        if existing is not None:
-            return _replay(existing, fingerprint)
+    if shop_order is not None:
+        fingerprint = content_fingerprint(shop_order.content)
+    else:
+        fingerprint = request_fingerprint(
+            customer_email=customer_email, amount=amount, currency=currency, locale=locale
+        )
+    sent_before = partial(_order_sent_before, api_token=api_token, idempotency_key=idempotency_key)
+    # A shop's number is looked up only when its INSERT collides: a shop's first sending, the
+    # usual case, then costs no read.
+    if (existing := sent_before(shop_order=None)) is not None:
+        return _replay(existing, fingerprint)
     try:
         order = order_create(
             customer_email=customer_email,
@@ -84,12 +103,10 @@ def order_create_idempotent(
             api_token=api_token,
             idempotency_key=idempotency_key,
             request_fingerprint=fingerprint,
+            shop_order=shop_order,
         )
     except IntegrityError:
-        if idempotency_key is None:
-            raise
-        existing = _order_for_key(api_token=api_token, idempotency_key=idempotency_key)
-        if existing is None:
+        if (existing := sent_before(shop_order=shop_order)) is None:
             raise
         return _replay(existing, fingerprint)
     ORDERS_ACCEPTED.labels("false").inc()
@@ -102,16 +119,52 @@ def request_fingerprint(
     fields = {"customer_email": customer_email, "amount": str(amount), "currency": currency}
     if locale is not None:  # only when the client named one: older orders' fingerprints stay valid
         fields["locale"] = locale
-    canonical = json.dumps(fields, sort_keys=True)
+    return _sha256_of(fields)
+
+
+def content_fingerprint(content: dict) -> str:
+    return _sha256_of(content)
+
+
+def _sha256_of(document: dict) -> str:
+    canonical = json.dumps(document, sort_keys=True, default=str)
     return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class _SentBefore:
+    order: Order
+    found_by_number: bool  # not by the Idempotency-Key
+
+
+def _order_sent_before(
+    *, api_token: ApiToken | None, idempotency_key: str | None, shop_order: ShopOrder | None
+) -> _SentBefore | None:
+    """The order this request already created, found by its Idempotency-Key, else by the
+    shop's order number."""
+    if idempotency_key is not None:
+        order = _order_for_key(api_token=api_token, idempotency_key=idempotency_key)
+        if order is not None:
+            return _SentBefore(order, found_by_number=False)
+    if shop_order is not None:
+        order = Order.objects.filter(api_token=api_token, number=shop_order.content["number"]).first()
+        if order is not None:
+            return _SentBefore(order, found_by_number=True)
+    return None
 
 
 def _order_for_key(*, api_token: ApiToken | None, idempotency_key: str) -> Order | None:
     return Order.objects.filter(api_token=api_token, idempotency_key=idempotency_key).first()
 
 
-def _replay(order: Order, fingerprint: str) -> OrderCreation:
+def _replay(sent_before: _SentBefore, fingerprint: str) -> OrderCreation:
+    order = sent_before.order
     if order.request_fingerprint != fingerprint:
+        if sent_before.found_by_number:
+            raise OrderNumberTaken(
+                f"Order number {order.number} was already placed with other content (order {order.id}). "
+                "A new order needs a new number."
+            )
         raise IdempotencyKeyReused(
             "This Idempotency-Key was already used for a different order. Use a new key for a new order."
         )

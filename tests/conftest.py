@@ -45,7 +45,8 @@ def django_db_setup(request, django_db_setup, django_db_blocker):
     with django_db_blocker.unblock():
         set_up_here = None
         if connection.settings_dict["NAME"] != connection.settings_dict["TEST"]["NAME"]:
-            set_up_here = setup_databases(verbosity=0, interactive=False, aliases={"default"})
+            # Django reads `aliases` as a collection of names; the stubs say Mapping.
+            set_up_here = setup_databases(verbosity=0, interactive=False, aliases={"default"})  # type: ignore[arg-type]
         request.config.stash[MIGRATION_ROWS] = (migration_rows_dump(), django_db_blocker)
     yield
     with django_db_blocker.unblock():

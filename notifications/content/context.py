@@ -21,7 +21,8 @@ CONTEXT_VARIABLES = {
     "shop.text_color": "the text colour, #rrggbb",
     "shop.footer_address": "the postal address in the footer",
     "shop.support_email": "where customers write with questions",
-    "order.number": "the short order number customers quote, e.g. 1F3A9C2B",
+    "order.number": "the order number customers quote: the shop's own (e.g. 1001), or for an order "
+    "placed with the short body the first characters of its id (e.g. 1F3A9C2B)",
     "order.id": "the full order id",
     "order.amount": "the amount with its currency and the currency's decimals, formatted for the language "
     "(€49.90, 49,90 €, ¥1,500)",
@@ -37,7 +38,7 @@ def email_context(order: Order, locale: str) -> dict[str, Any]:
     return {
         "shop": brand_from_settings().as_context(),
         "order": {
-            "number": order_number(order.id),
+            "number": order_number(order),
             "id": str(order.id),
             "amount": money_format(Decimal(order.amount), order.currency, locale),
             "placed_on": date_format(timezone.localdate(placed), locale),
@@ -47,8 +48,10 @@ def email_context(order: Order, locale: str) -> dict[str, Any]:
     }
 
 
-def order_number(order_id: uuid.UUID) -> str:
-    return str(order_id)[:8].upper()
+def order_number(order: Order) -> str:
+    """The shop's own number; an order placed with the short body has none, and is known by
+    the first characters of its id."""
+    return order.number or str(order.id)[:8].upper()
 
 
 def sample_order(locale: str, *, placed_at: datetime | None = None) -> Order:

@@ -17,6 +17,7 @@ from messaging.relay.publisher import ConfirmingPublisher
 from messaging.relay.relay import relay_outbox_sweep
 from orders.services import order_create
 from tests.factories import UnpublishedOrderFactory
+from tests.integration.api.test_shop_orders import SHOP_ORDER
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
 
@@ -77,6 +78,22 @@ def test_creating_an_order_through_the_api_costs_few_statements_and_one_broker_r
     statements = _statements(lambda: client.post("/api/orders/", body, format="json"))
     # then
     assert statements <= ORDER_API_STATEMENTS
+    assert broker_round_trips == {"batches": 1, "messages": 1}
+
+
+def test_a_shops_order_costs_one_statement_more_than_the_short_one_its_first_version(
+    api_token, broker_round_trips
+):
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {api_token}")
+    client.post("/api/orders/", SHOP_ORDER, format="json")  # warm, as above; then a new number
+    broker_round_trips.update(batches=0, messages=0)
+    # when
+    statements = _statements(
+        lambda: client.post("/api/orders/", {**SHOP_ORDER, "number": "1002"}, format="json")
+    )
+    # then
+    assert statements <= ORDER_API_STATEMENTS + 1
     assert broker_round_trips == {"batches": 1, "messages": 1}
 
 

@@ -110,7 +110,7 @@ def test_cancelled_before_its_confirmation_went_out_the_customer_gets_only_the_c
         "The order was cancelled before its confirmation"
     )
     assert [m["subject"] for m in mailsim.messages()] == [
-        f"Your order {order_number(order.id)} at Example Shop is cancelled"
+        f"Your order {order_number(order)} at Example Shop is cancelled"
     ]
 
 

@@ -1,0 +1,91 @@
+"""What a shop's order holds, as the shop sends it: the lines bought, where they go, what
+delivery and discounts cost, the taxes and the total, every amount an integer in the currency's
+minor units (cents; none for JPY, thousandths for KWD), as shops and payment providers count.
+
+The content is stored as it came (OrderVersion.content), so this module only checks it: the
+totals must add up, and an order that does not add up is refused before anything is stored,
+naming its first mismatch. Taxes are taken as sent: prices include them or not as the shop's
+country has it, and the shop's own tax engine is the authority on their amounts.
+
+The API (api/order_input.py) checks each field's type and length first; every intake of a
+shop's order (the API, the shop platforms' webhooks) calls `content_totals_check`.
+"""
+
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from orders.currencies import currency_decimals
+
+# Stated in the API schema and enforced there, each with its 400.
+MAX_LINES = 250
+MAX_DISCOUNTS = 20
+MAX_QUANTITY = 100_000
+MAX_MINOR_AMOUNT = 10**13  # above any real order in any currency, below PostgreSQL's bigint
+SHORT_TEXT = 64  # order number, SKU, discount code, carrier
+NAME_TEXT = 200  # customer and product names, address lines, shipping method
+ADDRESS_FIELDS = ("name", "company", "line1", "line2", "postal_code", "city", "region", "country", "phone")
+
+
+class ContentMismatch(ValueError):
+    """The order's amounts do not add up: `field` is where (e.g. `lines[2].total`), the
+    message says what was expected and what was sent."""
+
+    def __init__(self, field: str, message: str):
+        super().__init__(message)
+        self.field = field
+
+
+def content_totals_check(content: dict[str, Any]) -> None:
+    """Each line's total is its quantity times its unit price; the order's total is the
+    lines, plus shipping, less the discounts; the total is more than zero. Raises
+    ContentMismatch at the first amount that is not so."""
+    for index, line in enumerate(content["lines"]):
+        expected = line["quantity"] * line["unit_price"]
+        if line["total"] != expected:
+            raise ContentMismatch(
+                f"lines[{index}].total",
+                f"Line {index + 1} ({line['sku']}): {line['quantity']} x {line['unit_price']} = "
+                f"{expected}, but its total is {line['total']}.",
+            )
+    lines = sum(line["total"] for line in content["lines"])
+    shipping = content["shipping"]["price"] if content.get("shipping") else 0
+    discounts = sum(discount["amount"] for discount in content.get("discounts", []))
+    expected_total = lines + shipping - discounts
+    if content["total"] != expected_total:
+        raise ContentMismatch(
+            "total",
+            f"The lines ({lines}) plus shipping ({shipping}) less discounts ({discounts}) make "
+            f"{expected_total}, but the total is {content['total']}.",
+        )
+    if expected_total <= 0:
+        raise ContentMismatch("total", "The total must be greater than zero.")
+    tax_total = content.get("tax_total")
+    if tax_total is not None and tax_total > expected_total:
+        raise ContentMismatch(
+            "tax_total", f"The taxes ({tax_total}) cannot be more than the total ({expected_total})."
+        )
+
+
+def minor_to_amount(minor: int, currency: str) -> Decimal:
+    """An amount in minor units as the decimal amount of its currency (4990 EUR → 49.90)."""
+    return Decimal(minor).scaleb(-currency_decimals(currency))
+
+
+@dataclass(frozen=True)
+class ShopOrder:
+    """A shop's order whose content has been checked (`content_totals_check`): the JSON
+    document stored as its first version, and what the order's own columns take from it."""
+
+    content: dict[str, Any]
+
+    @property
+    def amount(self) -> Decimal:
+        return minor_to_amount(self.content["total"], self.content["currency"])
+
+    def order_fields(self) -> dict[str, Any]:
+        return {
+            "number": self.content["number"],
+            "customer_name": self.content["customer_name"],
+            "content_version": 1,
+        }
