@@ -231,3 +231,16 @@ def test_the_confirmation_shows_the_shops_number(client):
     assert rendered.subject.startswith("Your order 1001 at ")
     assert "1001" in rendered.text
     assert str(order.id)[:8].upper() not in rendered.text
+
+
+def test_the_admin_shows_the_number_and_what_was_bought_escaped(client, admin_client):
+    body = _shop_order(customer_name="<script>alert(1)</script>")
+    order_id = client.post("/api/orders/", body, format="json").json()["id"]
+    # when
+    page = admin_client.get(f"/admin/orders/order/{order_id}/change/").content.decode()
+    # then
+    assert "1001" in page
+    assert "Green tea" in page
+    assert "TEA-GREEN" in page
+    assert "<script>alert(1)</script>" not in page
+    assert "&lt;script&gt;" in page
