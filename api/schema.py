@@ -23,7 +23,8 @@ _ERRORS = {
     401: "The bearer token is missing, unknown or revoked.",
     404: "No order has this id.",
     406: "The client does not accept JSON, the only format the API answers in.",
-    409: "The change does not fit the order's current state or version; nothing changed.",
+    409: "The change does not fit the order's current state or version, or the shop's order number "
+    "belongs to an order with other content; nothing changed.",
     411: "A chunked body: send it with a Content-Length header.",
     413: "The body is larger than the API accepts.",
     415: "The body is not application/json.",
