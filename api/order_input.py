@@ -98,7 +98,6 @@ class LineInput(StrictSerializer):
         decimal_places=4,
         min_value=0,
         max_value=1,
-        coerce_to_string=True,
         help_text='The tax rate as a fraction: "0.19" for 19 %.',
     )
 
@@ -157,7 +156,6 @@ class ShopOrderInput(StrictSerializer):
     total = _minor(min_value=1, help_text="lines + shipping - discounts, in minor units.")
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        attrs["tax_total"] = attrs.get("tax_total")
         try:
             content_totals_check(attrs)
             money_check(amount=minor_to_amount(attrs["total"], attrs["currency"]), currency=attrs["currency"])
@@ -208,10 +206,9 @@ def order_arguments(serializer: ShopOrderInput | ShortOrderInput) -> dict[str, A
     attrs = serializer.validated_data
     if isinstance(serializer, ShortOrderInput):
         return dict(attrs)
-    # JSON as stored: tax rates as the decimal strings they came as ("0.19"), no Decimal objects.
-    content = json.loads(
-        json.dumps({key: value for key, value in attrs.items() if value is not None}, default=str)
-    )
+    # The document as stored: plain dicts and lists (the validated data holds DRF's own types;
+    # every value is already JSON, tax rates included, LineInput.validate).
+    content = json.loads(json.dumps(attrs))
     shop_order = ShopOrder(content)
     return {
         "customer_email": content["customer_email"],

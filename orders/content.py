@@ -24,7 +24,6 @@ MAX_QUANTITY = 100_000
 MAX_MINOR_AMOUNT = 10**13  # above any real order in any currency, below PostgreSQL's bigint
 SHORT_TEXT = 64  # order number, SKU, discount code, carrier
 NAME_TEXT = 200  # customer and product names, address lines, shipping method
-ADDRESS_FIELDS = ("name", "company", "line1", "line2", "postal_code", "city", "region", "country", "phone")
 
 
 class ContentMismatch(ValueError):
