@@ -2,11 +2,13 @@
 
 import uuid
 
+from django.db.models import Subquery
 from django.utils import timezone
 
 from messaging.models import OutboxEvent
 from notifications.events import EMAIL_KIND_OF_EVENT
 from notifications.models import Notification
+from orders.models import Order
 
 
 def notification_create_pending_for_event(event: OutboxEvent) -> None:
@@ -18,7 +20,10 @@ def notification_create_pending_for_event(event: OutboxEvent) -> None:
 
 
 def notification_create_pending(*, order_id: uuid.UUID, kind: str) -> None:
-    """One INSERT … ON CONFLICT DO NOTHING: the unique (order, kind) makes a second one a no-op."""
+    """One INSERT … ON CONFLICT DO NOTHING: the unique (order, kind) makes a second one a no-op.
+    It records the order's content version of this moment, read by the INSERT itself (no
+    statement more): the version the event being recorded saw."""
+    content_version = Order.objects.filter(pk=order_id).values("content_version")[:1]
     Notification.objects.bulk_create(
         [
             Notification(
@@ -26,6 +31,7 @@ def notification_create_pending(*, order_id: uuid.UUID, kind: str) -> None:
                 kind=kind,
                 idempotency_key=notification_idempotency_key(order_id=order_id, kind=kind),
                 status_changed_at=timezone.now(),
+                content_version=Subquery(content_version),
             )
         ],
         ignore_conflicts=True,

@@ -39,6 +39,7 @@ from notifications.providers.catalogue import mail_provider
 from operations.reviewers import GROUP_NAME
 from orders.events import ORDER_CREATED
 from orders.models import Order
+from orders.selectors import order_content
 from orders.services import order_create
 
 EVENT_OF_EMAIL_KIND = {kind: event_type for event_type, kind in EMAIL_KIND_OF_EVENT.items()}
@@ -154,7 +155,10 @@ class DeliveryAttemptFactory(DjangoModelFactory[DeliveryAttempt]):
         notification.first_attempt_at = notification.first_attempt_at or attempt.started_at
         fields = ["attempt_count", "first_attempt_at"]
         if not snapshot_exists(notification):  # the first claim renders the email and stores it
-            fields += snapshot_take(notification, notification.order, version=None, now=attempt.started_at)
+            content = order_content(notification.order, notification.content_version)
+            fields += snapshot_take(
+                notification, notification.order, content=content, version=None, now=attempt.started_at
+            )
         notification.save(update_fields=fields)
         return attempt
 

@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from notifications.content.brand import brand_from_settings
 from notifications.content.formatting import date_format, money_format
+from notifications.content.purchase import purchase_context
 from orders.models import Order
 
 # Documented for people writing overrides (docs/email-content.md); a test keeps it in step.
@@ -27,13 +28,26 @@ CONTEXT_VARIABLES = {
     "order.amount": "the amount with its currency and the currency's decimals, formatted for the language "
     "(€49.90, 49,90 €, ¥1,500)",
     "order.placed_on": "the day the order was placed, formatted for the language",
+    "order.customer_name": "the customer's name as the shop sent it (empty for a short-body order)",
+    "order.lines": "what was bought, one entry per line, each with sku, name, quantity, unit_price, total "
+    "and tax_rate (19 %), amounts formatted; empty for an order placed with the short body",
+    "order.subtotal": "the lines' totals added up, formatted",
+    "order.shipping_method": "how it is delivered (empty when the shop sent none)",
+    "order.shipping_price": "what delivery costs, formatted (empty when the shop sent none)",
+    "order.discounts": "each discount, with label (its description, else its code), code and amount",
+    "order.tax_total": "the taxes in the total, formatted (empty when the shop sent none)",
+    "order.shipping_address": "where it goes, as the lines of an envelope, the country's name in the "
+    "email's language",
+    "order.billing_address": "the billing address's lines; empty when the shop sent none",
     "customer_email": "the customer's address",
     "locale": "the email's language code (en, ru)",
     "subject": "the rendered subject (in the text and HTML parts)",
 }
 
 
-def email_context(order: Order, locale: str) -> dict[str, Any]:
+def email_context(order: Order, locale: str, content: dict[str, Any] | None) -> dict[str, Any]:
+    """`content`: what was bought, in the version the email shows (orders.OrderVersion), or
+    None for an order placed with the short body."""
     placed = order.created_at or timezone.now()
     return {
         "shop": brand_from_settings().as_context(),
@@ -42,6 +56,7 @@ def email_context(order: Order, locale: str) -> dict[str, Any]:
             "id": str(order.id),
             "amount": money_format(Decimal(order.amount), order.currency, locale),
             "placed_on": date_format(timezone.localdate(placed), locale),
+            **purchase_context(content, locale),
         },
         "customer_email": order.customer_email,
         "locale": locale,
@@ -55,12 +70,67 @@ def order_number(order: Order) -> str:
 
 
 def sample_order(locale: str, *, placed_at: datetime | None = None) -> Order:
-    """An order that is never saved: previews and the render check of an override use it."""
+    """An order that is never saved: previews and the render check of an override use it,
+    with SAMPLE_CONTENT (sample_context)."""
     return Order(
         id=uuid.UUID("1f3a9c2b-5d4e-4f60-8a71-92b3c4d5e6f7"),
+        number=SAMPLE_CONTENT["number"],
         customer_email="ada.lovelace@example.com",
+        customer_name=SAMPLE_CONTENT["customer_name"],
         amount=Decimal("49.90"),
         currency="EUR",
         locale=locale,
         created_at=placed_at or timezone.now(),
+        content_version=1,
     )
+
+
+def sample_context(locale: str, *, placed_at: datetime | None = None) -> dict[str, Any]:
+    """The values of the sample order, as an email in `locale` sees them."""
+    return email_context(sample_order(locale, placed_at=placed_at), locale, SAMPLE_CONTENT)
+
+
+def sample_short_context(locale: str, *, placed_at: datetime | None = None) -> dict[str, Any]:
+    """The values of a sample order placed with the short body (address, amount, currency):
+    no number of the shop's, no lines, no addresses. A wording must render for it too."""
+    order = sample_order(locale, placed_at=placed_at)
+    order.number, order.customer_name, order.content_version = None, "", None
+    return email_context(order, locale, None)
+
+
+# What the sample order bought: every part an order may have, so a preview shows each.
+SAMPLE_CONTENT: dict[str, Any] = {
+    "number": "1001",
+    "customer_email": "ada.lovelace@example.com",
+    "customer_name": "Ada Lovelace",
+    "currency": "EUR",
+    "lines": [
+        {
+            "sku": "MUG-BLUE",
+            "name": "Blue mug",
+            "quantity": 2,
+            "unit_price": 1490,
+            "total": 2980,
+            "tax_rate": "0.19",
+        },
+        {
+            "sku": "TEA-EARL",
+            "name": "Earl Grey, 250 g",
+            "quantity": 1,
+            "unit_price": 1810,
+            "total": 1810,
+            "tax_rate": "0.07",
+        },
+    ],
+    "shipping_address": {
+        "name": "Ada Lovelace",
+        "line1": "Hauptstrasse 12",
+        "postal_code": "10115",
+        "city": "Berlin",
+        "country": "DE",
+    },
+    "shipping": {"method": "DHL Paket", "price": 490},
+    "discounts": [{"code": "WELCOME", "description": "Welcome discount", "amount": 290}],
+    "tax_total": 594,
+    "total": 4990,
+}

@@ -10,7 +10,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 
 from notifications.audit import action_finish, action_start
-from notifications.content.context import email_context, sample_order
+from notifications.content.context import sample_context
 from notifications.content.errors import RenderError
 from notifications.content.preview_files import PreviewRefused, email_kind_check, email_language_check
 from notifications.content.render import RenderedEmail, email_render
@@ -82,4 +82,4 @@ def email_test_send(*, address: str, kind: str, locale: str, actor_name: str) ->
 
 
 def _sample_render(kind: str, locale: str) -> RenderedEmail:
-    return email_render(live_source(kind, locale), email_context(sample_order(locale), locale))
+    return email_render(live_source(kind, locale), sample_context(locale))

@@ -13,12 +13,12 @@ def money_format(amount: Decimal, currency: str, locale: str) -> str:
     amount has: Babel would otherwise round to the currency's decimals, and ¥0.01 would read
     "¥0". The API refuses such amounts (orders/currencies.py); an order stored before that
     rule is still shown as it is."""
-    return format_currency(amount, currency, locale=_babel_locale(locale), decimal_quantization=False)
+    return format_currency(amount, currency, locale=babel_locale(locale), decimal_quantization=False)
 
 
 def date_format(day: date, locale: str) -> str:
-    return format_date(day, format="long", locale=_babel_locale(locale))
+    return format_date(day, format="long", locale=babel_locale(locale))
 
 
-def _babel_locale(locale: str) -> str:
+def babel_locale(locale: str) -> str:
     return locale.replace("-", "_")  # Django's "en-us" is Babel's "en_US"

@@ -11,7 +11,7 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from notifications.content.context import email_context, sample_order
+from notifications.content.context import sample_context, sample_short_context
 from notifications.content.errors import RenderError
 from notifications.content.render import RenderedEmail, email_render
 from notifications.content.sources import TemplateSource, version_source
@@ -23,9 +23,9 @@ class OverrideRefused(Exception):
 
 
 def override_check(*, kind: str, locale: str, subject: str, text: str, html: str) -> RenderedEmail:
-    """Render the text against the sample order; raises RenderError saying what is wrong."""
+    """Render the text against the sample orders; raises RenderError saying what is wrong."""
     source = TemplateSource(kind=kind, locale=locale, subject=subject, text=text, html=html, draft=True)
-    return email_render(source, email_context(sample_order(locale), locale))
+    return sample_renders(source)
 
 
 @transaction.atomic
@@ -66,7 +66,7 @@ def override_publish(version_id: int, *, by_name: str) -> EmailTemplateVersion:
     if version.state != "draft":
         raise OverrideRefused(f"Version {version.number} is {version.state}; only a draft can be published.")
     try:  # rendered again: a shipped base layout it extends may have changed since the draft
-        email_render(version_source(version), email_context(sample_order(version.locale), version.locale))
+        sample_renders(version_source(version))
     except RenderError as exc:
         raise OverrideRefused(str(exc)) from exc
     now = timezone.now()
@@ -94,3 +94,11 @@ def _retire_live(kind: str, locale: str, *, by_name: str, now: datetime) -> Emai
         live.retired_by_name = by_name
         live.save(update_fields=["retired_at", "retired_by_name"])
     return live
+
+
+def sample_renders(source: TemplateSource) -> RenderedEmail:
+    """The wording rendered for an order placed with the short body, then for the sample shop
+    order, whose rendering it returns: an email must render for both kinds of order, or it
+    would fail at its first attempt for the kind its author did not preview."""
+    email_render(source, sample_short_context(source.locale))
+    return email_render(source, sample_context(source.locale))

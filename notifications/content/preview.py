@@ -5,13 +5,14 @@ render it, and the text a new version starts from. Nothing here is stored."""
 import uuid
 from dataclasses import dataclass
 
-from notifications.content.context import email_context, sample_order
+from notifications.content.context import email_context, sample_context
 from notifications.content.errors import RenderError
 from notifications.content.render import RenderedEmail, email_render
 from notifications.content.snapshot import email_locale_of, email_render_for_order
 from notifications.content.sources import live_source, live_version, version_source
 from notifications.models import EmailTemplateVersion, Notification
 from orders.models import Order
+from orders.selectors import order_content
 
 
 class PreviewOrderMissing(Exception):
@@ -54,9 +55,12 @@ def preview_order(order_id: str) -> Order:
 def version_preview(version: EmailTemplateVersion, order: Order | None = None) -> Preview:
     """The version's wording in its own language, with the values of `order` (default: the
     sample order)."""
-    order = order or sample_order(version.locale)
+    if order is None:
+        context = sample_context(version.locale)
+    else:
+        context = email_context(order, version.locale, order_content(order))
     try:
-        rendered = email_render(version_source(version), email_context(order, version.locale))
+        rendered = email_render(version_source(version), context)
     except RenderError as exc:
         return Preview(None, str(exc), version)
     return Preview(rendered, version=version)
@@ -67,7 +71,10 @@ def notification_preview_now(notification: Notification) -> Preview:
     version = live_version(notification.kind, email_locale_of(notification.order))
     try:
         rendered, _ = email_render_for_order(
-            kind=notification.kind, order=notification.order, version=version
+            kind=notification.kind,
+            order=notification.order,
+            version=version,
+            content=order_content(notification.order, notification.content_version),
         )
     except RenderError as exc:
         return Preview(None, str(exc), version)

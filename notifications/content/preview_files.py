@@ -4,10 +4,11 @@ email_preview`). Every way it can go wrong is a PreviewRefused in plain words.""
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 
-from notifications.content.context import email_context, sample_order
+from notifications.content.context import email_context, sample_context
 from notifications.content.errors import RenderError
 from notifications.content.preview import PreviewOrderMissing, preview_order
 from notifications.content.render import email_render
@@ -15,6 +16,7 @@ from notifications.content.snapshot import email_locale_of, snapshot_exists
 from notifications.content.sources import live_source
 from notifications.models import Notification
 from orders.models import Order
+from orders.selectors import order_content
 
 
 class PreviewRefused(Exception):
@@ -62,7 +64,7 @@ def preview_of_sample(kind: str, locale: str | None) -> EmailPreview:
     locale = locale or settings.LANGUAGE_CODE
     email_kind_check(kind)
     email_language_check(locale)
-    return _live(kind, sample_order(locale), locale, about="the sample order")
+    return _live(kind, sample_context(locale), locale, about="the sample order")
 
 
 def preview_of_order(kind: str, order_id: str, locale: str | None) -> EmailPreview:
@@ -89,7 +91,8 @@ def preview_of_order(kind: str, order_id: str, locale: str | None) -> EmailPrevi
             )
         about += f" (its stored email is in {stored}, not what is sent)"
     locale = locale or email_locale_of(order)
-    return _live(kind, order, locale, about=about)
+    context = email_context(order, locale, order_content(order, notification.content_version))
+    return _live(kind, context, locale, about=about)
 
 
 def preview_write(preview: EmailPreview, out_dir: Path) -> PreviewFiles:
@@ -102,10 +105,10 @@ def preview_write(preview: EmailPreview, out_dir: Path) -> PreviewFiles:
     return files
 
 
-def _live(kind: str, order: Order, locale: str, *, about: str) -> EmailPreview:
+def _live(kind: str, context: dict[str, Any], locale: str, *, about: str) -> EmailPreview:
     try:
         source = live_source(kind, locale)
-        rendered = email_render(source, email_context(order, locale))
+        rendered = email_render(source, context)
     except RenderError as exc:
         raise PreviewRefused(str(exc)) from exc
     return EmailPreview(

@@ -5,6 +5,7 @@ provider compares the body it saw under a key with the one it gets again, and re
 replays stale content for) a drift."""
 
 from datetime import datetime
+from typing import Any
 
 from django.conf import settings
 
@@ -14,6 +15,7 @@ from notifications.content.sources import TemplateSource, shipped_source, versio
 from notifications.models import EmailTemplateVersion, Notification
 from notifications.providers.base import OutboundEmail
 from orders.models import Order
+from orders.selectors import order_content
 
 SNAPSHOT_FIELDS = [
     "email_locale",
@@ -24,6 +26,13 @@ SNAPSHOT_FIELDS = [
     "email_rendered_at",
     "email_template_id",
 ]
+
+
+class _Current:
+    """The order's current content, read when the email is rendered."""
+
+
+CURRENT_CONTENT = _Current()
 
 
 def email_locale_of(order: Order) -> str:
@@ -37,20 +46,36 @@ def email_source(kind: str, locale: str, version: EmailTemplateVersion | None) -
 
 
 def email_render_for_order(
-    *, kind: str, order: Order, version: EmailTemplateVersion | None
+    *,
+    kind: str,
+    order: Order,
+    version: EmailTemplateVersion | None,
+    content: dict[str, Any] | _Current | None = CURRENT_CONTENT,
 ) -> tuple[RenderedEmail, str]:
-    """Render without storing (previews, the naive bench pipeline). Raises RenderError."""
+    """Render without storing (previews, the naive bench pipeline). `content`: what was
+    bought in the version the email shows; by default the order's current one, read here.
+    Raises RenderError."""
+    if isinstance(content, _Current):
+        content = order_content(order)
     locale = email_locale_of(order)
     source = email_source(kind, locale, version)
-    return email_render(source, email_context(order, locale)), locale
+    return email_render(source, email_context(order, locale, content)), locale
 
 
 def snapshot_take(
-    notification: Notification, order: Order, *, version: EmailTemplateVersion | None, now: datetime
+    notification: Notification,
+    order: Order,
+    *,
+    content: dict[str, Any] | None,
+    version: EmailTemplateVersion | None,
+    now: datetime,
 ) -> list[str]:
     """Render and set the snapshot fields (the caller saves them with its own update); return
-    their attribute names. Raises RenderError and then sets nothing."""
-    rendered, locale = email_render_for_order(kind=notification.kind, order=order, version=version)
+    their attribute names. `content` is the version the notification's event saw
+    (Notification.content_version). Raises RenderError and then sets nothing."""
+    rendered, locale = email_render_for_order(
+        kind=notification.kind, order=order, version=version, content=content
+    )
     notification.email_locale = locale
     notification.email_subject = rendered.subject
     notification.email_text = rendered.text

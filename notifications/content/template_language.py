@@ -11,24 +11,44 @@ the editor reads the tag or filter, not Django's vaguer "did you forget to load 
 
 Two options of the allowed tags are refused as well: a value stored with `{% translate … as
 x %}` or `{% blocktranslate … asvar x %}` can be repeated by the next one, each step
-multiplying the size (ten steps of ten repetitions: 10^10 characters)."""
+multiplying the size (ten steps of ten repetitions: 10^10 characters).
+
+What was bought needs a loop, so `{% for %}` is allowed in a bounded form: over one of the
+order's lists named in LOOPABLE (each bounded by the API: at most 250 lines, 20 discounts, an
+address's few lines), and never inside another `{% for %}`. A loop then repeats its body at most
+250 times, and the template's own size cap (render_limits.py) bounds the body: the size grows
+by a factor, never by a power. `{% if %}` repeats nothing."""
 
 import re
 
 from django.template import Library, Node, TemplateSyntaxError
-from django.template.base import Lexer, Parser, Token, TokenType
-from django.template.defaulttags import load
+from django.template.base import Lexer, NodeList, Parser, Token, TokenType, Variable
+from django.template.defaulttags import ForNode, do_for, do_if, load
 from django.template.loader_tags import do_block, do_extends
 from django.templatetags.i18n import do_block_translate, do_translate
 
 LAYOUTS = ("notifications/email/base.txt", "notifications/email/base.html")
 # `trans` and `blocktrans` are Django's older names of the same two tags.
-ALLOWED_TAGS = ("load", "extends", "block", "translate", "trans", "blocktranslate", "blocktrans")
-CLOSING_WORDS = ("endblock", "endblocktranslate", "endblocktrans", "plural")
+ALLOWED_TAGS = (
+    "load",
+    "extends",
+    "block",
+    "translate",
+    "trans",
+    "blocktranslate",
+    "blocktrans",
+    "if",
+    "for",
+)
+CLOSING_WORDS = ("endblock", "endblocktranslate", "endblocktrans", "plural", "elif", "else", "empty")
+# The lists a `{% for %}` may go over, each with a bound the API enforces (orders/content.py).
+LOOPABLE = ("order.lines", "order.discounts", "order.shipping_address", "order.billing_address")
 ALLOWED_FILTERS: tuple[str, ...] = ()  # the shipped templates use none
 ALLOWED_SUMMARY = (
     "{% load i18n %}, {% extends %} of notifications/email/base.txt or base.html, {% block %}, "
-    "{% translate %} and {% blocktranslate %}, variables, and no filters"
+    "{% translate %} and {% blocktranslate %}, {% if %}, {% for %} over "
+    + ", ".join(LOOPABLE)
+    + " (not nested), variables, and no filters"
 )
 _QUOTED = re.compile(r""""[^"\\]*(?:\\.[^"\\]*)*"|'[^'\\]*(?:\\.[^'\\]*)*'""")
 _FILTER = re.compile(r"\|\s*(\w+)")
@@ -36,6 +56,7 @@ _FILTER = re.compile(r"\|\s*(\w+)")
 register = Library()
 register.tag("load", load)  # only `i18n` is a library of the engine, and it is this one
 register.tag("block", do_block)
+register.tag("if", do_if)
 
 
 @register.tag("extends")
@@ -50,6 +71,26 @@ def extends_layout(parser: Parser, token: Token) -> Node:
             f'"{LAYOUTS[0]}" or "{LAYOUTS[1]}", named in quotes.'
         )
     return do_extends(parser, token)
+
+
+@register.tag("for")
+def for_bounded(parser: Parser, token: Token) -> Node:
+    """Over one of the order's bounded lists, and not inside another loop (the inner loop is
+    parsed first, so the outer one finds it in its body)."""
+    node = do_for(parser, token)
+    assert isinstance(node, ForNode)
+    sequence = getattr(node.sequence, "var", None)  # a Variable, or the value of a literal
+    if not isinstance(sequence, Variable) or sequence.var not in LOOPABLE:
+        raise TemplateSyntaxError(
+            f"{{% {token.contents} %}}: an email template may loop only over {', '.join(LOOPABLE)}."
+        )
+    bodies = [body for body in (node.nodelist_loop, node.nodelist_empty) if isinstance(body, NodeList)]
+    if any(body.get_nodes_by_type(ForNode) for body in bodies):
+        raise TemplateSyntaxError(
+            f"{{% {token.contents} %}}: an email template may not put a loop inside another loop "
+            "(nested loops are how a template grows without bound)."
+        )
+    return node
 
 
 @register.tag("translate")

@@ -13,7 +13,8 @@ from messaging.identity import current_process_name
 from notifications.content.errors import RenderError
 from notifications.content.snapshot import snapshot_exists, snapshot_take
 from notifications.delivery.circuit import CLOSED, CircuitSeen
-from notifications.delivery.statements import ClaimRead, attempt_start
+from notifications.delivery.claim_read import ClaimRead
+from notifications.delivery.statements import attempt_start
 from notifications.models import DeliveryAttempt, EmailTemplateVersion, Notification
 from orders.models import Order
 
@@ -84,7 +85,7 @@ def _snapshot_render(read: ClaimRead, now: datetime, *, into: dict[str, Any]) ->
         return ""
     version = EmailTemplateVersion.objects.get(pk=read.template_id) if read.template_id else None
     try:
-        names = snapshot_take(notification, read.order, version=version, now=now)
+        names = snapshot_take(notification, read.order, content=read.content, version=version, now=now)
     except RenderError as exc:
         logger.error("notification %s: the email does not render: %s", notification.pk, exc)
         return str(exc)

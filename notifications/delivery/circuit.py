@@ -10,7 +10,7 @@ another failure opens it for the next period. An operator's pause (`manage.py pr
 pause`) holds every email until `resume`.
 
 The state costs nothing while all is well: the claim's locked read brings the row along
-(statements.py), and it is written only when a call fails or the state is not closed."""
+(claim_read.py), and it is written only when a call fails or the state is not closed."""
 
 import logging
 import random

@@ -17,6 +17,7 @@ from messaging.registry import EventType
 from notifications.delivery import reasons
 from notifications.delivery.attempts import Claim, attempt_start_claimed
 from notifications.delivery.circuit import PROBE, circuit_gate, circuit_wait
+from notifications.delivery.claim_read import ClaimKey, ClaimRead, claim_reads
 from notifications.delivery.rate_limit import rate_token_take
 from notifications.delivery.rules import Action, notification_decide
 from notifications.delivery.state import (
@@ -26,7 +27,6 @@ from notifications.delivery.state import (
     outcome_uncertain,
     resend_is_safe,
 )
-from notifications.delivery.statements import ClaimKey, ClaimRead, claim_reads
 from notifications.events import EMAIL_KIND_OF_EVENT
 from notifications.models import Notification, Suppression
 from notifications.providers.base import MailProvider
@@ -63,7 +63,7 @@ def notification_claims(
     """Take each request's notification lease and write its attempt row, or say why not to
     send, all in one transaction: one commit for a batch, and one for a single delivery (a
     batch of one). Decisions that are errors are returned, not raised, so the state change
-    they describe commits. One statement reads and locks every row first (statements.py)."""
+    they describe commits. One statement reads and locks every row first (claim_read.py)."""
     # A second delivery of the same email in the batch reads again, after the first one's claim.
     first_of_email: dict[tuple[uuid.UUID, str], int] = {}
     for index, request in enumerate(requests):

@@ -1,7 +1,7 @@
-"""The hot path's statements, one round trip each instead of the ORM's read-then-write
+"""The hot path's writes, one round trip each instead of the ORM's read-then-write
 sequences, for one delivery or a batch of them alike (a single delivery is a batch of one):
-the claim's locked read, the claim's write, and the accepted outcome. Anything unusual takes
-the ORM path in claims.py and outcomes.py.
+the claim's write and the accepted outcome (the claim's read is claim_read.py). Anything
+unusual takes the ORM path in claims.py and outcomes.py.
 
 Table names come from the models, so a renamed table cannot leave a stale statement behind."""
 
@@ -11,104 +11,14 @@ from datetime import datetime
 from typing import Any
 
 from django.db import connection
-from django.db.models import Model
 
 from infra.prepared import prepared_cursor
 from messaging.models import ProcessedEvent
-from notifications.delivery.circuit import CLOSED, CircuitSeen
-from notifications.models import (
-    DeliveryAttempt,
-    EmailTemplateVersion,
-    Notification,
-    ProviderCircuit,
-    Suppression,
-)
-from orders.models import Order
+from notifications.models import DeliveryAttempt, Notification
 
-
-def columns_of(model: type[Model], alias: str) -> str:
-    return ", ".join(
-        f"{alias}.{connection.ops.quote_name(field.column)}" for field in model._meta.concrete_fields
-    )
-
-
-def _attnames(model: type[Model]) -> list[str]:
-    return [field.attname for field in model._meta.concrete_fields]
-
-
-# Every (order, kind) wanted, in one round trip: the order and its notification under their row
-# locks, whether the inbox has the event, the address's active suppression (what
-# tracking.suppression.suppression_active says), the live wording override (what
-# content.sources.live_version says) and the provider's circuit (circuit.py), unlocked: no row
-# means closed. Lock order everywhere: the order row, then its notification (PostgreSQL locks
-# them in the order of FOR ... OF), row after row in order id order (LockRows runs above the
-# sort); so claims never deadlock with each other or with an order's change
-# (tests/integration/test_claim_lock_order.py shows both).
-_CLAIM_READ = f"""
-WITH wanted (position, order_id, kind, event_id, inbox_key) AS (
-    SELECT * FROM unnest(%(positions)s::int[], %(order_ids)s::uuid[], %(kinds)s::text[],
-                         %(event_ids)s::uuid[], %(inbox_keys)s::text[])
-)
-SELECT w.position, {columns_of(Order, "o")}, {columns_of(Notification, "n")},
-       EXISTS (SELECT 1 FROM {ProcessedEvent._meta.db_table} i
-                WHERE i.event_id = w.event_id AND i.handler = w.inbox_key),
-       (SELECT s.id FROM {Suppression._meta.db_table} s
-         WHERE lower(s.address) = lower(o.customer_email) AND s.lifted_at IS NULL LIMIT 1),
-       (SELECT v.id FROM {EmailTemplateVersion._meta.db_table} v
-         WHERE v.kind = w.kind AND v.locale = o.locale
-           AND v.published_at IS NOT NULL AND v.retired_at IS NULL LIMIT 1),
-       c.state, c.failures, c.retry_at, c.probe_until, c.paused_by
-  FROM wanted w
-  JOIN {Order._meta.db_table} o ON o.id = w.order_id
-  JOIN {Notification._meta.db_table} n ON n.order_id = o.id AND n.kind = w.kind
-  LEFT JOIN {ProviderCircuit._meta.db_table} c ON c.provider = %(provider)s
- ORDER BY o.id, n.id
-   FOR NO KEY UPDATE OF o, n
-"""
-_ORDER_ATTNAMES = _attnames(Order)
-_NOTIFICATION_ATTNAMES = _attnames(Notification)
 _NOTIFICATION_COLUMNS = {
     field.attname: field.get_attname_column()[1] for field in Notification._meta.concrete_fields
 }
-
-
-@dataclass(frozen=True)
-class ClaimKey:
-    order_id: uuid.UUID
-    kind: str
-    event_id: uuid.UUID
-    inbox_key: str
-
-
-@dataclass(frozen=True)
-class ClaimRead:
-    order: Order
-    notification: Notification
-    processed: bool  # the inbox already has this event
-    suppression_id: int | None  # the address's active suppression
-    template_id: int | None  # the live EmailTemplateVersion of the kind in the order's language
-    circuit: CircuitSeen = CLOSED  # the provider's circuit breaker
-
-
-def claim_reads(keys: list[ClaimKey], *, provider: str) -> dict[int, ClaimRead]:
-    """What each claim reads, by position in `keys`; a position is missing when its order or
-    notification does not exist (the caller's slower path tells the two apart). Each
-    (order, kind) must appear once: a second delivery of the same email must read what the
-    first one's claim wrote. Must run inside the claim's transaction."""
-    with prepared_cursor() as cursor:
-        cursor.execute(
-            _CLAIM_READ,
-            {
-                "positions": list(range(len(keys))),
-                "order_ids": [key.order_id for key in keys],
-                "kinds": [key.kind for key in keys],
-                "event_ids": [key.event_id for key in keys],
-                "inbox_keys": [key.inbox_key for key in keys],
-                "provider": provider,
-            },
-        )
-        rows = cursor.fetchall()
-    return {row[0]: _claim_read_of(row[1:]) for row in rows}
 
 
 def attempt_start(
@@ -223,21 +133,3 @@ def accepted_record(accepted: list[Accepted], *, now: datetime) -> list[MarkedSe
         )
         rows = cursor.fetchall()
     return [MarkedSent(kind=kind, created_at=created_at) for kind, created_at in rows]
-
-
-def _claim_read_of(row: tuple[Any, ...]) -> ClaimRead:
-    split = len(_ORDER_ATTNAMES)
-    end = split + len(_NOTIFICATION_ATTNAMES)
-    order = Order.from_db(connection.alias, _ORDER_ATTNAMES, row[:split])
-    notification = Notification.from_db(connection.alias, _NOTIFICATION_ATTNAMES, row[split:end])
-    processed, suppression_id, template_id, state, failures, retry_at, probe_until, paused_by = row[end:]
-    notification.order = order
-    circuit = CLOSED if state is None else CircuitSeen(state, failures, retry_at, probe_until, paused_by)
-    return ClaimRead(
-        order,
-        notification,
-        processed,
-        suppression_id=suppression_id,
-        template_id=template_id,
-        circuit=circuit,
-    )

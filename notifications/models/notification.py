@@ -92,6 +92,12 @@ class Notification(models.Model):
         related_name="+",
     )
 
+    # The version of the order's content (orders.OrderVersion) its event saw, taken when the
+    # event was recorded: the email shows that version, whatever the order became before the
+    # first attempt. NULL for an order placed with the short body (it has no content), and for
+    # notifications created by a process of the previous release.
+    content_version = models.PositiveIntegerField(null=True, blank=True)
+
     class Meta:
         ordering = ["-created_at"]
         constraints = [

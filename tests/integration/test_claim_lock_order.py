@@ -10,7 +10,7 @@ import uuid
 import psycopg
 import pytest
 
-from notifications.delivery.statements import _CLAIM_READ
+from notifications.delivery.claim_read import _CLAIM_READ
 from tests.factories import NotificationFactory
 from tests.waiting import wait_until
 from tools.drill.sql import one_row

@@ -1,6 +1,7 @@
 """Every email kind in every language, rendered from the shipped templates against the sample
-order and compared with the committed snapshot files (tests/unit/email_snapshots/); a change
-of wording shows up as a diff to review. Rewrite them with UPDATE_EMAIL_SNAPSHOTS=1.
+shop order and the sample short-body order, and compared with the committed snapshot files
+(tests/unit/email_snapshots/); a change of wording shows up as a diff to review. Rewrite them
+with UPDATE_EMAIL_SNAPSHOTS=1.
 
 Beyond the snapshot: the HTML parses without errors, no template syntax is left in any
 part, every link and image is absolute, and the parts are what a mail client needs."""
@@ -14,7 +15,11 @@ import html5lib  # type: ignore[import-untyped]  # no stubs installed (types-htm
 import pytest
 from django.conf import settings
 
-from notifications.content.context import email_context, order_number, sample_order
+from notifications.content.context import (
+    SAMPLE_CONTENT,
+    sample_context,
+    sample_short_context,
+)
 from notifications.content.render import RenderedEmail, email_render
 from notifications.content.sources import TemplateSource, shipped_source
 from notifications.models import Notification
@@ -23,31 +28,33 @@ SNAPSHOTS = Path(__file__).parent / "email_snapshots"
 PLACED_AT = datetime(2026, 3, 14, 9, 30, tzinfo=UTC)
 KINDS = [kind.value for kind in Notification.Kind]
 LOCALES = [code for code, _ in settings.LANGUAGES]
+FORMS = {"shop": sample_context, "short": sample_short_context}
 CASES = [(kind, locale) for kind in KINDS for locale in LOCALES]
+FORM_CASES = [(kind, locale, form) for kind, locale in CASES for form in FORMS]
 TEMPLATE_SYNTAX = re.compile(r"\{\{|\}\}|\{%|%\}|\{#|#\}")
 URL_ATTRIBUTES = re.compile(r'\b(href|src)="([^"]*)"')
 
 
-def _render(kind: str, locale: str) -> RenderedEmail:
-    order = sample_order(locale, placed_at=PLACED_AT)
-    return email_render(shipped_source(kind, locale), email_context(order, locale))
+def _render(kind: str, locale: str, form: str = "shop") -> RenderedEmail:
+    return email_render(shipped_source(kind, locale), FORMS[form](locale, placed_at=PLACED_AT))
 
 
-@pytest.mark.parametrize(("kind", "locale"), CASES)
-def test_the_email_matches_its_committed_snapshot(kind, locale):
-    email = _render(kind, locale)
+@pytest.mark.parametrize(("kind", "locale", "form"), FORM_CASES)
+def test_the_email_matches_its_committed_snapshot(kind, locale, form):
+    email = _render(kind, locale, form)
     parts = {"subject.txt": email.subject + "\n", "txt": email.text, "html": email.html}
+    stem = f"{kind}.{locale}" if form == "shop" else f"{kind}.{locale}.{form}"
     for suffix, rendered in parts.items():
-        path = SNAPSHOTS / f"{kind}.{locale}.{suffix}"
+        path = SNAPSHOTS / f"{stem}.{suffix}"
         if os.environ.get("UPDATE_EMAIL_SNAPSHOTS") == "1":
             path.write_text(rendered, encoding="utf-8")
         assert path.is_file(), f"{path} is missing: run with UPDATE_EMAIL_SNAPSHOTS=1 and review it"
         assert rendered == path.read_text(encoding="utf-8"), f"{path.name} changed: review, then update"
 
 
-@pytest.mark.parametrize(("kind", "locale"), CASES)
-def test_the_html_parses_strictly_and_declares_its_language(kind, locale):
-    email = _render(kind, locale)
+@pytest.mark.parametrize(("kind", "locale", "form"), FORM_CASES)
+def test_the_html_parses_strictly_and_declares_its_language(kind, locale, form):
+    email = _render(kind, locale, form)
     parser = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False)
     document = parser.parse(email.html)  # raises on any parse error
     assert document.get("lang") == locale
@@ -61,9 +68,9 @@ def test_the_html_parses_strictly_and_declares_its_language(kind, locale):
     assert "<style" not in email.html, "no style block is left for clients that strip it"
 
 
-@pytest.mark.parametrize(("kind", "locale"), CASES)
-def test_no_template_syntax_is_left_and_every_url_is_absolute(kind, locale):
-    email = _render(kind, locale)
+@pytest.mark.parametrize(("kind", "locale", "form"), FORM_CASES)
+def test_no_template_syntax_is_left_and_every_url_is_absolute(kind, locale, form):
+    email = _render(kind, locale, form)
     for part in (email.subject, email.text, email.html):
         assert not TEMPLATE_SYNTAX.search(part), part
     urls = [url for _, url in URL_ATTRIBUTES.findall(email.html)]
@@ -72,10 +79,10 @@ def test_no_template_syntax_is_left_and_every_url_is_absolute(kind, locale):
         assert url.startswith(("https://", "mailto:")), f"{url!r} is not absolute"
 
 
-@pytest.mark.parametrize(("kind", "locale"), CASES)
-def test_the_text_part_reads_on_its_own(kind, locale):
-    email = _render(kind, locale)
-    assert order_number(sample_order(locale)) in email.text
+@pytest.mark.parametrize(("kind", "locale", "form"), FORM_CASES)
+def test_the_text_part_reads_on_its_own(kind, locale, form):
+    email = _render(kind, locale, form)
+    assert (SAMPLE_CONTENT["number"] if form == "shop" else "1F3A9C2B") in email.text
     assert settings.SHOP_SUPPORT_EMAIL in email.text
     assert "<" not in email.text, "no markup in the text part"
     assert email.text.endswith("\n")
@@ -90,6 +97,46 @@ def test_amounts_and_dates_are_written_the_customers_way(locale, amount, day):
     email = _render("order_confirmation", locale)
     assert amount in email.text
     assert day in email.text
+
+
+def _visible_text(html: str) -> str:
+    document = html5lib.parse(html, namespaceHTMLElements=False)
+    # Runs of ASCII whitespace only: the no-break spaces of "49,90\xa0€" are part of the value.
+    return re.sub(r"[ \t\r\n]+", " ", "".join(document.find("body").itertext()))
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_the_confirmation_shows_what_was_bought_in_both_parts(locale):
+    email = _render("order_confirmation", locale)
+    order = sample_context(locale, placed_at=PLACED_AT)["order"]
+
+    expected = [
+        *(
+            line[key]
+            for line in order["lines"]
+            for key in ("name", "sku", "quantity", "unit_price", "total", "tax_rate")
+        ),
+        *order["shipping_address"],
+        order["shipping_method"],
+        order["shipping_price"],
+        order["subtotal"],
+        order["tax_total"],
+        order["amount"],
+        order["customer_name"],
+        *(discount[key] for discount in order["discounts"] for key in ("label", "amount")),
+    ]
+    assert len(expected) == 2 * 6 + 4 + 6 + 2, expected  # every part of the sample is asked for
+    assert all(expected), expected
+    for part_name, part in (("text", email.text), ("html", _visible_text(email.html))):
+        missing = [value for value in expected if value not in part]
+        assert not missing, f"the {part_name} part of the {locale} confirmation lacks {missing}"
+
+
+def test_an_order_placed_with_the_short_body_shows_its_amount_and_no_lines():
+    email = _render("order_confirmation", "en", "short")
+    assert "Amount: €49.90" in email.text
+    assert "What you ordered" not in email.text
+    assert "What you ordered" not in email.html
 
 
 def test_russian_emails_are_in_russian():
@@ -109,6 +156,6 @@ def test_a_linked_stylesheet_is_dropped_never_fetched():
     source = TemplateSource(
         kind=shipped.kind, locale="en", subject=shipped.subject, text=shipped.text, html=linked
     )
-    email = email_render(source, email_context(sample_order("en", placed_at=PLACED_AT), "en"))
+    email = email_render(source, sample_context("en", placed_at=PLACED_AT))
     assert "127.0.0.1:9" not in email.html
     assert "<link" not in email.html

@@ -2,9 +2,6 @@
 discounts and totals in minor units; what does not add up is refused whole, what was
 accepted is kept as it came, and the short body of the first release still works."""
 
-import copy
-from typing import Any
-
 import pytest
 from rest_framework.test import APIClient
 
@@ -14,44 +11,9 @@ from notifications.content.snapshot import email_render_for_order
 from notifications.models import Notification
 from orders.content import MAX_LINES
 from orders.models import Order, OrderVersion
+from tests.shop_order_bodies import SHOP_ORDER, shop_order_body
 
 pytestmark = pytest.mark.django_db
-
-SHOP_ORDER: dict[str, Any] = {
-    "number": "1001",
-    "customer_email": "ada@example.com",
-    "customer_name": "Ada Lovelace",
-    "currency": "EUR",
-    "locale": "en",
-    "lines": [
-        {
-            "sku": "TEA-GREEN",
-            "name": "Green tea",
-            "quantity": 2,
-            "unit_price": 1250,
-            "total": 2500,
-            "tax_rate": "0.07",
-        },
-        {"sku": "MUG-1", "name": "Mug", "quantity": 1, "unit_price": 990, "total": 990, "tax_rate": "0.19"},
-    ],
-    "shipping_address": {
-        "name": "Ada Lovelace",
-        "line1": "Hauptstraße 1",
-        "postal_code": "10115",
-        "city": "Berlin",
-        "country": "DE",
-    },
-    "shipping": {"method": "DHL Paket", "price": 490},
-    "discounts": [{"code": "WELCOME", "description": "Welcome", "amount": 500}],
-    "tax_total": 296,
-    "total": 3480,
-}
-
-
-def _shop_order(**changes) -> dict:
-    body = copy.deepcopy(SHOP_ORDER)
-    body.update(changes)
-    return body
 
 
 def _nothing_stored() -> bool:
@@ -112,7 +74,7 @@ def test_amounts_that_do_not_add_up_are_a_400_naming_the_first_mismatch_and_noth
     client, change, field, words
 ):
     # when
-    response = client.post("/api/orders/", _shop_order(**change), format="json")
+    response = client.post("/api/orders/", shop_order_body(**change), format="json")
     # then
     assert response.status_code == 400, response.content
     problems = response.json()["fields"]
@@ -124,7 +86,7 @@ def test_amounts_that_do_not_add_up_are_a_400_naming_the_first_mismatch_and_noth
 
 def test_a_total_the_currency_cannot_hold_is_refused_on_the_total():
     # KWD has three decimals; orders keep two, so 12.345 cannot be kept (orders/currencies.py)
-    body = _shop_order(
+    body = shop_order_body(
         currency="KWD",
         lines=[
             {"sku": "A", "name": "A", "quantity": 1, "unit_price": 12345, "total": 12345, "tax_rate": "0"}
@@ -167,7 +129,7 @@ ADDRESS = SHOP_ORDER["shipping_address"]
     ],
 )
 def test_each_limit_and_unknown_field_is_a_400_naming_the_field(client, change, field):
-    response = client.post("/api/orders/", _shop_order(**change), format="json")
+    response = client.post("/api/orders/", shop_order_body(**change), format="json")
     assert response.status_code == 400, response.content
     assert field in response.json()["fields"], response.json()
     assert _nothing_stored()
@@ -194,7 +156,7 @@ def test_the_same_number_sent_again_is_the_same_order_and_with_other_content_a_4
     assert again.headers["Idempotent-Replayed"] == "true"
     assert again.json()["id"] == first.json()["id"]
     # when the same number comes with other content
-    other = client.post("/api/orders/", _shop_order(customer_name="Someone Else"), format="json")
+    other = client.post("/api/orders/", shop_order_body(customer_name="Someone Else"), format="json")
     # then
     assert other.status_code == 409
     assert other.json()["error"] == "order_number_taken"
@@ -234,7 +196,7 @@ def test_the_confirmation_shows_the_shops_number(client):
 
 
 def test_the_admin_shows_the_number_and_what_was_bought_escaped(client, admin_client):
-    body = _shop_order(customer_name="<script>alert(1)</script>")
+    body = shop_order_body(customer_name="<script>alert(1)</script>")
     order_id = client.post("/api/orders/", body, format="json").json()["id"]
     # when
     page = admin_client.get(f"/admin/orders/order/{order_id}/change/").content.decode()
