@@ -48,7 +48,7 @@ class StrictSerializer(serializers.Serializer):
         return super().to_internal_value(data)
 
 
-def _text(max_length: int, *, required: bool = True, help_text: str = "") -> serializers.CharField:
+def text_field(max_length: int, *, required: bool = True, help_text: str = "") -> serializers.CharField:
     return serializers.CharField(
         max_length=max_length,
         required=required,
@@ -88,8 +88,8 @@ def _offered_language(value: str) -> None:
 
 
 class LineInput(StrictSerializer):
-    sku = _text(SHORT_TEXT, help_text="The shop's article number.")
-    name = _text(NAME_TEXT, help_text="The product as the customer knows it.")
+    sku = text_field(SHORT_TEXT, help_text="The shop's article number.")
+    name = text_field(NAME_TEXT, help_text="The product as the customer knows it.")
     quantity = serializers.IntegerField(min_value=1, max_value=MAX_QUANTITY)
     unit_price = _minor(help_text="The price of one, in minor units.")
     total = _minor(help_text="quantity times unit_price, in minor units.")
@@ -109,17 +109,17 @@ class LineInput(StrictSerializer):
 
 
 class AddressInput(StrictSerializer):
-    name = _text(NAME_TEXT, help_text="Who receives it.")
-    company = _text(NAME_TEXT, required=False)
-    line1 = _text(NAME_TEXT, help_text="Street and house number.")
-    line2 = _text(NAME_TEXT, required=False)
-    postal_code = _text(SHORT_TEXT, required=False, help_text="Absent where the country has none.")
-    city = _text(NAME_TEXT)
-    region = _text(
+    name = text_field(NAME_TEXT, help_text="Who receives it.")
+    company = text_field(NAME_TEXT, required=False)
+    line1 = text_field(NAME_TEXT, help_text="Street and house number.")
+    line2 = text_field(NAME_TEXT, required=False)
+    postal_code = text_field(SHORT_TEXT, required=False, help_text="Absent where the country has none.")
+    city = text_field(NAME_TEXT)
+    region = text_field(
         NAME_TEXT, required=False, help_text="State, province or county, where the post needs one."
     )
     country = serializers.RegexField(r"^[A-Z]{2}$", help_text="ISO 3166-1 alpha-2 code, e.g. DE.")
-    phone = _text(SHORT_TEXT, required=False)
+    phone = text_field(SHORT_TEXT, required=False)
 
     def validate_country(self, value: str) -> str:
         if value not in COUNTRIES:
@@ -128,23 +128,23 @@ class AddressInput(StrictSerializer):
 
 
 class ShippingInput(StrictSerializer):
-    method = _text(NAME_TEXT, help_text="How it is delivered, as the customer chose it.")
+    method = text_field(NAME_TEXT, help_text="How it is delivered, as the customer chose it.")
     price = _minor(help_text="What delivery costs, in minor units.")
 
 
 class DiscountInput(StrictSerializer):
-    code = _text(SHORT_TEXT, required=False, help_text="The code the customer entered, if any.")
-    description = _text(NAME_TEXT, required=False)
+    code = text_field(SHORT_TEXT, required=False, help_text="The code the customer entered, if any.")
+    description = text_field(NAME_TEXT, required=False)
     amount = _minor(min_value=1, help_text="What it takes off the order, in minor units.")
 
 
 @extend_schema_serializer(component_name="ShopOrderInput")
 class ShopOrderInput(StrictSerializer):
-    number = _text(
+    number = text_field(
         SHORT_TEXT, help_text="The shop's order number, shown to the customer; unique per API token."
     )
     customer_email = serializers.EmailField(max_length=254, validators=[reject_invisible_characters])
-    customer_name = _text(NAME_TEXT)
+    customer_name = text_field(NAME_TEXT)
     currency = _currency()
     locale = _locale()
     lines = serializers.ListField(child=LineInput(), min_length=1, max_length=MAX_LINES)

@@ -28,6 +28,10 @@ IDEMPOTENCY_KEY_PATTERN = re.compile(r"^[\x21-\x7e]{1,255}$")  # visible ASCII, 
 
 class NotificationOutputSerializer(serializers.Serializer):
     kind = serializers.CharField()
+    subject_id = serializers.UUIDField(
+        allow_null=True,
+        help_text="The shipment an email of a shipment is about (its id); null for the others.",
+    )
     status = serializers.CharField()
     status_text = serializers.CharField(source="get_status_display", help_text="the status in words")
     attempts = serializers.IntegerField(source="attempt_count")
@@ -51,6 +55,22 @@ class NotificationOutputSerializer(serializers.Serializer):
         return notification_client_reason(notification)
 
 
+class ShipmentLineOutputSerializer(serializers.Serializer):
+    sku = serializers.CharField()
+    name = serializers.CharField()
+    quantity = serializers.IntegerField()
+
+
+class ShipmentOutputSerializer(serializers.Serializer):
+    id = serializers.UUIDField(help_text="Our id of the shipment: its email's subject_id.")
+    shipment_id = serializers.CharField(help_text="The shop's id of the parcel.")
+    carrier = serializers.CharField()
+    tracking_number = serializers.CharField()
+    tracking_url = serializers.CharField()
+    lines = ShipmentLineOutputSerializer(many=True)
+    created_at = serializers.DateTimeField()
+
+
 class OrderOutputSerializer(serializers.Serializer):
     id = serializers.UUIDField()
     number = serializers.CharField(
@@ -69,6 +89,7 @@ class OrderOutputSerializer(serializers.Serializer):
         help_text="What was bought, as the shop sent it (the body of a shop's order, amounts in minor "
         "units), in the order's current version; null for an order placed with the short body.",
     )
+    shipments = ShipmentOutputSerializer(many=True, source="shipment_list")
     notifications = NotificationOutputSerializer(many=True)
 
 
@@ -91,7 +112,7 @@ class OrderCreateApi(APIView):
         serializer = order_input_serializer(request.data)
         serializer.is_valid(raise_exception=True)
         idempotency_key = _idempotency_key(request)
-        api_token = _client_token(request)
+        api_token = client_token(request)
         try:
             creation = order_create_idempotent(
                 **order_arguments(serializer),
@@ -110,7 +131,7 @@ class OrderCreateApi(APIView):
 class OrderDetailApi(APIView):
     @extend_schema(responses={200: OrderOutputSerializer, **error_responses(with_body=False, also=(404,))})
     def get(self, request: Request, order_id: UUID) -> Response:
-        order = order_get_with_notifications(order_id=order_id, api_token=_client_token(request))
+        order = order_get_with_notifications(order_id=order_id, api_token=client_token(request))
         if order is None:  # missing, or another token's: the same answer (orders/changes.py)
             raise NotFound(order_not_found_message(order_id))
         return Response(OrderOutputSerializer(order).data)
@@ -143,7 +164,7 @@ class OrderChangeApi(APIView):
         assert self.change is not None, "OrderChangeApi.as_view(change=...) names the change"
         serializer = self.InputSerializer(data=request.data if isinstance(request.data, dict) else {})
         serializer.is_valid(raise_exception=True)
-        api_token = _client_token(request)
+        api_token = client_token(request)
         try:
             self.change(
                 order_id=order_id,
@@ -158,7 +179,7 @@ class OrderChangeApi(APIView):
         return Response(OrderOutputSerializer(order).data)
 
 
-def _client_token(request: Request) -> ApiToken:
+def client_token(request: Request) -> ApiToken:
     """The token the request came with. IsAuthenticated already refuses a request without
     one; refusing it here too keeps the orders placed without a token out of reach even if
     the permissions were ever loosened (None would select exactly those)."""

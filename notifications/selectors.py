@@ -6,14 +6,19 @@ from datetime import datetime
 from typing import Any
 from uuid import UUID
 
+from django.contrib.postgres.expressions import ArraySubquery
+from django.core.exceptions import ValidationError
 from django.db.models import Count, JSONField, Min, OuterRef, Prefetch, Q, Subquery
+from django.db.models.functions import JSONObject
 
 from apiauth.models import ApiToken
 from messaging.models import OutboxEvent
+from messaging.registry import event_types
 from messaging.selectors import outbox_event_latest
 from notifications.events import EMAIL_KIND_OF_EVENT
 from notifications.models import Notification, ProviderCircuit, Suppression
-from orders.models import Order, OrderVersion
+from orders.events import AGGREGATE as ORDER_AGGREGATE
+from orders.models import Order, OrderVersion, Shipment
 
 
 def order_get_with_notifications(*, order_id: UUID, api_token: ApiToken | None) -> Order | None:
@@ -21,10 +26,27 @@ def order_get_with_notifications(*, order_id: UUID, api_token: ApiToken | None) 
     `api_token`'s client placed it (None: only an order placed without a token). Another
     client's order is None, as a missing one is (orders/changes.py says why)."""
     current_content = OrderVersion.objects.filter(order=OuterRef("pk"), number=OuterRef("content_version"))
+    shipments = (
+        Shipment.objects.filter(order=OuterRef("pk"))
+        .order_by("created_at")
+        .values(
+            json=JSONObject(
+                id="id",
+                shipment_id="shop_shipment_id",
+                carrier="carrier",
+                tracking_number="tracking_number",
+                tracking_url="tracking_url",
+                lines="lines",
+                created_at="created_at",
+            )
+        )
+    )
     return (
         Order.objects.placed_by_client_of(api_token)
-        # what was bought, in the same query: None for an order placed with the short body
+        # what was bought and what shipped, in the same query: None and [] for an order placed
+        # with the short body and nothing shipped
         .annotate(content=Subquery(current_content.values("content")[:1], output_field=JSONField()))
+        .annotate(shipment_list=ArraySubquery(shipments))
         .prefetch_related(Prefetch("notifications", queryset=Notification.objects.order_by("kind")))
         .filter(id=order_id)
         .first()
@@ -63,7 +85,24 @@ def notification_outbox_event(notification: Notification) -> OutboxEvent | None:
     """The outbox event that asks for this notification (the newest, if there were several),
     unless retention has removed it."""
     types = [name for name, kind in EMAIL_KIND_OF_EVENT.items() if kind == notification.kind]
-    return outbox_event_latest(aggregate_id=notification.order_id, event_types=types)
+    return outbox_event_latest(aggregate_id=notification.event_aggregate_id, event_types=types)
+
+
+def notification_for_event(event_type: str, aggregate_id: UUID | str) -> Notification | None:
+    """The email an event calls for: of the order, for an event about the order; of the
+    shipment, for an event about a shipment. None for an event that is no email's, or an
+    email not recorded (yet)."""
+    kind = EMAIL_KIND_OF_EVENT.get(event_type)
+    registered = event_types().get(event_type)
+    if kind is None or registered is None:
+        return None
+    emails = Notification.objects.filter(kind=kind).select_related("order")
+    try:
+        if registered.aggregate == ORDER_AGGREGATE:
+            return emails.filter(order_id=aggregate_id, subject_id__isnull=True).first()
+        return emails.filter(subject_id=aggregate_id).first()
+    except ValidationError:  # not a UUID
+        return None
 
 
 def notification_counts_per_kind_since(moment: datetime) -> list[dict[str, Any]]:

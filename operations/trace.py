@@ -8,9 +8,10 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from messaging.models import DeadLetterRecord, OutboxEvent
-from notifications.events import EMAIL_KIND_OF_EVENT
 from notifications.models import DeliveryAttempt, Notification, OperatorAction
+from notifications.selectors import notification_for_event
 from orders.models import Order
+from orders.selectors import subject_order_id
 
 
 @dataclass(frozen=True)
@@ -20,11 +21,17 @@ class Step:
 
 
 def event_trace(identifier: uuid.UUID, *, dead_letter_event_ids: Set[uuid.UUID] = frozenset()) -> list[Step]:
-    """Steps for an event id, or for all events of an order id; empty if neither is known."""
+    """Steps for an event id, or for all events of an order id (its shipments' among them);
+    empty if neither is known."""
     events = list(OutboxEvent.objects.filter(id=identifier))
-    order = Order.objects.filter(id=events[0].aggregate_id if events else identifier).first()
+    order_id = subject_order_id(events[0].aggregate_type, events[0].aggregate_id) if events else identifier
+    order = Order.objects.filter(id=order_id).first() if order_id else None
     if order is not None and not events:
-        events = list(OutboxEvent.objects.filter(aggregate_id=str(order.id)))
+        subjects = Notification.objects.filter(order=order, subject_id__isnull=False).values_list(
+            "subject_id", flat=True
+        )
+        about = [str(order.id), *(str(subject) for subject in subjects)]
+        events = list(OutboxEvent.objects.filter(aggregate_id__in=about))
     if order is None and not events:
         return []
     steps = []
@@ -33,13 +40,11 @@ def event_trace(identifier: uuid.UUID, *, dead_letter_event_ids: Set[uuid.UUID] 
             Step(order.created_at, f"order {order.id} created ({order.status} now, version {order.version})")
         )
     for event in events:
-        steps += _event_steps(event, order, dead_letter_event_ids)
+        steps += _event_steps(event, dead_letter_event_ids)
     return sorted(steps, key=lambda step: step.at)
 
 
-def _event_steps(
-    event: OutboxEvent, order: Order | None, dead_letter_event_ids: Set[uuid.UUID]
-) -> list[Step]:
+def _event_steps(event: OutboxEvent, dead_letter_event_ids: Set[uuid.UUID]) -> list[Step]:
     steps = [Step(event.created_at, f"event {event.id} {event.event_type} written to the outbox")]
     if event.published_at:
         steps.append(
@@ -50,8 +55,7 @@ def _event_steps(
         )
     elif event.last_publish_error:
         steps.append(Step(event.created_at, f"  not published yet: {event.last_publish_error}"))
-    kind = EMAIL_KIND_OF_EVENT.get(event.event_type, "")
-    notification = Notification.objects.filter(order=order, kind=kind).first() if order and kind else None
+    notification = notification_for_event(event.event_type, event.aggregate_id)
     for attempt in DeliveryAttempt.objects.filter(event_id=event.id).order_by("started_at"):
         steps.append(Step(attempt.started_at, _attempt_text(attempt)))
     for record in DeadLetterRecord.objects.filter(event_id=event.id):

@@ -8,10 +8,14 @@ emails in notifications/events.py, the daily sales figure below.
 from messaging.registry import EventType, Guarantee
 
 AGGREGATE = "order"  # the events' subject; its id travels as `order_id`
+# A shipment's event is about the shipment (its id travels as `shipment_id`): an order has
+# several, and each is its own email.
+SHIPMENT_AGGREGATE = "shipment"
 
 ORDER_CREATED = "order.created"
 ORDER_PAID = "order.paid"
 ORDER_CANCELLED = "order.cancelled"
+ORDER_SHIPPED = "order.shipped"
 
 ANALYTICS_QUEUE = "orders.analytics"
 

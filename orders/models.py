@@ -102,6 +102,33 @@ class OrderVersion(models.Model):
         return f"Order {self.order_id} version {self.number}"
 
 
+class Shipment(models.Model):
+    """A parcel of an order on its way, as the shop announced it: its carrier and tracking, and
+    the lines in it (with their names as the order had them, so its email needs nothing else).
+    An order may have several; each has its own email. Never edited: a shop that sends the same
+    shipment id again gets this one back, or a conflict if it differs."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    order = models.ForeignKey(Order, on_delete=models.PROTECT, related_name="shipments")
+    shop_shipment_id = models.CharField(max_length=64)  # the shop's own id: the API is idempotent by it
+    carrier = models.CharField(max_length=64)
+    tracking_number = models.CharField(max_length=64, blank=True)
+    tracking_url = models.URLField(max_length=500, blank=True)
+    lines = models.JSONField(default=list)  # [{"sku", "name", "quantity"}]
+    # SHA-256 of what the shop sent: the same id with another body is refused, not merged.
+    request_fingerprint = models.CharField(max_length=64)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["order", "shop_shipment_id"], name="shipment_unique_shop_id"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Shipment {self.shop_shipment_id} of order {self.order_id}"
+
+
 class DailySales(models.Model):
     """Paid orders per day and currency, for the dashboard. Counted at least once: a
     redelivered `order.paid` may count twice (orders/events.py says why)."""

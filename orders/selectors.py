@@ -1,8 +1,10 @@
 """Reads of an order that other features need, beside the model itself."""
 
 from typing import Any
+from uuid import UUID
 
-from orders.models import Order, OrderVersion
+from orders.events import AGGREGATE, SHIPMENT_AGGREGATE
+from orders.models import Order, OrderVersion, Shipment
 
 
 def order_content(order: Order, number: int | None = None) -> dict[str, Any] | None:
@@ -16,3 +18,25 @@ def order_content(order: Order, number: int | None = None) -> dict[str, Any] | N
         .values_list("content", flat=True)
         .first()
     )
+
+
+def shipment_row(shipment_id: UUID) -> dict[str, Any] | None:
+    """A shipment's columns by name, as an email's context takes them."""
+    row = Shipment.objects.filter(pk=shipment_id).values().first()
+    return dict(row) if row is not None else None
+
+
+def subject_order_id(aggregate: str, subject_id: UUID | str) -> UUID | None:
+    """The order an event's aggregate belongs to: the order itself, or the order of a shipment
+    (or of another part of an order's life with events of its own); None when there is no such
+    row, or the aggregate is none of the order's."""
+    try:
+        subject_id = UUID(str(subject_id))
+    except ValueError:
+        return None
+    if aggregate == AGGREGATE:
+        return Order.objects.filter(pk=subject_id).values_list("pk", flat=True).first()
+    model = {SHIPMENT_AGGREGATE: Shipment}.get(aggregate)
+    if model is None:
+        return None
+    return model.objects.filter(pk=subject_id).values_list("order_id", flat=True).first()

@@ -194,3 +194,8 @@ PROVIDER_EVIDENCE_WAIT_HOURS = env.int("PROVIDER_EVIDENCE_WAIT_HOURS", default=3
 # How long a worker owns a notification while it calls the provider: longer than the task's
 # hard time limit, so a live call never loses its lease to a second copy of the event.
 NOTIFICATION_LEASE_SECONDS = env.int("NOTIFICATION_LEASE_SECONDS", default=90)
+# An email that follows an earlier one (a shipment's, after the confirmation) looks again this
+# often while the earlier one is on its way, and this often while it waits for a person
+# (hours, perhaps days: no need to ask every few seconds).
+EMAIL_FOLLOWING_WAIT_SECONDS = env.int("EMAIL_FOLLOWING_WAIT_SECONDS", default=5)
+EMAIL_FOLLOWING_PERSON_WAIT_SECONDS = env.int("EMAIL_FOLLOWING_PERSON_WAIT_SECONDS", default=300)

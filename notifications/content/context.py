@@ -10,7 +10,8 @@ from django.utils import timezone
 
 from notifications.content.brand import brand_from_settings
 from notifications.content.formatting import date_format, money_format
-from notifications.content.purchase import purchase_context
+from notifications.content.purchase import purchase_context, shipment_context
+from notifications.models import Notification
 from orders.models import Order
 
 # Documented for people writing overrides (docs/email-content.md); a test keeps it in step.
@@ -39,17 +40,25 @@ CONTEXT_VARIABLES = {
     "order.shipping_address": "where it goes, as the lines of an envelope, the country's name in the "
     "email's language",
     "order.billing_address": "the billing address's lines; empty when the shop sent none",
+    "shipment.id": "the shop's id of the shipment (in a shipment's email)",
+    "shipment.carrier": "who carries the parcel (in a shipment's email)",
+    "shipment.tracking_number": "the parcel's tracking number, or empty (in a shipment's email)",
+    "shipment.tracking_url": "where the customer follows the parcel, or empty (in a shipment's email)",
+    "shipment.lines": "what is in the parcel, each with sku, name and quantity (in a shipment's email)",
     "customer_email": "the customer's address",
     "locale": "the email's language code (en, ru)",
     "subject": "the rendered subject (in the text and HTML parts)",
 }
 
 
-def email_context(order: Order, locale: str, content: dict[str, Any] | None) -> dict[str, Any]:
+def email_context(
+    order: Order, locale: str, content: dict[str, Any] | None, subject: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """`content`: what was bought, in the version the email shows (orders.OrderVersion), or
-    None for an order placed with the short body."""
+    None for an order placed with the short body. `subject`: the row of the shipment a
+    shipment's email is about (its columns by name); the other emails have none."""
     placed = order.created_at or timezone.now()
-    return {
+    context: dict[str, Any] = {
         "shop": brand_from_settings().as_context(),
         "order": {
             "number": order_number(order),
@@ -61,6 +70,9 @@ def email_context(order: Order, locale: str, content: dict[str, Any] | None) -> 
         "customer_email": order.customer_email,
         "locale": locale,
     }
+    if subject is not None:
+        context["shipment"] = shipment_context(subject)
+    return context
 
 
 def order_number(order: Order) -> str:
@@ -85,17 +97,22 @@ def sample_order(locale: str, *, placed_at: datetime | None = None) -> Order:
     )
 
 
-def sample_context(locale: str, *, placed_at: datetime | None = None) -> dict[str, Any]:
-    """The values of the sample order, as an email in `locale` sees them."""
-    return email_context(sample_order(locale, placed_at=placed_at), locale, SAMPLE_CONTENT)
+def sample_context(kind: str, locale: str, *, placed_at: datetime | None = None) -> dict[str, Any]:
+    """The values of the sample order's email of `kind`, as an email in `locale` sees them."""
+    order = sample_order(locale, placed_at=placed_at)
+    return email_context(order, locale, SAMPLE_CONTENT, _sample_subject(kind, SAMPLE_SHIPMENT))
 
 
-def sample_short_context(locale: str, *, placed_at: datetime | None = None) -> dict[str, Any]:
+def sample_short_context(kind: str, locale: str, *, placed_at: datetime | None = None) -> dict[str, Any]:
     """The values of a sample order placed with the short body (address, amount, currency):
     no number of the shop's, no lines, no addresses. A wording must render for it too."""
     order = sample_order(locale, placed_at=placed_at)
     order.number, order.customer_name, order.content_version = None, "", None
-    return email_context(order, locale, None)
+    return email_context(order, locale, None, _sample_subject(kind, SAMPLE_SHORT_SHIPMENT))
+
+
+def _sample_subject(kind: str, shipment: dict[str, Any]) -> dict[str, Any] | None:
+    return shipment if kind == Notification.Kind.ORDER_SHIPMENT else None
 
 
 # What the sample order bought: every part an order may have, so a preview shows each.
@@ -133,4 +150,20 @@ SAMPLE_CONTENT: dict[str, Any] = {
     "discounts": [{"code": "WELCOME", "description": "Welcome discount", "amount": 290}],
     "tax_total": 594,
     "total": 4990,
+}
+# The sample order's first parcel: the mugs, the tea still to come.
+SAMPLE_SHIPMENT: dict[str, Any] = {
+    "shop_shipment_id": "1001-1",
+    "carrier": "DHL",
+    "tracking_number": "00340434161234567890",
+    "tracking_url": "https://www.dhl.de/de/privatkunden/dhl-sendungsverfolgung.html?piececode=00340434161234567890",
+    "lines": [{"sku": "MUG-BLUE", "name": "Blue mug", "quantity": 2}],
+}
+# A parcel of an order placed with the short body: no lines to list, and no tracking.
+SAMPLE_SHORT_SHIPMENT: dict[str, Any] = {
+    "shop_shipment_id": "S-1",
+    "carrier": "Local courier",
+    "tracking_number": "",
+    "tracking_url": "",
+    "lines": [],
 }

@@ -82,4 +82,4 @@ def email_test_send(*, address: str, kind: str, locale: str, actor_name: str) ->
 
 
 def _sample_render(kind: str, locale: str) -> RenderedEmail:
-    return email_render(live_source(kind, locale), sample_context(locale))
+    return email_render(live_source(kind, locale), sample_context(kind, locale))

@@ -100,5 +100,5 @@ def sample_renders(source: TemplateSource) -> RenderedEmail:
     """The wording rendered for an order placed with the short body, then for the sample shop
     order, whose rendering it returns: an email must render for both kinds of order, or it
     would fail at its first attempt for the kind its author did not preview."""
-    email_render(source, sample_short_context(source.locale))
-    return email_render(source, sample_context(source.locale))
+    email_render(source, sample_short_context(source.kind, source.locale))
+    return email_render(source, sample_context(source.kind, source.locale))

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from notifications.content.context import email_context, sample_context
 from notifications.content.errors import RenderError
 from notifications.content.render import RenderedEmail, email_render
-from notifications.content.snapshot import email_locale_of, email_render_for_order
+from notifications.content.snapshot import email_locale_of, email_render_for_order, notification_subject
 from notifications.content.sources import live_source, live_version, version_source
 from notifications.models import EmailTemplateVersion, Notification
 from orders.models import Order
@@ -56,9 +56,14 @@ def version_preview(version: EmailTemplateVersion, order: Order | None = None) -
     """The version's wording in its own language, with the values of `order` (default: the
     sample order)."""
     if order is None:
-        context = sample_context(version.locale)
+        context = sample_context(version.kind, version.locale)
     else:
-        context = email_context(order, version.locale, order_content(order))
+        # An email about a shipment shows the order's latest one.
+        email = Notification.objects.filter(order=order, kind=version.kind).order_by("-created_at").first()
+        subject = notification_subject(email) if email is not None else None
+        if version.kind == Notification.Kind.ORDER_SHIPMENT and subject is None:
+            return Preview(None, f"Order {order.pk} has no shipment to show this email with.", version)
+        context = email_context(order, version.locale, order_content(order), subject)
     try:
         rendered = email_render(version_source(version), context)
     except RenderError as exc:
@@ -75,6 +80,7 @@ def notification_preview_now(notification: Notification) -> Preview:
             order=notification.order,
             version=version,
             content=order_content(notification.order, notification.content_version),
+            subject=notification_subject(notification),
         )
     except RenderError as exc:
         return Preview(None, str(exc), version)

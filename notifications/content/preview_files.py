@@ -12,7 +12,7 @@ from notifications.content.context import email_context, sample_context
 from notifications.content.errors import RenderError
 from notifications.content.preview import PreviewOrderMissing, preview_order
 from notifications.content.render import email_render
-from notifications.content.snapshot import email_locale_of, snapshot_exists
+from notifications.content.snapshot import email_locale_of, notification_subject, snapshot_exists
 from notifications.content.sources import live_source
 from notifications.models import Notification
 from orders.models import Order
@@ -64,7 +64,7 @@ def preview_of_sample(kind: str, locale: str | None) -> EmailPreview:
     locale = locale or settings.LANGUAGE_CODE
     email_kind_check(kind)
     email_language_check(locale)
-    return _live(kind, sample_context(locale), locale, about="the sample order")
+    return _live(kind, sample_context(kind, locale), locale, about="the sample order")
 
 
 def preview_of_order(kind: str, order_id: str, locale: str | None) -> EmailPreview:
@@ -91,7 +91,9 @@ def preview_of_order(kind: str, order_id: str, locale: str | None) -> EmailPrevi
             )
         about += f" (its stored email is in {stored}, not what is sent)"
     locale = locale or email_locale_of(order)
-    context = email_context(order, locale, order_content(order, notification.content_version))
+    context = email_context(
+        order, locale, order_content(order, notification.content_version), notification_subject(notification)
+    )
     return _live(kind, context, locale, about=about)
 
 

@@ -42,7 +42,13 @@ ALLOWED_TAGS = (
 )
 CLOSING_WORDS = ("endblock", "endblocktranslate", "endblocktrans", "plural", "elif", "else", "empty")
 # The lists a `{% for %}` may go over, each with a bound the API enforces (orders/content.py).
-LOOPABLE = ("order.lines", "order.discounts", "order.shipping_address", "order.billing_address")
+LOOPABLE = (
+    "order.lines",
+    "order.discounts",
+    "order.shipping_address",
+    "order.billing_address",
+    "shipment.lines",
+)
 ALLOWED_FILTERS: tuple[str, ...] = ()  # the shipped templates use none
 ALLOWED_SUMMARY = (
     "{% load i18n %}, {% extends %} of notifications/email/base.txt or base.html, {% block %}, "

@@ -85,7 +85,9 @@ def _snapshot_render(read: ClaimRead, now: datetime, *, into: dict[str, Any]) ->
         return ""
     version = EmailTemplateVersion.objects.get(pk=read.template_id) if read.template_id else None
     try:
-        names = snapshot_take(notification, read.order, content=read.content, version=version, now=now)
+        names = snapshot_take(
+            notification, read.order, content=read.content, subject=read.subject, version=version, now=now
+        )
     except RenderError as exc:
         logger.error("notification %s: the email does not render: %s", notification.pk, exc)
         return str(exc)

@@ -15,7 +15,7 @@ from infra.prepared import prepared_cursor
 from messaging.models import ProcessedEvent
 from notifications.delivery.circuit import CLOSED, CircuitSeen
 from notifications.models import EmailTemplateVersion, Notification, ProviderCircuit, Suppression
-from orders.models import Order, OrderVersion
+from orders.models import Order, OrderVersion, Shipment
 
 
 def columns_of(model: type[Model], alias: str) -> str:
@@ -38,10 +38,16 @@ def _attnames(model: type[Model]) -> list[str]:
 # (tests/integration/test_claim_lock_order.py shows both).
 # Until the email is rendered (its snapshot), also what was bought: the order's content in the
 # version the notification's event saw (Notification.content_version).
+# And the row of what the email is about when it is not the order itself (a shipment), as JSON.
+_SUBJECT_ROWS = {Notification.Kind.ORDER_SHIPMENT: Shipment}
+_SUBJECT_READ = " ".join(
+    f"WHEN '{kind}' THEN (SELECT to_jsonb(s) FROM {model._meta.db_table} s WHERE s.id = n.subject_id)"
+    for kind, model in _SUBJECT_ROWS.items()
+)
 _CLAIM_READ = f"""
-WITH wanted (position, order_id, kind, event_id, inbox_key) AS (
+WITH wanted (position, order_id, kind, subject_id, event_id, inbox_key) AS (
     SELECT * FROM unnest(%(positions)s::int[], %(order_ids)s::uuid[], %(kinds)s::text[],
-                         %(event_ids)s::uuid[], %(inbox_keys)s::text[])
+                         %(subject_ids)s::uuid[], %(event_ids)s::uuid[], %(inbox_keys)s::text[])
 )
 SELECT w.position, {columns_of(Order, "o")}, {columns_of(Notification, "n")},
        EXISTS (SELECT 1 FROM {ProcessedEvent._meta.db_table} i
@@ -55,10 +61,12 @@ SELECT w.position, {columns_of(Order, "o")}, {columns_of(Notification, "n")},
        CASE WHEN n.email_content_hash = '' THEN
            (SELECT ov.content FROM {OrderVersion._meta.db_table} ov
              WHERE ov.order_id = o.id AND ov.number = COALESCE(n.content_version, o.content_version))
-       END
+       END,
+       CASE WHEN n.email_content_hash = '' THEN CASE n.kind {_SUBJECT_READ} END END
   FROM wanted w
   JOIN {Order._meta.db_table} o ON o.id = w.order_id
-  JOIN {Notification._meta.db_table} n ON n.order_id = o.id AND n.kind = w.kind
+  JOIN {Notification._meta.db_table} n
+    ON n.order_id = o.id AND n.kind = w.kind AND n.subject_id IS NOT DISTINCT FROM w.subject_id
   LEFT JOIN {ProviderCircuit._meta.db_table} c ON c.provider = %(provider)s
  ORDER BY o.id, n.id
    FOR NO KEY UPDATE OF o, n
@@ -73,6 +81,7 @@ class ClaimKey:
     kind: str
     event_id: uuid.UUID
     inbox_key: str
+    subject_id: uuid.UUID | None = None  # the shipment a shipment's email is about
 
 
 @dataclass(frozen=True)
@@ -86,12 +95,14 @@ class ClaimRead:
     # What was bought, in the version the email shows; read only until the email is rendered,
     # and None for an order placed with the short body.
     content: dict[str, Any] | None = None
+    # The row of the shipment the email is about (its columns by name), until it is rendered.
+    subject: dict[str, Any] | None = None
 
 
 def claim_reads(keys: list[ClaimKey], *, provider: str) -> dict[int, ClaimRead]:
     """What each claim reads, by position in `keys`; a position is missing when its order or
     notification does not exist (the caller's slower path tells the two apart). Each
-    (order, kind) must appear once: a second delivery of the same email must read what the
+    email (order, kind, subject) must appear once: a second delivery of the same email must read what the
     first one's claim wrote. Must run inside the claim's transaction."""
     with prepared_cursor() as cursor:
         cursor.execute(
@@ -100,6 +111,7 @@ def claim_reads(keys: list[ClaimKey], *, provider: str) -> dict[int, ClaimRead]:
                 "positions": list(range(len(keys))),
                 "order_ids": [key.order_id for key in keys],
                 "kinds": [key.kind for key in keys],
+                "subject_ids": [key.subject_id for key in keys],
                 "event_ids": [key.event_id for key in keys],
                 "inbox_keys": [key.inbox_key for key in keys],
                 "provider": provider,
@@ -114,9 +126,10 @@ def _claim_read_of(row: tuple[Any, ...]) -> ClaimRead:
     end = split + len(_NOTIFICATION_ATTNAMES)
     order = Order.from_db(connection.alias, _ORDER_ATTNAMES, row[:split])
     notification = Notification.from_db(connection.alias, _NOTIFICATION_ATTNAMES, row[split:end])
-    processed, suppression_id, template_id, state, failures, retry_at, probe_until, paused_by, content = row[
-        end:
+    processed, suppression_id, template_id, state, failures, retry_at, probe_until, paused_by = row[
+        end : end + 8
     ]
+    content, subject = row[end + 8 :]
     notification.order = order
     circuit = CLOSED if state is None else CircuitSeen(state, failures, retry_at, probe_until, paused_by)
     return ClaimRead(
@@ -126,6 +139,11 @@ def _claim_read_of(row: tuple[Any, ...]) -> ClaimRead:
         suppression_id=suppression_id,
         template_id=template_id,
         circuit=circuit,
-        # The connection returns JSON as text: Django's JSONField decodes it, and this is no field.
-        content=json.loads(content) if isinstance(content, str) else content,
+        content=_json(content),
+        subject=_json(subject),
     )
+
+
+def _json(value: Any) -> Any:
+    # The connection returns JSON as text: Django's JSONField decodes it, and these are no field.
+    return json.loads(value) if isinstance(value, str) else value

@@ -31,6 +31,7 @@ from notifications.events import EMAIL_KIND_OF_EVENT
 from notifications.models import Notification, Suppression
 from notifications.providers.base import MailProvider
 from notifications.services import notification_create_pending
+from orders.events import AGGREGATE as ORDER_AGGREGATE
 from orders.models import Order
 
 logger = logging.getLogger(__name__)
@@ -43,17 +44,45 @@ class AlreadyDone:
 
 @dataclass(frozen=True)
 class ClaimRequest:
-    """One delivery of an email event."""
+    """One delivery of an email event: about an order (its confirmation, its cancellation), or
+    about a shipment (its email), whose order the claim finds through the email's record."""
 
-    order_id: uuid.UUID
+    aggregate_id: uuid.UUID
     event_type: EventType
     event_id: uuid.UUID
     worker: str
+    order_id: uuid.UUID | None = None  # of a shipment's email: known once its record is read
+
+    def __post_init__(self) -> None:
+        if self.subject_id is None:
+            object.__setattr__(self, "order_id", self.aggregate_id)
+
+    @property
+    def kind(self) -> str:
+        return EMAIL_KIND_OF_EVENT[self.event_type.name]
+
+    @property
+    def subject_id(self) -> uuid.UUID | None:
+        return None if self.event_type.aggregate == ORDER_AGGREGATE else self.aggregate_id
 
     @property
     def key(self) -> ClaimKey:
-        kind = EMAIL_KIND_OF_EVENT[self.event_type.name]
-        return ClaimKey(self.order_id, kind, self.event_id, self.event_type.inbox_key)
+        assert self.order_id is not None, "a subject's order is found before its claim (with_orders)"
+        return ClaimKey(self.order_id, self.kind, self.event_id, self.event_type.inbox_key, self.subject_id)
+
+
+def with_orders(requests: list[ClaimRequest]) -> list[ClaimRequest]:
+    """The requests about shipments with their orders, from their emails' records (one
+    statement, only when there are such requests: an order's email costs nothing more). A
+    request whose email has no record keeps no order: its claim says so."""
+    subjects = [request.aggregate_id for request in requests if request.order_id is None]
+    if not subjects:
+        return requests
+    orders = dict(Notification.objects.filter(subject_id__in=subjects).values_list("subject_id", "order_id"))
+    return [
+        replace(request, order_id=orders.get(request.aggregate_id)) if request.order_id is None else request
+        for request in requests
+    ]
 
 
 @transaction.atomic
@@ -64,15 +93,17 @@ def notification_claims(
     send, all in one transaction: one commit for a batch, and one for a single delivery (a
     batch of one). Decisions that are errors are returned, not raised, so the state change
     they describe commits. One statement reads and locks every row first (claim_read.py)."""
+    requests = with_orders(requests)
     # A second delivery of the same email in the batch reads again, after the first one's claim.
-    first_of_email: dict[tuple[uuid.UUID, str], int] = {}
+    first_of_email: dict[tuple[uuid.UUID, str, uuid.UUID | None], int] = {}
     for index, request in enumerate(requests):
-        first_of_email.setdefault((request.order_id, request.key.kind), index)
+        if request.order_id is not None:
+            first_of_email.setdefault((request.order_id, request.kind, request.subject_id), index)
     firsts = sorted(first_of_email.values())
     reads = claim_reads([requests[i].key for i in firsts], provider=provider.name)
     read_of = {firsts[position]: read for position, read in reads.items()}
     decisions: dict[int, Claim | AlreadyDone | HandlingError] = {}
-    for index in sorted(range(len(requests)), key=lambda i: requests[i].order_id):
+    for index in sorted(range(len(requests)), key=lambda i: str(requests[i].order_id)):
         # None: read alone (a repeat, or a row that is missing)
         decisions[index] = _claim_decide(requests[index], provider=provider, read=read_of.get(index))
     return [decisions[index] for index in range(len(requests))]
@@ -84,6 +115,10 @@ def _claim_decide(
     """The claim's reads and writes (`read` when the rows are read and locked already); the
     caller holds the transaction."""
     event_type, event_id = request.event_type, request.event_id
+    if request.order_id is None:
+        return PermanentError(
+            reasons.SUBJECT_UNRECORDED.format(aggregate=event_type.aggregate, subject_id=request.aggregate_id)
+        )
     read = read or _claim_read_alone(request, provider=provider.name)
     if read is None:
         return PermanentError(reasons.ORDER_MISSING.format(order_id=request.order_id))
@@ -110,6 +145,9 @@ def _claim_decide(
         notification_set_status(notification, Notification.Status.SKIPPED, now, reason=decision.reason)
         inbox_record(event_id=event_id, inbox_key=event_type.inbox_key, result=Notification.Status.SKIPPED)
         return AlreadyDone(result=Notification.Status.SKIPPED)
+    if decision.action == Action.WAIT and decision.retry_after:  # an earlier email must go first
+        notification_wait(notification, now, reason=decision.reason)
+        return WaitError(decision.reason, retry_after=decision.retry_after)
     if decision.action == Action.WAIT:
         return InFlightError(decision.reason)
     if uncertain and not resend_is_safe(notification, provider, now):
@@ -148,8 +186,9 @@ def _claim_unless_waiting(
 def _claim_read_alone(request: ClaimRequest, *, provider: str) -> ClaimRead | None:
     """The read of one delivery; on the rare path no notification yet (an event from before it
     existed, it is created), or no order (None)."""
+    assert request.order_id is not None  # with_orders found it
     read = claim_reads([request.key], provider=provider).get(0)
     if read is not None or not Order.objects.filter(id=request.order_id).exists():
         return read
-    notification_create_pending(order_id=request.order_id, kind=request.key.kind)
+    notification_create_pending(order_id=request.order_id, kind=request.kind, subject_id=request.subject_id)
     return claim_reads([request.key], provider=provider).get(0)

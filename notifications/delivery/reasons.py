@@ -72,3 +72,6 @@ RESEND_UNSAFE = (
 LEASE_LOST = "Another worker took over this email while this attempt was running."
 AWAITING_REVIEW = "The notification is {status} and waits for a person; this delivery changed nothing."
 ORDER_MISSING = "The order {order_id} does not exist in the database."
+SUBJECT_UNRECORDED = (
+    "No email is recorded for the {aggregate} {subject_id}: it does not exist in the database."
+)

@@ -8,12 +8,19 @@ The rules (docs/failure-handling.md shows them per ordering of events):
 - Cancellation: sent for every cancelled order, but never before a confirmation that is
   being sent at that moment: it waits until the confirmation is done, so the customer
   never reads "cancelled" before "confirmed".
+- Shipment: never before the confirmation. It waits while the confirmation is to be sent
+  (pending, sending) or waits for a person (failed, needs review), and goes once the
+  confirmation is sent or a reviewer rejected it (that decision was about that email, not the
+  parcel). A confirmation skipped because the order was cancelled first skips the shipment's
+  email too: the customer never heard of the order.
 The claim holds the order's row lock while it decides, and a cancel takes the same lock to
 change the order, so a decision never rests on a state that is changing under it.
 """
 
 from dataclasses import dataclass
 from enum import StrEnum
+
+from django.conf import settings
 
 from notifications.models import Notification, Suppression
 from notifications.tracking.suppression import suppression_reason
@@ -30,6 +37,8 @@ class Action(StrEnum):
 class Decision:
     action: Action
     reason: str = ""
+    # How long a WAIT waits before it looks again; 0: a moment (another worker is at it).
+    retry_after: float = 0
 
 
 SEND = Decision(Action.SEND)
@@ -57,4 +66,31 @@ def notification_decide(
                 Action.WAIT, "The order confirmation is being sent right now; the cancellation follows it."
             )
         return SEND
+    if notification.kind == Notification.Kind.ORDER_SHIPMENT:
+        return _after_the_confirmation(order)
     raise ValueError(f"no rule for notification kind {notification.kind!r}")
+
+
+def _after_the_confirmation(order: Order) -> Decision:
+    confirmation = Notification.objects.filter(
+        order=order, kind=Notification.Kind.ORDER_CONFIRMATION, subject_id__isnull=True
+    ).first()
+    if confirmation is None:  # an order from before its confirmation was recorded with it
+        return SEND
+    status = confirmation.status
+    if status in Notification.UNFINISHED_STATUSES:
+        return Decision(
+            Action.WAIT,
+            "It follows the order confirmation, which is not sent yet.",
+            retry_after=settings.EMAIL_FOLLOWING_WAIT_SECONDS,
+        )
+    if status in Notification.NEEDS_PERSON_STATUSES:
+        return Decision(
+            Action.WAIT,
+            f"It follows the order confirmation, which is {confirmation.get_status_display()} and "
+            "waits for a person: retry or reject that one first.",
+            retry_after=settings.EMAIL_FOLLOWING_PERSON_WAIT_SECONDS,
+        )
+    if status == Notification.Status.SKIPPED and order.status == Order.Status.CANCELLED:
+        return Decision(Action.SKIP, "The order was cancelled before its confirmation was sent.")
+    return SEND

@@ -1,3 +1,5 @@
+import uuid
+
 from django.conf import settings
 from django.db import models
 
@@ -8,6 +10,7 @@ class Notification(models.Model):
     class Kind(models.TextChoices):
         ORDER_CONFIRMATION = "order_confirmation", "Order confirmation"
         ORDER_CANCELLATION = "order_cancellation", "Order cancellation"
+        ORDER_SHIPMENT = "order_shipment", "Shipment"
 
     class Status(models.TextChoices):
         PENDING = "pending", "pending"
@@ -36,6 +39,9 @@ class Notification(models.Model):
 
     order = models.ForeignKey("orders.Order", on_delete=models.PROTECT, related_name="notifications")
     kind = models.CharField(max_length=32, choices=Kind.choices)
+    # What the email is about when an order has several of its kind: the shipment (its event's
+    # aggregate id). NULL for the order's own emails, one of each kind per order.
+    subject_id = models.UUIDField(null=True, blank=True)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
     # Sent to the provider on every attempt: the provider's dedupe is what makes a resend
     # after a lost answer safe. Derived from (kind, order, key_version), so it changes only
@@ -101,7 +107,16 @@ class Notification(models.Model):
     class Meta:
         ordering = ["-created_at"]
         constraints = [
-            models.UniqueConstraint(fields=["order", "kind"], name="notification_unique_order_kind"),
+            models.UniqueConstraint(
+                fields=["order", "kind"],
+                condition=models.Q(subject_id__isnull=True),
+                name="notification_unique_order_kind_once",
+            ),
+            models.UniqueConstraint(
+                fields=["kind", "subject_id"],
+                condition=models.Q(subject_id__isnull=False),
+                name="notification_unique_kind_subject",
+            ),
         ]
         indexes = [
             models.Index(fields=["status", "status_changed_at"], name="notification_status_idx"),
@@ -112,6 +127,11 @@ class Notification(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_kind_display()} for {self.order_id}: {self.status}"
+
+    @property
+    def event_aggregate_id(self) -> uuid.UUID:
+        """What its events are about: the shipment for a shipment's email, else the order."""
+        return self.subject_id or self.order_id
 
 
 class DeliveryAttempt(models.Model):

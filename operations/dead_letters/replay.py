@@ -21,11 +21,11 @@ from messaging.registry import event_types
 from messaging.relay.messages import RawMessage
 from messaging.relay.publisher import PublishError, process_publisher
 from notifications.audit import action_finish, action_start
-from notifications.events import EMAIL_KIND_OF_EVENT
 from notifications.models import Notification, OperatorAction
+from notifications.selectors import notification_for_event
 from operations.dead_letters.reader import DeadLetter, DeadLetterReader
 from operations.review.services import OTHER_WAYS, ReviewRefused, notification_reopen, retry_dead_end
-from orders.models import Order
+from orders.selectors import subject_order_id
 
 # Headers that belong to the dead-lettering, not to the task: a replay starts clean.
 STRIPPED_HEADERS = {
@@ -57,11 +57,9 @@ def dead_letter_plan(letter: DeadLetter, *, include_needs_review: bool = False) 
     """What a replay would do with this message, from the current database state."""
     if letter.envelope is None or letter.event_type not in event_types():
         return Plan(Verdict.SKIP, f"cannot be replayed as it is ({letter.error_class}): discard it")
-    order = Order.objects.filter(id=letter.aggregate_id).first()
-    if order is None:
-        return Plan(Verdict.SKIP, f"the order {letter.aggregate_id} does not exist: discard it")
-    kind = EMAIL_KIND_OF_EVENT.get(letter.event_type)
-    notification = Notification.objects.filter(order=order, kind=kind).first() if kind else None
+    if subject_order_id(event_types()[letter.event_type].aggregate, letter.aggregate_id) is None:
+        return Plan(Verdict.SKIP, f"the order of {letter.aggregate_id} does not exist: discard it")
+    notification = notification_for_event(letter.event_type, letter.aggregate_id)
     if notification is None:
         return Plan(Verdict.REPLAY, "publish again")
     status = notification.status

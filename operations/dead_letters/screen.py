@@ -10,13 +10,13 @@ says so when there are more; the command has no such bounds.
 
 import itertools
 import math
-import uuid
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from django.contrib.auth.models import User
 
+from messaging.registry import event_types
 from notifications.models import Notification
 from operations.dead_letters.batch import (
     BROKER_ERRORS,
@@ -28,7 +28,7 @@ from operations.dead_letters.batch import (
 )
 from operations.dead_letters.reader import DeadLetter, DeadLetterReader, dead_letter_queue_depths
 from operations.dead_letters.replay import Plan, Verdict, dead_letter_plan
-from orders.models import Order
+from orders.selectors import subject_order_id
 
 PER_PAGE = 50
 SHOWN_IN_PREVIEW = 20
@@ -179,11 +179,9 @@ def _row(letter: DeadLetter, plan: Plan) -> Row:
 def _existing_order_id(letter: DeadLetter, plan: Plan) -> str:
     if plan.notification is not None:
         return str(plan.notification.order_id)
-    try:
-        order_id = uuid.UUID(letter.aggregate_id)
-    except ValueError:
-        return ""
-    return str(order_id) if Order.objects.filter(id=order_id).exists() else ""
+    event_type = event_types().get(letter.event_type)
+    order_id = subject_order_id(event_type.aggregate, letter.aggregate_id) if event_type else None
+    return str(order_id) if order_id else ""
 
 
 def unreachable_words(exc: Exception) -> str:

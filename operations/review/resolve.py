@@ -107,7 +107,9 @@ def notification_send_again(
             key_first_attempt=notification.key_first_attempt,
             first_attempt_at=None,
         )
-        event = event_record(event_type=EVENT_OF_EMAIL_KIND[notification.kind], aggregate_id=order.id)
+        event = event_record(
+            event_type=EVENT_OF_EMAIL_KIND[notification.kind], aggregate_id=notification.event_aggregate_id
+        )
         record.event_id = event.id
         record.save(update_fields=["event_id"])
         result = f"key v{notification.key_version} ({new_key}) replaces {old_key}; event {event.id}"
@@ -164,5 +166,8 @@ def _key_renew(notification: Notification, record: OperatorAction) -> tuple[str,
     notification.key_version += 1
     notification.key_first_attempt = notification.attempt_count + 1
     return old_key, notification_idempotency_key(
-        order_id=notification.order_id, kind=notification.kind, version=notification.key_version
+        order_id=notification.order_id,
+        kind=notification.kind,
+        version=notification.key_version,
+        subject_id=notification.subject_id,
     )

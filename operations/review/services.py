@@ -156,7 +156,8 @@ def _retry_with_new_event(notification: Notification, actor_name: str, record: O
         with transaction.atomic():
             notification_reopen(notification_id=notification.pk, actor_name=actor_name)
             event = event_record(
-                event_type=EVENT_OF_EMAIL_KIND[notification.kind], aggregate_id=notification.order_id
+                event_type=EVENT_OF_EMAIL_KIND[notification.kind],
+                aggregate_id=notification.event_aggregate_id,
             )
     except ReviewRefused as exc:
         action_finish(record, result=f"refused: {exc}")

@@ -1,12 +1,13 @@
-"""A shop's order placed through the API and confirmed by a real worker through RabbitMQ and
-the mail simulator: the email the customer receives lists what was bought, and it is the
-version of the order its event saw, whatever the order became before the first attempt."""
+"""A shop's order placed through the API and emailed by a real worker through RabbitMQ and the
+mail simulator: the confirmation lists what was bought, in the version of the order its event
+saw; each parcel is an email of its own, once, and never before the confirmation."""
 
 import pytest
 from django.db import transaction
 from rest_framework.test import APIClient
 
 from notifications.models import Notification
+from operations.review.services import notification_reject
 from orders.models import Order, OrderVersion
 from tests.shop_order_bodies import shop_order_body
 from tests.waiting import wait_until
@@ -85,3 +86,90 @@ def test_an_order_placed_with_the_short_body_is_confirmed_with_its_amount(api_to
     assert notification.content_version is None
     assert "Amount: €49.90" in notification.email_text
     assert "What you ordered" not in notification.email_text
+
+
+def _ship(api_token: str, order: Order, body: dict) -> None:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {api_token}")
+    response = client.post(f"/api/orders/{order.id}/shipments/", body, format="json")
+    assert response.status_code == 201, response.content
+
+
+def _all_sent(order: Order, count: int) -> list[Notification]:
+    def sent():
+        emails = list(Notification.objects.filter(order=order, status="sent").order_by("sent_at"))
+        return emails if len(emails) == count else None
+
+    return wait_until(sent, timeout=40, message=f"{count} emails of the order sent")
+
+
+def test_each_parcel_is_emailed_once_and_never_before_the_confirmation(api_token, mailsim, start_worker):
+    # given the confirmation is held at the provider for a moment, so the parcels come first
+    mailsim.set_faults({"kind": "hold", "seconds": 2, "to_contains": "parcels@", "times": 1})
+    start_worker(EMAIL_FOLLOWING_WAIT_SECONDS="1")
+    order = _place(api_token, shop_order_body(customer_email="parcels@example.com"))
+    # when two parcels are announced at once
+    _ship(
+        api_token,
+        order,
+        {"shipment_id": "P1", "carrier": "DHL", "lines": [{"sku": "TEA-GREEN", "quantity": 2}]},
+    )
+    _ship(
+        api_token,
+        order,
+        {
+            "shipment_id": "P2",
+            "carrier": "UPS",
+            "tracking_number": "1Z999",
+            "tracking_url": "https://www.ups.com/track?tracknum=1Z999",
+        },
+    )
+    # then three emails, each once, the confirmation first
+    emails = _all_sent(order, 3)
+    assert emails[0].kind == "order_confirmation"
+    assert {email.kind for email in emails[1:]} == {"order_shipment"}
+    messages = [m for m in mailsim.messages() if m["to"] == ["parcels@example.com"]]
+    assert len(messages) == 3
+    assert len({m["idempotency_key"] for m in messages}) == 3
+    confirmation, *parcels = sorted(messages, key=lambda m: m["accepted_at"])
+    assert confirmation["subject"].endswith("is confirmed")
+    by_carrier = {("DHL" if "DHL" in m["text"] else "UPS"): m for m in parcels}
+    assert "2 × Green tea (TEA-GREEN)" in by_carrier["DHL"]["text"]  # noqa: RUF001
+    assert "Mug" not in by_carrier["DHL"]["text"]
+    assert "1 × Mug (MUG-1)" in by_carrier["UPS"]["text"]  # noqa: RUF001
+    assert "Tracking number: 1Z999" in by_carrier["UPS"]["text"]
+    assert 'href="https://www.ups.com/track?tracknum=1Z999"' in by_carrier["UPS"]["html"]
+
+
+def test_a_parcel_waits_while_its_confirmation_waits_for_a_person(api_token, mailsim, start_worker):
+    # given the provider refuses the confirmation: it fails and waits for a reviewer
+    mailsim.set_faults({"kind": "reject", "to_contains": "review@", "times": 1})
+    start_worker(EMAIL_FOLLOWING_PERSON_WAIT_SECONDS="1")
+    order = _place(api_token, shop_order_body(customer_email="review@example.com"))
+    confirmation = wait_until(
+        lambda: Notification.objects.filter(order=order, kind="order_confirmation", status="failed").first(),
+        timeout=30,
+        message="the confirmation failed",
+    )
+    # when a parcel is announced
+    _ship(api_token, order, {"shipment_id": "P1", "carrier": "DHL"})
+    # then its email waits, saying why
+    waiting = wait_until(
+        lambda: Notification.objects.filter(
+            order=order, kind="order_shipment", last_error__startswith="It follows the order confirmation"
+        ).first(),
+        timeout=30,
+        message="the parcel's email waiting, with its reason",
+    )
+    assert waiting.status == "pending"
+    assert "waits for a person" in waiting.last_error
+    assert not [m for m in mailsim.messages() if m["to"] == ["review@example.com"]]
+    # and once a reviewer rejects the confirmation, the parcel's email goes
+    notification_reject(notification=confirmation, actor=None, actor_name="rita", comment="wrong shop")
+    sent = wait_until(
+        lambda: Notification.objects.filter(order=order, kind="order_shipment", status="sent").first(),
+        timeout=30,
+        message="the parcel's email sent",
+    )
+    [message] = [m for m in mailsim.messages() if m["to"] == ["review@example.com"]]
+    assert message["idempotency_key"] == sent.idempotency_key

@@ -36,7 +36,7 @@ URL_ATTRIBUTES = re.compile(r'\b(href|src)="([^"]*)"')
 
 
 def _render(kind: str, locale: str, form: str = "shop") -> RenderedEmail:
-    return email_render(shipped_source(kind, locale), FORMS[form](locale, placed_at=PLACED_AT))
+    return email_render(shipped_source(kind, locale), FORMS[form](kind, locale, placed_at=PLACED_AT))
 
 
 @pytest.mark.parametrize(("kind", "locale", "form"), FORM_CASES)
@@ -108,7 +108,7 @@ def _visible_text(html: str) -> str:
 @pytest.mark.parametrize("locale", LOCALES)
 def test_the_confirmation_shows_what_was_bought_in_both_parts(locale):
     email = _render("order_confirmation", locale)
-    order = sample_context(locale, placed_at=PLACED_AT)["order"]
+    order = sample_context("order_confirmation", locale, placed_at=PLACED_AT)["order"]
 
     expected = [
         *(
@@ -156,6 +156,6 @@ def test_a_linked_stylesheet_is_dropped_never_fetched():
     source = TemplateSource(
         kind=shipped.kind, locale="en", subject=shipped.subject, text=shipped.text, html=linked
     )
-    email = email_render(source, sample_context("en", placed_at=PLACED_AT))
+    email = email_render(source, sample_context("order_confirmation", "en", placed_at=PLACED_AT))
     assert "127.0.0.1:9" not in email.html
     assert "<link" not in email.html

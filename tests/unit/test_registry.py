@@ -33,6 +33,7 @@ def test_the_product_registers_each_event_type_on_its_own_queue():
     assert {name: event.queue for name, event in registered.items()} == {
         "order.created": "orders.confirmations",
         "order.cancelled": "orders.cancellations",
+        "order.shipped": "orders.shipments",
         "order.paid": "orders.analytics",
         "mail.provider_event": "notifications.provider_events",
     }

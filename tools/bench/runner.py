@@ -376,7 +376,12 @@ class BenchRun:
     def _purge(self) -> None:
         with Connection(self.env.broker_url) as connection:
             channel = amqp_channel(connection)
-            for queue in ("orders.confirmations", "orders.cancellations", "orders.analytics"):
+            for queue in (
+                "orders.confirmations",
+                "orders.cancellations",
+                "orders.shipments",
+                "orders.analytics",
+            ):
                 channel.queue_purge(queue)
 
 

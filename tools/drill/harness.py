@@ -27,6 +27,7 @@ from tools.drill.verdict import Verdict, unfinished_counts, verdict_compute
 WORK_QUEUES = (
     "orders.confirmations",
     "orders.cancellations",
+    "orders.shipments",
     "orders.analytics",
     "notifications.provider_events",
 )

@@ -25,6 +25,7 @@ from tools.drill.verdict import unfinished_counts
 WORK_QUEUES = (
     "orders.confirmations",
     "orders.cancellations",
+    "orders.shipments",
     "orders.analytics",
     "notifications.provider_events",
 )

@@ -1,0 +1,147 @@
+"""A parcel of an order leaves the shop: the shipment is stored with its `order.shipped` event in
+one transaction, and that event is the customer's "shipped" email.
+
+The shop's own shipment id makes the call idempotent: sent again with the same body, the same
+shipment comes back and nothing more happens; with another body, it is refused. The lines of a
+shipment must be lines of the order, and never more of one than was ordered less what earlier
+parcels carried: a shop's mistake is refused with both figures, before anything is stored."""
+
+import hashlib
+import json
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+from uuid import UUID
+
+from django.db import transaction
+
+from apiauth.models import ApiToken
+from messaging.outbox import event_record
+from orders.changes import OrderNotFound, order_not_found_message
+from orders.events import ORDER_SHIPPED
+from orders.models import Order, Shipment
+from orders.selectors import order_content
+
+
+class ShipmentRefused(Exception):
+    """The shipment does not fit the order (409): `code` says why, in a word the client can
+    branch on; the message says it in words."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass(frozen=True)
+class ShipmentCreation:
+    shipment: Shipment
+    replayed: bool  # the shop sent this shipment before: nothing new happened
+
+
+@transaction.atomic(durable=True)
+def shipment_create(
+    *,
+    order_id: UUID,
+    api_token: ApiToken | None,
+    shop_shipment_id: str,
+    carrier: str,
+    tracking_number: str = "",
+    tracking_url: str = "",
+    lines: list[dict[str, Any]] | None = None,
+) -> ShipmentCreation:
+    """`lines`: [{"sku", "quantity"}], the order's lines in this parcel; none for an order
+    placed with the short body (it has no lines), and for a shop's order none means everything
+    not shipped yet. The order's row is locked first, as every
+    change of an order and every claim of its emails does, so two parcels cannot both take the
+    last of a line."""
+    order = (
+        Order.objects.placed_by_client_of(api_token)
+        .select_for_update(no_key=True, of=("self",))
+        .filter(id=order_id)
+        .first()
+    )
+    if order is None:
+        raise OrderNotFound(order_not_found_message(order_id))
+    sent = {
+        "shipment_id": shop_shipment_id,
+        "carrier": carrier,
+        "tracking_number": tracking_number,
+        "tracking_url": tracking_url,
+        "lines": lines or [],
+    }
+    fingerprint = hashlib.sha256(json.dumps(sent, sort_keys=True).encode()).hexdigest()
+    earlier = list(Shipment.objects.filter(order=order))
+    for shipment in earlier:
+        if shipment.shop_shipment_id == shop_shipment_id:
+            if shipment.request_fingerprint != fingerprint:
+                raise ShipmentRefused(
+                    "shipment_id_taken",
+                    f"Shipment {shop_shipment_id} of order {order.number or order.id} was already "
+                    "announced with other content. A new parcel needs a new shipment id.",
+                )
+            return ShipmentCreation(shipment=shipment, replayed=True)
+    if order.status == Order.Status.CANCELLED:
+        raise ShipmentRefused(
+            "order_cancelled", f"Order {order.number or order.id} is cancelled: nothing ships."
+        )
+    shipment = Shipment.objects.create(
+        order=order,
+        shop_shipment_id=shop_shipment_id,
+        carrier=carrier,
+        tracking_number=tracking_number,
+        tracking_url=tracking_url,
+        lines=_parcel_lines(order, lines or [], earlier),
+        request_fingerprint=fingerprint,
+    )
+    event_record(event_type=ORDER_SHIPPED, aggregate_id=shipment.id)
+    return ShipmentCreation(shipment=shipment, replayed=False)
+
+
+def _parcel_lines(order: Order, lines: list[dict[str, Any]], earlier: list[Shipment]) -> list[dict[str, Any]]:
+    """The parcel's lines with their names from the order; raises ShipmentRefused at the first
+    line that is not the order's or exceeds what is left of it."""
+    content = order_content(order)
+    if content is None:
+        if lines:
+            raise ShipmentRefused(
+                "shipment_lines_unknown",
+                "This order was placed with the short body and has no lines: "
+                "announce its shipment without lines.",
+            )
+        return []
+    ordered: Counter[str] = Counter()
+    names: dict[str, str] = {}
+    for line in content["lines"]:
+        ordered[line["sku"]] += line["quantity"]
+        names.setdefault(line["sku"], line["name"])
+    shipped: Counter[str] = Counter()
+    for shipment in earlier:
+        for line in shipment.lines:
+            shipped[line["sku"]] += line["quantity"]
+    if not lines:  # the shop names no lines: the parcel carries everything not shipped yet
+        lines = [
+            {"sku": sku, "quantity": ordered[sku] - shipped[sku]}
+            for sku in ordered
+            if ordered[sku] > shipped[sku]
+        ]
+        if not lines:
+            raise ShipmentRefused(
+                "shipment_exceeds_order",
+                f"Every line of order {order.number or order.id} has shipped already.",
+            )
+    in_parcel: Counter[str] = Counter()
+    for line in lines:
+        sku = line["sku"]
+        if sku not in ordered:
+            raise ShipmentRefused(
+                "shipment_lines_unknown", f"Order {order.number or order.id} has no line with the SKU {sku}."
+            )
+        in_parcel[sku] += line["quantity"]
+        left = ordered[sku] - shipped[sku]
+        if in_parcel[sku] > left:
+            raise ShipmentRefused(
+                "shipment_exceeds_order",
+                f"{sku}: this parcel carries {in_parcel[sku]}, but only {left} of the {ordered[sku]} "
+                "ordered have not shipped yet.",
+            )
+    return [{"sku": sku, "name": names[sku], "quantity": quantity} for sku, quantity in in_parcel.items()]
