@@ -2,7 +2,7 @@
 service or selector, serialize."""
 
 import re
-from typing import Protocol
+from typing import Any, Protocol
 from uuid import UUID
 
 from django.utils import timezone
@@ -71,6 +71,18 @@ class ShipmentOutputSerializer(serializers.Serializer):
     created_at = serializers.DateTimeField()
 
 
+class RefundOutputSerializer(serializers.Serializer):
+    id = serializers.UUIDField(help_text="Our id of the refund: its email's subject_id.")
+    refund_id = serializers.CharField(help_text="The shop's id of the refund.")
+    amount = serializers.IntegerField(help_text="In the order currency's minor units.")
+    reason = serializers.CharField()
+    lines = ShipmentLineOutputSerializer(many=True)
+    in_cancellation = serializers.BooleanField(
+        help_text="Announced with the cancellation: its email tells it, and it has none of its own."
+    )
+    created_at = serializers.DateTimeField()
+
+
 class OrderOutputSerializer(serializers.Serializer):
     id = serializers.UUIDField()
     number = serializers.CharField(
@@ -90,6 +102,7 @@ class OrderOutputSerializer(serializers.Serializer):
         "units), in the order's current version; null for an order placed with the short body.",
     )
     shipments = ShipmentOutputSerializer(many=True, source="shipment_list")
+    refunds = RefundOutputSerializer(many=True, source="refund_list")
     notifications = NotificationOutputSerializer(many=True)
 
 
@@ -156,27 +169,28 @@ class OrderChangeApi(APIView):
             help_text="The version you saw; the change is refused if it moved on.",
         )
 
+    input_serializer: type[serializers.Serializer] = InputSerializer
+
     @extend_schema(
         request=InputSerializer,
         responses={200: OrderOutputSerializer, **error_responses(with_body=True, also=(404, 409))},
     )
     def post(self, request: Request, order_id: UUID) -> Response:
-        assert self.change is not None, "OrderChangeApi.as_view(change=...) names the change"
-        serializer = self.InputSerializer(data=request.data if isinstance(request.data, dict) else {})
+        serializer = self.input_serializer(data=request.data if isinstance(request.data, dict) else {})
         serializer.is_valid(raise_exception=True)
         api_token = client_token(request)
         try:
-            self.change(
-                order_id=order_id,
-                api_token=api_token,
-                expected_version=serializer.validated_data.get("version"),
-            )
+            self.change_with(order_id=order_id, data=serializer.validated_data, api_token=api_token)
         except OrderNotFound as exc:
             raise NotFound(str(exc)) from exc
         except OrderChangeConflict as exc:
-            return Response({"error": "conflict", "message": str(exc)}, status=status.HTTP_409_CONFLICT)
+            return Response({"error": exc.code, "message": str(exc)}, status=status.HTTP_409_CONFLICT)
         order = order_get_with_notifications(order_id=order_id, api_token=api_token)
         return Response(OrderOutputSerializer(order).data)
+
+    def change_with(self, *, order_id: UUID, data: dict[str, Any], api_token: ApiToken) -> OrderChange:
+        assert self.change is not None, "OrderChangeApi.as_view(change=...) names the change"
+        return self.change(order_id=order_id, api_token=api_token, expected_version=data.get("version"))
 
 
 def client_token(request: Request) -> ApiToken:

@@ -4,11 +4,20 @@ own work queue, effect-once. Listed in settings MESSAGING_EVENT_CATALOGUES."""
 from datetime import timedelta
 
 from messaging.registry import EventType, Guarantee
-from orders.events import AGGREGATE, ORDER_CANCELLED, ORDER_CREATED, ORDER_SHIPPED, SHIPMENT_AGGREGATE
+from orders.events import (
+    AGGREGATE,
+    ORDER_CANCELLED,
+    ORDER_CREATED,
+    ORDER_REFUNDED,
+    ORDER_SHIPPED,
+    REFUND_AGGREGATE,
+    SHIPMENT_AGGREGATE,
+)
 
 CONFIRMATIONS_QUEUE = "orders.confirmations"
 CANCELLATIONS_QUEUE = "orders.cancellations"
 SHIPMENTS_QUEUE = "orders.shipments"
+REFUNDS_QUEUE = "orders.refunds"
 PROVIDER_EVENTS_QUEUE = "notifications.provider_events"
 
 # A delivery event a provider posted to our webhook (stored as a ProviderEvent, its id the
@@ -21,6 +30,7 @@ EMAIL_KIND_OF_EVENT = {
     ORDER_CREATED: "order_confirmation",
     ORDER_CANCELLED: "order_cancellation",
     ORDER_SHIPPED: "order_shipment",
+    ORDER_REFUNDED: "order_refund",
 }
 # The other way round: a reviewer's "send again" records a new event of the email's own type
 # (the registry lets one catalogue consume an event type, so the email is its only consumer).
@@ -82,6 +92,21 @@ EVENT_TYPES = [
         retry_budget=EMAIL_RETRY_BUDGET,
         retry_max_delay=EMAIL_RETRY_MAX_DELAY,
         why="A customer email per parcel: never lost, and a second one would read as a second parcel.",
+    ),
+    EventType(
+        name=ORDER_REFUNDED,
+        aggregate=REFUND_AGGREGATE,
+        queue=REFUNDS_QUEUE,
+        handler=_SEND,
+        batch_handler=_SEND_BATCH,
+        inbox_key="order_refund_email",
+        record_hook=_CREATE_PENDING,
+        inbox_checked_by_handler=True,  # in the claim's locked read (notifications/delivery/claims.py)
+        guarantee=Guarantee.EFFECT_ONCE,
+        schema_versions=frozenset({1}),
+        retry_budget=EMAIL_RETRY_BUDGET,
+        retry_max_delay=EMAIL_RETRY_MAX_DELAY,
+        why="A customer email per refund: never lost, and a second one would read as money sent twice.",
     ),
     EventType(
         name=PROVIDER_EVENT_RECEIVED,

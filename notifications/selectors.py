@@ -18,7 +18,7 @@ from messaging.selectors import outbox_event_latest
 from notifications.events import EMAIL_KIND_OF_EVENT
 from notifications.models import Notification, ProviderCircuit, Suppression
 from orders.events import AGGREGATE as ORDER_AGGREGATE
-from orders.models import Order, OrderVersion, Shipment
+from orders.models import Order, OrderVersion, Refund, Shipment
 
 
 def order_get_with_notifications(*, order_id: UUID, api_token: ApiToken | None) -> Order | None:
@@ -41,12 +41,27 @@ def order_get_with_notifications(*, order_id: UUID, api_token: ApiToken | None) 
             )
         )
     )
+    refunds = (
+        Refund.objects.filter(order=OuterRef("pk"))
+        .order_by("created_at")
+        .values(
+            json=JSONObject(
+                id="id",
+                refund_id="shop_refund_id",
+                amount="amount_minor",
+                reason="reason",
+                lines="lines",
+                in_cancellation="in_cancellation",
+                created_at="created_at",
+            )
+        )
+    )
     return (
         Order.objects.placed_by_client_of(api_token)
-        # what was bought and what shipped, in the same query: None and [] for an order placed
-        # with the short body and nothing shipped
+        # what was bought, shipped and refunded, in the same query: None, [] and [] for an order
+        # placed with the short body, nothing shipped or refunded
         .annotate(content=Subquery(current_content.values("content")[:1], output_field=JSONField()))
-        .annotate(shipment_list=ArraySubquery(shipments))
+        .annotate(shipment_list=ArraySubquery(shipments), refund_list=ArraySubquery(refunds))
         .prefetch_related(Prefetch("notifications", queryset=Notification.objects.order_by("kind")))
         .filter(id=order_id)
         .first()

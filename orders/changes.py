@@ -7,6 +7,7 @@ and another client's order is "not found", exactly as an id that does not exist,
 cannot even learn that it exists. `api_token=None` reaches only the orders placed without a
 token (by the product's own tools and tests)."""
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from uuid import UUID
 
@@ -23,7 +24,12 @@ class OrderNotFound(Exception):
 
 
 class OrderChangeConflict(Exception):
-    """The change does not fit the order's current state or version; nothing was changed."""
+    """The change does not fit the order's current state or version; nothing was changed.
+    `code` says why in a word the client can branch on."""
+
+    def __init__(self, message: str, *, code: str = "conflict"):
+        super().__init__(message)
+        self.code = code
 
 
 @dataclass(frozen=True)
@@ -48,11 +54,33 @@ def order_pay(
 
 
 def order_cancel(
-    *, order_id: UUID, api_token: ApiToken | None, expected_version: int | None = None
+    *,
+    order_id: UUID,
+    api_token: ApiToken | None,
+    expected_version: int | None = None,
+    also: Callable[[Order, bool], None] | None = None,
 ) -> OrderChange:
+    """`also(order, changed)` runs in the cancellation's transaction, under the order's lock
+    (a refund announced with it, orders/refunds.py)."""
     return _order_change(
-        order_id=order_id, api_token=api_token, change="cancel", expected_version=expected_version
+        order_id=order_id, api_token=api_token, change="cancel", expected_version=expected_version, also=also
     )
+
+
+def order_lock(*, order_id: UUID, api_token: ApiToken | None) -> Order:
+    """The order, locked for a change in the caller's transaction; OrderNotFound for an id
+    that does not exist and for another client's order alike. One statement for both
+    conditions: another token's order is neither locked nor read, so it costs what a missing
+    id costs. Only the order's row is locked (`of`), not the token's the client test joins."""
+    order = (
+        Order.objects.placed_by_client_of(api_token)
+        .select_for_update(no_key=True, of=("self",))
+        .filter(id=order_id)
+        .first()
+    )
+    if order is None:
+        raise OrderNotFound(order_not_found_message(order_id))
+    return order
 
 
 def order_not_found_message(order_id: UUID) -> str:
@@ -63,21 +91,18 @@ def order_not_found_message(order_id: UUID) -> str:
 
 @transaction.atomic(durable=True)
 def _order_change(
-    *, order_id: UUID, api_token: ApiToken | None, change: str, expected_version: int | None
+    *,
+    order_id: UUID,
+    api_token: ApiToken | None,
+    change: str,
+    expected_version: int | None,
+    also: Callable[[Order, bool], None] | None = None,
 ) -> OrderChange:
     allowed_from, target, event_type = _TRANSITIONS[change]
-    # One statement for both conditions: another token's order is neither locked nor read,
-    # so it costs what a missing id costs.
-    # Only the order's row is locked (`of`), not the token's the client test joins.
-    order = (
-        Order.objects.placed_by_client_of(api_token)
-        .select_for_update(no_key=True, of=("self",))
-        .filter(id=order_id)
-        .first()
-    )
-    if order is None:
-        raise OrderNotFound(order_not_found_message(order_id))
+    order = order_lock(order_id=order_id, api_token=api_token)
     if order.status == target:
+        if also is not None:
+            also(order, False)
         return OrderChange(order=order, changed=False)  # a retry of a change that happened
     if expected_version is not None and expected_version != order.version:
         raise OrderChangeConflict(
@@ -89,6 +114,8 @@ def _order_change(
     order.status = target
     order.version += 1
     order.save(update_fields=["status", "version", "updated_at"])
+    if also is not None:
+        also(order, True)
     event_record(event_type=event_type, aggregate_id=order.id)
     return OrderChange(order=order, changed=True)
 

@@ -11,11 +11,13 @@ AGGREGATE = "order"  # the events' subject; its id travels as `order_id`
 # A shipment's event is about the shipment (its id travels as `shipment_id`): an order has
 # several, and each is its own email.
 SHIPMENT_AGGREGATE = "shipment"
+REFUND_AGGREGATE = "refund"  # the same for a refund (`refund_id`)
 
 ORDER_CREATED = "order.created"
 ORDER_PAID = "order.paid"
 ORDER_CANCELLED = "order.cancelled"
 ORDER_SHIPPED = "order.shipped"
+ORDER_REFUNDED = "order.refunded"
 
 ANALYTICS_QUEUE = "orders.analytics"
 

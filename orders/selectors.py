@@ -3,8 +3,8 @@
 from typing import Any
 from uuid import UUID
 
-from orders.events import AGGREGATE, SHIPMENT_AGGREGATE
-from orders.models import Order, OrderVersion, Shipment
+from orders.events import AGGREGATE, REFUND_AGGREGATE, SHIPMENT_AGGREGATE
+from orders.models import Order, OrderVersion, Refund, Shipment
 
 
 def order_content(order: Order, number: int | None = None) -> dict[str, Any] | None:
@@ -26,6 +26,17 @@ def shipment_row(shipment_id: UUID) -> dict[str, Any] | None:
     return dict(row) if row is not None else None
 
 
+def refund_row(refund_id: UUID) -> dict[str, Any] | None:
+    """A refund's columns by name, as an email's context takes them."""
+    row = Refund.objects.filter(pk=refund_id).values().first()
+    return dict(row) if row is not None else None
+
+
+def cancellation_refund_rows(order_id: UUID) -> list[dict[str, Any]]:
+    """The refunds announced with the order's cancellation, as its email tells them."""
+    return [dict(row) for row in Refund.objects.filter(order_id=order_id, in_cancellation=True).values()]
+
+
 def subject_order_id(aggregate: str, subject_id: UUID | str) -> UUID | None:
     """The order an event's aggregate belongs to: the order itself, or the order of a shipment
     (or of another part of an order's life with events of its own); None when there is no such
@@ -36,7 +47,8 @@ def subject_order_id(aggregate: str, subject_id: UUID | str) -> UUID | None:
         return None
     if aggregate == AGGREGATE:
         return Order.objects.filter(pk=subject_id).values_list("pk", flat=True).first()
-    model = {SHIPMENT_AGGREGATE: Shipment}.get(aggregate)
-    if model is None:
-        return None
-    return model.objects.filter(pk=subject_id).values_list("order_id", flat=True).first()
+    if aggregate == SHIPMENT_AGGREGATE:
+        return Shipment.objects.filter(pk=subject_id).values_list("order_id", flat=True).first()
+    if aggregate == REFUND_AGGREGATE:
+        return Refund.objects.filter(pk=subject_id).values_list("order_id", flat=True).first()
+    return None

@@ -17,7 +17,7 @@ from django.db import transaction
 
 from apiauth.models import ApiToken
 from messaging.outbox import event_record
-from orders.changes import OrderNotFound, order_not_found_message
+from orders.changes import order_lock
 from orders.events import ORDER_SHIPPED
 from orders.models import Order, Shipment
 from orders.selectors import order_content
@@ -54,14 +54,7 @@ def shipment_create(
     not shipped yet. The order's row is locked first, as every
     change of an order and every claim of its emails does, so two parcels cannot both take the
     last of a line."""
-    order = (
-        Order.objects.placed_by_client_of(api_token)
-        .select_for_update(no_key=True, of=("self",))
-        .filter(id=order_id)
-        .first()
-    )
-    if order is None:
-        raise OrderNotFound(order_not_found_message(order_id))
+    order = order_lock(order_id=order_id, api_token=api_token)
     sent = {
         "shipment_id": shop_shipment_id,
         "carrier": carrier,

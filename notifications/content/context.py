@@ -8,10 +8,10 @@ from typing import Any
 
 from django.utils import timezone
 
+from notifications.content.about import about_context
 from notifications.content.brand import brand_from_settings
 from notifications.content.formatting import date_format, money_format
-from notifications.content.purchase import purchase_context, shipment_context
-from notifications.models import Notification
+from notifications.content.purchase import purchase_context
 from orders.models import Order
 
 # Documented for people writing overrides (docs/email-content.md); a test keeps it in step.
@@ -45,6 +45,15 @@ CONTEXT_VARIABLES = {
     "shipment.tracking_number": "the parcel's tracking number, or empty (in a shipment's email)",
     "shipment.tracking_url": "where the customer follows the parcel, or empty (in a shipment's email)",
     "shipment.lines": "what is in the parcel, each with sku, name and quantity (in a shipment's email)",
+    "refund.id": "the shop's id of the refund (in a refund's email)",
+    "refund.amount": "what is refunded, formatted (in a refund's email)",
+    "refund.reason": "why, as the shop said it, or empty (in a refund's email)",
+    "refund.lines": "the lines it refunds, each with sku, name and quantity; may be empty "
+    "(in a refund's email)",
+    "cancellation.refunds": "the refunds announced with the cancellation, each with amount and reason "
+    "(in a cancellation's email)",
+    "cancellation.refunded": "their sum, formatted, or empty when none was announced "
+    "(in a cancellation's email)",
     "customer_email": "the customer's address",
     "locale": "the email's language code (en, ru)",
     "subject": "the rendered subject (in the text and HTML parts)",
@@ -52,11 +61,16 @@ CONTEXT_VARIABLES = {
 
 
 def email_context(
-    order: Order, locale: str, content: dict[str, Any] | None, subject: dict[str, Any] | None = None
+    order: Order,
+    locale: str,
+    content: dict[str, Any] | None,
+    *,
+    kind: str = "",
+    about: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """`content`: what was bought, in the version the email shows (orders.OrderVersion), or
-    None for an order placed with the short body. `subject`: the row of the shipment a
-    shipment's email is about (its columns by name); the other emails have none."""
+    None for an order placed with the short body. `about`: what an email of `kind` is about
+    beyond the order (about.py): a shipment's or refund's row, a cancellation's refunds."""
     placed = order.created_at or timezone.now()
     context: dict[str, Any] = {
         "shop": brand_from_settings().as_context(),
@@ -70,9 +84,7 @@ def email_context(
         "customer_email": order.customer_email,
         "locale": locale,
     }
-    if subject is not None:
-        context["shipment"] = shipment_context(subject)
-    return context
+    return context | about_context(kind, about, order, locale)
 
 
 def order_number(order: Order) -> str:
@@ -100,7 +112,7 @@ def sample_order(locale: str, *, placed_at: datetime | None = None) -> Order:
 def sample_context(kind: str, locale: str, *, placed_at: datetime | None = None) -> dict[str, Any]:
     """The values of the sample order's email of `kind`, as an email in `locale` sees them."""
     order = sample_order(locale, placed_at=placed_at)
-    return email_context(order, locale, SAMPLE_CONTENT, _sample_subject(kind, SAMPLE_SHIPMENT))
+    return email_context(order, locale, SAMPLE_CONTENT, kind=kind, about=SAMPLE_ABOUT.get(kind))
 
 
 def sample_short_context(kind: str, locale: str, *, placed_at: datetime | None = None) -> dict[str, Any]:
@@ -108,11 +120,7 @@ def sample_short_context(kind: str, locale: str, *, placed_at: datetime | None =
     no number of the shop's, no lines, no addresses. A wording must render for it too."""
     order = sample_order(locale, placed_at=placed_at)
     order.number, order.customer_name, order.content_version = None, "", None
-    return email_context(order, locale, None, _sample_subject(kind, SAMPLE_SHORT_SHIPMENT))
-
-
-def _sample_subject(kind: str, shipment: dict[str, Any]) -> dict[str, Any] | None:
-    return shipment if kind == Notification.Kind.ORDER_SHIPMENT else None
+    return email_context(order, locale, None, kind=kind, about=SAMPLE_SHORT_ABOUT.get(kind))
 
 
 # What the sample order bought: every part an order may have, so a preview shows each.
@@ -151,7 +159,8 @@ SAMPLE_CONTENT: dict[str, Any] = {
     "tax_total": 594,
     "total": 4990,
 }
-# The sample order's first parcel: the mugs, the tea still to come.
+# What the sample order's emails are about beyond the order: its first parcel (the mugs, the
+# tea still to come), a refund of the tea, and a cancellation that refunds everything.
 SAMPLE_SHIPMENT: dict[str, Any] = {
     "shop_shipment_id": "1001-1",
     "carrier": "DHL",
@@ -159,11 +168,29 @@ SAMPLE_SHIPMENT: dict[str, Any] = {
     "tracking_url": "https://www.dhl.de/de/privatkunden/dhl-sendungsverfolgung.html?piececode=00340434161234567890",
     "lines": [{"sku": "MUG-BLUE", "name": "Blue mug", "quantity": 2}],
 }
-# A parcel of an order placed with the short body: no lines to list, and no tracking.
-SAMPLE_SHORT_SHIPMENT: dict[str, Any] = {
-    "shop_shipment_id": "S-1",
-    "carrier": "Local courier",
-    "tracking_number": "",
-    "tracking_url": "",
-    "lines": [],
+SAMPLE_REFUND: dict[str, Any] = {
+    "shop_refund_id": "1001-R1",
+    "amount_minor": 1810,
+    "reason": "Damaged in transit",
+    "lines": [{"sku": "TEA-EARL", "name": "Earl Grey, 250 g", "quantity": 1}],
+}
+SAMPLE_ABOUT: dict[str, dict[str, Any]] = {
+    "order_shipment": SAMPLE_SHIPMENT,
+    "order_refund": SAMPLE_REFUND,
+    "order_cancellation": {
+        "refunds": [{"shop_refund_id": "1001-C", "amount_minor": 4990, "reason": "Cancelled at your request"}]
+    },
+}
+# An order placed with the short body: a parcel without lines or tracking, a refund without
+# lines or reason, a cancellation that announced no refund.
+SAMPLE_SHORT_ABOUT: dict[str, dict[str, Any]] = {
+    "order_shipment": {
+        "shop_shipment_id": "S-1",
+        "carrier": "Local courier",
+        "tracking_number": "",
+        "tracking_url": "",
+        "lines": [],
+    },
+    "order_refund": {"shop_refund_id": "R-1", "amount_minor": 1000, "reason": "", "lines": []},
+    "order_cancellation": {"refunds": []},
 }

@@ -5,10 +5,11 @@ render it, and the text a new version starts from. Nothing here is stored."""
 import uuid
 from dataclasses import dataclass
 
+from notifications.content.about import SUBJECT_KINDS, email_kind_words, notification_about
 from notifications.content.context import email_context, sample_context
 from notifications.content.errors import RenderError
 from notifications.content.render import RenderedEmail, email_render
-from notifications.content.snapshot import email_locale_of, email_render_for_order, notification_subject
+from notifications.content.snapshot import email_locale_of, email_render_for_order
 from notifications.content.sources import live_source, live_version, version_source
 from notifications.models import EmailTemplateVersion, Notification
 from orders.models import Order
@@ -58,12 +59,14 @@ def version_preview(version: EmailTemplateVersion, order: Order | None = None) -
     if order is None:
         context = sample_context(version.kind, version.locale)
     else:
-        # An email about a shipment shows the order's latest one.
+        # An email about a shipment (a refund) shows the order's latest one.
         email = Notification.objects.filter(order=order, kind=version.kind).order_by("-created_at").first()
-        subject = notification_subject(email) if email is not None else None
-        if version.kind == Notification.Kind.ORDER_SHIPMENT and subject is None:
-            return Preview(None, f"Order {order.pk} has no shipment to show this email with.", version)
-        context = email_context(order, version.locale, order_content(order), subject)
+        about = notification_about(email) if email is not None else None
+        if version.kind in SUBJECT_KINDS and about is None:
+            return Preview(
+                None, f"Order {order.pk} has no {email_kind_words(version.kind)} to show.", version
+            )
+        context = email_context(order, version.locale, order_content(order), kind=version.kind, about=about)
     try:
         rendered = email_render(version_source(version), context)
     except RenderError as exc:
@@ -80,7 +83,7 @@ def notification_preview_now(notification: Notification) -> Preview:
             order=notification.order,
             version=version,
             content=order_content(notification.order, notification.content_version),
-            subject=notification_subject(notification),
+            about=notification_about(notification),
         )
     except RenderError as exc:
         return Preview(None, str(exc), version)

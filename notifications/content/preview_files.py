@@ -8,11 +8,12 @@ from typing import Any
 
 from django.conf import settings
 
+from notifications.content.about import notification_about
 from notifications.content.context import email_context, sample_context
 from notifications.content.errors import RenderError
 from notifications.content.preview import PreviewOrderMissing, preview_order
 from notifications.content.render import email_render
-from notifications.content.snapshot import email_locale_of, notification_subject, snapshot_exists
+from notifications.content.snapshot import email_locale_of, snapshot_exists
 from notifications.content.sources import live_source
 from notifications.models import Notification
 from orders.models import Order
@@ -91,9 +92,8 @@ def preview_of_order(kind: str, order_id: str, locale: str | None) -> EmailPrevi
             )
         about += f" (its stored email is in {stored}, not what is sent)"
     locale = locale or email_locale_of(order)
-    context = email_context(
-        order, locale, order_content(order, notification.content_version), notification_subject(notification)
-    )
+    content = order_content(order, notification.content_version)
+    context = email_context(order, locale, content, kind=kind, about=notification_about(notification))
     return _live(kind, context, locale, about=about)
 
 

@@ -100,18 +100,3 @@ def address_lines(address: dict[str, Any] | None, locale: str) -> list[str]:
     ]
     lines.append(Locale.parse(babel_locale(locale)).territories.get(country, country))
     return [line for line in lines if line]
-
-
-def shipment_context(shipment: dict[str, Any]) -> dict[str, Any]:
-    """The `shipment.*` values of a shipment's email, from the shipment's row (its columns by
-    name, as the claim reads it)."""
-    return {
-        "id": shipment["shop_shipment_id"],
-        "carrier": shipment["carrier"],
-        "tracking_number": shipment["tracking_number"],
-        "tracking_url": shipment["tracking_url"],
-        "lines": [
-            {"sku": line["sku"], "name": line["name"], "quantity": str(line["quantity"])}
-            for line in shipment["lines"]
-        ],
-    }

@@ -15,7 +15,7 @@ from notifications.content.sources import TemplateSource, shipped_source, versio
 from notifications.models import EmailTemplateVersion, Notification
 from notifications.providers.base import OutboundEmail
 from orders.models import Order
-from orders.selectors import order_content, shipment_row
+from orders.selectors import order_content
 
 SNAPSHOT_FIELDS = [
     "email_locale",
@@ -51,16 +51,16 @@ def email_render_for_order(
     order: Order,
     version: EmailTemplateVersion | None,
     content: dict[str, Any] | _Current | None = CURRENT_CONTENT,
-    subject: dict[str, Any] | None = None,
+    about: dict[str, Any] | None = None,
 ) -> tuple[RenderedEmail, str]:
     """Render without storing (previews, the naive bench pipeline). `content`: what was
     bought in the version the email shows; by default the order's current one, read here.
-    `subject`: the shipment's row, for a shipment's email. Raises RenderError."""
+    `about`: what the email is about beyond the order (content/about.py). Raises RenderError."""
     if isinstance(content, _Current):
         content = order_content(order)
     locale = email_locale_of(order)
     source = email_source(kind, locale, version)
-    return email_render(source, email_context(order, locale, content, subject)), locale
+    return email_render(source, email_context(order, locale, content, kind=kind, about=about)), locale
 
 
 def snapshot_take(
@@ -70,13 +70,13 @@ def snapshot_take(
     content: dict[str, Any] | None,
     version: EmailTemplateVersion | None,
     now: datetime,
-    subject: dict[str, Any] | None = None,
+    about: dict[str, Any] | None = None,
 ) -> list[str]:
     """Render and set the snapshot fields (the caller saves them with its own update); return
     their attribute names. `content` is the version the notification's event saw
     (Notification.content_version). Raises RenderError and then sets nothing."""
     rendered, locale = email_render_for_order(
-        kind=notification.kind, order=order, version=version, content=content, subject=subject
+        kind=notification.kind, order=order, version=version, content=content, about=about
     )
     notification.email_locale = locale
     notification.email_subject = rendered.subject
@@ -86,11 +86,6 @@ def snapshot_take(
     notification.email_rendered_at = now
     notification.email_template = version
     return SNAPSHOT_FIELDS
-
-
-def notification_subject(notification: Notification) -> dict[str, Any] | None:
-    """The row of what a shipment's email is about (the claim reads it in its own statement)."""
-    return shipment_row(notification.subject_id) if notification.subject_id else None
 
 
 def snapshot_exists(notification: Notification) -> bool:

@@ -48,6 +48,8 @@ LOOPABLE = (
     "order.shipping_address",
     "order.billing_address",
     "shipment.lines",
+    "refund.lines",
+    "cancellation.refunds",
 )
 ALLOWED_FILTERS: tuple[str, ...] = ()  # the shipped templates use none
 ALLOWED_SUMMARY = (

@@ -15,7 +15,7 @@ from infra.prepared import prepared_cursor
 from messaging.models import ProcessedEvent
 from notifications.delivery.circuit import CLOSED, CircuitSeen
 from notifications.models import EmailTemplateVersion, Notification, ProviderCircuit, Suppression
-from orders.models import Order, OrderVersion, Shipment
+from orders.models import Order, OrderVersion, Refund, Shipment
 
 
 def columns_of(model: type[Model], alias: str) -> str:
@@ -38,11 +38,22 @@ def _attnames(model: type[Model]) -> list[str]:
 # (tests/integration/test_claim_lock_order.py shows both).
 # Until the email is rendered (its snapshot), also what was bought: the order's content in the
 # version the notification's event saw (Notification.content_version).
-# And the row of what the email is about when it is not the order itself (a shipment), as JSON.
-_SUBJECT_ROWS = {Notification.Kind.ORDER_SHIPMENT: Shipment}
-_SUBJECT_READ = " ".join(
-    f"WHEN '{kind}' THEN (SELECT to_jsonb(s) FROM {model._meta.db_table} s WHERE s.id = n.subject_id)"
-    for kind, model in _SUBJECT_ROWS.items()
+# And what the email is about beyond the order, as JSON: the row of its shipment or refund, or
+# for a cancellation the refunds announced with it ({"refunds": [...]}); NULL for the others.
+_SUBJECT_ROWS: dict[str, type[Shipment | Refund]] = {
+    Notification.Kind.ORDER_SHIPMENT: Shipment,
+    Notification.Kind.ORDER_REFUND: Refund,
+}
+_ABOUT_READ = " ".join(
+    [
+        *(
+            f"WHEN '{kind}' THEN (SELECT to_jsonb(s) FROM {model._meta.db_table} s WHERE s.id = n.subject_id)"
+            for kind, model in _SUBJECT_ROWS.items()
+        ),
+        f"WHEN '{Notification.Kind.ORDER_CANCELLATION}' THEN (SELECT jsonb_build_object('refunds', "
+        "COALESCE(jsonb_agg(to_jsonb(r) ORDER BY r.created_at), '[]'::jsonb)) "
+        f"FROM {Refund._meta.db_table} r WHERE r.order_id = o.id AND r.in_cancellation)",
+    ]
 )
 _CLAIM_READ = f"""
 WITH wanted (position, order_id, kind, subject_id, event_id, inbox_key) AS (
@@ -62,7 +73,7 @@ SELECT w.position, {columns_of(Order, "o")}, {columns_of(Notification, "n")},
            (SELECT ov.content FROM {OrderVersion._meta.db_table} ov
              WHERE ov.order_id = o.id AND ov.number = COALESCE(n.content_version, o.content_version))
        END,
-       CASE WHEN n.email_content_hash = '' THEN CASE n.kind {_SUBJECT_READ} END END
+       CASE WHEN n.email_content_hash = '' THEN CASE n.kind {_ABOUT_READ} END END
   FROM wanted w
   JOIN {Order._meta.db_table} o ON o.id = w.order_id
   JOIN {Notification._meta.db_table} n
@@ -95,8 +106,9 @@ class ClaimRead:
     # What was bought, in the version the email shows; read only until the email is rendered,
     # and None for an order placed with the short body.
     content: dict[str, Any] | None = None
-    # The row of the shipment the email is about (its columns by name), until it is rendered.
-    subject: dict[str, Any] | None = None
+    # What the email is about beyond the order (its shipment's or refund's row, a cancellation's
+    # refunds), until it is rendered: notifications/content/about.py.
+    about: dict[str, Any] | None = None
 
 
 def claim_reads(keys: list[ClaimKey], *, provider: str) -> dict[int, ClaimRead]:
@@ -129,7 +141,7 @@ def _claim_read_of(row: tuple[Any, ...]) -> ClaimRead:
     processed, suppression_id, template_id, state, failures, retry_at, probe_until, paused_by = row[
         end : end + 8
     ]
-    content, subject = row[end + 8 :]
+    content, about = row[end + 8 :]
     notification.order = order
     circuit = CLOSED if state is None else CircuitSeen(state, failures, retry_at, probe_until, paused_by)
     return ClaimRead(
@@ -140,7 +152,7 @@ def _claim_read_of(row: tuple[Any, ...]) -> ClaimRead:
         template_id=template_id,
         circuit=circuit,
         content=_json(content),
-        subject=_json(subject),
+        about=_json(about),
     )
 
 

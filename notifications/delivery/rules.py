@@ -8,6 +8,9 @@ The rules (docs/failure-handling.md shows them per ordering of events):
 - Cancellation: sent for every cancelled order, but never before a confirmation that is
   being sent at that moment: it waits until the confirmation is done, so the customer
   never reads "cancelled" before "confirmed".
+- Refund: never before the confirmation, nor before the cancellation of a cancelled order,
+  nor before the email of the parcel it answers (a return); it waits as a shipment's does.
+  A refund announced with the cancellation has no email of its own: the cancellation tells it.
 - Shipment: never before the confirmation. It waits while the confirmation is to be sent
   (pending, sending) or waits for a person (failed, needs review), and goes once the
   confirmation is sent or a reviewer rejected it (that decision was about that email, not the
@@ -24,7 +27,7 @@ from django.conf import settings
 
 from notifications.models import Notification, Suppression
 from notifications.tracking.suppression import suppression_reason
-from orders.models import Order
+from orders.models import Order, Refund
 
 
 class Action(StrEnum):
@@ -67,30 +70,57 @@ def notification_decide(
             )
         return SEND
     if notification.kind == Notification.Kind.ORDER_SHIPMENT:
-        return _after_the_confirmation(order)
+        confirmation = _email_of(order, Notification.Kind.ORDER_CONFIRMATION)
+        if confirmation is not None and confirmation.status == Notification.Status.SKIPPED and cancelled:
+            return Decision(Action.SKIP, "The order was cancelled before its confirmation was sent.")
+        return _after([(confirmation, "the order confirmation")])
+    if notification.kind == Notification.Kind.ORDER_REFUND:
+        return _after(_what_a_refund_follows(notification, order))
     raise ValueError(f"no rule for notification kind {notification.kind!r}")
 
 
-def _after_the_confirmation(order: Order) -> Decision:
-    confirmation = Notification.objects.filter(
-        order=order, kind=Notification.Kind.ORDER_CONFIRMATION, subject_id__isnull=True
-    ).first()
-    if confirmation is None:  # an order from before its confirmation was recorded with it
-        return SEND
-    status = confirmation.status
-    if status in Notification.UNFINISHED_STATUSES:
-        return Decision(
-            Action.WAIT,
-            "It follows the order confirmation, which is not sent yet.",
-            retry_after=settings.EMAIL_FOLLOWING_WAIT_SECONDS,
-        )
-    if status in Notification.NEEDS_PERSON_STATUSES:
-        return Decision(
-            Action.WAIT,
-            f"It follows the order confirmation, which is {confirmation.get_status_display()} and "
-            "waits for a person: retry or reject that one first.",
-            retry_after=settings.EMAIL_FOLLOWING_PERSON_WAIT_SECONDS,
-        )
-    if status == Notification.Status.SKIPPED and order.status == Order.Status.CANCELLED:
-        return Decision(Action.SKIP, "The order was cancelled before its confirmation was sent.")
+def _what_a_refund_follows(notification: Notification, order: Order) -> list[tuple[Notification | None, str]]:
+    """The confirmation; the cancellation, for a cancelled order (the refund is news after it);
+    the email of the parcel it answers, if it answers one."""
+    earlier = [(_email_of(order, Notification.Kind.ORDER_CONFIRMATION), "the order confirmation")]
+    if order.status == Order.Status.CANCELLED:
+        earlier.append((_email_of(order, Notification.Kind.ORDER_CANCELLATION), "the cancellation"))
+    refunds = (
+        Refund.objects.filter(pk=notification.subject_id)
+        if notification.subject_id
+        else Refund.objects.none()
+    )
+    shipment_id = refunds.values_list("shipment_id", flat=True).first()
+    if shipment_id is not None:
+        parcel = Notification.objects.filter(
+            kind=Notification.Kind.ORDER_SHIPMENT, subject_id=shipment_id
+        ).first()
+        earlier.append((parcel, "the email of the parcel it answers"))
+    return earlier
+
+
+def _email_of(order: Order, kind: str) -> Notification | None:
+    return Notification.objects.filter(order=order, kind=kind, subject_id__isnull=True).first()
+
+
+def _after(earlier: list[tuple[Notification | None, str]]) -> Decision:
+    """Send once every earlier email is done (sent, skipped or rejected); wait, saying which,
+    while one is on its way or with a person. A missing one (an order from before it was
+    recorded with its event) holds nothing up."""
+    for email, named in earlier:
+        if email is None:
+            continue
+        if email.status in Notification.UNFINISHED_STATUSES:
+            return Decision(
+                Action.WAIT,
+                f"It follows {named}, which is not sent yet.",
+                retry_after=settings.EMAIL_FOLLOWING_WAIT_SECONDS,
+            )
+        if email.status in Notification.NEEDS_PERSON_STATUSES:
+            return Decision(
+                Action.WAIT,
+                f"It follows {named}, which is {email.get_status_display()} and waits for a person: "
+                "retry or reject that one first.",
+                retry_after=settings.EMAIL_FOLLOWING_PERSON_WAIT_SECONDS,
+            )
     return SEND

@@ -11,6 +11,7 @@ class Notification(models.Model):
         ORDER_CONFIRMATION = "order_confirmation", "Order confirmation"
         ORDER_CANCELLATION = "order_cancellation", "Order cancellation"
         ORDER_SHIPMENT = "order_shipment", "Shipment"
+        ORDER_REFUND = "order_refund", "Refund"
 
     class Status(models.TextChoices):
         PENDING = "pending", "pending"
@@ -39,8 +40,8 @@ class Notification(models.Model):
 
     order = models.ForeignKey("orders.Order", on_delete=models.PROTECT, related_name="notifications")
     kind = models.CharField(max_length=32, choices=Kind.choices)
-    # What the email is about when an order has several of its kind: the shipment (its event's
-    # aggregate id). NULL for the order's own emails, one of each kind per order.
+    # What the email is about when an order has several of its kind: the shipment or the refund
+    # (its event's aggregate id). NULL for the order's own emails, one of each kind per order.
     subject_id = models.UUIDField(null=True, blank=True)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
     # Sent to the provider on every attempt: the provider's dedupe is what makes a resend

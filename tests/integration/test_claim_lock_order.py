@@ -23,6 +23,7 @@ def _claim_params(notifications: list) -> dict:
         "positions": list(range(len(notifications))),
         "order_ids": [notification.order_id for notification in notifications],
         "kinds": [notification.kind for notification in notifications],
+        "subject_ids": [notification.subject_id for notification in notifications],
         "event_ids": [uuid.uuid4() for _ in notifications],
         "inbox_keys": ["k" for _ in notifications],
         "provider": "resend",

@@ -80,8 +80,9 @@ def test_a_published_override_is_what_the_sample_preview_shows(tmp_path):
     ("args", "message"),
     [
         (
-            ["order_shipped"],
-            "There is no email kind 'order_shipped'; the kinds are order_confirmation, order_cancellation.",
+            ["order_delivered"],
+            "There is no email kind 'order_delivered'; the kinds are order_confirmation, order_cancellation, "
+            "order_shipment, order_refund.",
         ),
         (
             ["order_confirmation", "--locale", "de"],

@@ -73,6 +73,7 @@ def test_outbox_status_reports_backlog_statuses_and_dead_letter_depths_as_json(m
         "orders.analytics.dlq": 0,
         "orders.cancellations.dlq": 0,
         "orders.confirmations.dlq": 0,
+        "orders.refunds.dlq": 0,
         "orders.shipments.dlq": 0,
     }
 

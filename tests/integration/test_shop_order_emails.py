@@ -173,3 +173,44 @@ def test_a_parcel_waits_while_its_confirmation_waits_for_a_person(api_token, mai
     )
     [message] = [m for m in mailsim.messages() if m["to"] == ["review@example.com"]]
     assert message["idempotency_key"] == sent.idempotency_key
+
+
+def test_a_refund_follows_the_confirmation_and_a_cancellation_tells_its_own(api_token, mailsim, start_worker):
+    # given
+    start_worker(EMAIL_FOLLOWING_WAIT_SECONDS="1")
+    order = _place(api_token, shop_order_body(customer_email="refunds@example.com"))
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {api_token}")
+    # when a line is refunded at once, then the rest with the cancellation
+    refunded = client.post(
+        f"/api/orders/{order.id}/refunds/",
+        {
+            "refund_id": "R1",
+            "amount": 1250,
+            "lines": [{"sku": "TEA-GREEN", "quantity": 1}],
+            "reason": "Damaged",
+        },
+        format="json",
+    )
+    assert refunded.status_code == 201, refunded.content
+    emails = _all_sent(order, 2)
+    cancelled = client.post(
+        f"/api/orders/{order.id}/cancel/",
+        {"refund": {"refund_id": "C1", "amount": 2230, "reason": "Cancelled at your request"}},
+        format="json",
+    )
+    assert cancelled.status_code == 200, cancelled.content
+    emails = _all_sent(order, 3)
+    # then the confirmation, the refund, the cancellation: one each, in that order
+    assert [email.kind for email in emails] == ["order_confirmation", "order_refund", "order_cancellation"]
+    messages = sorted(
+        (m for m in mailsim.messages() if m["to"] == ["refunds@example.com"]), key=lambda m: m["accepted_at"]
+    )
+    assert len(messages) == 3
+    refund, cancellation = messages[1], messages[2]
+    assert refund["subject"] == "We refund €12.50 for your order 1001"
+    assert "Reason: Damaged" in refund["text"]
+    assert "1 × Green tea (TEA-GREEN)" in refund["text"]  # noqa: RUF001
+    assert "We refund €22.30 to you; the money goes back the way you paid." in cancellation["text"]
+    assert "- €22.30: Cancelled at your request" in cancellation["text"]
+    assert "If you paid for it" not in cancellation["text"]

@@ -27,7 +27,7 @@ def test_a_made_up_path_module_link_and_layout_entry_are_reported():
         [
             "The relay is `messaging/relay/frames.py` and `messaging/relay/relay.py`.",
             "Dead letters: `messaging.dead_letters.replay`, but `messaging.dead_lettering` exists.",
-            "A model of its app: `orders.Order`; not `orders.Shipment`.",
+            "A model of its app: `orders.Order`; not `orders.Parcel`.",
             "See [the drill](../drill/README.md) and [the runbook](runbook.md).",
             "```",
             "tools/",
@@ -40,7 +40,7 @@ def test_a_made_up_path_module_link_and_layout_entry_are_reported():
     assert missing("docs/made-up.md", text) == [
         "docs/made-up.md:1: messaging/relay/frames.py",
         "docs/made-up.md:2: messaging.dead_letters.replay",
-        "docs/made-up.md:3: orders.Shipment",
+        "docs/made-up.md:3: orders.Parcel",
         "docs/made-up.md:4: drill/README.md",
         "docs/made-up.md:8: tools/mailsimulator/",
         "docs/made-up.md:9: demo/",

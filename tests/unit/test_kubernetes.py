@@ -8,7 +8,14 @@ import re
 import yaml
 from django.conf import settings
 
-from notifications.events import CANCELLATIONS_QUEUE, CONFIRMATIONS_QUEUE
+from messaging.registry import event_types
+from notifications.events import (
+    CANCELLATIONS_QUEUE,
+    CONFIRMATIONS_QUEUE,
+    EMAIL_KIND_OF_EVENT,
+    REFUNDS_QUEUE,
+    SHIPMENTS_QUEUE,
+)
 from tests.deployment_files import kubernetes_documents as _documents
 from tests.unit.test_compose import _procfile
 from tools.drill.processes import REPO
@@ -79,7 +86,9 @@ def test_keda_scales_the_workers_on_the_email_queues():
     assert scaled["spec"]["scaleTargetRef"]["name"] == _deployments()["worker"]["metadata"]["name"]
     assert scaled["spec"]["minReplicaCount"] >= 2
     queues = {t["metadata"]["queueName"] for t in scaled["spec"]["triggers"] if t["type"] == "rabbitmq"}
-    assert queues == {CONFIRMATIONS_QUEUE, CANCELLATIONS_QUEUE}
+    emails = {event.queue for name, event in event_types().items() if name in EMAIL_KIND_OF_EVENT}
+    assert emails == {CONFIRMATIONS_QUEUE, CANCELLATIONS_QUEUE, SHIPMENTS_QUEUE, REFUNDS_QUEUE}
+    assert queues == emails
 
 
 def test_two_beats_are_safe_and_a_worker_may_finish_its_calls_before_it_is_killed():

@@ -34,6 +34,7 @@ def test_the_product_registers_each_event_type_on_its_own_queue():
         "order.created": "orders.confirmations",
         "order.cancelled": "orders.cancellations",
         "order.shipped": "orders.shipments",
+        "order.refunded": "orders.refunds",
         "order.paid": "orders.analytics",
         "mail.provider_event": "notifications.provider_events",
     }
@@ -50,8 +51,8 @@ def test_an_event_type_declared_twice_is_refused(monkeypatch):
 
 
 def test_an_event_type_no_catalogue_declares_is_unknown():
-    with pytest.raises(UnknownEventType, match=re.escape("'order.shipped' is not registered")):
-        event_type_get("order.shipped")
+    with pytest.raises(UnknownEventType, match=re.escape("'order.delivered' is not registered")):
+        event_type_get("order.delivered")
 
 
 def test_the_envelope_carries_the_aggregate_id_under_the_aggregate_s_name():
@@ -74,7 +75,7 @@ def test_the_envelope_carries_the_aggregate_id_under_the_aggregate_s_name():
     ("change", "reason"),
     [
         (lambda m: m.pop("order_id"), "lacks the field(s): order_id"),
-        (lambda m: m.update(event_type="order.shipped"), "'order.shipped' is unknown"),
+        (lambda m: m.update(event_type="order.delivered"), "'order.delivered' is unknown"),
         (lambda m: m.update(schema_version=True), "Schema version True of order.created is not supported"),
         (lambda m: m.update(extra=1), "unknown field(s): extra"),
         (lambda m: m.update(order_id="not-a-uuid"), "malformed field"),

@@ -28,6 +28,7 @@ WORK_QUEUES = (
     "orders.confirmations",
     "orders.cancellations",
     "orders.shipments",
+    "orders.refunds",
     "orders.analytics",
     "notifications.provider_events",
 )

@@ -26,6 +26,7 @@ WORK_QUEUES = (
     "orders.confirmations",
     "orders.cancellations",
     "orders.shipments",
+    "orders.refunds",
     "orders.analytics",
     "notifications.provider_events",
 )

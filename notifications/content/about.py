@@ -1,0 +1,88 @@
+"""What an email is about beyond the order, as its template sees it: the parcel of a shipment's
+email (`shipment.*`), the refund of a refund's email (`refund.*`), the refunds announced with a
+cancellation (`cancellation.*`). The claim reads the rows in its own statement
+(delivery/claim_read.py); previews read them here (`notification_about`)."""
+
+from typing import Any
+
+from notifications.content.formatting import money_format
+from notifications.models import Notification
+from orders.content import minor_to_amount
+from orders.models import Order
+from orders.selectors import cancellation_refund_rows, refund_row, shipment_row
+
+SHIPMENT = Notification.Kind.ORDER_SHIPMENT
+REFUND = Notification.Kind.ORDER_REFUND
+CANCELLATION = Notification.Kind.ORDER_CANCELLATION
+SUBJECT_KINDS = (SHIPMENT, REFUND)  # an order may have several: each email names its subject
+
+
+def email_kind_words(kind: str) -> str:
+    words: dict[str, str] = {SHIPMENT: "shipment", REFUND: "refund"}
+    return words.get(kind, kind)
+
+
+def about_context(kind: str, about: dict[str, Any] | None, order: Order, locale: str) -> dict[str, Any]:
+    """The template values of `about` for an email of `kind`; none for the kinds about the
+    order alone, and none when `about` is missing (the template then names what it lacks)."""
+    if kind == CANCELLATION:
+        refunds = (about or {}).get("refunds", [])
+        return {"cancellation": _cancellation(refunds, order, locale)}
+    if about is None:
+        return {}
+    if kind == SHIPMENT:
+        return {"shipment": _shipment(about)}
+    if kind == REFUND:
+        return {"refund": _refund(about, order, locale)}
+    return {}
+
+
+def notification_about(notification: Notification) -> dict[str, Any] | None:
+    """What the claim would read for this email (a preview renders with it)."""
+    if notification.kind == CANCELLATION:
+        return {"refunds": cancellation_refund_rows(notification.order_id)}
+    if notification.subject_id is None:
+        return None
+    if notification.kind == SHIPMENT:
+        return shipment_row(notification.subject_id)
+    if notification.kind == REFUND:
+        return refund_row(notification.subject_id)
+    return None
+
+
+def _shipment(shipment: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "id": shipment["shop_shipment_id"],
+        "carrier": shipment["carrier"],
+        "tracking_number": shipment["tracking_number"],
+        "tracking_url": shipment["tracking_url"],
+        "lines": _lines(shipment["lines"]),
+    }
+
+
+def _refund(refund: dict[str, Any], order: Order, locale: str) -> dict[str, Any]:
+    return {
+        "id": refund["shop_refund_id"],
+        "amount": _money(refund["amount_minor"], order, locale),
+        "reason": refund["reason"],
+        "lines": _lines(refund["lines"]),
+    }
+
+
+def _cancellation(refunds: list[dict[str, Any]], order: Order, locale: str) -> dict[str, Any]:
+    total = sum(refund["amount_minor"] for refund in refunds)
+    return {
+        "refunds": [
+            {"amount": _money(refund["amount_minor"], order, locale), "reason": refund["reason"]}
+            for refund in refunds
+        ],
+        "refunded": _money(total, order, locale) if refunds else "",
+    }
+
+
+def _lines(lines: list[dict[str, Any]]) -> list[dict[str, str]]:
+    return [{"sku": line["sku"], "name": line["name"], "quantity": str(line["quantity"])} for line in lines]
+
+
+def _money(minor: int, order: Order, locale: str) -> str:
+    return money_format(minor_to_amount(minor, order.currency), order.currency, locale)
