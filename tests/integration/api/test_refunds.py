@@ -103,7 +103,9 @@ def test_a_refund_answering_a_parcel_that_has_not_reached_us_is_refused_with_the
     )
     assert shipped.status_code == 201
     assert _refund(client, shop_order, {**TEA_BACK, "shipment_id": "P1"}).status_code == 201
-    assert Refund.objects.get().shipment.shop_shipment_id == "P1"
+    answered = Refund.objects.get().shipment
+    assert answered is not None
+    assert answered.shop_shipment_id == "P1"
 
 
 def test_a_refund_announced_with_the_cancellation_is_told_by_its_email_and_has_none_of_its_own(
