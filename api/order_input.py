@@ -153,6 +153,11 @@ class ShopOrderInput(StrictSerializer):
     shipping = ShippingInput(required=False)
     discounts = serializers.ListField(child=DiscountInput(), required=False, max_length=MAX_DISCOUNTS)
     tax_total = _minor(required=False, help_text="The taxes in the total, as the shop computed them.")
+    payment_method = text_field(
+        NAME_TEXT,
+        required=False,
+        help_text='How the customer pays, in words the confirmation shows ("Credit card, paid").',
+    )
     total = _minor(min_value=1, help_text="lines + shipping - discounts, in minor units.")
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:

@@ -19,6 +19,8 @@ from notifications.providers.production_url import production_url_problems
 
 DEVELOPMENT_MAIL_KEY = "dev-mail-key"
 
+MIN_WITHDRAWAL_DAYS = 14
+
 
 @register()
 def timing_settings_check(app_configs: Sequence[AppConfig] | None, **kwargs: Any) -> list[Error]:
@@ -107,7 +109,7 @@ def email_content_check(app_configs: Sequence[AppConfig] | None, **kwargs: Any) 
     offered = [code for code, _ in settings.LANGUAGES]
     if settings.LANGUAGE_CODE not in offered:
         problems.append(f"SHOP_DEFAULT_LOCALE={settings.LANGUAGE_CODE!r} is not one of {', '.join(offered)}.")
-    for name in ("SHOP_URL", "SHOP_LOGO_URL"):
+    for name in ("SHOP_URL", "SHOP_LOGO_URL", "SHOP_TERMS_URL", "SHOP_WITHDRAWAL_URL"):
         value = getattr(settings, name)
         if not value.startswith("https://"):
             problems.append(
@@ -125,6 +127,14 @@ def email_content_check(app_configs: Sequence[AppConfig] | None, **kwargs: Any) 
     for name in ("SHOP_NAME", "SHOP_FOOTER_ADDRESS"):
         if not getattr(settings, name).strip():
             problems.append(f"{name} is empty; every email shows it.")
+    for name in ("SHOP_LEGAL_NAME", "SHOP_LEGAL_ADDRESS"):
+        if not getattr(settings, name).strip():
+            problems.append(f"{name} is empty; an EU order confirmation must name who sells, and where.")
+    if settings.SHOP_WITHDRAWAL_DAYS < MIN_WITHDRAWAL_DAYS:
+        problems.append(
+            f"SHOP_WITHDRAWAL_DAYS={settings.SHOP_WITHDRAWAL_DAYS}: the right of withdrawal is at least "
+            f"{MIN_WITHDRAWAL_DAYS} days in the EU (Directive 2011/83/EU, art. 9)."
+        )
     return [Error(problem, id="notifications.E005") for problem in problems]
 
 

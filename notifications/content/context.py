@@ -23,6 +23,13 @@ CONTEXT_VARIABLES = {
     "shop.text_color": "the text colour, #rrggbb",
     "shop.footer_address": "the postal address in the footer",
     "shop.support_email": "where customers write with questions",
+    "shop.legal_name": "who sells, as registered (e.g. Example Shop GmbH)",
+    "shop.legal_address": "the seller's geographic address",
+    "shop.phone": "the seller's telephone number",
+    "shop.register": "the seller's register entry and VAT id, or empty",
+    "shop.terms_url": "the terms and conditions (absolute)",
+    "shop.withdrawal_url": "the right of withdrawal's conditions and the model withdrawal form (absolute)",
+    "shop.withdrawal_days": "the withdrawal period in days (at least 14)",
     "order.number": "the order number customers quote: the shop's own (e.g. 1001), or for an order "
     "placed with the short body the first characters of its id (e.g. 1F3A9C2B)",
     "order.id": "the full order id",
@@ -37,6 +44,7 @@ CONTEXT_VARIABLES = {
     "order.shipping_price": "what delivery costs, formatted (empty when the shop sent none)",
     "order.discounts": "each discount, with label (its description, else its code), code and amount",
     "order.tax_total": "the taxes in the total, formatted (empty when the shop sent none)",
+    "order.payment_method": "how the customer pays, as the shop said it (empty when it did not)",
     "order.shipping_address": "where it goes, as the lines of an envelope, the country's name in the "
     "email's language",
     "order.billing_address": "the billing address's lines; empty when the shop sent none",
@@ -157,6 +165,7 @@ SAMPLE_CONTENT: dict[str, Any] = {
     "shipping": {"method": "DHL Paket", "price": 490},
     "discounts": [{"code": "WELCOME", "description": "Welcome discount", "amount": 290}],
     "tax_total": 594,
+    "payment_method": "Credit card, paid",
     "total": 4990,
 }
 # What the sample order's emails are about beyond the order: its first parcel (the mugs, the

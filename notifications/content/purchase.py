@@ -34,6 +34,7 @@ def purchase_context(content: dict[str, Any] | None, locale: str) -> dict[str, A
             "shipping_price": "",
             "discounts": [],
             "tax_total": "",
+            "payment_method": "",
             "shipping_address": [],
             "billing_address": [],
         }
@@ -59,6 +60,7 @@ def purchase_context(content: dict[str, Any] | None, locale: str) -> dict[str, A
             for d in content.get("discounts", [])
         ],
         "tax_total": money(tax_total) if tax_total is not None else "",
+        "payment_method": content.get("payment_method", ""),
         "shipping_address": address_lines(content["shipping_address"], locale),
         "billing_address": address_lines(content.get("billing_address"), locale),
     }

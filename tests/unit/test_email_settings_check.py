@@ -50,3 +50,24 @@ def test_a_broken_brand_is_refused_naming_each_setting():
         "SHOP_NAME is empty",
     ):
         assert expected in result.stderr
+
+
+def test_legal_data_an_eu_confirmation_needs_are_refused_naming_each_setting():
+    result = _check(
+        SHOP_LEGAL_NAME="",
+        SHOP_LEGAL_ADDRESS=" ",
+        SHOP_TERMS_URL="shop.example.com/terms",
+        SHOP_WITHDRAWAL_URL="http://shop.example.com/withdrawal",
+        SHOP_WITHDRAWAL_DAYS="7",
+    )
+    assert result.returncode != 0
+    errors = [line for line in result.stderr.splitlines() if "notifications.E005" in line]
+    assert len(errors) == 5, result.stderr
+    for expected in (
+        "SHOP_LEGAL_NAME is empty; an EU order confirmation must name who sells, and where",
+        "SHOP_LEGAL_ADDRESS is empty",
+        "SHOP_TERMS_URL='shop.example.com/terms' must be an absolute https:// URL",
+        "SHOP_WITHDRAWAL_URL='http://shop.example.com/withdrawal' must be an absolute https:// URL",
+        "SHOP_WITHDRAWAL_DAYS=7: the right of withdrawal is at least 14 days in the EU",
+    ):
+        assert expected in result.stderr

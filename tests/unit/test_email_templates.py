@@ -132,6 +132,52 @@ def test_the_confirmation_shows_what_was_bought_in_both_parts(locale):
         assert not missing, f"the {part_name} part of the {locale} confirmation lacks {missing}"
 
 
+# What an EU order confirmation must carry (Directive 2011/83/EU, art. 6(1), 8(7)), as the
+# sample order's confirmation shows it: the element, and the words that carry it.
+def _legal_elements(locale: str) -> dict[str, list[str]]:
+    context = sample_context("order_confirmation", locale, placed_at=PLACED_AT)
+    shop, order = context["shop"], context["order"]
+    withdrawal = {"en": "within 14 days without giving any reason", "ru": "в течение 14 дней без"}
+    return {
+        "the trader's identity": [shop["legal_name"], shop["register"]],
+        "its geographic address and telephone": [shop["legal_address"], shop["phone"], shop["support_email"]],
+        "the main characteristics of the goods": [line["name"] for line in order["lines"]],
+        "the total price with taxes": [order["amount"], order["tax_total"]],
+        "the delivery costs": [order["shipping_price"]],
+        "payment and delivery arrangements": [
+            order["payment_method"],
+            order["shipping_method"],
+            shop["terms_url"],
+        ],
+        "the right of withdrawal with its conditions": [withdrawal[locale], shop["withdrawal_url"]],
+        "the model withdrawal form (a link)": [shop["withdrawal_url"]],
+        "the terms and conditions": [shop["terms_url"]],
+    }
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_the_confirmation_carries_what_an_eu_confirmation_must_in_both_parts(locale):
+    email = _render("order_confirmation", locale)
+    html_text = _visible_text(email.html)
+    links = [url for _, url in URL_ATTRIBUTES.findall(email.html)]
+    for element, words in _legal_elements(locale).items():
+        assert all(words), (element, words)
+        for part_name, part in (("text", email.text), ("html", html_text + " " + " ".join(links))):
+            missing = [word for word in words if word not in part]
+            assert not missing, (
+                f"{element}: the {part_name} part of the {locale} confirmation lacks {missing}"
+            )
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_an_order_placed_with_the_short_body_is_confirmed_with_the_legal_elements_too(locale):
+    email = _render("order_confirmation", locale, "short")
+    shop = sample_context("order_confirmation", locale)["shop"]
+    for value in (shop["legal_name"], shop["legal_address"], shop["withdrawal_url"], shop["terms_url"]):
+        assert value in email.text
+        assert value in email.html
+
+
 def test_an_order_placed_with_the_short_body_shows_its_amount_and_no_lines():
     email = _render("order_confirmation", "en", "short")
     assert "Amount: €49.90" in email.text
