@@ -86,3 +86,20 @@ def _lines(lines: list[dict[str, Any]]) -> list[dict[str, str]]:
 
 def _money(minor: int, order: Order, locale: str) -> str:
     return money_format(minor_to_amount(minor, order.currency), order.currency, locale)
+
+
+def notification_about_words(notification: Notification) -> str:
+    """What the email is about, in a line for the review screen."""
+    if notification.subject_id is None:
+        return "the order"
+    row = notification_about(notification)
+    if row is None:
+        return f"{email_kind_words(notification.kind)} {notification.subject_id} (not found)"
+    if notification.kind == SHIPMENT:
+        tracking = f", tracking {row['tracking_number']}" if row["tracking_number"] else ""
+        return f"parcel {row['shop_shipment_id']} ({row['carrier']}{tracking})"
+    currency = notification.order.currency
+    reason = f" ({row['reason']})" if row["reason"] else ""
+    return (
+        f"refund {row['shop_refund_id']}: {minor_to_amount(row['amount_minor'], currency)} {currency}{reason}"
+    )

@@ -20,6 +20,7 @@ from django.utils.timesince import timesince
 
 from infra.read_only_admin import ReadOnlyAdmin, ReadOnlyInline
 from notifications.admin.tracking import ProviderEventInline
+from notifications.content.about import notification_about_words
 from notifications.models import DeliveryAttempt, Notification, OperatorAction
 from operations.review.admin_actions import CommentActionForm, ReviewActions
 from operations.review.email_section import NotificationEmailSection
@@ -123,6 +124,7 @@ class NotificationAdmin(RememberedFilters, ReviewActions, NotificationEmailSecti
                 "fields": [
                     "order_link",
                     "kind",
+                    "about",
                     "status",
                     "reason",
                     "last_error_detail",
@@ -155,6 +157,7 @@ class NotificationAdmin(RememberedFilters, ReviewActions, NotificationEmailSecti
         "order_link",
         "order_summary",
         "kind",
+        "about",
         "status",
         "reason",
         "last_error_detail",
@@ -181,6 +184,11 @@ class NotificationAdmin(RememberedFilters, ReviewActions, NotificationEmailSecti
     def order_link(self, notification: Notification) -> SafeString:
         url = reverse("admin:orders_order_change", args=[notification.order_id])
         return format_html('<a href="{}">{}</a>', url, notification.order_id)
+
+    @admin.display(description="about")
+    def about(self, notification: Notification) -> str:
+        """The parcel or the refund an email of several per order is about."""
+        return notification_about_words(notification)
 
     @admin.display(description="order")
     def order_summary(self, notification: Notification) -> str:

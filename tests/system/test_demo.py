@@ -44,4 +44,8 @@ def test_the_demo_leaves_every_screen_something_to_show(stack, broker, processes
     assert "the provider answers 503 to everything" in result.stdout
     statuses = set(Notification.objects.values_list("status", flat=True))
     assert {"sent", "failed", "needs_review", "skipped", "rejected"} <= statuses, statuses
+    sent_kinds = set(Notification.objects.filter(status="sent").values_list("kind", flat=True))
+    assert sent_kinds == {"order_confirmation", "order_cancellation", "order_shipment", "order_refund"}, (
+        sent_kinds
+    )
     assert queue_ready_count("orders.confirmations.dlq") > 0

@@ -1,7 +1,8 @@
 """`make demo` (python -m tools.demo): a few minutes of orders against `make run` (started here if it
 is not up), with a provider that refuses, bounces, drops connections and goes down for a while;
 then a reviewer's decision, and a list of what to look at. Exit status 1 if the stream placed
-fewer orders than it was asked to, or fewer than four email states came of it."""
+fewer orders than it was asked to, fewer than four email states came of it, or no order was
+shipped in parcels and refunded."""
 
 import argparse
 import json
@@ -39,8 +40,13 @@ def main(argv: list[str] | None = None) -> int:
     _print_summary(args, placed, status, rejected, started_pid)
     statuses = {name for name, count in status["notifications_by_status"].items() if count}
     short = len(placed.orders) < asked * 0.95
-    if short or len(statuses) < 4:
-        print(f"DEMO INCOMPLETE: {len(placed.orders)} of {asked} orders placed, states {sorted(statuses)}")
+    # Every kind of email must be there to look at: parcels (two per order) and refunds.
+    kinds_missing = placed.parcels < 2 or placed.refunds < 1
+    if short or len(statuses) < 4 or kinds_missing:
+        print(
+            f"DEMO INCOMPLETE: {len(placed.orders)} of {asked} orders placed, states {sorted(statuses)}, "
+            f"{placed.parcels} parcels, {placed.refunds} refunds"
+        )
         return 1
     return 0
 
@@ -83,7 +89,11 @@ def _print_summary(
     flower = password.read_text().strip() if password.exists() else "in var/flower-password"
     example = placed.refused[0] if placed.refused else (placed.orders[0] if placed.orders else "<order id>")
     print()
-    print(f"{len(placed.orders)} orders placed ({placed.paid} paid, {placed.cancelled} cancelled); ", end="")
+    print(
+        f"{len(placed.orders)} orders placed ({placed.paid} paid, {placed.cancelled} cancelled, "
+        f"{placed.parcels} parcels shipped, {placed.refunds} partly refunded); ",
+        end="",
+    )
     print(f"the provider was down for {placed.outage_seconds:.0f} s.")
     print(f"Emails: {by_status}. Dead letters: {dead}.")
     if rejected:

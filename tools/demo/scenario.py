@@ -1,9 +1,12 @@
-"""The shop's stream: orders at a steady rate, some paid, some cancelled, some to addresses
-the provider refuses or that bounce, and a provider outage in the middle."""
+"""The shop's stream: orders at a steady rate, most of them a shop's orders with several lines
+(every fifth in the short body of the first release), some paid, some shipped in two parcels,
+some partly refunded, some cancelled, some to addresses the provider refuses or that bounce,
+and a provider outage in the middle."""
 
 import random
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 import requests
 
@@ -28,6 +31,8 @@ class Placed:
     bounced_addresses: list[str] = field(default_factory=list)
     cancelled: int = 0
     paid: int = 0
+    parcels: int = 0
+    refunds: int = 0
     outage_seconds: float = 0.0
 
 
@@ -73,14 +78,10 @@ class ShopStream:
             address = self.rng.choice(self.placed.bounced_addresses)  # ordering again: suppressed
         else:
             address = f"customer-{number}@example.com"
-        amount = f"{self.rng.randint(500, 25000) / 100:.2f}"
+        body = self._short_order(address) if number % 5 == 4 else self._shop_order(number, address)
         response = self.session.post(
             f"{self.web}/api/orders/",
-            json={
-                "customer_email": address,
-                "amount": amount,
-                "currency": self.rng.choice(["EUR", "EUR", "USD"]),
-            },
+            json=body,
             headers={"Idempotency-Key": f"demo-{time.time_ns()}-{number}"},
             timeout=10,
         )
@@ -99,6 +100,85 @@ class ShopStream:
             self._change(order_id, "cancel")
         elif change < 0.35:
             self._change(order_id, "pay")
+        if "lines" in body and self.rng.random() < 0.3:
+            self._ship_in_two_parcels(order_id, body)
+
+    def _shop_order(self, number: int, address: str) -> dict:
+        """A shop's order of one to four lines, with shipping and now and then a discount."""
+        lines: list[dict[str, Any]] = []
+        for index in range(self.rng.randint(1, 4)):
+            quantity, unit_price = self.rng.randint(1, 3), self.rng.randint(250, 6000)
+            lines.append(
+                {
+                    "sku": f"SKU-{index + 1}",
+                    "name": self.rng.choice(["Green tea", "Mug", "Teapot", "Honey", "Biscuits"]),
+                    "quantity": quantity,
+                    "unit_price": unit_price,
+                    "total": quantity * unit_price,
+                    "tax_rate": "0.19",
+                }
+            )
+        discounts: list[dict[str, Any]] = (
+            [{"code": "WELCOME", "amount": 200}] if self.rng.random() < 0.2 else []
+        )
+        total = sum(line["total"] for line in lines) + 490 - sum(d["amount"] for d in discounts)
+        return {
+            "number": f"D{number:05d}-{time.time_ns() % 10**6}",
+            "customer_email": address,
+            "customer_name": f"Customer {number}",
+            "currency": "EUR",
+            "lines": lines,
+            "shipping_address": {
+                "name": f"Customer {number}",
+                "line1": "Hauptstrasse 1",
+                "postal_code": "10115",
+                "city": "Berlin",
+                "country": "DE",
+            },
+            "shipping": {"method": "DHL Paket", "price": 490},
+            "discounts": discounts,
+            "tax_total": total * 19 // 119,
+            "payment_method": "Credit card, paid",
+            "total": total,
+        }
+
+    def _short_order(self, address: str) -> dict:
+        amount = f"{self.rng.randint(500, 25000) / 100:.2f}"
+        return {"customer_email": address, "amount": amount, "currency": self.rng.choice(["EUR", "USD"])}
+
+    def _ship_in_two_parcels(self, order_id: str, body: dict) -> None:
+        """The first line in one parcel, the rest in a second; then, for some, the first line
+        refunded (a return of the first parcel)."""
+        first, *rest = body["lines"]
+        parcels = [("P1", [first]), ("P2", rest)] if rest else [("P1", [first])]
+        for parcel_id, lines in parcels:
+            shipped = self.session.post(
+                f"{self.web}/api/orders/{order_id}/shipments/",
+                json={
+                    "shipment_id": parcel_id,
+                    "carrier": "DHL",
+                    "tracking_number": f"0034{self.rng.randint(10**9, 10**10)}",
+                    "lines": [{"sku": line["sku"], "quantity": line["quantity"]} for line in lines],
+                },
+                timeout=10,
+            )
+            if shipped.status_code != 201:  # a cancelled order ships nothing: the API says so
+                return
+            self.placed.parcels += 1
+        if self.rng.random() < 0.5:
+            refunded = self.session.post(
+                f"{self.web}/api/orders/{order_id}/refunds/",
+                json={
+                    "refund_id": "R1",
+                    "amount": first["total"],
+                    "lines": [{"sku": first["sku"], "quantity": first["quantity"]}],
+                    "reason": "Returned",
+                    "shipment_id": "P1",
+                },
+                timeout=10,
+            )
+            if refunded.status_code == 201:
+                self.placed.refunds += 1
 
     def _change(self, order_id: str, change: str) -> None:
         response = self.session.post(f"{self.web}/api/orders/{order_id}/{change}/", json={}, timeout=10)

@@ -205,3 +205,15 @@ def test_a_bad_body_is_a_400_naming_the_field_and_stores_nothing(client, shop_or
     assert response.status_code == 400, response.content
     assert field in response.json()["fields"], response.json()
     assert _nothing_shipped(shop_order)
+
+
+def test_the_admin_shows_the_parcel_on_the_order_and_on_its_email(client, admin_client, shop_order):
+    assert _ship(client, shop_order, PARCEL).status_code == 201
+    email = Notification.objects.get(order=shop_order, kind="order_shipment")
+    # when
+    order_page = admin_client.get(f"/admin/orders/order/{shop_order.id}/change/").content.decode()
+    email_page = admin_client.get(f"/admin/notifications/notification/{email.pk}/change/").content.decode()
+    # then
+    assert "1001-1" in order_page
+    assert "00340434161234567890" in order_page
+    assert "parcel 1001-1 (DHL, tracking 00340434161234567890)" in email_page
