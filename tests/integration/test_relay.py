@@ -125,7 +125,7 @@ def test_the_sweep_leaves_rows_under_a_live_claim_alone():
 def test_an_unroutable_event_stays_unpublished_with_the_reason_and_a_back_off():
     # given an event type that no queue is bound to
     event = OutboxEvent.objects.create(
-        event_type="order.refunded",
+        event_type="order.delivered",
         aggregate_type="order",
         aggregate_id=str(uuid.uuid4()),
         payload={"event_id": "x"},
