@@ -47,65 +47,54 @@ _CREATE_PENDING = "notifications.services.notification_create_pending_for_event"
 _SEND = "notifications.delivery.handler.email_event_handle"
 _SEND_BATCH = "notifications.delivery.handler.email_events_handle"
 
+
+def _customer_email(name: str, *, aggregate: str, queue: str, inbox_key: str, why: str) -> EventType:
+    """An event that is one customer email: sent by the email handler, in batches, its pending
+    notification recorded with the event, effect-once, retried for a day."""
+    return EventType(
+        name=name,
+        aggregate=aggregate,
+        queue=queue,
+        handler=_SEND,
+        batch_handler=_SEND_BATCH,
+        inbox_key=inbox_key,
+        record_hook=_CREATE_PENDING,
+        inbox_checked_by_handler=True,  # in the claim's locked read (notifications/delivery/claims.py)
+        guarantee=Guarantee.EFFECT_ONCE,
+        schema_versions=frozenset({1}),
+        retry_budget=EMAIL_RETRY_BUDGET,
+        retry_max_delay=EMAIL_RETRY_MAX_DELAY,
+        why=why,
+    )
+
+
 EVENT_TYPES = [
-    EventType(
-        name=ORDER_CREATED,
+    _customer_email(
+        ORDER_CREATED,
         aggregate=AGGREGATE,
         queue=CONFIRMATIONS_QUEUE,
-        handler=_SEND,
-        batch_handler=_SEND_BATCH,
         inbox_key="order_confirmation_email",
-        record_hook=_CREATE_PENDING,
-        inbox_checked_by_handler=True,  # in the claim's locked read (notifications/delivery/claims.py)
-        guarantee=Guarantee.EFFECT_ONCE,
-        schema_versions=frozenset({1}),
-        retry_budget=EMAIL_RETRY_BUDGET,
-        retry_max_delay=EMAIL_RETRY_MAX_DELAY,
         why="A customer email: never lost, and a second confirmation would confuse and annoy.",
     ),
-    EventType(
-        name=ORDER_CANCELLED,
+    _customer_email(
+        ORDER_CANCELLED,
         aggregate=AGGREGATE,
         queue=CANCELLATIONS_QUEUE,
-        handler=_SEND,
-        batch_handler=_SEND_BATCH,
         inbox_key="order_cancellation_email",
-        record_hook=_CREATE_PENDING,
-        inbox_checked_by_handler=True,  # in the claim's locked read (notifications/delivery/claims.py)
-        guarantee=Guarantee.EFFECT_ONCE,
-        schema_versions=frozenset({1}),
-        retry_budget=EMAIL_RETRY_BUDGET,
-        retry_max_delay=EMAIL_RETRY_MAX_DELAY,
         why="A customer email: never lost, never twice.",
     ),
-    EventType(
-        name=ORDER_SHIPPED,
+    _customer_email(
+        ORDER_SHIPPED,
         aggregate=SHIPMENT_AGGREGATE,
         queue=SHIPMENTS_QUEUE,
-        handler=_SEND,
-        batch_handler=_SEND_BATCH,
         inbox_key="order_shipment_email",
-        record_hook=_CREATE_PENDING,
-        inbox_checked_by_handler=True,  # in the claim's locked read (notifications/delivery/claims.py)
-        guarantee=Guarantee.EFFECT_ONCE,
-        schema_versions=frozenset({1}),
-        retry_budget=EMAIL_RETRY_BUDGET,
-        retry_max_delay=EMAIL_RETRY_MAX_DELAY,
         why="A customer email per parcel: never lost, and a second one would read as a second parcel.",
     ),
-    EventType(
-        name=ORDER_REFUNDED,
+    _customer_email(
+        ORDER_REFUNDED,
         aggregate=REFUND_AGGREGATE,
         queue=REFUNDS_QUEUE,
-        handler=_SEND,
-        batch_handler=_SEND_BATCH,
         inbox_key="order_refund_email",
-        record_hook=_CREATE_PENDING,
-        inbox_checked_by_handler=True,  # in the claim's locked read (notifications/delivery/claims.py)
-        guarantee=Guarantee.EFFECT_ONCE,
-        schema_versions=frozenset({1}),
-        retry_budget=EMAIL_RETRY_BUDGET,
-        retry_max_delay=EMAIL_RETRY_MAX_DELAY,
         why="A customer email per refund: never lost, and a second one would read as money sent twice.",
     ),
     EventType(

@@ -241,3 +241,33 @@ def test_a_preview_against_a_real_order_needs_the_permission_to_view_orders(clie
     page = client.get(f"{ADMIN}{version.pk}/preview/", {"order": str(order.pk)}).content.decode()
     assert "it needs the permission to view orders" in page
     assert order.customer_email not in page
+
+
+@pytest.mark.parametrize(
+    ("kind", "words"),
+    [
+        ("order_shipment", "Parcel 1001-1 with DHL: 2 × Blue mug"),  # noqa: RUF001
+        ("order_refund", "Refund 1001-R1: €18.10, Damaged in transit"),
+    ],
+)
+def test_a_parcels_and_a_refunds_wording_is_drafted_and_previewed_like_the_others(
+    client, editor, kind, words
+):
+    # given the shipped wording is where a draft starts
+    start = client.get(f"{ADMIN}add/?kind={kind}&locale=ru").context["adminform"].form.initial["text"]
+    assert start == (SHIPPED_DIR / kind / "body.txt").read_text()
+    # when a draft uses the email's own values, and loops over its lines
+    text = (
+        '{% extends "notifications/email/base.txt" %}{% block content %}'
+        + (
+            "Parcel {{ shipment.id }} with {{ shipment.carrier }}: "
+            "{% for line in shipment.lines %}{{ line.quantity }} × {{ line.name }}{% endfor %}"  # noqa: RUF001
+            if kind == "order_shipment"
+            else "Refund {{ refund.id }}: {{ refund.amount }}, {{ refund.reason }}"
+        )
+        + "{% endblock %}"
+    )
+    version = _version(client, text=text, where=f"?kind={kind}&locale=en")
+    # then it is saved, and its preview shows the sample's parcel or refund
+    page = client.get(f"{ADMIN}{version.pk}/preview/").content.decode()
+    assert words in page.replace("&#x27;", "'")
