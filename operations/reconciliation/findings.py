@@ -1,17 +1,19 @@
 """What reconcile finds about our own emails: each a Finding about one order's email."""
 
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from decimal import Decimal
 
-from django.db.models import Exists, OuterRef, Q
+from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from messaging.models import OutboxEvent, ProcessedEvent
 from notifications.events import EMAIL_KIND_OF_EVENT
 from notifications.models import Notification, ReconcileMismatch
-from orders.models import Order
+from orders.content import minor_to_amount
+from orders.models import Order, Refund, Shipment
 
 Problem = ReconcileMismatch.Problem
 UNFINISHED = Notification.UNFINISHED_STATUSES
@@ -22,12 +24,20 @@ EXPECTED_EMAILS = {
     Notification.Kind.ORDER_CONFIRMATION: Q(),
     Notification.Kind.ORDER_CANCELLATION: Q(status=Order.Status.CANCELLED),
 }
+# And which parts of an order expect an email of their own: every parcel, and every refund
+# not told by its order's cancellation. (What they are about is the email's subject_id.)
+EXPECTED_SUBJECT_EMAILS: dict[Notification.Kind, Callable[[], QuerySet[Shipment] | QuerySet[Refund]]] = {
+    Notification.Kind.ORDER_SHIPMENT: lambda: Shipment.objects.all(),
+    Notification.Kind.ORDER_REFUND: lambda: Refund.objects.filter(in_cancellation=False),
+}
 
 
 @dataclass(frozen=True)
 class Finding:
     problem: str
-    subject: str  # "<order id>:<kind>" or "provider-event:<id>": one open mismatch per subject
+    # "<order id>:<kind>", "<shipment or refund id>:<kind>" or "provider-event:<id>": one open
+    # mismatch per subject
+    subject: str
     day: date
     detail: str
     kind: str = ""
@@ -70,7 +80,30 @@ def missing_emails(*, since: datetime, before: datetime) -> Found:
                     f"Order accepted {local_time(order.created_at)} has no {kind} email.",
                 )
             )
+    for kind, parts in EXPECTED_SUBJECT_EMAILS.items():
+        email = Notification.objects.filter(kind=kind, subject_id=OuterRef("pk"))
+        missing = parts().filter(created_at__gte=since, created_at__lt=before).filter(~Exists(email))
+        for part in missing.select_related("order").order_by("created_at")[: LIMIT + 1 - len(findings)]:
+            findings.append(
+                Finding(
+                    problem=Problem.MISSING_EMAIL,
+                    subject=subject_of(part.pk, kind),
+                    day=timezone.localdate(part.created_at),
+                    detail=f"{part} announced {local_time(part.created_at)} has no {kind} email.",
+                    kind=kind,
+                    order_id=part.order_id,
+                    amount=part_amount(part),
+                    currency=part.order.currency,
+                )
+            )
     return found_of(Problem.MISSING_EMAIL, findings)
+
+
+def part_amount(part: Shipment | Refund) -> Decimal:
+    """A refund's amount; a parcel has none of its own (0)."""
+    if isinstance(part, Refund):
+        return minor_to_amount(part.amount_minor, part.order.currency)
+    return Decimal("0")
 
 
 def stuck_emails(*, before: datetime) -> Found:

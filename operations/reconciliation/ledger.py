@@ -12,11 +12,12 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from django.db.models import Count, OuterRef, Q, Subquery, Sum
+from django.db.models import Count, F, OuterRef, Q, Subquery, Sum, Value
 from django.db.models.functions import TruncDate
 
 from notifications.models import Notification
-from operations.reconciliation.findings import EXPECTED_EMAILS
+from operations.reconciliation.findings import EXPECTED_EMAILS, EXPECTED_SUBJECT_EMAILS
+from orders.content import minor_to_amount
 from orders.models import Order
 
 Status = Notification.Status
@@ -47,7 +48,39 @@ def ledger_rows(*, since: datetime) -> list[dict[str, Any]]:
             .annotate(**counted)
         )
         rows.extend(_row(kind, values) for values in grouped)
+    rows.extend(_subject_rows(since=since))
     return sorted(rows, key=lambda row: (row["day"], row["kind"], row["currency"]), reverse=True)
+
+
+def _subject_rows(*, since: datetime) -> list[dict[str, Any]]:
+    """The same for the parts of an order with an email each (parcels, refunds), by the day they
+    were announced: a refund counts its own amount, a parcel none."""
+    rows: list[dict[str, Any]] = []
+    for kind, parts in EXPECTED_SUBJECT_EMAILS.items():
+        status = Subquery(
+            Notification.objects.filter(kind=kind, subject_id=OuterRef("pk")).values("status")[:1]
+        )
+        amount = "amount_minor" if kind == Notification.Kind.ORDER_REFUND else None
+        counted: dict[str, Any] = {"accepted": Count("id"), "accepted_amount": _minor_sum(amount)}
+        for bucket, condition in BUCKETS.items():
+            counted[bucket] = Count("id", filter=condition)
+            counted[f"{bucket}_amount"] = _minor_sum(amount, condition)
+        grouped = (
+            parts()
+            .filter(created_at__gte=since)
+            .annotate(day=TruncDate("created_at"), email_status=status, currency=F("order__currency"))
+            .values("day", "currency")
+            .annotate(**counted)
+        )
+        for values in grouped:
+            for name in ("accepted", *BUCKETS):
+                values[f"{name}_amount"] = minor_to_amount(values[f"{name}_amount"] or 0, values["currency"])
+            rows.append(_row(kind, values))
+    return rows
+
+
+def _minor_sum(field: str | None, condition: Q | None = None) -> Any:
+    return Sum(field, filter=condition) if field else Value(0)
 
 
 def _row(kind: str, values: dict[str, Any]) -> dict[str, Any]:

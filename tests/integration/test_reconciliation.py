@@ -20,7 +20,12 @@ from operations.reconciliation.mismatches import DUE_AFTER, MismatchRefused, mis
 from operations.reconciliation.run import reconcile_run
 from operations.reviewers import reviewers_group_ensure
 from orders.changes import order_cancel
+from orders.content import ShopOrder
+from orders.refunds import RefundRequest, order_cancel_with_refund, refund_create
+from orders.services import order_create
+from orders.shipments import shipment_create
 from tests.factories import NotificationFactory, OrderFactory, staff_user
+from tests.shop_order_bodies import shop_order_body
 
 # Not transactional: the reviewers group comes from a data migration (a flush removes it).
 pytestmark = pytest.mark.django_db
@@ -261,3 +266,46 @@ def test_closing_more_mismatches_than_an_action_takes_is_refused_whole(client, s
     assert f"Nothing done: {open_before} mismatches are selected" in page
     assert "at most 2 at a time" in page
     assert ReconcileMismatch.objects.filter(resolved_at__isnull=True).count() == open_before
+
+
+def test_parcels_and_refunds_are_counted_and_summed_per_kind_and_a_missing_email_is_found(
+    reviewers, django_capture_on_commit_callbacks
+):
+    # given a shop's order with a parcel whose email was lost, a refund emailed, and a refund
+    # told by the cancellation (it expects no email of its own)
+    with django_capture_on_commit_callbacks(execute=False):
+        shop_order = ShopOrder(shop_order_body(customer_email="parts@example.com"))
+        order = order_create(
+            customer_email="parts@example.com",
+            amount=shop_order.amount,
+            currency="EUR",
+            shop_order=shop_order,
+        )
+        parcel = shipment_create(
+            order_id=order.id, api_token=None, shop_shipment_id="P1", carrier="DHL"
+        ).shipment
+        refund_create(order_id=order.id, api_token=None, request=RefundRequest("R1", amount_minor=1250))
+        order_cancel_with_refund(
+            order_id=order.id, api_token=None, refund=RefundRequest("C1", amount_minor=2230)
+        )
+    Notification.objects.filter(kind="order_shipment", subject_id=parcel.id).delete()
+    Notification.objects.filter(order=order, kind="order_refund").update(
+        status="sent", sent_at=timezone.now()
+    )
+    # when
+    report = reconcile_run(stuck_after=NOW)
+    # then
+    parcels = _row(report.ledger, "order_shipment", "EUR")
+    assert (parcels["accepted"], parcels["missing"], parcels["open"]) == (1, 1, 1)
+    refunds = _row(report.ledger, "order_refund", "EUR")
+    assert (refunds["accepted"], refunds["accepted_amount"], refunds["sent"], refunds["sent_amount"]) == (
+        1,
+        "12.50",
+        1,
+        "12.50",
+    )
+    assert refunds["open"] == 0
+    [missing] = ReconcileMismatch.objects.filter(problem="missing_email", kind="order_shipment")
+    assert missing.subject == f"{parcel.id}:order_shipment"
+    assert missing.order_id == order.id
+    assert "has no order_shipment email" in missing.detail
