@@ -28,6 +28,12 @@ def test_a_short_drill_ends_with_nothing_lost_and_nothing_doubled():
     assert report.load["requests_throttled"] == 0  # the drill's throttle fits its rate
     assert report.outcome == "PASSED"
     assert verdict["emails_accepted"] == verdict["emails_expected"] > 300  # cancellations too
+    # every kind of email, each sent once: parcels (two per shipped order) and refunds too
+    by_kind = verdict["by_kind"]
+    assert by_kind["order_shipment"]["expected"] > 20
+    assert by_kind["order_refund"]["expected"] > 10
+    for kind, counts in by_kind.items():
+        assert counts["expected"] == counts["sent"] == counts["accepted"], (kind, counts)
     chaos = report.chaos
     assert chaos["worker_kills"] >= 1
     assert chaos["relay_kills"] >= 1

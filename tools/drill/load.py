@@ -1,8 +1,11 @@
-"""A steady stream of orders through the real API, with pays and cancels, written the way a
-careful client would: every order carries an Idempotency-Key, a request that fails for any
-reason (a killed web worker, a dropped database connection) is retried with it, and a 429 is
-waited out for as long as its Retry-After says, then retried with the same key. Each request
-has a deadline; past it the client gives up, and a request given up is work not done."""
+"""A steady stream of orders through the real API, with pays, cancels, parcels and refunds,
+written the way a careful client would: most orders are a shop's, with one to three lines
+(every fourth in the short body), and some of those ship in two parcels and refund the first;
+every order carries an Idempotency-Key (a parcel and a refund their shop's ids), a request that
+fails for any reason (a killed web worker, a dropped database connection) is retried with it,
+and a 429 is waited out for as long as its Retry-After says, then retried with the same key.
+Each request has a deadline; past it the client gives up, and a request given up is work not
+done."""
 
 import math
 import random
@@ -16,8 +19,10 @@ import requests
 
 GIVE_UP_AFTER_SECONDS = 120.0
 
-# Each order is one POST and at most one pay or cancel.
-REQUESTS_PER_ORDER_MAX = 2
+# Each order is one POST, at most one pay or cancel, two parcels and a refund.
+REQUESTS_PER_ORDER_MAX = 5
+SHIPPED_SHARE = 0.3  # of the orders neither cancelled: shipped in parcels
+REFUNDED_SHARE = 0.5  # of the shipped ones: the first parcel's lines refunded
 # Twice that again, because a window can count more than the nominal stream: retries after a
 # killed web worker or a dropped connection count too, and after a stall (a broker restart) the
 # stream catches up in a burst that lands the stalled seconds' requests in the next window.
@@ -40,6 +45,8 @@ class LoadResult:
     accepted: dict[str, str] = field(default_factory=dict)  # order id -> customer email
     paid: set[str] = field(default_factory=set)
     cancelled: set[str] = field(default_factory=set)
+    shipments: dict[str, str] = field(default_factory=dict)  # shipment id -> order id
+    refunds: dict[str, str] = field(default_factory=dict)  # refund id -> order id
     given_up_requests: list[str] = field(default_factory=list)  # should stay empty
     retried_requests: int = 0  # after a 5xx or no answer
     throttled_requests: int = 0  # 429s waited out and retried
@@ -113,11 +120,7 @@ class OrderStream:
 
     def _place(self, number: int) -> None:
         email = f"customer{number}@drill.example"
-        body = {
-            "customer_email": email,
-            "amount": f"{self.rng.randint(100, 99999) / 100:.2f}",
-            "currency": "EUR",
-        }
+        body = self._short_body(email) if number % 4 == 3 else self._shop_body(number, email)
         response = self._request(
             "post", "/api/orders/", json=body, headers={"Idempotency-Key": f"drill-{number}"}
         )
@@ -132,6 +135,72 @@ class OrderStream:
             self._later_cancels.append((time.monotonic() + self.rng.uniform(0.5, 5), order_id))
         elif roll < 0.45:
             self._change(order_id, "pay")
+        if roll >= 0.20 and "lines" in body and self.rng.random() < SHIPPED_SHARE:
+            self._ship_and_refund(order_id, body["lines"])
+
+    def _shop_body(self, number: int, email: str) -> dict[str, Any]:
+        lines: list[dict[str, Any]] = []
+        for index in range(self.rng.randint(1, 3)):
+            quantity, unit_price = self.rng.randint(1, 3), self.rng.randint(100, 20000)
+            lines.append(
+                {
+                    "sku": f"SKU-{index + 1}",
+                    "name": f"Article {index + 1}",
+                    "quantity": quantity,
+                    "unit_price": unit_price,
+                    "total": quantity * unit_price,
+                    "tax_rate": "0.19",
+                }
+            )
+        total = sum(line["total"] for line in lines) + 490
+        return {
+            "number": f"DRILL-{number}",
+            "customer_email": email,
+            "customer_name": f"Customer {number}",
+            "currency": "EUR",
+            "lines": lines,
+            "shipping_address": {
+                "name": f"Customer {number}",
+                "line1": "Hauptstrasse 1",
+                "city": "Berlin",
+                "country": "DE",
+            },
+            "shipping": {"method": "DHL Paket", "price": 490},
+            "total": total,
+        }
+
+    def _short_body(self, email: str) -> dict[str, Any]:
+        return {
+            "customer_email": email,
+            "amount": f"{self.rng.randint(100, 99999) / 100:.2f}",
+            "currency": "EUR",
+        }
+
+    def _ship_and_refund(self, order_id: str, lines: list[dict[str, Any]]) -> None:
+        """The first line in one parcel and the rest in a second; for some, the first parcel's
+        lines refunded (a return)."""
+        first, *rest = lines
+        parcels = [("P1", [first]), ("P2", rest)] if rest else [("P1", [first])]
+        for parcel_id, parcel_lines in parcels:
+            body = {
+                "shipment_id": parcel_id,
+                "carrier": "DHL",
+                "lines": [{"sku": line["sku"], "quantity": line["quantity"]} for line in parcel_lines],
+            }
+            response = self._request("post", f"/api/orders/{order_id}/shipments/", json=body)
+            if response is None:
+                return
+            self.result.shipments[_ours(response.json()["shipments"], "shipment_id", parcel_id)] = order_id
+        if self.rng.random() < REFUNDED_SHARE:
+            body = {
+                "refund_id": "R1",
+                "amount": first["total"],
+                "lines": [{"sku": first["sku"], "quantity": first["quantity"]}],
+                "shipment_id": "P1",
+            }
+            response = self._request("post", f"/api/orders/{order_id}/refunds/", json=body)
+            if response is not None:
+                self.result.refunds[_ours(response.json()["refunds"], "refund_id", "R1")] = order_id
 
     def _cancel_due(self) -> None:
         now = time.monotonic()
@@ -179,3 +248,9 @@ class OrderStream:
     def _gave_up(self, path: str, why: str) -> None:
         self.result.given_up_requests.append(f"{path}: {why[:200]}")
         return None
+
+
+def _ours(parts: list[dict[str, Any]], field: str, shop_id: str) -> str:
+    """Our id of the parcel or refund the shop calls `shop_id`, from the order's answer."""
+    [part] = [part for part in parts if part[field] == shop_id]
+    return str(part["id"])

@@ -7,19 +7,21 @@ from django.utils import timezone
 
 from messaging.dispatch import Delivery
 from messaging.envelope import Envelope
+from notifications.content.about import notification_about
 from notifications.content.snapshot import email_render_for_order
-from notifications.events import EMAIL_KIND_OF_EVENT
 from notifications.models import Notification
 from notifications.providers.base import OutboundEmail, Outcome
 from notifications.providers.catalogue import mail_provider
-from orders.models import Order
+from notifications.selectors import notification_for_event
 
 
 def naive_send(*, envelope: Envelope, delivery: Delivery) -> str:
-    order = Order.objects.get(id=envelope.aggregate_id)
-    kind = EMAIL_KIND_OF_EVENT[envelope.event_type.name]
-    notification = Notification.objects.get(order=order, kind=kind)
-    rendered, _ = email_render_for_order(kind=kind, order=order, version=None)
+    notification = notification_for_event(envelope.event_type.name, envelope.aggregate_id)
+    if notification is None:
+        raise LookupError(f"no email recorded for {envelope.event_type.name} {envelope.aggregate_id}")
+    order, kind = notification.order, notification.kind
+    about = notification_about(notification)
+    rendered, _ = email_render_for_order(kind=kind, order=order, version=None, about=about)
     email = OutboundEmail(
         idempotency_key=str(uuid.uuid4()),
         to=order.customer_email,

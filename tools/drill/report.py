@@ -56,6 +56,7 @@ def report_markdown(report: DrillReport) -> str:
         ("orders in the database", v["orders"]),
         ("emails expected", v["emails_expected"]),
         ("emails accepted by the provider", v["emails_accepted"]),
+        ("by kind: expected / sent / accepted", _by_kind(v.get("by_kind", {}))),
         ("duplicates", v["duplicates"]),
         ("lost", v["lost"]),
         ("accepted but recorded as not sent", v["unexpected"]),
@@ -123,6 +124,17 @@ def _node_kill_rows(kills: list[dict]) -> list[tuple[str, str]]:
 
 def _states(states: dict) -> str:
     return ", ".join(f"{state} {count}" for state, count in sorted(states.items())) or "none"
+
+
+def _by_kind(by_kind: dict[str, dict[str, int]]) -> str:
+    return (
+        "; ".join(
+            f"{kind.removeprefix('order_')} {n['expected']} / {n['sent']} / {n['accepted']}"
+            for kind, n in by_kind.items()
+            if n["expected"] or n["accepted"]
+        )
+        or "none"
+    )
 
 
 def _verdict_text(report: DrillReport) -> str:

@@ -3,8 +3,10 @@ plain SQL: never from the code under test.
 
 The rules it checks (docs/failure-handling.md): every order has a confirmation that is sent,
 or skipped because the order was cancelled before it went out; every cancelled order has a
-sent cancellation; the simulator accepted each sent email exactly once, under its key, and
-nothing else for that customer and kind; nothing is left unfinished or unpublished.
+sent cancellation; every parcel and every refund not told by a cancellation has its own email,
+sent (a parcel's skipped with a confirmation skipped for a cancellation); the simulator
+accepted each sent email exactly once, under its key, and never more emails of a kind for a
+customer than were sent; nothing is left unfinished or unpublished. Counted per kind.
 """
 
 from collections import Counter
@@ -16,6 +18,7 @@ import requests
 from tools.drill.sql import one_row
 
 FINAL = {"sent", "skipped", "failed", "needs_review", "rejected"}
+KINDS = ("order_confirmation", "order_cancellation", "order_shipment", "order_refund")
 
 
 @dataclass
@@ -23,7 +26,7 @@ class Verdict:
     orders: int = 0
     emails_expected: int = 0
     emails_accepted: int = 0
-    duplicates: int = 0  # extra emails for one customer and kind (or one key)
+    duplicates: int = 0  # more emails of a kind accepted for a customer than were sent (or one key twice)
     lost: int = 0  # expected emails the simulator never accepted
     unexpected: int = 0  # accepted emails for a notification recorded as not sent
     unfinished: int = 0  # notifications not in a final state
@@ -31,6 +34,8 @@ class Verdict:
     parked_without_reason: int = 0
     unpublished_events: int = 0
     orders_lost_by_the_api: int = 0  # 201 answered, but no order in the database
+    # Per email kind: expected, sent, and accepted by the simulator.
+    by_kind: dict[str, dict[str, int]] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
 
     @property
@@ -41,13 +46,23 @@ class Verdict:
 
 
 def verdict_compute(database_dsn: str, mailsim_url: str, accepted_by_api: set[str]) -> Verdict:
-    verdict = Verdict()
+    verdict = Verdict(by_kind={kind: {"expected": 0, "sent": 0, "accepted": 0} for kind in KINDS})
     with psycopg.connect(database_dsn) as connection:
         orders: dict[str, str] = dict(
             connection.execute("SELECT id::text, status FROM orders_order").fetchall()
         )
         notifications = connection.execute(
-            "SELECT order_id::text, kind, status, idempotency_key, last_error FROM notifications_notification"
+            "SELECT n.order_id::text, n.kind, n.subject_id::text, n.status, n.idempotency_key, n.last_error, "
+            "o.customer_email FROM notifications_notification n JOIN orders_order o ON o.id = n.order_id"
+        ).fetchall()
+        retired = connection.execute(
+            "SELECT r.key, n.kind, o.customer_email FROM notifications_retiredkey r "
+            "JOIN notifications_notification n ON n.id = r.notification_id "
+            "JOIN orders_order o ON o.id = n.order_id"
+        ).fetchall()
+        parts = connection.execute(
+            "SELECT id::text, order_id::text, 'order_shipment' FROM orders_shipment UNION ALL "
+            "SELECT id::text, order_id::text, 'order_refund' FROM orders_refund WHERE NOT in_cancellation"
         ).fetchall()
         verdict.unpublished_events = one_row(
             connection.execute("SELECT count(*) FROM messaging_outboxevent WHERE published_at IS NULL")
@@ -57,37 +72,82 @@ def verdict_compute(database_dsn: str, mailsim_url: str, accepted_by_api: set[st
     verdict.emails_accepted = len(messages)
     verdict.orders_lost_by_the_api = len(accepted_by_api - set(orders))
     by_key = Counter(message["idempotency_key"] for message in messages)
-    by_customer_and_kind = Counter((tuple(m["to"]), m["subject"].rsplit(" ", 1)[-1]) for m in messages)
-    # One customer, one kind: more than one accepted email is a duplicate, whatever its key.
-    verdict.duplicates = sum(n - 1 for n in by_customer_and_kind.values() if n > 1)
-    _check_notifications(verdict, orders, notifications, by_key)
+    _count_duplicates(verdict, messages, notifications, retired)
+    _check_order_emails(verdict, orders, notifications, by_key)
+    _check_part_emails(verdict, orders, parts, notifications, by_key)
     return verdict
 
 
-def _check_notifications(verdict: Verdict, orders: dict, notifications: list, by_key: Counter) -> None:
-    kinds = {(order_id, kind): (status, key, reason) for order_id, kind, status, key, reason in notifications}
+def _count_duplicates(verdict: Verdict, messages: list, notifications: list, retired: list) -> None:
+    """Whatever its key, an email of a kind accepted for a customer more often than emails of
+    that kind were sent to them is a duplicate (a customer's parcels are several emails of one
+    kind, each sent once)."""
+    kind_of_key = {key: (kind, address) for _, kind, _, _, key, _, address in notifications}
+    kind_of_key |= {key: (kind, address) for key, kind, address in retired}
+    accepted: Counter = Counter()
+    for message in messages:
+        kind, address = kind_of_key.get(message["idempotency_key"], ("unknown", ",".join(message["to"])))
+        accepted[(address, kind)] += 1
+        if kind in verdict.by_kind:
+            verdict.by_kind[kind]["accepted"] += 1
+    sent = Counter((address, kind) for _, kind, _, status, _, _, address in notifications if status == "sent")
+    verdict.duplicates = sum(max(0, n - sent[customer_kind]) for customer_kind, n in accepted.items())
+    verdict.duplicates += sum(
+        n - 1 for n in Counter(m["idempotency_key"] for m in messages).values() if n > 1
+    )
+
+
+def _check_order_emails(verdict: Verdict, orders: dict, notifications: list, by_key: Counter) -> None:
+    emails = {
+        (order_id, kind): (status, key, reason)
+        for order_id, kind, subject, status, key, reason, _ in notifications
+        if subject is None
+    }
     for order_id, order_status in orders.items():
         wanted = ["order_confirmation"] + (["order_cancellation"] if order_status == "cancelled" else [])
         for kind in wanted:
-            status, key, reason = kinds.get((order_id, kind), ("missing", None, ""))
+            status, key, reason = emails.get((order_id, kind), ("missing", None, ""))
             if kind == "order_confirmation" and status == "skipped" and order_status == "cancelled":
                 verdict.unexpected += by_key.get(key, 0)  # skipped, yet the provider has it
                 continue
-            verdict.emails_expected += 1
-            if status in ("failed", "needs_review"):
-                verdict.parked += 1
-                verdict.parked_without_reason += 0 if reason else 1
-            elif status not in FINAL:
-                verdict.unfinished += 1
-                verdict.problems.append(f"order {order_id}: {kind} is {status}")
-            elif status == "sent" and by_key.get(key, 0) == 0:
-                verdict.lost += 1
-                verdict.problems.append(
-                    f"order {order_id}: {kind} recorded sent, the provider never accepted it"
-                )
-            elif status != "sent":
-                verdict.lost += 1
-                verdict.problems.append(f"order {order_id}: {kind} is {status}, expected sent")
+            _expect_sent(verdict, f"order {order_id}", kind, status, key, reason, by_key)
+
+
+def _check_part_emails(
+    verdict: Verdict, orders: dict, parts: list, notifications: list, by_key: Counter
+) -> None:
+    emails = {
+        (subject, kind): (status, key, reason)
+        for _, kind, subject, status, key, reason, _ in notifications
+        if subject
+    }
+    for part_id, order_id, kind in parts:
+        status, key, reason = emails.get((part_id, kind), ("missing", None, ""))
+        if kind == "order_shipment" and status == "skipped" and orders.get(order_id) == "cancelled":
+            verdict.unexpected += by_key.get(key, 0)  # skipped with its confirmation, yet sent
+            continue
+        _expect_sent(verdict, f"{kind} {part_id} of order {order_id}", kind, status, key, reason, by_key)
+
+
+def _expect_sent(
+    verdict: Verdict, what: str, kind: str, status: str, key: str | None, reason: str, by_key: Counter
+) -> None:
+    verdict.emails_expected += 1
+    verdict.by_kind[kind]["expected"] += 1
+    if status in ("failed", "needs_review"):
+        verdict.parked += 1
+        verdict.parked_without_reason += 0 if reason else 1
+    elif status not in FINAL:
+        verdict.unfinished += 1
+        verdict.problems.append(f"{what}: {kind} is {status}")
+    elif status == "sent" and by_key.get(key, 0) == 0:
+        verdict.lost += 1
+        verdict.problems.append(f"{what}: {kind} recorded sent, the provider never accepted it")
+    elif status != "sent":
+        verdict.lost += 1
+        verdict.problems.append(f"{what}: {kind} is {status}, expected sent")
+    else:
+        verdict.by_kind[kind]["sent"] += 1
 
 
 def unfinished_counts(dsn: str) -> tuple[int, int]:
