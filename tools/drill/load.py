@@ -97,8 +97,10 @@ class OrderStream:
         rate: float,
         seed: int,
         give_up_after: float = GIVE_UP_AFTER_SECONDS,
+        shipped_share: float = SHIPPED_SHARE,
     ):
         self.base_url = base_url
+        self.shipped_share = shipped_share
         self.orders = orders
         self.rate = rate
         self.give_up_after = give_up_after
@@ -135,7 +137,7 @@ class OrderStream:
             self._later_cancels.append((time.monotonic() + self.rng.uniform(0.5, 5), order_id))
         elif roll < 0.45:
             self._change(order_id, "pay")
-        if roll >= 0.20 and "lines" in body and self.rng.random() < SHIPPED_SHARE:
+        if roll >= 0.20 and "lines" in body and self.rng.random() < self.shipped_share:
             self._ship_and_refund(order_id, body["lines"])
 
     def _shop_body(self, number: int, email: str) -> dict[str, Any]:

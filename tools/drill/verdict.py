@@ -80,21 +80,41 @@ def verdict_compute(database_dsn: str, mailsim_url: str, accepted_by_api: set[st
 
 def _count_duplicates(verdict: Verdict, messages: list, notifications: list, retired: list) -> None:
     """Whatever its key, an email of a kind accepted for a customer more often than emails of
-    that kind were sent to them is a duplicate (a customer's parcels are several emails of one
-    kind, each sent once)."""
+    that kind are recorded for them is a duplicate (a customer's parcels are several emails of
+    one kind, each once). An email under a key the database does not know (its order was lost
+    by a restore) counts against the others of its customer and subject only."""
     kind_of_key = {key: (kind, address) for _, kind, _, _, key, _, address in notifications}
     kind_of_key |= {key: (kind, address) for key, kind, address in retired}
     accepted: Counter = Counter()
+    unknown: Counter = Counter()
     for message in messages:
-        kind, address = kind_of_key.get(message["idempotency_key"], ("unknown", ",".join(message["to"])))
+        known = kind_of_key.get(message["idempotency_key"])
+        if known is None:
+            unknown[(",".join(message["to"]), message["subject"])] += 1
+            continue
+        kind, address = known
         accepted[(address, kind)] += 1
         if kind in verdict.by_kind:
             verdict.by_kind[kind]["accepted"] += 1
-    sent = Counter((address, kind) for _, kind, _, status, _, _, address in notifications if status == "sent")
-    verdict.duplicates = sum(max(0, n - sent[customer_kind]) for customer_kind, n in accepted.items())
-    verdict.duplicates += sum(
-        n - 1 for n in Counter(m["idempotency_key"] for m in messages).values() if n > 1
-    )
+    # Each recorded email may have been accepted once, whatever its status says (an unknown
+    # outcome may have gone out): more than that is a second email.
+    recorded = Counter((address, kind) for _, kind, _, _, _, _, address in notifications)
+    for (address, kind), n in accepted.items():
+        if n > recorded[(address, kind)]:
+            verdict.duplicates += n - recorded[(address, kind)]
+            verdict.problems.append(
+                f"{address} got {n} {kind} emails; {recorded[(address, kind)]} are recorded"
+            )
+    for (address, subject), n in unknown.items():
+        if n > 1:
+            verdict.duplicates += n - 1
+            verdict.problems.append(
+                f"{address} got {n} emails '{subject}' under keys the database does not know"
+            )
+    for key, n in Counter(m["idempotency_key"] for m in messages).items():
+        if n > 1:
+            verdict.duplicates += n - 1
+            verdict.problems.append(f"the provider accepted {n} emails under the key {key}")
 
 
 def _check_order_emails(verdict: Verdict, orders: dict, notifications: list, by_key: Counter) -> None:
