@@ -11,6 +11,7 @@ The API (api/order_input.py) checks each field's type and length first; every in
 shop's order (the API, the shop platforms' webhooks) calls `content_totals_check`.
 """
 
+from collections import Counter
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -64,6 +65,17 @@ def content_totals_check(content: dict[str, Any]) -> None:
         raise ContentMismatch(
             "tax_total", f"The taxes ({tax_total}) cannot be more than the total ({expected_total})."
         )
+
+
+def lines_ordered(content: dict[str, Any]) -> tuple[Counter[str], dict[str, str]]:
+    """How many of each SKU the order's lines hold, and each SKU's name (its first line's):
+    what a parcel or a refund may name, and how it is called in their emails."""
+    ordered: Counter[str] = Counter()
+    names: dict[str, str] = {}
+    for line in content["lines"]:
+        ordered[line["sku"]] += line["quantity"]
+        names.setdefault(line["sku"], line["name"])
+    return ordered, names
 
 
 def minor_to_amount(minor: int, currency: str) -> Decimal:

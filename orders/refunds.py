@@ -23,7 +23,7 @@ from django.db.models import Sum
 from apiauth.models import ApiToken
 from messaging.outbox import event_record
 from orders.changes import OrderChange, order_cancel, order_lock
-from orders.content import minor_to_amount
+from orders.content import lines_ordered, minor_to_amount
 from orders.currencies import currency_decimals
 from orders.events import ORDER_REFUNDED
 from orders.models import Order, Refund, Shipment
@@ -151,11 +151,7 @@ def _refund_lines(order: Order, lines: list[dict[str, Any]]) -> list[dict[str, A
             "refund_lines_unknown",
             "This order was placed with the short body and has no lines: announce its refund without lines.",
         )
-    ordered: Counter[str] = Counter()
-    names: dict[str, str] = {}
-    for line in content["lines"]:
-        ordered[line["sku"]] += line["quantity"]
-        names.setdefault(line["sku"], line["name"])
+    ordered, names = lines_ordered(content)
     refunded: Counter[str] = Counter()
     for refund in Refund.objects.filter(order=order):
         for line in refund.lines:

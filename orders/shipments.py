@@ -18,6 +18,7 @@ from django.db import transaction
 from apiauth.models import ApiToken
 from messaging.outbox import event_record
 from orders.changes import order_lock
+from orders.content import lines_ordered
 from orders.events import ORDER_SHIPPED
 from orders.models import Order, Shipment
 from orders.selectors import order_content
@@ -102,11 +103,7 @@ def _parcel_lines(order: Order, lines: list[dict[str, Any]], earlier: list[Shipm
                 "announce its shipment without lines.",
             )
         return []
-    ordered: Counter[str] = Counter()
-    names: dict[str, str] = {}
-    for line in content["lines"]:
-        ordered[line["sku"]] += line["quantity"]
-        names.setdefault(line["sku"], line["name"])
+    ordered, names = lines_ordered(content)
     shipped: Counter[str] = Counter()
     for shipment in earlier:
         for line in shipment.lines:

@@ -18,8 +18,8 @@ SUBJECT_KINDS = (SHIPMENT, REFUND)  # an order may have several: each email name
 
 
 def email_kind_words(kind: str) -> str:
-    words: dict[str, str] = {SHIPMENT: "shipment", REFUND: "refund"}
-    return words.get(kind, kind)
+    """The kind in words, as Notification.Kind labels it ("shipment", "refund")."""
+    return Notification.Kind(kind).label.lower()
 
 
 def about_context(kind: str, about: dict[str, Any] | None, order: Order, locale: str) -> dict[str, Any]:
