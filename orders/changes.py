@@ -98,8 +98,20 @@ def _order_change(
     expected_version: int | None,
     also: Callable[[Order, bool], None] | None = None,
 ) -> OrderChange:
-    allowed_from, target, event_type = _TRANSITIONS[change]
     order = order_lock(order_id=order_id, api_token=api_token)
+    return order_change_apply(order, change=change, expected_version=expected_version, also=also)
+
+
+def order_change_apply(
+    order: Order,
+    *,
+    change: str,
+    expected_version: int | None = None,
+    also: Callable[[Order, bool], None] | None = None,
+) -> OrderChange:
+    """A change ("pay" or "cancel") of an order the caller holds locked (order_lock), in the
+    caller's transaction: for an intake that records what it received with the change."""
+    allowed_from, target, event_type = _TRANSITIONS[change]
     if order.status == target:
         if also is not None:
             also(order, False)

@@ -4,6 +4,7 @@ import logging
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import partial
+from typing import Any
 
 from django.db import IntegrityError, transaction
 
@@ -47,6 +48,33 @@ def order_create(
     """The order, what was bought (its first OrderVersion, for a shop's order) and its
     `order.created` event commit together, or nothing does. An amount or currency the order
     cannot be taken in is MoneyRefused (orders/currencies.py), whoever the caller."""
+    return order_record(
+        customer_email=customer_email,
+        amount=amount,
+        currency=currency,
+        locale=locale,
+        api_token=api_token,
+        idempotency_key=idempotency_key,
+        request_fingerprint=request_fingerprint,
+        shop_order=shop_order,
+    )
+
+
+def order_record(
+    *,
+    customer_email: str,
+    amount: Decimal,
+    currency: str,
+    locale: str | None = None,
+    api_token: ApiToken | None = None,
+    idempotency_key: str | None = None,
+    request_fingerprint: str = "",
+    shop_order: ShopOrder | None = None,
+    **origin: Any,
+) -> Order:
+    """`order_create` in the caller's transaction: for an intake that stores what it received
+    in the same transaction as the order (a shop platform's delivery). `origin`: the order's
+    connected shop and the platform's ids for it (Order.shop, Order.platform_order_id)."""
     order = Order.objects.create(
         customer_email=customer_email,
         amount=money_check(amount=amount, currency=currency),
@@ -56,6 +84,7 @@ def order_create(
         idempotency_key=idempotency_key,
         request_fingerprint=request_fingerprint,
         **(shop_order.order_fields() if shop_order else {}),
+        **origin,
     )
     if shop_order is not None:
         OrderVersion.objects.create(

@@ -56,6 +56,26 @@ def shipment_create(
     change of an order and every claim of its emails does, so two parcels cannot both take the
     last of a line."""
     order = order_lock(order_id=order_id, api_token=api_token)
+    return shipment_record(
+        order,
+        shop_shipment_id=shop_shipment_id,
+        carrier=carrier,
+        tracking_number=tracking_number,
+        tracking_url=tracking_url,
+        lines=lines,
+    )
+
+
+def shipment_record(
+    order: Order,
+    *,
+    shop_shipment_id: str,
+    carrier: str,
+    tracking_number: str = "",
+    tracking_url: str = "",
+    lines: list[dict[str, Any]] | None = None,
+) -> ShipmentCreation:
+    """`shipment_create` for an order the caller holds locked, in the caller's transaction."""
     sent = {
         "shipment_id": shop_shipment_id,
         "carrier": carrier,
