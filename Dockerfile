@@ -22,10 +22,12 @@ COPY config/ config/
 COPY api/ api/
 COPY apiauth/ apiauth/
 COPY infra/ infra/
+COPY intake/ intake/
 COPY messaging/ messaging/
 COPY notifications/ notifications/
 COPY observability/ observability/
 COPY orders/ orders/
+COPY shops/ shops/
 COPY operations/ operations/
 COPY bin/ bin/
 # collectstatic needs no real key: the build runs it as development, with a throwaway one.

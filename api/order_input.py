@@ -12,7 +12,6 @@ refuses fields it does not know, so a misspelt field is a 400, never silently dr
 import json
 from typing import Any
 
-from babel import Locale
 from django.conf import settings
 from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_serializer
 from rest_framework import serializers
@@ -20,6 +19,7 @@ from rest_framework.exceptions import ValidationError
 
 from api.validators import reject_invisible_characters
 from orders.content import (
+    COUNTRIES,
     MAX_DISCOUNTS,
     MAX_LINES,
     MAX_MINOR_AMOUNT,
@@ -34,7 +34,6 @@ from orders.content import (
 from orders.currencies import MoneyRefused, money_check
 
 SHOP_ORDER_FIELDS = {"number", "lines"}
-COUNTRIES = frozenset(code for code in Locale("en").territories if isinstance(code, str) and code.isalpha())
 
 
 class StrictSerializer(serializers.Serializer):

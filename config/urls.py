@@ -5,6 +5,7 @@ from drf_spectacular.views import SpectacularAPIView
 urlpatterns = [
     path("", include("operations.urls")),  # before admin/: /admin/dashboard/ is ours
     path("", include("notifications.urls")),
+    path("", include("intake.urls")),
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/", include("api.urls")),

@@ -62,6 +62,13 @@ ORDERS_ACCEPTED = Counter(
     ["replayed"],
     registry=APP_REGISTRY,
 )
+PLATFORM_DELIVERIES = Counter(
+    "orders_platform_deliveries",
+    "Webhook deliveries from connected shops' platforms, by outcome: used, duplicate, stale (older "
+    "than what was applied), waiting (for its order), topic_unused, for_a_person, could_not_use.",
+    ["platform", "outcome"],
+    registry=APP_REGISTRY,
+)
 
 
 def seconds_since(moment: datetime | None) -> float:

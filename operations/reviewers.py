@@ -27,6 +27,9 @@ GROUP_PERMISSIONS = [
     ("notifications", "view_reconcilemismatch"),
     ("notifications", "change_reconcilemismatch"),
     ("notifications", "pause_provider"),
+    ("intake", "view_platformdelivery"),
+    ("intake", "view_unusabledelivery"),
+    ("intake", "rerun_platformdelivery"),
 ]
 
 

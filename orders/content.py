@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from babel import Locale
+
 from orders.currencies import currency_decimals
 
 # Stated in the API schema and enforced there, each with its 400.
@@ -25,6 +27,8 @@ MAX_QUANTITY = 100_000
 MAX_MINOR_AMOUNT = 10**13  # above any real order in any currency, below PostgreSQL's bigint
 SHORT_TEXT = 64  # order number, SKU, discount code, carrier
 NAME_TEXT = 200  # customer and product names, address lines, shipping method
+# ISO 3166-1 alpha-2 codes: an address's country, named in the customer's language in emails.
+COUNTRIES = frozenset(code for code in Locale("en").territories if isinstance(code, str) and code.isalpha())
 
 
 class ContentMismatch(ValueError):

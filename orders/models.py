@@ -55,6 +55,15 @@ class Order(models.Model):
     # SHA-256 of the request body that created the order: the same key with another body is
     # a client bug, answered with 422 instead of silently returning a different order.
     request_fingerprint = models.CharField(max_length=64, blank=True)
+    # The connected shop whose platform sent the order (shops/), its id for the order there,
+    # and the platform's timestamp of the newest state of it applied: an update older than
+    # that changes nothing. All NULL for an order placed through the API.
+    # No index of its own: the unique (shop, platform_order_id) index serves every lookup by shop.
+    shop = models.ForeignKey(
+        "shops.Shop", null=True, blank=True, on_delete=models.PROTECT, related_name="+", db_index=False
+    )
+    platform_order_id = models.CharField(max_length=64, null=True, blank=True)  # noqa: DJ001
+    platform_updated_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -72,6 +81,11 @@ class Order(models.Model):
                 fields=["api_token", "number"],
                 condition=models.Q(number__isnull=False),
                 name="order_unique_token_number",
+            ),
+            models.UniqueConstraint(
+                fields=["shop", "platform_order_id"],
+                condition=models.Q(shop__isnull=False),
+                name="order_unique_shop_platform_order",
             ),
             models.CheckConstraint(condition=models.Q(amount__gt=0), name="order_amount_positive"),
         ]

@@ -54,9 +54,11 @@ INSTALLED_APPS = [
     "django_celery_results",
     "apiauth",
     "messaging",
+    "shops",  # the shops connected through their platforms, whose orders arrive by webhook
     "orders",
     "notifications",
     "operations",  # the operators' screens and commands, above the email feature
+    "intake",  # the connected shops' platform webhooks, turned into orders and their events
     "anymail",  # ESP backends and tracking webhooks (notifications/providers, notifications/tracking)
     "infra",
     "observability",
@@ -164,6 +166,9 @@ REST_FRAMEWORK = {
 API_THROTTLE_RATE = env("API_THROTTLE_RATE", default="600/min")
 # The largest request body the API reads; an order is a few hundred bytes.
 API_MAX_BODY_BYTES = env.int("API_MAX_BODY_BYTES", default=64 * 1024)
+# The largest webhook body a connected shop's platform may send (intake/): an order of 250
+# lines from Shopify is about half a megabyte.
+PLATFORM_WEBHOOK_MAX_BODY_BYTES = env.int("PLATFORM_WEBHOOK_MAX_BODY_BYTES", default=2 * 1024 * 1024)
 SPECTACULAR_SETTINGS = {
     "TITLE": "Order notifications API",
     "DESCRIPTION": "Orders in, customer emails out: never lost, never sent twice.",

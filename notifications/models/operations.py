@@ -24,6 +24,7 @@ class OperatorAction(models.Model):
         PROVIDER_PAUSE = "provider_pause", "pause the mail provider"
         PROVIDER_RESUME = "provider_resume", "resume the mail provider"
         RESOLVE_MISMATCH = "resolve_mismatch", "close a reconcile mismatch"
+        RERUN_DELIVERY = "rerun_delivery", "run a shop platform's delivery again"
 
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"

@@ -11,11 +11,13 @@ PRODUCT_PACKAGES = (
     "apiauth",
     "config",
     "infra",
+    "intake",
     "messaging",
     "notifications",
     "observability",
     "operations",
     "orders",
+    "shops",
     # The mail simulator is a tool, but keeps the product's shape.
     "tools/mailsim",
 )

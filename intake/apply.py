@@ -1,0 +1,141 @@
+"""Applying a platform's delivery to our orders, in the caller's transaction: the order's
+creation, payment, parcels, refunds and cancellation through the orders' own services, each
+with its event, so every email of the order follows with the guarantees of an order placed
+through the API.
+
+An order's deliveries are applied one at a time (a transaction-level advisory lock on the shop
+and the platform's order id), so two deliveries of a new order cannot both create it and a
+parcel cannot race its order's creation."""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import connection
+
+from intake.shapes import OrderNotYetReceived, PlatformOrder, PlatformRefund, PlatformShipment, Unusable
+from orders.changes import OrderChangeConflict, order_change_apply
+from orders.content import ShopOrder
+from orders.currencies import MoneyRefused
+from orders.models import Order, Refund, Shipment
+from orders.refunds import RefundRefused, RefundRequest, refund_record
+from orders.services import order_record
+from orders.shipments import ShipmentRefused, shipment_record
+from shops.models import Shop
+
+
+@dataclass(frozen=True)
+class Applied:
+    order: Order | None
+    changes: list[str]  # what happened, in words ("order created", "shipment 42 recorded")
+    stale: bool = False
+
+
+def order_lock_for_platform(shop: Shop, platform_order_id: str) -> Order | None:
+    """Serialises the deliveries of one platform order, then reads it (locked) if we have it."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", [f"intake:{shop.id}:{platform_order_id}"]
+        )
+    return (
+        Order.objects.select_for_update(no_key=True, of=("self",))
+        .filter(shop=shop, platform_order_id=platform_order_id)
+        .first()
+    )
+
+
+def order_snapshot_apply(shop: Shop, snapshot: PlatformOrder) -> Applied:
+    """The order as the platform has it now: created if new, then brought up to it (paid,
+    each parcel and refund we lack, cancelled). A snapshot older than the newest applied
+    changes nothing."""
+    order = order_lock_for_platform(shop, snapshot.platform_order_id)
+    changes: list[str] = []
+    if order is None:
+        shop_order = ShopOrder(snapshot.content)
+        order = _refusals_as_unusable(
+            lambda: order_record(
+                customer_email=snapshot.customer_email,
+                amount=shop_order.amount,
+                currency=snapshot.content["currency"],
+                locale=snapshot.locale,
+                shop_order=shop_order,
+                shop=shop,
+                platform_order_id=snapshot.platform_order_id,
+                platform_updated_at=snapshot.updated_at,
+            )
+        )
+        changes.append("order created")
+    elif order.platform_updated_at is not None and snapshot.updated_at < order.platform_updated_at:
+        return Applied(order=order, changes=[], stale=True)
+    if snapshot.paid and order.status == Order.Status.CREATED:
+        _refusals_as_unusable(lambda: order_change_apply(order, change="pay"))
+        changes.append("paid")
+    for shipment in snapshot.shipments:
+        changes.extend(shipment_apply(order, shipment))
+    if snapshot.cancelled and order.status != Order.Status.CANCELLED:
+        # The refunds the platform made with the cancellation are told in its email.
+        def refunds_with_it(locked: Order, cancelled_now: bool) -> None:
+            for refund in snapshot.refunds:
+                changes.extend(refund_apply(locked, refund, in_cancellation=cancelled_now))
+
+        _refusals_as_unusable(lambda: order_change_apply(order, change="cancel", also=refunds_with_it))
+        changes.append("cancelled")
+    else:
+        for refund in snapshot.refunds:
+            changes.extend(refund_apply(order, refund))
+    if order.platform_updated_at is None or snapshot.updated_at > order.platform_updated_at:
+        order.platform_updated_at = snapshot.updated_at
+        order.save(update_fields=["platform_updated_at"])
+    return Applied(order=order, changes=changes)
+
+
+def shipment_apply(order: Order, shipment: PlatformShipment) -> list[str]:
+    if Shipment.objects.filter(order=order, shop_shipment_id=shipment.shipment_id).exists():
+        return []
+    _refusals_as_unusable(
+        lambda: shipment_record(
+            order,
+            shop_shipment_id=shipment.shipment_id,
+            carrier=shipment.carrier,
+            tracking_number=shipment.tracking_number,
+            tracking_url=shipment.tracking_url,
+            lines=shipment.lines,
+        )
+    )
+    return [f"shipment {shipment.shipment_id} recorded"]
+
+
+def refund_apply(order: Order, refund: PlatformRefund, *, in_cancellation: bool = False) -> list[str]:
+    if Refund.objects.filter(order=order, shop_refund_id=refund.refund_id).exists():
+        return []
+    request = RefundRequest(
+        shop_refund_id=refund.refund_id,
+        amount_minor=refund.amount_minor,
+        lines=refund.lines,
+        reason=refund.reason,
+    )
+    _refusals_as_unusable(lambda: refund_record(order, request, in_cancellation=in_cancellation))
+    return [f"refund {refund.refund_id} recorded" + (" with the cancellation" if in_cancellation else "")]
+
+
+def order_of_delivery(shop: Shop, platform_order_id: str) -> Order:
+    """The order a parcel's or refund's delivery is about, locked; OrderNotYetReceived when it
+    has not arrived."""
+    if not platform_order_id:
+        raise Unusable("The delivery names no order (order_id).")
+    order = order_lock_for_platform(shop, platform_order_id)
+    if order is None:
+        raise OrderNotYetReceived(
+            f"Order {platform_order_id} has not been received yet: this delivery is applied when it arrives."
+        )
+    return order
+
+
+def _refusals_as_unusable(call: Callable[[], Any]) -> Any:
+    """The orders' services refuse what does not fit the order (a parcel of more than was
+    ordered, a refund beyond what was paid): for a platform's delivery that is a reason to
+    show a person, not an error to answer."""
+    try:
+        return call()
+    except (ShipmentRefused, RefundRefused, OrderChangeConflict, MoneyRefused) as exc:
+        raise Unusable(str(exc)) from exc

@@ -1,0 +1,70 @@
+"""Every webhook delivery a connected shop's platform made, stored once: what it said, what it
+became, and why not when it could not be used."""
+
+import uuid
+
+from django.db import models
+
+
+class PlatformDelivery(models.Model):
+    class Outcome(models.TextChoices):
+        USED = "used", "used"
+        STALE = "stale", "older than what was applied: changed nothing"
+        WAITING = "waiting", "waiting for its order"
+        TOPIC_UNUSED = "topic_unused", "a topic we do not use"
+        FOR_A_PERSON = "for_a_person", "for a person"
+        COULD_NOT_USE = "could_not_use", "could not use"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    shop = models.ForeignKey("shops.Shop", on_delete=models.PROTECT, related_name="deliveries")
+    # The platform's id of the event, the same on each retry of it (Shopify's X-Shopify-Event-Id):
+    # a second copy finds this row and changes nothing.
+    event_key = models.CharField(max_length=255)
+    # The platform's id of the subscription or of this one delivery, kept for a person tracing it.
+    webhook_id = models.CharField(max_length=255, blank=True)
+    topic = models.CharField(max_length=100)
+    # The platform's id of the order it is about, when it names one: a delivery waiting for its
+    # order is applied when that order arrives.
+    platform_order_id = models.CharField(max_length=64, blank=True)
+    body = models.TextField()  # as received (after its signature was checked), for a re-run
+    outcome = models.CharField(max_length=16, choices=Outcome.choices)
+    reason = models.TextField(blank=True)  # in words, for an outcome other than "used"
+    order = models.ForeignKey(
+        "orders.Order", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    received_at = models.DateTimeField(auto_now_add=True)
+    applied_at = models.DateTimeField(null=True, blank=True)
+    runs = models.PositiveIntegerField(default=1)  # 1 + the re-runs a person asked for
+
+    class Meta:
+        ordering = ["-received_at"]
+        verbose_name_plural = "platform deliveries"
+        permissions = [("rerun_platformdelivery", "Can run a delivery again")]
+        constraints = [
+            models.UniqueConstraint(fields=["shop", "event_key"], name="platform_delivery_unique_event"),
+        ]
+        indexes = [
+            models.Index(
+                fields=["shop", "platform_order_id", "received_at"],
+                condition=models.Q(outcome="waiting"),
+                name="platform_delivery_waiting",
+            ),
+            models.Index(
+                fields=["received_at"],
+                condition=models.Q(outcome="could_not_use"),
+                name="platform_delivery_unusable",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.topic} {self.event_key} ({self.outcome})"
+
+
+class UnusableDelivery(PlatformDelivery):
+    """The deliveries a person must look at: those that could not be used, and those still
+    waiting for their order (the admin's list "Deliveries we could not use")."""
+
+    class Meta:
+        proxy = True
+        verbose_name = "delivery we could not use"
+        verbose_name_plural = "deliveries we could not use"

@@ -1,0 +1,115 @@
+"""A platform's delivery, received: stored once, applied, answered. Everything happens in one
+transaction (the delivery's row, the order, its events), so the platform's 2xx means all of it
+committed, and a failure commits none of it and leaves the platform to retry.
+
+The delivery's row is written first with ON CONFLICT DO NOTHING on (shop, event key): a second
+copy of the same event, even a concurrent one, waits for the first to commit and then finds it,
+and changes nothing."""
+
+import logging
+import uuid
+from dataclasses import dataclass
+
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.utils import timezone
+
+from intake.models import PlatformDelivery
+from intake.shapes import OrderNotYetReceived, Unusable
+from intake.topics import TopicResult, platform_order_id_of, topic_apply
+from notifications.audit import action_done
+from notifications.models import OperatorAction
+from shops.models import Shop
+
+logger = logging.getLogger(__name__)
+Outcome = PlatformDelivery.Outcome
+
+
+@dataclass(frozen=True)
+class Received:
+    delivery: PlatformDelivery
+    duplicate: bool  # this event was received before: nothing was done
+
+
+@transaction.atomic(durable=True)
+def delivery_receive(*, shop: Shop, event_key: str, webhook_id: str, topic: str, body: str) -> Received:
+    delivery = PlatformDelivery(
+        id=uuid.uuid4(),
+        shop=shop,
+        event_key=event_key,
+        webhook_id=webhook_id,
+        topic=topic,
+        platform_order_id=platform_order_id_of(shop, topic, body),
+        body=body,
+        outcome=Outcome.COULD_NOT_USE,  # until applied, below, in this transaction
+    )
+    PlatformDelivery.objects.bulk_create([delivery], ignore_conflicts=True)
+    first = PlatformDelivery.objects.filter(shop=shop, event_key=event_key).first()
+    if first is None or first.id != delivery.id:
+        return Received(delivery=first or delivery, duplicate=True)
+    delivery_apply(delivery)
+    return Received(delivery=delivery, duplicate=False)
+
+
+@transaction.atomic(durable=True)
+def delivery_rerun(delivery_id: uuid.UUID, *, actor: User | None, actor_name: str) -> PlatformDelivery | None:
+    """Apply a delivery again, after a fix (of the shop's data, or of this service): only one
+    that could not be used or is waiting; None for any other (it was applied meanwhile). The
+    person who asked is recorded (OperatorAction) with what came of it, in the same transaction."""
+    delivery = (
+        PlatformDelivery.objects.select_for_update()
+        .select_related("shop")
+        .filter(id=delivery_id, outcome__in=[Outcome.COULD_NOT_USE, Outcome.WAITING])
+        .first()
+    )
+    if delivery is None:
+        return None
+    delivery.runs += 1
+    delivery_apply(delivery)
+    action_done(
+        action=OperatorAction.Action.RERUN_DELIVERY,
+        actor=actor,
+        actor_name=actor_name,
+        comment=f"{delivery.shop.slug} {delivery.topic} {delivery.event_key}",
+        result=delivery.outcome,
+    )
+    return delivery
+
+
+def delivery_apply(delivery: PlatformDelivery) -> None:
+    """In the caller's transaction. What it could not use is undone (a savepoint) and kept with
+    its reason; what it could is recorded with its outcome."""
+    try:
+        with transaction.atomic():
+            result = topic_apply(delivery.shop, delivery.topic, delivery.body)
+    except Unusable as exc:
+        result = TopicResult(Outcome.COULD_NOT_USE, str(exc))
+    except OrderNotYetReceived as exc:
+        result = TopicResult(Outcome.WAITING, str(exc))
+    delivery.outcome = result.outcome
+    delivery.reason = result.reason
+    delivery.order = result.order
+    delivery.applied_at = timezone.now()
+    delivery.save(update_fields=["outcome", "reason", "order", "applied_at", "runs"])
+    logger.info(
+        "platform delivery applied",
+        extra={
+            "delivery_id": str(delivery.id),
+            "topic": delivery.topic,
+            "outcome": delivery.outcome,
+            "order_id": str(result.order.id) if result.order else "",
+        },
+    )
+    if result.order_created:
+        _waiting_apply(delivery)
+
+
+def _waiting_apply(created_by: PlatformDelivery) -> None:
+    """The parcels and refunds that arrived before their order, applied now in the order they
+    arrived."""
+    waiting = PlatformDelivery.objects.filter(
+        shop=created_by.shop, platform_order_id=created_by.platform_order_id, outcome=Outcome.WAITING
+    ).order_by("received_at")
+    for delivery in waiting:
+        delivery.shop = created_by.shop
+        delivery_apply(delivery)

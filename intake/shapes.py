@@ -1,0 +1,52 @@
+"""What a platform's delivery says, in our words: each platform's mapping (intake/shopify/, ...)
+turns its payload into these, and intake/apply.py applies them the same way for every platform.
+
+An order's delivery carries the whole order as the platform has it now (Shopify's and
+WooCommerce's order topics do): its content, whether it is paid or cancelled, and every parcel
+and refund so far. Applying one is therefore idempotent and catches up with deliveries that were
+lost: what we already have is recognised by the platform's ids, what we lack is added."""
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+
+class Unusable(Exception):
+    """The delivery verified but cannot become an order's emails: the message says why, in words
+    a person fixing it can act on. The delivery is kept on "Deliveries we could not use"."""
+
+
+class OrderNotYetReceived(Exception):
+    """A parcel or refund of an order we have not received (yet): the delivery waits, and is
+    applied when the order arrives."""
+
+
+@dataclass(frozen=True)
+class PlatformShipment:
+    shipment_id: str
+    carrier: str
+    tracking_number: str = ""
+    tracking_url: str = ""
+    lines: list[dict[str, Any]] = field(default_factory=list)  # [{"sku", "quantity"}]
+
+
+@dataclass(frozen=True)
+class PlatformRefund:
+    refund_id: str
+    amount_minor: int
+    lines: list[dict[str, Any]] = field(default_factory=list)  # [{"sku", "quantity"}]
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class PlatformOrder:
+    platform_order_id: str
+    # The platform's own time of this state of the order: an older one changes nothing.
+    updated_at: datetime
+    customer_email: str
+    locale: str | None
+    content: dict[str, Any]  # the shop order's content (orders/content.py), checked
+    paid: bool
+    cancelled: bool
+    shipments: list[PlatformShipment] = field(default_factory=list)
+    refunds: list[PlatformRefund] = field(default_factory=list)

@@ -1,0 +1,105 @@
+"""What each topic of a platform does: an order's state, a parcel, a refund, a privacy request
+for a person, or nothing (a topic we do not use, answered and counted)."""
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from infra.json_nesting import json_nesting_refusal
+from intake import shopify
+from intake.apply import (
+    Applied,
+    order_of_delivery,
+    order_snapshot_apply,
+    refund_apply,
+    shipment_apply,
+)
+from intake.models import PlatformDelivery
+from intake.shapes import Unusable
+from intake.shopify.order import order_from_payload
+from intake.shopify.parcels import refund_from_payload, shipment_from_payload
+from orders.models import Order
+from shops.models import Shop
+
+Outcome = PlatformDelivery.Outcome
+
+
+@dataclass(frozen=True)
+class TopicResult:
+    outcome: str
+    reason: str = ""
+    order: Order | None = None
+    order_created: bool = False
+    changes: list[str] = field(default_factory=list)
+
+
+def platform_order_id_of(shop: Shop, topic: str, body: str) -> str:
+    """The platform's id of the order a delivery is about, "" when it names none or the body is
+    not JSON (then the delivery's own application says why)."""
+    if json_nesting_refusal(body) is not None:
+        return ""
+    try:
+        payload = json.loads(body)
+    except ValueError:
+        return ""
+    if not isinstance(payload, dict):
+        return ""
+    return shopify.platform_order_id_of(topic, payload)[:64]
+
+
+def topic_apply(shop: Shop, topic: str, body: str) -> TopicResult:
+    """Raises Unusable or OrderNotYetReceived (intake/shapes.py); the caller records them."""
+    if topic in shopify.PRIVACY_TOPICS:
+        return TopicResult(
+            Outcome.FOR_A_PERSON,
+            "A privacy request: stored here for a person to answer (export or erase the customer's data).",
+        )
+    if topic not in shopify.TOPICS:
+        return TopicResult(Outcome.TOPIC_UNUSED, f"The topic {topic!r} does not become an email.")
+    payload = _payload(body)
+    if topic in shopify.ORDER_TOPICS:
+        applied = order_snapshot_apply(shop, order_from_payload(payload))
+        return _result(applied)
+    order = order_of_delivery(shop, shopify.platform_order_id_of(topic, payload))
+    if topic == shopify.FULFILLMENT_TOPIC:
+        shipment = shipment_from_payload(payload)
+        if shipment is None:
+            return TopicResult(
+                Outcome.USED,
+                f"Fulfillment status {payload.get('status')!r}: not on its way, nothing to tell.",
+                order,
+            )
+        return _result(Applied(order=order, changes=shipment_apply(order, shipment)))
+    refund = refund_from_payload(payload, order.currency)
+    if refund is None:
+        return TopicResult(Outcome.USED, "No money went back with this refund: nothing to tell.", order)
+    return _result(Applied(order=order, changes=refund_apply(order, refund)))
+
+
+def _result(applied: Applied) -> TopicResult:
+    if applied.stale:
+        return TopicResult(
+            Outcome.STALE,
+            "A newer state of the order was applied before this one arrived: it changed nothing.",
+            applied.order,
+        )
+    return TopicResult(
+        Outcome.USED,
+        "; ".join(applied.changes) or "nothing new: everything it says was applied before",
+        applied.order,
+        order_created="order created" in applied.changes,
+        changes=applied.changes,
+    )
+
+
+def _payload(body: str) -> dict[str, Any]:
+    refusal = json_nesting_refusal(body)
+    if refusal is not None:
+        raise Unusable(refusal)
+    try:
+        payload = json.loads(body)
+    except ValueError as exc:
+        raise Unusable(f"The body is not JSON: {exc}.") from exc
+    if not isinstance(payload, dict):
+        raise Unusable("The body is JSON but not an object.")
+    return payload

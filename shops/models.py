@@ -1,0 +1,93 @@
+"""A shop connected through its platform (Shopify, WooCommerce, Saleor): where its webhooks come
+from, the secret that proves they did, and how its emails present it. Several shops may share one
+deployment; an order placed through the API belongs to none and is presented with the settings'
+brand (SHOP_* in .env.example)."""
+
+import uuid
+
+from django.core.validators import MinValueValidator, RegexValidator
+from django.db import models
+
+# What an email of the shop's orders shows of it (notifications/content/brand.py), and no more:
+# never its secret.
+SHOP_EMAIL_FIELDS = (
+    "name",
+    "sender",
+    "url",
+    "logo_url",
+    "primary_color",
+    "support_email",
+    "footer_address",
+    "legal_name",
+    "legal_address",
+    "phone",
+    "register",
+    "terms_url",
+    "withdrawal_url",
+    "withdrawal_days",
+)
+# Blank: the deployment's own (SHOP_* and MAIL_FROM_ADDRESS in .env.example), field by field.
+_FALLS_BACK = "Empty: the deployment's setting."
+
+
+class Shop(models.Model):
+    class Platform(models.TextChoices):
+        SHOPIFY = "shopify", "Shopify"
+        WOOCOMMERCE = "woocommerce", "WooCommerce"
+        SALEOR = "saleor", "Saleor"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    # The last part of the shop's webhook address (/shops/<slug>/webhook): one address per shop.
+    slug = models.SlugField(max_length=50, unique=True)
+    name = models.CharField(max_length=200, help_text="The shop's name as its customers know it.")
+    platform = models.CharField(max_length=16, choices=Platform.choices)
+    # Shopify: the shop's myshopify.com domain, which every delivery names in
+    # X-Shopify-Shop-Domain; WooCommerce: the store's address; Saleor: its API URL.
+    domain = models.CharField(max_length=255)
+    # Shopify: the app's client secret; WooCommerce: the webhook's secret. Kept as it is (the
+    # signature check needs it), never shown back in full and never logged.
+    webhook_secret = models.CharField(max_length=255, blank=True)
+    # A shop switched off answers 404, as an unknown one: its platform stops sending after
+    # its retries, and nothing it sends is stored.
+    active = models.BooleanField(default=True)
+    # How its emails present it and who they come from. The mail provider must be allowed to
+    # send from the sender's domain (its DNS records): the shop's own setup, docs/platforms.md.
+    sender = models.CharField(
+        max_length=254,
+        blank=True,
+        help_text='The From of its emails, e.g. "Tea House <orders@tea.example>". ' + _FALLS_BACK,
+    )
+    url = models.URLField(blank=True, help_text="The shop's address. " + _FALLS_BACK)
+    logo_url = models.URLField(blank=True, help_text=_FALLS_BACK)
+    primary_color = models.CharField(
+        max_length=7,
+        blank=True,
+        validators=[RegexValidator(r"^#[0-9a-fA-F]{6}$", "Write it as #rrggbb.")],
+        help_text="#rrggbb. " + _FALLS_BACK,
+    )
+    support_email = models.EmailField(blank=True, help_text=_FALLS_BACK)
+    footer_address = models.CharField(max_length=300, blank=True, help_text=_FALLS_BACK)
+    # The seller, as an EU order confirmation must name it (docs/email-content.md).
+    legal_name = models.CharField(max_length=200, blank=True, help_text=_FALLS_BACK)
+    legal_address = models.CharField(max_length=300, blank=True, help_text=_FALLS_BACK)
+    phone = models.CharField(max_length=64, blank=True, help_text=_FALLS_BACK)
+    register = models.CharField(max_length=200, blank=True, help_text=_FALLS_BACK)
+    terms_url = models.URLField(blank=True, help_text=_FALLS_BACK)
+    withdrawal_url = models.URLField(blank=True, help_text=_FALLS_BACK)
+    withdrawal_days = models.PositiveSmallIntegerField(
+        null=True, blank=True, validators=[MinValueValidator(14)], help_text="At least 14. " + _FALLS_BACK
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.get_platform_display()})"
+
+    @property
+    def secret_hint(self) -> str:
+        """Enough of the secret for a person to tell two apart: its last four characters."""
+        if not self.webhook_secret:
+            return "(none)"
+        return "…" + self.webhook_secret[-4:]

@@ -1,0 +1,159 @@
+"""Connected shops and their deliveries in the admin: a shop's secret is typed once and never
+shown back; its page says the webhook address and topics to register; a reviewer sees the
+deliveries that could not be used, with their reasons, and runs them again, audited."""
+
+import copy
+
+import pytest
+
+from intake.models import PlatformDelivery
+from notifications.models import OperatorAction
+from shops.models import Shop
+from tests import shopify_payloads as shopify
+from tests.factories import staff_user
+
+pytestmark = pytest.mark.django_db
+UNUSABLE = "/admin/intake/unusabledelivery/"
+
+
+def test_a_shop_is_added_with_its_secret_which_is_never_shown_back(admin_client):
+    # when
+    response = admin_client.post(
+        "/admin/shops/shop/add/",
+        {
+            "name": "Tea House",
+            "slug": "tea-house",
+            "platform": "shopify",
+            "domain": shopify.SHOP_DOMAIN,
+            "webhook_secret": shopify.CLIENT_SECRET,
+            "active": "on",
+        },
+    )
+    # then
+    assert response.status_code == 302, response.content.decode()[:2000]
+    shop = Shop.objects.get()
+    assert shop.webhook_secret == shopify.CLIENT_SECRET
+    page = admin_client.get(f"/admin/shops/shop/{shop.pk}/change/").content.decode()
+    listing = admin_client.get("/admin/shops/shop/").content.decode()
+    for html in (page, listing):
+        assert shopify.CLIENT_SECRET not in html
+        assert shopify.CLIENT_SECRET[:12] not in html
+        assert "…" + shopify.CLIENT_SECRET[-4:] in html
+    assert "http://testserver/shops/tea-house/webhook" in page
+    for topic in ("orders/create", "fulfillments/create", "refunds/create", "customers/redact"):
+        assert f"<code>{topic}</code>" in page
+
+
+def test_saving_a_shop_with_the_secret_left_empty_keeps_it(admin_client):
+    # given
+    shop = Shop.objects.create(
+        slug="tea-house",
+        name="Tea House",
+        platform="shopify",
+        domain=shopify.SHOP_DOMAIN,
+        webhook_secret=shopify.CLIENT_SECRET,
+    )
+    # when
+    response = admin_client.post(
+        f"/admin/shops/shop/{shop.pk}/change/",
+        {
+            "name": "Tea House Berlin",
+            "slug": "tea-house",
+            "platform": "shopify",
+            "domain": shopify.SHOP_DOMAIN,
+            "webhook_secret": "",
+            "active": "on",
+        },
+    )
+    # then
+    assert response.status_code == 302
+    shop.refresh_from_db()
+    assert (shop.name, shop.webhook_secret) == ("Tea House Berlin", shopify.CLIENT_SECRET)
+
+
+def test_a_new_shop_without_a_secret_is_refused_with_the_reason(admin_client):
+    response = admin_client.post(
+        "/admin/shops/shop/add/",
+        {
+            "name": "Tea House",
+            "slug": "tea-house",
+            "platform": "shopify",
+            "domain": shopify.SHOP_DOMAIN,
+            "webhook_secret": "",
+            "active": "on",
+        },
+    )
+    assert response.status_code == 200
+    assert "A new shop needs its secret" in response.content.decode()
+    assert not Shop.objects.exists()
+
+
+def test_a_reviewer_sees_what_could_not_be_used_and_runs_it_again_audited(client):
+    # given: a refund of more than was paid, kept on the list, and an order that was used
+    shop = Shop.objects.create(
+        slug="tea-house",
+        name="Tea House",
+        platform="shopify",
+        domain=shopify.SHOP_DOMAIN,
+        webhook_secret=shopify.CLIENT_SECRET,
+    )
+    for topic, payload in (("orders/create", shopify.ORDER), ("refunds/create", _refund_of(80))):
+        body = shopify.body_of(payload)
+        client.post(
+            "/shops/tea-house/webhook",
+            body,
+            content_type="application/json",
+            **shopify.signed_headers(body, topic=topic),
+        )
+    unusable = PlatformDelivery.objects.get(outcome="could_not_use")
+    client.force_login(staff_user("rita", reviewer=True))
+    # when
+    listing = client.get(UNUSABLE).content.decode()
+    response = client.post(
+        UNUSABLE, {"action": "run_again", "_selected_action": [unusable.pk], "index": 0}, follow=True
+    )
+    # then
+    assert "refunds/create" in listing
+    assert "This refund is 80.00 EUR" in listing
+    assert "orders/create" not in listing  # used: not on this list
+    assert "Ran again: 1 could not use." in response.content.decode()
+    unusable.refresh_from_db()
+    assert unusable.runs == 2
+    [audit] = OperatorAction.objects.filter(action="rerun_delivery")
+    assert (audit.actor_name, audit.result) == ("rita", "could_not_use")
+    assert audit.comment == f"{shop.slug} refunds/create {unusable.event_key}"
+
+
+def test_staff_without_the_permission_see_the_list_without_the_action(client):
+    # given: one delivery that could not be used
+    shop = Shop.objects.create(
+        slug="tea-house",
+        name="Tea House",
+        platform="shopify",
+        domain=shopify.SHOP_DOMAIN,
+        webhook_secret=shopify.CLIENT_SECRET,
+    )
+    PlatformDelivery.objects.create(
+        shop=shop,
+        event_key="evt-1",
+        topic="orders/create",
+        body="{}",
+        outcome="could_not_use",
+        reason="The payload has no id.",
+    )
+    # when
+    client.force_login(staff_user("rita", reviewer=True))
+    reviewer = client.get(UNUSABLE).content.decode()
+    client.force_login(staff_user("sam", reviewer=False, otherwise_may_view="view_unusabledelivery"))
+    viewer = client.get(UNUSABLE).content.decode()
+    # then
+    assert "The payload has no id." in reviewer
+    assert "The payload has no id." in viewer
+    assert 'value="run_again"' in reviewer
+    assert 'value="run_again"' not in viewer
+
+
+def _refund_of(euros: int) -> dict:
+    refund = copy.deepcopy(shopify.REFUND)
+    refund["transactions"][0]["amount"] = f"{euros}.00"
+    return refund
