@@ -5,6 +5,15 @@ from uuid import UUID
 
 from orders.events import AGGREGATE, REFUND_AGGREGATE, SHIPMENT_AGGREGATE
 from orders.models import Order, OrderVersion, Refund, Shipment
+from shops.models import SHOP_EMAIL_FIELDS, Shop
+
+
+def order_shop(order: Order) -> dict[str, Any] | None:
+    """The fields of the order's connected shop that its emails show (its brand, legal data and
+    sender; never its secret); None for an order of no shop."""
+    if order.shop_id is None:
+        return None
+    return Shop.objects.filter(pk=order.shop_id).values(*SHOP_EMAIL_FIELDS).first()
 
 
 def order_content(order: Order, number: int | None = None) -> dict[str, Any] | None:

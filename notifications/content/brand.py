@@ -1,7 +1,11 @@
 """The shop as its emails show it, from settings (SHOP_* in .env.example): its brand, and the
-legal data an EU order confirmation must carry."""
+legal data an EU order confirmation must carry. An order of a connected shop (shops.Shop) is
+presented as that shop: each of its fields that is filled in replaces the setting's.
 
-from dataclasses import asdict, dataclass
+An email comes from MAIL_FROM_ADDRESS, or from its connected shop's sender."""
+
+from dataclasses import asdict, dataclass, fields, replace
+from typing import Any
 
 from django.conf import settings
 
@@ -44,3 +48,20 @@ def brand_from_settings() -> Brand:
         withdrawal_url=settings.SHOP_WITHDRAWAL_URL,
         withdrawal_days=settings.SHOP_WITHDRAWAL_DAYS,
     )
+
+
+def brand_of_shop(shop: dict[str, Any] | None) -> Brand:
+    """The brand of an order's connected shop (its row's fields, as a dict), each empty field
+    the setting's; the settings' brand for an order of no shop."""
+    brand = brand_from_settings()
+    if not shop:
+        return brand
+    own: dict[str, Any] = {
+        field.name: shop[field.name] for field in fields(Brand) if shop.get(field.name) not in (None, "")
+    }
+    return replace(brand, **own)
+
+
+def sender_of_shop(shop: dict[str, Any] | None) -> str:
+    """Who the order's emails come from: the shop's sender, else MAIL_FROM_ADDRESS."""
+    return (shop or {}).get("sender") or settings.MAIL_FROM_ADDRESS

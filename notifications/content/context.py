@@ -9,7 +9,7 @@ from typing import Any
 from django.utils import timezone
 
 from notifications.content.about import about_context
-from notifications.content.brand import brand_from_settings
+from notifications.content.brand import brand_of_shop
 from notifications.content.formatting import date_format, money_format
 from notifications.content.purchase import purchase_context
 from orders.models import Order
@@ -75,13 +75,15 @@ def email_context(
     *,
     kind: str = "",
     about: dict[str, Any] | None = None,
+    shop: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """`content`: what was bought, in the version the email shows (orders.OrderVersion), or
     None for an order placed with the short body. `about`: what an email of `kind` is about
-    beyond the order (about.py): a shipment's or refund's row, a cancellation's refunds."""
+    beyond the order (about.py): a shipment's or refund's row, a cancellation's refunds.
+    `shop`: the order's connected shop's fields (brand.py), None for an order of no shop."""
     placed = order.created_at or timezone.now()
     context: dict[str, Any] = {
-        "shop": brand_from_settings().as_context(),
+        "shop": brand_of_shop(shop).as_context(),
         "order": {
             "number": order_number(order),
             "id": str(order.id),

@@ -9,16 +9,18 @@ from typing import Any
 
 from django.conf import settings
 
+from notifications.content.brand import sender_of_shop
 from notifications.content.context import email_context
 from notifications.content.render import RenderedEmail, email_render
 from notifications.content.sources import TemplateSource, shipped_source, version_source
 from notifications.models import EmailTemplateVersion, Notification
 from notifications.providers.base import OutboundEmail
 from orders.models import Order
-from orders.selectors import order_content
+from orders.selectors import order_content, order_shop
 
 SNAPSHOT_FIELDS = [
     "email_locale",
+    "email_from",
     "email_subject",
     "email_text",
     "email_html",
@@ -52,15 +54,20 @@ def email_render_for_order(
     version: EmailTemplateVersion | None,
     content: dict[str, Any] | _Current | None = CURRENT_CONTENT,
     about: dict[str, Any] | None = None,
+    shop: dict[str, Any] | _Current | None = CURRENT_CONTENT,
 ) -> tuple[RenderedEmail, str]:
     """Render without storing (previews, the naive bench pipeline). `content`: what was
     bought in the version the email shows; by default the order's current one, read here.
-    `about`: what the email is about beyond the order (content/about.py). Raises RenderError."""
+    `about`: what the email is about beyond the order (content/about.py). `shop`: the order's
+    connected shop's fields; by default read here. Raises RenderError."""
     if isinstance(content, _Current):
         content = order_content(order)
+    if isinstance(shop, _Current):
+        shop = order_shop(order)
     locale = email_locale_of(order)
     source = email_source(kind, locale, version)
-    return email_render(source, email_context(order, locale, content, kind=kind, about=about)), locale
+    context = email_context(order, locale, content, kind=kind, about=about, shop=shop)
+    return email_render(source, context), locale
 
 
 def snapshot_take(
@@ -71,14 +78,17 @@ def snapshot_take(
     version: EmailTemplateVersion | None,
     now: datetime,
     about: dict[str, Any] | None = None,
+    shop: dict[str, Any] | None = None,
 ) -> list[str]:
     """Render and set the snapshot fields (the caller saves them with its own update); return
     their attribute names. `content` is the version the notification's event saw
-    (Notification.content_version). Raises RenderError and then sets nothing."""
+    (Notification.content_version); `shop`, the order's connected shop's fields (its brand and
+    sender), None for an order of no shop. Raises RenderError and then sets nothing."""
     rendered, locale = email_render_for_order(
-        kind=notification.kind, order=order, version=version, content=content, about=about
+        kind=notification.kind, order=order, version=version, content=content, about=about, shop=shop
     )
     notification.email_locale = locale
+    notification.email_from = sender_of_shop(shop)
     notification.email_subject = rendered.subject
     notification.email_text = rendered.text
     notification.email_html = rendered.html
@@ -102,4 +112,6 @@ def snapshot_outbound(notification: Notification, *, to: str, event_id: str) -> 
         text=notification.email_text,
         html=notification.email_html,
         event_id=event_id,
+        # Rendered before the sender was part of the snapshot: the setting, as it was sent then.
+        from_address=notification.email_from or settings.MAIL_FROM_ADDRESS,
     )

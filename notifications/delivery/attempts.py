@@ -86,7 +86,13 @@ def _snapshot_render(read: ClaimRead, now: datetime, *, into: dict[str, Any]) ->
     version = EmailTemplateVersion.objects.get(pk=read.template_id) if read.template_id else None
     try:
         names = snapshot_take(
-            notification, read.order, content=read.content, about=read.about, version=version, now=now
+            notification,
+            read.order,
+            content=read.content,
+            about=read.about,
+            shop=read.shop,
+            version=version,
+            now=now,
         )
     except RenderError as exc:
         logger.error("notification %s: the email does not render: %s", notification.pk, exc)

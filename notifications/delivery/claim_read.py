@@ -16,6 +16,7 @@ from messaging.models import ProcessedEvent
 from notifications.delivery.circuit import CLOSED, CircuitSeen
 from notifications.models import EmailTemplateVersion, Notification, ProviderCircuit, Suppression
 from orders.models import Order, OrderVersion, Refund, Shipment
+from shops.models import SHOP_EMAIL_FIELDS, Shop
 
 
 def columns_of(model: type[Model], alias: str) -> str:
@@ -55,6 +56,12 @@ _ABOUT_READ = " ".join(
         f"FROM {Refund._meta.db_table} r WHERE r.order_id = o.id AND r.in_cancellation)",
     ]
 )
+# And for an order of a connected shop, the shop's fields its emails show (brand and sender).
+_SHOP_READ = (
+    "(SELECT jsonb_build_object("
+    + ", ".join(f"'{name}', sh.{connection.ops.quote_name(name)}" for name in SHOP_EMAIL_FIELDS)
+    + f") FROM {Shop._meta.db_table} sh WHERE sh.id = o.shop_id)"
+)
 _CLAIM_READ = f"""
 WITH wanted (position, order_id, kind, subject_id, event_id, inbox_key) AS (
     SELECT * FROM unnest(%(positions)s::int[], %(order_ids)s::uuid[], %(kinds)s::text[],
@@ -73,7 +80,8 @@ SELECT w.position, {columns_of(Order, "o")}, {columns_of(Notification, "n")},
            (SELECT ov.content FROM {OrderVersion._meta.db_table} ov
              WHERE ov.order_id = o.id AND ov.number = COALESCE(n.content_version, o.content_version))
        END,
-       CASE WHEN n.email_content_hash = '' THEN CASE n.kind {_ABOUT_READ} END END
+       CASE WHEN n.email_content_hash = '' THEN CASE n.kind {_ABOUT_READ} END END,
+       CASE WHEN n.email_content_hash = '' AND o.shop_id IS NOT NULL THEN {_SHOP_READ} END
   FROM wanted w
   JOIN {Order._meta.db_table} o ON o.id = w.order_id
   JOIN {Notification._meta.db_table} n
@@ -109,6 +117,9 @@ class ClaimRead:
     # What the email is about beyond the order (its shipment's or refund's row, a cancellation's
     # refunds), until it is rendered: notifications/content/about.py.
     about: dict[str, Any] | None = None
+    # The order's connected shop's fields its email shows, until it is rendered; None for an
+    # order of no shop.
+    shop: dict[str, Any] | None = None
 
 
 def claim_reads(keys: list[ClaimKey], *, provider: str) -> dict[int, ClaimRead]:
@@ -141,7 +152,7 @@ def _claim_read_of(row: tuple[Any, ...]) -> ClaimRead:
     processed, suppression_id, template_id, state, failures, retry_at, probe_until, paused_by = row[
         end : end + 8
     ]
-    content, about = row[end + 8 :]
+    content, about, shop = row[end + 8 :]
     notification.order = order
     circuit = CLOSED if state is None else CircuitSeen(state, failures, retry_at, probe_until, paused_by)
     return ClaimRead(
@@ -153,6 +164,7 @@ def _claim_read_of(row: tuple[Any, ...]) -> ClaimRead:
         circuit=circuit,
         content=_json(content),
         about=_json(about),
+        shop=_json(shop),
     )
 
 

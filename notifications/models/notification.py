@@ -83,6 +83,9 @@ class Notification(models.Model):
     # Database defaults too: a process of the previous release, during a rolling deploy, creates
     # notifications with an INSERT that does not name these columns.
     email_locale = models.CharField(max_length=8, blank=True, default="", db_default="")
+    # Its From: MAIL_FROM_ADDRESS, or its connected shop's sender; empty for an email rendered
+    # before the sender was kept, which goes out from MAIL_FROM_ADDRESS.
+    email_from = models.CharField(max_length=254, blank=True, default="", db_default="")
     email_subject = models.TextField(blank=True, default="", db_default="")
     email_text = models.TextField(blank=True, default="", db_default="")
     email_html = models.TextField(blank=True, default="", db_default="")

@@ -112,7 +112,7 @@ class AnymailProvider:
         message = AnymailMessage(
             subject=email.subject,
             body=email.text,
-            from_email=settings.MAIL_FROM_ADDRESS,
+            from_email=email.from_address,
             to=[email.to],
             headers=headers,
             connection=self._connection,

@@ -5,11 +5,12 @@ and where its delivery events come in (its `DeliveryWebhook`: the only one mount
 
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 from enum import StrEnum
 from typing import Protocol
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 
 # Every send carries our idempotency key under this tag/metadata name; the provider's
@@ -73,6 +74,8 @@ class OutboundEmail:
     text: str
     event_id: str  # travels to the provider as a header, so one id finds the email everywhere
     html: str = ""
+    # Who it comes from: MAIL_FROM_ADDRESS, or the connected shop's sender (its snapshot's).
+    from_address: str = field(default_factory=lambda: settings.MAIL_FROM_ADDRESS)
 
 
 @dataclass(frozen=True)

@@ -69,7 +69,7 @@ class BrevoProvider:
 
 
 def _body(email: OutboundEmail) -> dict[str, Any]:
-    name, address = parseaddr(settings.MAIL_FROM_ADDRESS)
+    name, address = parseaddr(email.from_address)
     body: dict[str, Any] = {
         "sender": {"email": address, **({"name": name} if name else {})},
         "to": [{"email": email.to}],

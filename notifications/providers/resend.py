@@ -112,7 +112,7 @@ class ResendProvider:
 
 def _body(email: OutboundEmail) -> dict[str, Any]:
     body: dict[str, Any] = {
-        "from": settings.MAIL_FROM_ADDRESS,
+        "from": email.from_address,
         "to": [email.to],
         "subject": email.subject,
         "text": email.text,

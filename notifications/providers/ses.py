@@ -136,7 +136,7 @@ def send_email_request(email: OutboundEmail) -> dict[str, Any]:
     if email.html:
         body["Html"] = {"Data": email.html, "Charset": "UTF-8"}
     request: dict[str, Any] = {
-        "FromEmailAddress": settings.MAIL_FROM_ADDRESS,
+        "FromEmailAddress": email.from_address,
         "Destination": {"ToAddresses": [email.to]},
         "Content": {
             "Simple": {

@@ -64,7 +64,7 @@ def _message(email: OutboundEmail, connection: BaseEmailBackend) -> EmailMessage
     return EmailMessage(
         subject=email.subject,
         body=email.text,
-        from_email=settings.MAIL_FROM_ADDRESS,
+        from_email=email.from_address,
         to=[email.to],
         connection=connection,
         headers={
