@@ -2,9 +2,10 @@
 
 import uuid
 
-from django.db.models import Subquery
+from django.db import connection
 from django.utils import timezone
 
+from infra.prepared import prepared_cursor
 from messaging.models import OutboxEvent
 from notifications.events import EMAIL_KIND_OF_EVENT
 from notifications.models import Notification
@@ -34,23 +35,37 @@ def notification_create_pending(
     """One INSERT … ON CONFLICT DO NOTHING: the unique (order, kind) of the order's own emails,
     and (kind, subject) of the others, make a second one a no-op. It records the order's
     content version of this moment, read by the INSERT itself (no statement more): the version
-    the event being recorded saw."""
-    content_version = Order.objects.filter(pk=order_id).values("content_version")[:1]
-    Notification.objects.bulk_create(
-        [
-            Notification(
-                order_id=order_id,
-                kind=kind,
-                subject_id=subject_id,
-                idempotency_key=notification_idempotency_key(
-                    order_id=order_id, kind=kind, subject_id=subject_id
-                ),
-                status_changed_at=timezone.now(),
-                content_version=Subquery(content_version),
-            )
-        ],
-        ignore_conflicts=True,
+    the event being recorded saw.
+
+    Every order's transaction runs it, so it is one prepared statement (infra/prepared.py)
+    whose text is made once from the model: the ORM spent longer compiling its INSERT with a
+    subquery, and PostgreSQL planning it, than the INSERT took (docs/performance.md)."""
+    row = Notification(
+        order_id=order_id,
+        kind=kind,
+        subject_id=subject_id,
+        idempotency_key=notification_idempotency_key(order_id=order_id, kind=kind, subject_id=subject_id),
+        status_changed_at=timezone.now(),
     )
+    values = [field.get_db_prep_save(field.pre_save(row, True), connection) for field in _INSERTED_FIELDS]
+    with prepared_cursor() as cursor:
+        cursor.execute(_INSERT_PENDING, [*values, order_id])
+
+
+# Every column the ORM would write for a new row (not the id, the database's own), with the
+# order's content version read in the same statement.
+_INSERTED_FIELDS = [
+    field
+    for field in Notification._meta.concrete_fields
+    if not field.primary_key and field.attname != "content_version"
+]
+_INSERT_PENDING = (
+    f"INSERT INTO {connection.ops.quote_name(Notification._meta.db_table)} "
+    f"({', '.join(connection.ops.quote_name(field.column) for field in _INSERTED_FIELDS)}, content_version) "
+    f"VALUES ({', '.join(['%s'] * len(_INSERTED_FIELDS))}, "
+    f"(SELECT content_version FROM {connection.ops.quote_name(Order._meta.db_table)} WHERE id = %s)) "
+    "ON CONFLICT DO NOTHING"
+)
 
 
 # A fixed namespace: the key for (kind, order) is the same in every process and after a
