@@ -21,13 +21,17 @@ PRIVACY_TOPICS = frozenset({"customers/data_request", "customers/redact", "shop/
 TOPICS = ORDER_TOPICS | {FULFILLMENT_TOPIC, REFUND_TOPIC}
 
 
-def signature_valid(*, body: bytes, secret: str, signature: str) -> bool:
+def signature_of(body: bytes, secret: str) -> str:
     """X-Shopify-Hmac-Sha256: base64 of the HMAC-SHA256 of the raw body, keyed with the app's
-    client secret; compared in constant time."""
+    client secret."""
+    return base64.b64encode(hmac.new(secret.encode(), body, hashlib.sha256).digest()).decode()
+
+
+def signature_valid(*, body: bytes, secret: str, signature: str) -> bool:
+    """Compared in constant time."""
     if not secret or not signature:
         return False
-    expected = base64.b64encode(hmac.new(secret.encode(), body, hashlib.sha256).digest()).decode()
-    return hmac.compare_digest(expected, signature.strip())
+    return hmac.compare_digest(signature_of(body, secret), signature.strip())
 
 
 def platform_order_id_of(topic: str, payload: dict[str, Any]) -> str:

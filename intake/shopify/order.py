@@ -4,15 +4,20 @@ an order, and its state (paid, cancelled, its parcels and refunds)."""
 from decimal import Decimal
 from typing import Any
 
-from django.conf import settings
-from django.core.exceptions import ValidationError
-from django.core.validators import validate_email
-
+from intake.payload_fields import (
+    address_shaped,
+    content_check,
+    decimal,
+    email_address,
+    locale_offered,
+    no_address,
+    required,
+    text,
+)
 from intake.shapes import PlatformOrder, Unusable
-from intake.shopify.fields import decimal, minor, required, sku, text, time
+from intake.shopify.fields import minor, sku, time
 from intake.shopify.parcels import refund_from_payload, shipment_from_payload
-from orders.content import COUNTRIES, NAME_TEXT, SHORT_TEXT, ContentMismatch, content_totals_check
-from orders.currencies import MoneyRefused, currency_decimals, money_check
+from orders.content import NAME_TEXT, SHORT_TEXT
 
 PAID_STATUSES = frozenset({"paid", "partially_refunded", "refunded"})
 
@@ -20,7 +25,7 @@ PAID_STATUSES = frozenset({"paid", "partially_refunded", "refunded"})
 def order_from_payload(payload: dict[str, Any]) -> PlatformOrder:
     currency = _currency(payload)
     content = _content(payload, currency)
-    _content_check(content)
+    content_check(content)
     return PlatformOrder(
         platform_order_id=str(required(payload, "id")),
         updated_at=time(payload, "updated_at"),
@@ -60,7 +65,7 @@ def _content(payload: dict[str, Any], currency: str) -> dict[str, Any]:
         "shipping_address": _address(payload.get("shipping_address"), "shipping_address"),
         "total": minor(payload, "total_price", currency),
     }
-    locale = _locale(payload.get("customer_locale") or "")
+    locale = locale_offered(payload.get("customer_locale") or "")
     if locale:
         content["locale"] = locale
     if payload.get("billing_address"):
@@ -100,19 +105,6 @@ def _shipping_and_discounts(payload: dict[str, Any], currency: str) -> dict[str,
     return found
 
 
-def _content_check(content: dict[str, Any]) -> None:
-    try:
-        content_totals_check(content)
-        money_check(
-            amount=Decimal(content["total"]).scaleb(-currency_decimals(content["currency"])),
-            currency=content["currency"],
-        )
-    except ContentMismatch as exc:
-        raise Unusable(f"Its amounts do not add up ({exc.field}): {exc}") from exc
-    except MoneyRefused as exc:
-        raise Unusable(f"Its {exc.field} cannot be taken: {exc}") from exc
-
-
 def _line(item: dict[str, Any], currency: str) -> dict[str, Any]:
     quantity = int(required(item, "quantity"))
     unit_price = minor(item, "price", currency)
@@ -138,14 +130,8 @@ def _line(item: dict[str, Any], currency: str) -> dict[str, Any]:
 
 def _customer_email(payload: dict[str, Any]) -> str:
     customer = payload.get("customer") or {}
-    address = payload.get("email") or payload.get("contact_email") or customer.get("email") or ""
-    if not address:
-        raise Unusable("The order names no email address (email, contact_email, customer.email).")
-    try:
-        validate_email(address)
-    except ValidationError as exc:
-        raise Unusable(f"The order's email address {address!r} is not one.") from exc
-    return str(address)
+    address = payload.get("email") or payload.get("contact_email") or customer.get("email")
+    return email_address(address, "email, contact_email, customer.email")
 
 
 def _customer_name(payload: dict[str, Any]) -> str:
@@ -163,39 +149,24 @@ def _customer_name(payload: dict[str, Any]) -> str:
 
 def _address(address: dict[str, Any] | None, field: str) -> dict[str, Any]:
     if not address:
-        raise Unusable(f"The order has no {field}: every order email shows where it goes, for now.")
-    country = address.get("country_code") or ""
-    if country not in COUNTRIES:
-        raise Unusable(f"{field}.country_code {country!r} is not an ISO 3166-1 country code.")
+        raise no_address(field)
     name = address.get("name") or " ".join(
         p for p in (address.get("first_name"), address.get("last_name")) if p
     )
-    shaped = {
-        "name": text(name, NAME_TEXT),
-        "line1": text(address.get("address1") or "", NAME_TEXT),
-        "city": text(address.get("city") or "", NAME_TEXT),
-        "country": country,
-    }
-    for ours, theirs, limit in (
-        ("company", "company", NAME_TEXT),
-        ("line2", "address2", NAME_TEXT),
-        ("postal_code", "zip", SHORT_TEXT),
-        ("region", "province", NAME_TEXT),
-        ("phone", "phone", SHORT_TEXT),
-    ):
-        if address.get(theirs):
-            shaped[ours] = text(str(address[theirs]), limit)
-    missing = [key for key in ("name", "line1", "city") if not shaped[key]]
-    if missing:
-        raise Unusable(f"{field} lacks {', '.join(missing)}.")
-    return shaped
-
-
-def _locale(customer_locale: str) -> str | None:
-    """A customer locale of "en-US" is "en" when the service writes emails in it; else None
-    (the site's language)."""
-    language = customer_locale.split("-")[0].lower()
-    return language if language in {code for code, _ in settings.LANGUAGES} else None
+    return address_shaped(
+        {
+            "name": name,
+            "company": address.get("company"),
+            "line1": address.get("address1"),
+            "line2": address.get("address2"),
+            "postal_code": address.get("zip"),
+            "city": address.get("city"),
+            "region": address.get("province"),
+            "country": address.get("country_code"),
+            "phone": address.get("phone"),
+        },
+        field,
+    )
 
 
 def _currency(payload: dict[str, Any]) -> str:

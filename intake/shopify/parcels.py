@@ -2,8 +2,9 @@
 
 from typing import Any
 
-from intake.shapes import PlatformRefund, PlatformShipment, Unusable
-from intake.shopify.fields import minor, required, sku, text
+from intake.payload_fields import required, text
+from intake.shapes import PlatformRefund, PlatformShipment
+from intake.shopify.fields import minor, sku
 from orders.content import NAME_TEXT, SHORT_TEXT
 
 
@@ -11,12 +12,8 @@ def shipment_from_payload(payload: dict[str, Any]) -> PlatformShipment | None:
     """A Fulfillment; None while it has not left (a status other than "success")."""
     if payload.get("status") != "success":
         return None
+    # A local delivery names no carrier: its email then says only that the parcel has left.
     carrier = payload.get("tracking_company") or ""
-    if not carrier:
-        raise Unusable(
-            f"Fulfillment {payload.get('id')} names no carrier (tracking_company): the shipment "
-            "email says who carries the parcel."
-        )
     return PlatformShipment(
         shipment_id=str(required(payload, "id")),
         carrier=text(carrier, SHORT_TEXT),
