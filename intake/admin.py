@@ -4,22 +4,26 @@ A shop's secret is typed in and never shown back: the form's field is empty on e
 keeps the stored secret when left empty; the list and the page show only its last characters.
 A delivery is read-only; one that could not be used can be run again after a fix."""
 
+import uuid
 from email.utils import parseaddr
 from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
 from django.core.validators import validate_email
 from django.db import models
 from django.db.models import QuerySet
-from django.http import HttpRequest
-from django.urls import reverse
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect
+from django.urls import URLPattern, path, reverse
 
 from infra.read_only_admin import ReadOnlyAdmin
 from infra.staff_request import StaffRequest
-from intake import shopify
 from intake.models import PlatformDelivery, UnusableDelivery
+from intake.readings import reading_of
 from intake.receive import delivery_rerun
+from intake.sample_delivery import SampleRefused, sample_delivery_send
 from shops.models import SHOP_EMAIL_FIELDS, Shop
 
 
@@ -29,18 +33,55 @@ def _formfield(field: models.Field, **kwargs: Any) -> forms.Field | None:
     return field.formfield(**kwargs)
 
 
-class ShopForm(forms.ModelForm):
-    webhook_secret = forms.CharField(
-        required=False,
-        strip=True,
-        widget=forms.PasswordInput(render_value=False),
-        help_text="Shopify: the app's client secret. Never shown again; leave empty to keep the one stored.",
+def _write_only(help_text: str) -> forms.CharField:
+    return forms.CharField(
+        required=False, strip=True, widget=forms.PasswordInput(render_value=False), help_text=help_text
     )
+
+
+class ShopForm(forms.ModelForm):
+    """A secret is typed in and never shown back: its field is empty on every page, and left
+    empty it keeps the stored one."""
+
+    webhook_secret = _write_only(
+        "Shopify: the app's client secret; WooCommerce: the webhook's secret. Never shown again; "
+        "leave empty to keep the one stored."
+    )
+    api_key = _write_only("WooCommerce: a REST API consumer key with read access, for shop_backfill.")
+    api_secret = _write_only("WooCommerce: that key's consumer secret.")
 
     class Meta:
         model = Shop
         formfield_callback = _formfield
-        fields = ["name", "slug", "platform", "domain", "webhook_secret", "active", *SHOP_EMAIL_FIELDS[1:]]
+        fields = [
+            "name",
+            "slug",
+            "platform",
+            "domain",
+            "webhook_secret",
+            "api_key",
+            "api_secret",
+            "active",
+            *SHOP_EMAIL_FIELDS[1:],
+        ]
+
+    def clean_webhook_secret(self) -> str:
+        secret = self._kept("webhook_secret")
+        if not secret:
+            raise forms.ValidationError(
+                "A new shop needs its secret: its deliveries cannot be checked without it."
+            )
+        return secret
+
+    def clean_api_key(self) -> str:
+        return self._kept("api_key")
+
+    def clean_api_secret(self) -> str:
+        return self._kept("api_secret")
+
+    def _kept(self, name: str) -> str:
+        typed: str = self.cleaned_data[name]
+        return typed or (getattr(self.instance, name) if self.instance.pk else "")
 
     def clean_sender(self) -> str:
         sender: str = self.cleaned_data["sender"].strip()
@@ -54,16 +95,6 @@ class ShopForm(forms.ModelForm):
                 ) from exc
         return sender
 
-    def clean_webhook_secret(self) -> str:
-        secret: str = self.cleaned_data["webhook_secret"]
-        if secret:
-            return secret
-        if self.instance.pk and self.instance.webhook_secret:
-            return self.instance.webhook_secret  # left empty: the stored one stays
-        raise forms.ValidationError(
-            "A new shop needs its secret: its deliveries cannot be checked without it."
-        )
-
 
 @admin.register(Shop)
 class ShopAdmin(admin.ModelAdmin):
@@ -74,6 +105,7 @@ class ShopAdmin(admin.ModelAdmin):
     formfield_overrides = {models.URLField: {"assume_scheme": "https"}}  # a shop's pages are HTTPS
     fieldsets = [
         (None, {"fields": ["name", "slug", "platform", "domain", "webhook_secret", "secret_hint", "active"]}),
+        ("WooCommerce's REST API (for shop_backfill)", {"fields": ["api_key", "api_secret"]}),
         (
             "Its emails: each field left empty is the deployment's setting",
             {"fields": list(SHOP_EMAIL_FIELDS[1:])},
@@ -81,6 +113,43 @@ class ShopAdmin(admin.ModelAdmin):
     ]
     prepopulated_fields = {"slug": ("name",)}
     change_form_template = "admin/intake/shop/change_form.html"
+
+    def get_urls(self) -> list[URLPattern]:
+        view = self.admin_site.admin_view(self.test_delivery_view)
+        return [
+            path("<uuid:shop_id>/test-delivery/", view, name="shops_shop_test_delivery"),
+            *super().get_urls(),
+        ]
+
+    def test_delivery_view(self, request: StaffRequest, shop_id: uuid.UUID) -> HttpResponse:
+        """POST only: a signed sample order through the real intake; its emails go to the asker."""
+        shop = self.get_object(request, str(shop_id))
+        back = reverse("admin:shops_shop_change", args=[shop_id])
+        if request.method != "POST" or shop is None or not self.has_change_permission(request, shop):
+            raise PermissionDenied
+        if not request.user.email:
+            self.message_user(
+                request,
+                "Your admin user has no email address: the test order's emails go to you.",
+                messages.ERROR,
+            )
+            return redirect(back)
+        try:
+            received = sample_delivery_send(
+                shop, address=request.user.email, actor=request.user, actor_name=request.user.get_username()
+            )
+        except SampleRefused as exc:
+            self.message_user(request, f"The intake refused the test delivery: {exc}", messages.ERROR)
+            return redirect(back)
+        delivery = received.delivery
+        level = messages.SUCCESS if delivery.outcome == PlatformDelivery.Outcome.USED else messages.WARNING
+        self.message_user(
+            request,
+            f"The test delivery was received: {delivery.get_outcome_display()} ({delivery.reason}). "
+            f"Its emails go to {request.user.email}.",
+            level,
+        )
+        return redirect(back)
 
     def change_view(
         self,
@@ -94,7 +163,9 @@ class ShopAdmin(admin.ModelAdmin):
         if shop is not None:
             # Absolute, as the platform must be given it.
             context["webhook_url"] = request.build_absolute_uri(reverse("shop_webhook", args=[shop.slug]))
-            context["webhook_topics"] = sorted(shopify.TOPICS | shopify.PRIVACY_TOPICS)
+            reading = reading_of(shop)
+            context["webhook_topics"] = sorted(reading.topics) if reading else []
+            context["test_delivery_url"] = reverse("admin:shops_shop_test_delivery", args=[shop.pk])
         return super().change_view(request, object_id, form_url, extra_context=context)
 
 

@@ -6,7 +6,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from infra.json_nesting import json_nesting_refusal
-from intake import shopify
 from intake.apply import (
     Applied,
     order_of_delivery,
@@ -15,9 +14,8 @@ from intake.apply import (
     shipment_apply,
 )
 from intake.models import PlatformDelivery
+from intake.readings import reading_of
 from intake.shapes import Unusable
-from intake.shopify.order import order_from_payload
-from intake.shopify.parcels import refund_from_payload, shipment_from_payload
 from orders.models import Order
 from shops.models import Shop
 
@@ -36,7 +34,8 @@ class TopicResult:
 def platform_order_id_of(shop: Shop, topic: str, body: str) -> str:
     """The platform's id of the order a delivery is about, "" when it names none or the body is
     not JSON (then the delivery's own application says why)."""
-    if json_nesting_refusal(body) is not None:
+    reading = reading_of(shop)
+    if reading is None or json_nesting_refusal(body) is not None:
         return ""
     try:
         payload = json.loads(body)
@@ -44,25 +43,27 @@ def platform_order_id_of(shop: Shop, topic: str, body: str) -> str:
         return ""
     if not isinstance(payload, dict):
         return ""
-    return shopify.platform_order_id_of(topic, payload)[:64]
+    return reading.platform_order_id_of(topic, payload)[:64]
 
 
 def topic_apply(shop: Shop, topic: str, body: str) -> TopicResult:
     """Raises Unusable or OrderNotYetReceived (intake/shapes.py); the caller records them."""
-    if topic in shopify.PRIVACY_TOPICS:
+    reading = reading_of(shop)
+    if reading is None:
+        raise Unusable(f"{shop.get_platform_display()} deliveries are not read yet.")
+    if topic in reading.privacy_topics:
         return TopicResult(
             Outcome.FOR_A_PERSON,
             "A privacy request: stored here for a person to answer (export or erase the customer's data).",
         )
-    if topic not in shopify.TOPICS:
+    if topic not in reading.topics:
         return TopicResult(Outcome.TOPIC_UNUSED, f"The topic {topic!r} does not become an email.")
     payload = _payload(body)
-    if topic in shopify.ORDER_TOPICS:
-        applied = order_snapshot_apply(shop, order_from_payload(payload))
-        return _result(applied)
-    order = order_of_delivery(shop, shopify.platform_order_id_of(topic, payload))
-    if topic == shopify.FULFILLMENT_TOPIC:
-        shipment = shipment_from_payload(payload)
+    if topic in reading.order_topics:
+        return _result(order_snapshot_apply(shop, reading.order_from_payload(payload)))
+    order = order_of_delivery(shop, reading.platform_order_id_of(topic, payload))
+    if topic == reading.shipment_topic and reading.shipment_from_payload is not None:
+        shipment = reading.shipment_from_payload(payload)
         if shipment is None:
             return TopicResult(
                 Outcome.USED,
@@ -70,7 +71,8 @@ def topic_apply(shop: Shop, topic: str, body: str) -> TopicResult:
                 order,
             )
         return _result(Applied(order=order, changes=shipment_apply(order, shipment)))
-    refund = refund_from_payload(payload, order.currency)
+    assert reading.refund_from_payload is not None  # the topic is the refund's: every topic is one of these
+    refund = reading.refund_from_payload(payload, order.currency)
     if refund is None:
         return TopicResult(Outcome.USED, "No money went back with this refund: nothing to tell.", order)
     return _result(Applied(order=order, changes=refund_apply(order, refund)))

@@ -47,6 +47,10 @@ class Shop(models.Model):
     # Shopify: the app's client secret; WooCommerce: the webhook's secret. Kept as it is (the
     # signature check needs it), never shown back in full and never logged.
     webhook_secret = models.CharField(max_length=255, blank=True)
+    # WooCommerce: a REST API key of the store (read access to orders), for `shop_backfill` to
+    # fetch what its webhooks never delivered. Never shown back, never logged, like the secret.
+    api_key = models.CharField(max_length=255, blank=True)
+    api_secret = models.CharField(max_length=255, blank=True)
     # A shop switched off answers 404, as an unknown one: its platform stops sending after
     # its retries, and nothing it sends is stored.
     active = models.BooleanField(default=True)

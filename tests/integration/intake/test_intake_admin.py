@@ -157,3 +157,51 @@ def _refund_of(euros: int) -> dict:
     refund = copy.deepcopy(shopify.REFUND)
     refund["transactions"][0]["amount"] = f"{euros}.00"
     return refund
+
+
+@pytest.mark.parametrize("platform", ["shopify", "woocommerce"])
+def test_a_test_delivery_goes_through_the_real_intake_and_its_emails_to_the_asker(client, platform):
+    # given
+    shop = Shop.objects.create(
+        slug="tea-house",
+        name="Tea House",
+        platform=platform,
+        domain=shopify.SHOP_DOMAIN if platform == "shopify" else "https://tea-house.example",
+        webhook_secret=shopify.CLIENT_SECRET,
+    )
+    user = staff_user("olga", reviewer=False, otherwise_may_view="change_shop")
+    user.email = "olga@tea-house.example"
+    user.save()
+    client.force_login(user)
+    page = client.get(f"/admin/shops/shop/{shop.pk}/change/").content.decode()
+    # when
+    response = client.post(f"/admin/shops/shop/{shop.pk}/test-delivery/", follow=True)
+    # then
+    assert f'action="/admin/shops/shop/{shop.pk}/test-delivery/"' in page
+    assert "Send a test delivery" in page
+    delivery = PlatformDelivery.objects.get(shop=shop)
+    assert (delivery.outcome, delivery.reason) == ("used", "order created; paid")
+    assert delivery.order is not None
+    assert delivery.order.customer_email == "olga@tea-house.example"
+    assert ("order_confirmation", "pending") in [
+        (n.kind, n.status) for n in delivery.order.notifications.all()
+    ]
+    assert "The test delivery was received: used (order created; paid)." in response.content.decode()
+    [audit] = OperatorAction.objects.filter(action="test_send")
+    assert (audit.actor_name, audit.result) == ("olga", "used")
+
+
+def test_a_test_delivery_is_refused_without_the_askers_address_or_by_get(client):
+    shop = Shop.objects.create(
+        slug="tea-house",
+        name="Tea House",
+        platform="shopify",
+        domain=shopify.SHOP_DOMAIN,
+        webhook_secret=shopify.CLIENT_SECRET,
+    )
+    client.force_login(staff_user("olga", reviewer=False, otherwise_may_view="change_shop"))
+    by_get = client.get(f"/admin/shops/shop/{shop.pk}/test-delivery/")
+    response = client.post(f"/admin/shops/shop/{shop.pk}/test-delivery/", follow=True)
+    assert by_get.status_code == 403
+    assert "Your admin user has no email address" in response.content.decode()
+    assert not PlatformDelivery.objects.exists()

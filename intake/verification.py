@@ -1,0 +1,77 @@
+"""Each platform's proof that a delivery is its own, checked on the raw bytes before anything
+parses them, and what names the delivery (its event key, topic, and the platform's webhook id).
+A delivery that fails is refused with the status it gets and nothing is stored."""
+
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from django.http import HttpHeaders
+
+from intake import shopify, woocommerce
+from shops.models import Shop
+
+
+@dataclass(frozen=True)
+class Verified:
+    event_key: str
+    topic: str
+    webhook_id: str = ""
+
+
+@dataclass(frozen=True)
+class Refused:
+    status: int
+    detail: str
+
+
+def delivery_verify(shop: Shop, headers: HttpHeaders, body: bytes) -> Verified | Refused:
+    if shop.platform == Shop.Platform.SHOPIFY:
+        return _shopify(shop, headers, body)
+    if shop.platform == Shop.Platform.WOOCOMMERCE:
+        return _woocommerce(shop, headers, body)
+    return Refused(501, f"{shop.get_platform_display()} deliveries are not received yet.")
+
+
+def _shopify(shop: Shop, headers: HttpHeaders, body: bytes) -> Verified | Refused:
+    signature = headers.get("X-Shopify-Hmac-Sha256", "")
+    if not shopify.signature_valid(body=body, secret=shop.webhook_secret, signature=signature):
+        return Refused(401, "The body is not signed with this shop's client secret (X-Shopify-Hmac-Sha256).")
+    # One app's secret may sign the deliveries of several shops: each must come to its own address.
+    domain = headers.get("X-Shopify-Shop-Domain", "")
+    if domain != shop.domain:
+        return Refused(401, f"This delivery is for {domain or 'no shop'}, not {shop.domain}.")
+    event_key = headers.get("X-Shopify-Event-Id") or headers.get("X-Shopify-Webhook-Id") or ""
+    topic = headers.get("X-Shopify-Topic", "")
+    if not event_key or not topic:
+        return Refused(
+            400, "A Shopify delivery names its event (X-Shopify-Event-Id) and topic (X-Shopify-Topic)."
+        )
+    return Verified(event_key[:255], topic[:100], headers.get("X-Shopify-Webhook-Id", "")[:255])
+
+
+def _woocommerce(shop: Shop, headers: HttpHeaders, body: bytes) -> Verified | Refused:
+    signature = headers.get("X-WC-Webhook-Signature", "")
+    if woocommerce.is_ping(body, signature):
+        return Refused(200, "ping answered: the webhook's address works")
+    if not woocommerce.signature_valid(body=body, secret=shop.webhook_secret, signature=signature):
+        return Refused(401, "The body is not signed with this webhook's secret (X-WC-Webhook-Signature).")
+    source = headers.get("X-WC-Webhook-Source", "")
+    if _site(source) != _site(shop.domain):
+        return Refused(401, f"This delivery is from {source or 'no shop'}, not {shop.domain}.")
+    delivery_id = headers.get("X-WC-Webhook-Delivery-ID", "")
+    topic = headers.get("X-WC-Webhook-Topic", "")
+    if not delivery_id or not topic:
+        return Refused(
+            400,
+            "A WooCommerce delivery names its delivery (X-WC-Webhook-Delivery-ID) and topic "
+            "(X-WC-Webhook-Topic).",
+        )
+    return Verified(
+        woocommerce.event_key(delivery_id, body), topic[:100], headers.get("X-WC-Webhook-ID", "")[:255]
+    )
+
+
+def _site(address: str) -> str:
+    """A store's address as host and path, whatever its scheme and trailing slash."""
+    parts = urlsplit(address if "//" in address else f"//{address}")
+    return f"{parts.netloc.lower()}{parts.path.rstrip('/')}"

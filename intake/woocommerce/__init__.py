@@ -1,0 +1,48 @@
+"""WooCommerce's webhooks: the signature, the ping, the topics and the delivery's key.
+
+What WooCommerce does, read in its source (`WC_Webhook`, plugins/woocommerce/includes/
+class-wc-webhook.php): `deliver()` posts the REST API's order (v3) as JSON with the headers
+X-WC-Webhook-Source, -Topic, -Resource, -Event, -Signature, -ID and -Delivery-ID;
+`generate_signature()` is base64 of HMAC-SHA256 of the body keyed with the webhook's secret
+after `wp_specialchars_decode` (the secret as typed, its HTML entities decoded);
+`get_new_delivery_id()` is `wp_hash(webhook id . time())`, so two deliveries of one webhook in
+the same second share their delivery id; `deliver_ping()` posts `webhook_id=<id>` unsigned when
+a webhook is saved, and wants 200; five failures in a row disable the webhook. There is no
+retry with backoff: `manage.py shop_backfill` is the way to catch up (docs/platforms.md)."""
+
+import base64
+import hashlib
+import hmac
+import html
+import re
+from typing import Any
+
+ORDER_TOPICS = frozenset({"order.created", "order.updated", "order.restored"})
+_PING = re.compile(rb"webhook_id=\d+")
+
+
+def signature_of(body: bytes, secret: str) -> str:
+    key = html.unescape(secret).encode()  # wp_specialchars_decode(..., ENT_QUOTES)
+    return base64.b64encode(hmac.new(key, body, hashlib.sha256).digest()).decode()
+
+
+def signature_valid(*, body: bytes, secret: str, signature: str) -> bool:
+    if not secret or not signature:
+        return False
+    return hmac.compare_digest(signature_of(body, secret), signature.strip())
+
+
+def is_ping(body: bytes, signature: str) -> bool:
+    """The unsigned request WooCommerce sends when a webhook is saved (it must answer 200)."""
+    return not signature and _PING.fullmatch(body) is not None
+
+
+def event_key(delivery_id: str, body: bytes) -> str:
+    """The delivery id with the body's digest: the delivery id alone is the same for two
+    deliveries of one webhook within a second, and two different orders must not look alike."""
+    return f"{delivery_id[:64]}:{hashlib.sha256(body).hexdigest()}"
+
+
+def platform_order_id_of(topic: str, payload: dict[str, Any]) -> str:
+    value = payload.get("id")
+    return str(value) if value is not None else ""

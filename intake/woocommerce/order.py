@@ -1,0 +1,186 @@
+"""WooCommerce's order (the REST API's v3 order, as its webhooks send it) as our order.
+
+WooCommerce keeps every line, shipping and discount amount without tax, with its tax beside it
+(`subtotal` and `subtotal_tax`, `shipping_total` and `shipping_tax`, `discount_total` and
+`discount_tax`), also when the shop's prices include tax: an order in our words, whose prices
+include their taxes, adds the two. An order whose prices do not include tax and has tax is not
+taken yet, as for Shopify.
+
+Its state: paid once `date_paid_gmt` is set or its status is processing, completed or refunded;
+cancelled with the status cancelled; a completed order has left in one parcel (carried as the
+Shipment Tracking extension's `_wc_shipment_tracking_items` says, if it is installed); each of
+its `refunds` is a refund."""
+
+from decimal import Decimal
+from typing import Any
+
+from intake.payload_fields import (
+    address_shaped,
+    content_check,
+    email_address,
+    iso_time,
+    no_address,
+    required,
+    text,
+    to_minor,
+)
+from intake.shapes import PlatformOrder, PlatformRefund, PlatformShipment, Unusable
+from orders.content import NAME_TEXT, SHORT_TEXT
+
+PAID_STATUSES = frozenset({"processing", "completed", "refunded"})
+TRACKING_ITEMS = "_wc_shipment_tracking_items"
+
+
+def order_from_payload(payload: dict[str, Any]) -> PlatformOrder:
+    currency = str(required(payload, "currency"))
+    content = _content(payload, currency)
+    content_check(content)
+    status = payload.get("status")
+    return PlatformOrder(
+        platform_order_id=str(required(payload, "id")),
+        updated_at=iso_time(required(payload, "date_modified_gmt"), "date_modified_gmt", naive_is_utc=True),
+        customer_email=content["customer_email"],
+        locale=None,  # WooCommerce does not say the customer's language: the site's
+        content=content,
+        paid=bool(payload.get("date_paid_gmt")) or status in PAID_STATUSES,
+        cancelled=status == "cancelled",
+        shipments=_shipments(payload) if status == "completed" else [],
+        refunds=[
+            PlatformRefund(
+                refund_id=str(required(refund, "id")),
+                amount_minor=abs(to_minor(required(refund, "total"), "refunds[].total", currency)),
+                reason=text(refund.get("reason") or "", NAME_TEXT),
+            )
+            for refund in payload.get("refunds") or []
+        ],
+    )
+
+
+def _content(payload: dict[str, Any], currency: str) -> dict[str, Any]:
+    def gross(obj: dict[str, Any], amount: str, tax: str) -> int:
+        return to_minor(obj.get(amount) or 0, amount, currency) + to_minor(obj.get(tax) or 0, tax, currency)
+
+    _not_taken_yet(payload, currency)
+    rates = {tax.get("rate_id"): tax.get("rate_percent") for tax in payload.get("tax_lines") or []}
+    lines = [_line(item, currency, rates) for item in required(payload, "line_items")]
+    if not lines:
+        raise Unusable("The order has no line_items.")
+    billing = payload.get("billing") or {}
+    content: dict[str, Any] = {
+        "number": text(required(payload, "number"), SHORT_TEXT),
+        "customer_email": email_address(billing.get("email"), "billing.email"),
+        "customer_name": text(_name(billing), NAME_TEXT),
+        "currency": currency,
+        "lines": lines,
+        "shipping_address": _address(payload.get("shipping"), "shipping"),
+        "total": to_minor(required(payload, "total"), "total", currency),
+        "tax_total": to_minor(payload.get("total_tax") or 0, "total_tax", currency),
+    }
+    if billing.get("address_1"):
+        content["billing_address"] = _address(billing, "billing")
+    shipping_lines = payload.get("shipping_lines") or []
+    if shipping_lines:
+        method = ", ".join(str(line.get("method_title") or "") for line in shipping_lines).strip(", ")
+        content["shipping"] = {
+            "method": text(method or "Shipping", NAME_TEXT),
+            "price": gross(payload, "shipping_total", "shipping_tax"),
+        }
+    discount = gross(payload, "discount_total", "discount_tax")
+    if discount > 0:
+        codes = [str(coupon["code"]) for coupon in payload.get("coupon_lines") or [] if coupon.get("code")]
+        content["discounts"] = [
+            {"amount": discount, **({"code": text(", ".join(codes), SHORT_TEXT)} if codes else {})}
+        ]
+    if payload.get("payment_method_title"):
+        content["payment_method"] = text(payload["payment_method_title"], NAME_TEXT)
+    return content
+
+
+def _not_taken_yet(payload: dict[str, Any], currency: str) -> None:
+    if not payload.get("prices_include_tax") and to_minor(
+        payload.get("total_tax") or 0, "total_tax", currency
+    ):
+        raise Unusable(
+            "The order's taxes are added on top of its prices (prices_include_tax is false): "
+            "this service takes orders whose prices include their taxes only, for now."
+        )
+    if any(
+        to_minor(fee.get("total") or 0, "fee_lines[].total", currency)
+        for fee in payload.get("fee_lines") or []
+    ):
+        raise Unusable(
+            "The order has fees (fee_lines): an order of lines, shipping and discounts only, for now."
+        )
+
+
+def _line(item: dict[str, Any], currency: str, rates: dict[Any, Any]) -> dict[str, Any]:
+    quantity = int(required(item, "quantity"))
+    if quantity <= 0:
+        raise Unusable(f"Line {item.get('id')}: quantity {quantity}.")
+    subtotal = to_minor(required(item, "subtotal"), "line_items[].subtotal", currency)
+    line_gross = subtotal + to_minor(item.get("subtotal_tax") or 0, "line_items[].subtotal_tax", currency)
+    if line_gross % quantity:
+        raise Unusable(
+            f"Line {item.get('id')}: {quantity} cost {line_gross} minor units with tax, not a whole "
+            "amount each: the unit price cannot be shown."
+        )
+    percent = sum(
+        (
+            Decimal(str(rates.get(tax.get("id")) or 0))
+            for tax in item.get("taxes") or []
+            if tax.get("total") not in (None, "", "0", "0.00")
+        ),
+        Decimal(0),
+    )
+    return {
+        "sku": text(item.get("sku") or f"item-{required(item, 'id')}", SHORT_TEXT),
+        "name": text(required(item, "name"), NAME_TEXT),
+        "quantity": quantity,
+        "unit_price": line_gross // quantity,
+        "total": line_gross,
+        "tax_rate": format((percent / 100).normalize(), "f"),
+    }
+
+
+def _shipments(payload: dict[str, Any]) -> list[PlatformShipment]:
+    """A completed order has left, all of it in one parcel, carried as the Shipment Tracking
+    extension's first item says (a parcel without one names no carrier). WooCommerce does not
+    say which lines went in which of several tracked parcels: one email tells the first."""
+    tracked = next(
+        (meta.get("value") for meta in payload.get("meta_data") or [] if meta.get("key") == TRACKING_ITEMS),
+        None,
+    )
+    item = tracked[0] if isinstance(tracked, list) and tracked and isinstance(tracked[0], dict) else {}
+    return [
+        PlatformShipment(
+            shipment_id=f"completed-{payload['id']}",
+            carrier=text(
+                item.get("custom_tracking_provider") or item.get("tracking_provider") or "", SHORT_TEXT
+            ),
+            tracking_number=text(item.get("tracking_number") or "", SHORT_TEXT),
+            tracking_url=str(item.get("custom_tracking_link") or "")[:500],
+        )
+    ]
+
+
+def _name(person: dict[str, Any]) -> str:
+    return " ".join(part for part in (person.get("first_name"), person.get("last_name")) if part)
+
+
+def _address(address: dict[str, Any] | None, field: str) -> dict[str, Any]:
+    if not address or not address.get("address_1"):
+        raise no_address(field)
+    return address_shaped(
+        {
+            "name": _name(address),
+            "company": address.get("company"),
+            "line1": address.get("address_1"),
+            "line2": address.get("address_2"),
+            "postal_code": address.get("postcode"),
+            "city": address.get("city"),
+            "region": address.get("state"),
+            "country": address.get("country"),
+            "phone": address.get("phone"),
+        },
+        field,
+    )
