@@ -14,6 +14,8 @@ from pathlib import Path
 import html5lib  # type: ignore[import-untyped]  # no stubs installed (types-html5lib is not a dependency)
 import pytest
 from django.conf import settings
+from django.utils import translation
+from django.utils.translation import gettext
 
 from notifications.content.context import (
     SAMPLE_CONTENT,
@@ -205,3 +207,21 @@ def test_a_linked_stylesheet_is_dropped_never_fetched():
     email = email_render(source, sample_context("order_confirmation", "en", placed_at=PLACED_AT))
     assert "127.0.0.1:9" not in email.html
     assert "<link" not in email.html
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_a_parcel_that_names_no_carrier_says_only_that_it_left(locale):
+    # given: a Saleor fulfilment, or a Shopify local delivery: a tracking number, no carrier
+    context = sample_context("order_shipment", locale, placed_at=PLACED_AT)
+    context["shipment"] = context["shipment"] | {"carrier": "", "tracking_url": ""}
+    # when
+    email = email_render(shipped_source("order_shipment", locale), context)
+    # then
+    with translation.override(locale):
+        left = gettext("A parcel of your order has left us.")
+        preheader = gettext("Order %(number)s is on its way.") % {"number": context["order"]["number"]}
+    for part in (email.text, _visible_text(email.html)):
+        assert left in part
+        assert context["shipment"]["tracking_number"] in part
+    assert preheader in email.html
+    assert " ." not in _visible_text(email.html)
