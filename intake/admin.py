@@ -1,17 +1,14 @@
 """The connected shops and their platforms' deliveries in the admin.
 
-A shop's secret is typed in and never shown back: the form's field is empty on every page and
-keeps the stored secret when left empty; the list and the page show only its last characters.
+A shop's secret is typed in and never shown back (intake/shop_form.py); the list and the page
+show only its last characters.
 A delivery is read-only; one that could not be used can be run again after a fix."""
 
 import uuid
-from email.utils import parseaddr
 from typing import Any
 
-from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
-from django.core.validators import validate_email
 from django.db import models
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
@@ -23,77 +20,11 @@ from infra.staff_request import StaffRequest
 from intake.models import PlatformDelivery, UnusableDelivery
 from intake.readings import reading_of
 from intake.receive import delivery_rerun
+from intake.saleor.signature import KeysUnavailable, keys_fetched_now
+from intake.saleor.subscription import SUBSCRIPTION_QUERY
 from intake.sample_delivery import SampleRefused, sample_delivery_send
+from intake.shop_form import ShopForm
 from shops.models import SHOP_EMAIL_FIELDS, Shop
-
-
-def _formfield(field: models.Field, **kwargs: Any) -> forms.Field | None:
-    if isinstance(field, models.URLField):
-        kwargs["assume_scheme"] = "https"  # a shop's pages are HTTPS
-    return field.formfield(**kwargs)
-
-
-def _write_only(help_text: str) -> forms.CharField:
-    return forms.CharField(
-        required=False, strip=True, widget=forms.PasswordInput(render_value=False), help_text=help_text
-    )
-
-
-class ShopForm(forms.ModelForm):
-    """A secret is typed in and never shown back: its field is empty on every page, and left
-    empty it keeps the stored one."""
-
-    webhook_secret = _write_only(
-        "Shopify: the app's client secret; WooCommerce: the webhook's secret. Never shown again; "
-        "leave empty to keep the one stored."
-    )
-    api_key = _write_only("WooCommerce: a REST API consumer key with read access, for shop_backfill.")
-    api_secret = _write_only("WooCommerce: that key's consumer secret.")
-
-    class Meta:
-        model = Shop
-        formfield_callback = _formfield
-        fields = [
-            "name",
-            "slug",
-            "platform",
-            "domain",
-            "webhook_secret",
-            "api_key",
-            "api_secret",
-            "active",
-            *SHOP_EMAIL_FIELDS[1:],
-        ]
-
-    def clean_webhook_secret(self) -> str:
-        secret = self._kept("webhook_secret")
-        if not secret:
-            raise forms.ValidationError(
-                "A new shop needs its secret: its deliveries cannot be checked without it."
-            )
-        return secret
-
-    def clean_api_key(self) -> str:
-        return self._kept("api_key")
-
-    def clean_api_secret(self) -> str:
-        return self._kept("api_secret")
-
-    def _kept(self, name: str) -> str:
-        typed: str = self.cleaned_data[name]
-        return typed or (getattr(self.instance, name) if self.instance.pk else "")
-
-    def clean_sender(self) -> str:
-        sender: str = self.cleaned_data["sender"].strip()
-        if sender:
-            address = parseaddr(sender)[1]
-            try:
-                validate_email(address)
-            except forms.ValidationError as exc:
-                raise forms.ValidationError(
-                    f"{sender!r} holds no email address: write it as Tea House <orders@tea.example>."
-                ) from exc
-        return sender
 
 
 @admin.register(Shop)
@@ -127,6 +58,8 @@ class ShopAdmin(admin.ModelAdmin):
         back = reverse("admin:shops_shop_change", args=[shop_id])
         if request.method != "POST" or shop is None or not self.has_change_permission(request, shop):
             raise PermissionDenied
+        if shop.platform == Shop.Platform.SALEOR:
+            return self._saleor_keys_check(request, shop, back)
         if not request.user.email:
             self.message_user(
                 request,
@@ -151,6 +84,25 @@ class ShopAdmin(admin.ModelAdmin):
         )
         return redirect(back)
 
+    def _saleor_keys_check(self, request: StaffRequest, shop: Shop, back: str) -> HttpResponse:
+        """Saleor signs with its own private key, which this service never holds: what can be
+        checked from here is that the keys its deliveries are checked against can be fetched."""
+        try:
+            url, kids = keys_fetched_now(shop.domain)
+        except KeysUnavailable as exc:
+            self.message_user(request, f"The shop's keys could not be fetched: {exc}", messages.ERROR)
+            return redirect(back)
+        if not kids:
+            self.message_user(request, f"{url} publishes no key with an id to check against.", messages.ERROR)
+        else:
+            self.message_user(
+                request,
+                f"{url} publishes {len(kids)} key(s) ({', '.join(kids)}): deliveries signed with them "
+                "are accepted. Send a test from Saleor's dashboard to see one arrive.",
+                messages.SUCCESS,
+            )
+        return redirect(back)
+
     def change_view(
         self,
         request: HttpRequest,
@@ -166,6 +118,10 @@ class ShopAdmin(admin.ModelAdmin):
             reading = reading_of(shop)
             context["webhook_topics"] = sorted(reading.topics) if reading else []
             context["test_delivery_url"] = reverse("admin:shops_shop_test_delivery", args=[shop.pk])
+            if shop.platform == Shop.Platform.SALEOR:
+                # Saleor's dashboard names the events in capitals and wants the query.
+                context["webhook_topics"] = [topic.upper() for topic in context["webhook_topics"]]
+                context["subscription_query"] = SUBSCRIPTION_QUERY
         return super().change_view(request, object_id, form_url, extra_context=context)
 
 

@@ -1,4 +1,4 @@
-"""How each platform's payloads are read (intake/shopify/, intake/woocommerce/): which topics
+"""How each platform's payloads are read (intake/shopify/, intake/woocommerce/, intake/saleor/): which topics
 carry the whole order, a parcel, a refund or a privacy request, and the functions that turn
 each into our words (intake/shapes.py). intake/topics.py applies them the same way for all."""
 
@@ -6,7 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from intake import shopify, woocommerce
+from intake import saleor, shopify, woocommerce
+from intake.saleor.order import order_from_payload as saleor_order
 from intake.shapes import PlatformOrder, PlatformRefund, PlatformShipment
 from intake.shopify.order import order_from_payload as shopify_order
 from intake.shopify.parcels import refund_from_payload as shopify_refund
@@ -53,6 +54,12 @@ READINGS = {
         privacy_topics=frozenset(),
         order_from_payload=woocommerce_order,
         platform_order_id_of=woocommerce.platform_order_id_of,
+    ),
+    Shop.Platform.SALEOR: PlatformReading(
+        order_topics=saleor.ORDER_TOPICS,
+        privacy_topics=frozenset(),
+        order_from_payload=saleor_order,
+        platform_order_id_of=saleor.platform_order_id_of,
     ),
 }
 

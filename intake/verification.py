@@ -7,7 +7,8 @@ from urllib.parse import urlsplit
 
 from django.http import HttpHeaders
 
-from intake import shopify, woocommerce
+from intake import saleor, shopify, woocommerce
+from intake.saleor.signature import KeysUnavailable, SignatureInvalid, signature_check
 from shops.models import Shop
 
 
@@ -29,7 +30,7 @@ def delivery_verify(shop: Shop, headers: HttpHeaders, body: bytes) -> Verified |
         return _shopify(shop, headers, body)
     if shop.platform == Shop.Platform.WOOCOMMERCE:
         return _woocommerce(shop, headers, body)
-    return Refused(501, f"{shop.get_platform_display()} deliveries are not received yet.")
+    return _saleor(shop, headers, body)
 
 
 def _shopify(shop: Shop, headers: HttpHeaders, body: bytes) -> Verified | Refused:
@@ -69,6 +70,26 @@ def _woocommerce(shop: Shop, headers: HttpHeaders, body: bytes) -> Verified | Re
     return Verified(
         woocommerce.event_key(delivery_id, body), topic[:100], headers.get("X-WC-Webhook-ID", "")[:255]
     )
+
+
+def _saleor(shop: Shop, headers: HttpHeaders, body: bytes) -> Verified | Refused:
+    signature = headers.get("Saleor-Signature", "")
+    if not signature:
+        return Refused(401, "The delivery is not signed (Saleor-Signature).")
+    try:
+        signature_check(api_url=shop.domain, body=body, signature=signature)
+    except SignatureInvalid as exc:
+        return Refused(401, str(exc))
+    except KeysUnavailable as exc:
+        # Not the sender's fault, and Saleor sends a delivery again after an error.
+        return Refused(503, f"The signature cannot be checked now: {exc}")
+    api_url = headers.get("Saleor-Api-Url", "")
+    if _site(api_url) != _site(shop.domain):
+        return Refused(401, f"This delivery is from {api_url or 'no Saleor'}, not {shop.domain}.")
+    topic = headers.get("Saleor-Event", "")
+    if not topic:
+        return Refused(400, "A Saleor delivery names its event (Saleor-Event).")
+    return Verified(saleor.event_key(body), topic[:100])
 
 
 def _site(address: str) -> str:

@@ -7,10 +7,12 @@ import copy
 import pytest
 
 from intake.models import PlatformDelivery
+from intake.saleor import signature
 from notifications.models import OperatorAction
 from shops.models import Shop
 from tests import shopify_payloads as shopify
 from tests.factories import staff_user
+from tests.saleor_keys import SaleorKeys
 
 pytestmark = pytest.mark.django_db
 UNUSABLE = "/admin/intake/unusabledelivery/"
@@ -204,4 +206,43 @@ def test_a_test_delivery_is_refused_without_the_askers_address_or_by_get(client)
     response = client.post(f"/admin/shops/shop/{shop.pk}/test-delivery/", follow=True)
     assert by_get.status_code == 403
     assert "Your admin user has no email address" in response.content.decode()
+    assert not PlatformDelivery.objects.exists()
+
+
+def test_a_saleor_shop_is_added_without_a_secret_and_its_page_gives_the_query_and_checks_the_keys(
+    admin_client,
+):
+    # given: the shop's Saleor, publishing its key
+    signature.keys_forget()
+    keys = SaleorKeys()
+    try:
+        # when
+        added = admin_client.post(
+            "/admin/shops/shop/add/",
+            {
+                "name": "Tea House",
+                "slug": "tea-saleor",
+                "platform": "saleor",
+                "domain": keys.api_url,
+                "active": "on",
+            },
+        )
+        shop = Shop.objects.get()
+        page = admin_client.get(f"/admin/shops/shop/{shop.pk}/change/").content.decode()
+        checked = admin_client.post(f"/admin/shops/shop/{shop.pk}/test-delivery/", follow=True)
+        keys.status = 503
+        failed = admin_client.post(f"/admin/shops/shop/{shop.pk}/test-delivery/", follow=True)
+    finally:
+        keys.close()
+        signature.keys_forget()
+    # then
+    assert added.status_code == 302
+    assert shop.webhook_secret == ""
+    for event in ("ORDER_CREATED", "ORDER_FULLY_PAID", "FULFILLMENT_CREATED", "ORDER_REFUNDED"):
+        assert f"<code>{event}</code>" in page
+    assert "fragment OrderForEmails on Order {" in page
+    assert "Check the connection" in page
+    assert "Send a test delivery" not in page
+    assert f"publishes 1 key(s) ({keys.kid})" in checked.content.decode()
+    assert "The shop&#x27;s keys could not be fetched" in failed.content.decode()
     assert not PlatformDelivery.objects.exists()

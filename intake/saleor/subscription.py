@@ -1,0 +1,73 @@
+"""The subscription query a Saleor webhook of this service is registered with: what each
+delivery carries. Every event brings the whole order (lines, addresses, parcels, money that went
+back), so a delivery that was lost is caught up by the next one, and `issuedAt`, so that two
+events never share a body (intake/saleor/__init__.py). The fields are those of Saleor's GraphQL
+schema (the types Order, OrderLine, Address, Fulfillment, TransactionItem, OrderEvent);
+docs/platforms.md shows where to paste it."""
+
+SUBSCRIPTION_QUERY = """\
+subscription {
+  event {
+    __typename
+    issuedAt
+    ... on OrderCreated { order { ...OrderForEmails } }
+    ... on OrderFullyPaid { order { ...OrderForEmails } }
+    ... on OrderCancelled { order { ...OrderForEmails } }
+    ... on OrderFulfilled { order { ...OrderForEmails } }
+    ... on OrderRefunded { order { ...OrderForEmails } }
+    ... on FulfillmentCreated { order { ...OrderForEmails } }
+  }
+}
+
+fragment AddressForEmails on Address {
+  firstName
+  lastName
+  companyName
+  streetAddress1
+  streetAddress2
+  postalCode
+  city
+  countryArea
+  country { code }
+  phone
+}
+
+fragment OrderForEmails on Order {
+  id
+  number
+  updatedAt
+  status
+  isPaid
+  chargeStatus
+  userEmail
+  languageCodeEnum
+  billingAddress { ...AddressForEmails }
+  shippingAddress { ...AddressForEmails }
+  shippingMethodName
+  shippingPrice { gross { amount } }
+  total { currency gross { amount } tax { amount } }
+  voucherCode
+  discounts { name total { amount } }
+  lines {
+    id
+    productName
+    variantName
+    productSku
+    quantity
+    taxRate
+    unitPrice { gross { amount } }
+    totalPrice { gross { amount } }
+  }
+  fulfillments {
+    id
+    status
+    trackingNumber
+    lines { quantity orderLine { id productSku } }
+  }
+  transactions {
+    name
+    events { id type message amount { amount } }
+  }
+  events { id type amount }
+}
+"""
