@@ -114,3 +114,15 @@ def test_a_short_cpu_phase_counts_each_components_cpu_per_order_for_ours_and_nai
         )
     assert "relay" in cpu["ours"]["cpu_ms_per_order"]
     assert "relay" not in cpu["naive"]["cpu_ms_per_order"]
+
+
+def test_a_short_intake_phase_posts_signed_deliveries_to_the_web_process_and_checks_every_answer(tmp_path):
+    # when: 1 s at each load, through bin/web, while ours sends the orders' emails
+    results = _bench(tmp_path, "--phases", "intake", "--load-seconds", "1")
+    # then: every delivery answered as it should be (the phase fails otherwise), at the offered rate
+    intake = results["intake_ms"]
+    assert intake["retry_every"] == 4
+    assert set(intake["loads"]) == {"25", "50"}  # JSON keys
+    for load, figures in intake["loads"].items():
+        assert figures["posted_per_s"]["median"] >= 0.9 * int(load)
+        assert 0 < figures["p50"]["median"] <= figures["p99"]["median"] < 5000

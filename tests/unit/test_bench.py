@@ -190,3 +190,27 @@ def test_a_latency_whose_load_fell_behind_the_offered_rate_is_a_shortfall():
     offered_check(46.0, offered=50, pipeline="ours")  # within 10 %: the load was offered
     with pytest.raises(LoadShortfall, match=r"100 orders/s offered, only 80\.9/s placed"):
         offered_check(80.9, offered=100, pipeline="ours")
+
+
+def test_the_intake_phase_is_a_table_and_a_target_on_the_answers_p99():
+    # given: a run with the intake phase, its p99 at the higher load over 50 ms
+    results = _results(saturating_ours=300)
+
+    def load(p50, p99, posted):
+        return {
+            "p50": figure(p50),
+            "p95": figure(p99 * 0.8),
+            "p99": figure(p99),
+            "posted_per_s": figure(posted),
+        }
+
+    results["intake_ms"] = {"loads": {25: load(8.0, 21.0, 25.0), 50: load(9.5, 61.0, 49.8)}, "retry_every": 4}
+    # when
+    markdown = report_markdown(results)
+    # then
+    assert targets_check(results)["intake_p99_le_50ms"] is False
+    assert "| Shopify orders/create, 1 in 4 a retry | 50 | 49.8 | 9.5 | 48.8 | 61.0 |" in markdown
+    assert "| intake: p99 delivery → answer at 50 deliveries/s | 61.0 ms | ≤ 50 ms | **no** |" in markdown
+    # and a run without the phase states no such target
+    del results["intake_ms"]
+    assert "intake_p99_le_50ms" not in targets_check(results)

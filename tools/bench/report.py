@@ -4,6 +4,8 @@ commit → sent latency against offered load for our pipeline and the naive one.
 import json
 from pathlib import Path
 
+from tools.bench.intake import INTAKE_P99_MS, intake_lines, intake_p99
+
 TARGETS = {
     "relay_pipelined_over_waiting_each_confirm": (">=", 4.0),
     "saturating_ours_over_naive": (">=", 0.9),
@@ -34,6 +36,8 @@ def targets_check(results: dict) -> dict[str, bool]:
     checks["ours_p50_at_50_per_s_le_10ms"] = at_50["p50"]["median"] <= 10
     checks["ours_p99_at_50_per_s_le_30ms"] = at_50["p99"]["median"] <= 30
     checks["ours_p99_at_100_per_s_le_100ms"] = results["latency_ms"]["ours"][100]["p99"]["median"] <= 100
+    if "intake_ms" in results:
+        checks["intake_p99_le_50ms"] = intake_p99(results) <= INTAKE_P99_MS
     soak = results["soak"]
     checks["worker_rss_growth_under_10_percent"] = soak["worker_rss_growth"] < 0.10
     checks["relay_rss_growth_under_10_percent"] = soak["relay_rss_growth"] < 0.10
@@ -77,6 +81,7 @@ def report_markdown(results: dict) -> str:
             lines.append(f"| {pipeline} | {load} | {'' if placed is None else f'{placed:.1f}'} | {cells} |")
     lines += stages_lines(results.get("stages_ms"))
     lines += cpu_lines(results.get("cpu"))
+    lines += intake_lines(results.get("intake_ms"))
     soak = results["soak"]
     checks = targets_check(results)
     at_50 = results["latency_ms"]["ours"][50]
@@ -149,6 +154,15 @@ def report_markdown(results: dict) -> str:
             checks["relay_rss_growth_under_10_percent"],
         ),
     ]
+    if "intake_ms" in results:
+        targets.append(
+            (
+                f"intake: p99 delivery → answer at {max(results['intake_ms']['loads'])} deliveries/s",
+                f"{intake_p99(results):.1f} ms",
+                f"≤ {INTAKE_P99_MS} ms",
+                checks["intake_p99_le_50ms"],
+            )
+        )
     long_soak = results.get("soak_long")
     if long_soak:  # `make soak`, run on its own: the 10 minutes do not fit in `make bench`
         for name in ("worker", "relay"):

@@ -4,7 +4,8 @@ Phases, each on the benchmark's own database and vhost: the raw limits (broker c
 a minimal client, the PostgreSQL order + outbox transaction), the relay over a 20,000-event
 backlog (ours, and the same relay waiting for each confirm), the consumers' drain, saturating
 end-to-end throughput, ours at 1, 2 and 4 worker processes and 1 and 2 relay processes,
-commit → sent latency at fixed offered loads, and a memory soak. The drain and saturation
+commit → sent latency at fixed offered loads, a shop platform's deliveries through the web
+process while ours sends their emails (the answer's time), and a memory soak. The drain and saturation
 phases compare ours with the naive pipeline and with the naive pipeline tuned (connections
 kept, its fastest prefetch multiplier); all run the same worker count (2 processes) against
 the same mail simulator.
@@ -27,9 +28,10 @@ from tools.bench.environment import (
     BenchEnvironment,
 )
 from tools.bench.pipelines import Pipeline, offered_check
+from tools.drill.processes import free_port
 
 OFFERED_LOADS = (25, 50, 100)
-PHASES = ("raw", "relay", "drain", "saturation", "scaling", "latency", "stages", "cpu", "soak")
+PHASES = ("raw", "relay", "drain", "saturation", "scaling", "latency", "stages", "cpu", "intake", "soak")
 DRAIN_ORDERS = 2000
 STAGES_ORDERS, STAGES_RATE = 500, 50
 CPU_ORDERS, CPU_RATE, CPU_WARM_UP_ORDERS = 1000, 50, 50
@@ -111,6 +113,7 @@ class BenchRun:
             "latency": self._latency,
             "stages": self._stages,
             "cpu": self._cpu,
+            "intake": self._intake,
             "soak": self._soak,
         }
         try:
@@ -363,6 +366,53 @@ class BenchRun:
             self.env.start_tuned_naive_worker(
                 prefetch_multiplier=prefetch_multiplier or self._tuned_naive_prefetch()
             )
+
+    def _intake(self) -> None:
+        """Shop platforms' deliveries through the real web process while ours sends their
+        emails: the answer's time per delivery at each load (tools/bench/intake.py)."""
+        from tools.bench import intake
+
+        secret = intake.intake_shop_create()
+        port = free_port()
+        self.env.start(
+            "web",
+            ["bin/web"],
+            ready=r"Booting worker",
+            WEB_PORT=str(port),
+            WEB_CONCURRENCY="2",
+            PROMETHEUS_MULTIPROC_DIR=str(self.env.workdir / "prometheus-web"),
+        )
+        self._start_pipeline("ours")
+        table: dict = {}
+        # Not measured: the web workers' first requests (imports, connections, templates).
+        warm_up = intake.intake_load(
+            f"http://127.0.0.1:{port}", secret, rate=10, seconds=intake.WARM_UP_SECONDS, first_number=1
+        )
+        first_number = 1 + warm_up["deliveries"]
+        self.ours.wait_all_sent()
+        intake.intake_clear()
+        self.m.clear_orders()
+        for load in intake.INTAKE_LOADS:
+            runs = []
+            for _ in range(self.repeats):
+                run = intake.intake_load(
+                    f"http://127.0.0.1:{port}",
+                    secret,
+                    rate=load,
+                    seconds=self.load_seconds,
+                    first_number=first_number,
+                )
+                first_number += run["deliveries"]
+                self.ours.wait_all_sent()
+                intake.intake_orders_check(run["deliveries"] - run["duplicates"])
+                intake.intake_clear()
+                self.m.clear_orders()
+                runs.append(run)
+            table[load] = {q: spread([run[q] for run in runs]) for q in ("p50", "p95", "p99", "posted_per_s")}
+            table[load]["slowest"] = [run["slowest"] for run in runs]
+        self._stop_pipeline("ours")
+        self.env.stop("web")
+        self.results["intake_ms"] = {"loads": table, "retry_every": intake.RETRY_EVERY}
 
     def _start_pipeline(self, pipeline: str) -> None:
         self._start_worker(pipeline)

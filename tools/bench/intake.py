@@ -1,0 +1,190 @@
+"""The intake phase of `make bench`: a connected Shopify shop's order deliveries posted to the
+real web process (bin/web, gunicorn with its 2 workers) at fixed rates, signed as Shopify signs
+them, while the worker and the relay send the orders' emails. Measured per delivery, by the
+client: the time from sending the request to reading the answer (p50, p95, p99). Shopify waits
+5 seconds for an answer; the target is a p99 under 50 ms.
+
+One delivery in four is a retry of an earlier one (the same X-Shopify-Event-Id), answered as a
+duplicate. The phase checks what it was asked against what happened: every delivery answered
+200, of a delivery and its retry one used and one a duplicate, one order per delivery that is
+not a retry, each order's confirmation sent; and the deliveries went out at the offered rate.
+Otherwise it fails (LoadShortfall) rather than report a lighter load than it names. The web
+workers' first deliveries (3 s at 10 a second) are not measured."""
+
+import hashlib
+import json
+import statistics
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import requests
+
+from tools.bench.pipelines import LoadShortfall, offered_check
+
+INTAKE_LOADS = (25, 50)  # deliveries a second
+WARM_UP_SECONDS = 3  # at 10 deliveries a second, before the measured loads
+RETRY_EVERY = 4  # every 4th delivery repeats the one before it
+CLIENT_THREADS = 64  # enough that a slow answer never holds back the next delivery
+SHOP_SLUG = "bench-shop"
+SHOP_DOMAIN = "bench-shop.myshopify.com"
+
+
+def intake_shop_create() -> str:
+    """The bench's connected shop; its secret, made here (a tracked file holds none)."""
+    from shops.models import Shop
+
+    secret = hashlib.sha256(b"the bench's Shopify app").hexdigest()
+    Shop.objects.update_or_create(
+        slug=SHOP_SLUG,
+        defaults={
+            "name": "Bench Shop",
+            "platform": "shopify",
+            "domain": SHOP_DOMAIN,
+            "webhook_secret": secret,
+        },
+    )
+    return secret
+
+
+def intake_load(
+    base_url: str, secret: str, *, rate: float, seconds: float, first_number: int
+) -> dict[str, Any]:
+    """Deliveries at `rate` a second for `seconds`, on a fixed schedule (open loop: a slow
+    answer does not delay the next delivery). Returns the quantiles, the rate achieved and what
+    was answered; raises LoadShortfall when an answer is not the one expected."""
+    from intake import shopify
+    from intake.samples import sample_order
+    from shops.models import Shop
+
+    shop = Shop.objects.get(slug=SHOP_SLUG)
+    count = int(rate * seconds)
+    bodies: list[tuple[bytes, dict[str, str]]] = []
+    expected: list[str] = []
+    for index in range(count):
+        if index % RETRY_EVERY == RETRY_EVERY - 1:
+            bodies.append(bodies[-1])
+            expected.append("duplicate")
+            continue
+        number = first_number + index
+        _, payload = sample_order(shop, address=f"customer-{number}@bench.example")
+        payload |= {"id": number, "name": f"#B{number}"}
+        body = json.dumps(payload).encode()
+        headers = {
+            "Content-Type": "application/json",
+            "X-Shopify-Hmac-Sha256": shopify.signature_of(body, secret),
+            "X-Shopify-Shop-Domain": SHOP_DOMAIN,
+            "X-Shopify-Topic": "orders/create",
+            "X-Shopify-Event-Id": f"bench-{number}",
+        }
+        bodies.append((body, headers))
+        expected.append("used")
+    answers: list[tuple[float, int, str]] = [(0.0, 0, "")] * count
+    sent_at: list[float] = [0.0] * count
+    local = threading.local()
+    url = f"{base_url}/shops/{SHOP_SLUG}/webhook"
+
+    def post(index: int, start: float) -> None:
+        time.sleep(max(0.0, start + index / rate - time.monotonic()))
+        session = getattr(local, "session", None) or requests.Session()
+        local.session = session
+        body, headers = bodies[index]
+        sent_at[index] = time.monotonic()
+        response = session.post(url, data=body, headers=headers, timeout=10)
+        elapsed = (time.monotonic() - sent_at[index]) * 1000
+        answers[index] = (elapsed, response.status_code, _detail(response))
+
+    start = time.monotonic() + 0.2
+    with ThreadPoolExecutor(CLIENT_THREADS) as pool:
+        list(pool.map(lambda index: post(index, start), range(count)))
+    wrong = _answers_check(answers, expected)
+    if wrong:
+        raise LoadShortfall(
+            f"intake: {len(wrong)} of {count} deliveries answered otherwise, first {wrong[:3]}"
+        )
+    placed_per_s = (count - 1) / max(sent_at[-1] - sent_at[0], 1e-6)
+    offered_check(placed_per_s, offered=rate, pipeline="intake")
+    times = sorted(a[0] for a in answers)
+    return {
+        "deliveries": count,
+        "duplicates": expected.count("duplicate"),
+        "posted_per_s": placed_per_s,
+        "p50": _quantile(times, 0.50),
+        "p95": _quantile(times, 0.95),
+        "p99": _quantile(times, 0.99),
+        "max": times[-1],
+        # Where in the run the slowest answers came (their delivery's index): a cold start
+        # shows as low indexes, a stall as a run of neighbours.
+        "slowest": sorted(range(count), key=lambda i: answers[i][0])[-10:],
+    }
+
+
+def intake_orders_check(orders: int) -> None:
+    """One order per first delivery, and its confirmation sent."""
+    from notifications.models import Notification
+    from orders.models import Order
+
+    made = Order.objects.filter(shop__slug=SHOP_SLUG).count()
+    sent = Notification.objects.filter(order__shop__slug=SHOP_SLUG, status="sent").count()
+    if (made, sent) != (orders, orders):
+        raise LoadShortfall(f"intake: {orders} orders delivered, {made} made, {sent} confirmations sent")
+
+
+def intake_clear() -> None:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("TRUNCATE intake_platformdelivery CASCADE")
+
+
+INTAKE_P99_MS = 50  # Shopify waits 5 s; a hundredth of it leaves room for a slow moment
+
+
+def intake_p99(results: dict) -> float:
+    loads = results["intake_ms"]["loads"]
+    return float(loads[max(loads)]["p99"]["median"])
+
+
+def intake_lines(intake: dict | None) -> list[str]:
+    """A shop platform's deliveries: the time from request to answer, as the platform waits."""
+    if not intake:
+        return []
+    lines = [
+        "",
+        "| shop platform deliveries → answer, ms (web process, 2 workers) "
+        "| deliveries/s offered | posted/s | p50 | p95 | p99 |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for load, quantiles in intake["loads"].items():
+        cells = " | ".join(f"{quantiles[q]['median']:.1f}" for q in ("p50", "p95", "p99"))
+        posted = quantiles["posted_per_s"]["median"]
+        what = f"Shopify orders/create, 1 in {intake['retry_every']} a retry"
+        lines.append(f"| {what} | {load} | {posted:.1f} | {cells} |")
+    return lines
+
+
+def _answers_check(answers: list[tuple[float, int, str]], expected: list[str]) -> list[tuple]:
+    """The answers that are not what was sent: each 200, and of a delivery and its retry one
+    used and one a duplicate. Which comes first is the network's choice: a retry posted 20 ms
+    after its original may overtake it, and then the retry is used and the original the
+    duplicate, as on a platform."""
+    wrong: list[tuple] = [(i, a[1], a[2]) for i, a in enumerate(answers) if a[1] != 200]
+    used = [i for i, want in enumerate(expected) if want == "used"]
+    for i in used:
+        retried = i + 1 < len(expected) and expected[i + 1] == "duplicate"
+        pair = sorted(a[2] for a in answers[i : i + 2]) if retried else [answers[i][2]]
+        if pair != (["duplicate", "used"] if retried else ["used"]):
+            wrong.append((i, answers[i][1], ", ".join(a[2] for a in answers[i : i + 1 + retried])))
+    return wrong
+
+
+def _detail(response: requests.Response) -> str:
+    try:
+        return str(response.json().get("detail", ""))
+    except ValueError:
+        return response.text[:200]
+
+
+def _quantile(sorted_values: list[float], q: float) -> float:
+    return statistics.quantiles(sorted_values, n=100, method="inclusive")[round(q * 100) - 1]
