@@ -44,10 +44,17 @@ class _KeySet:
     keys: dict[str, PyJWK] = field(default_factory=dict)
     fetched_at: float = float("-inf")
     tried_at: float = float("-inf")
+    # One shop's fetch, up to FETCH_TIMEOUT, holds back only that shop's deliveries.
+    lock: threading.Lock = field(default_factory=threading.Lock)
 
 
 _key_sets: dict[str, _KeySet] = {}
-_lock = threading.Lock()
+_lock = threading.Lock()  # guards _key_sets itself, never held across a fetch
+
+
+def _key_set(url: str) -> _KeySet:
+    with _lock:
+        return _key_sets.setdefault(url, _KeySet())
 
 
 def jwks_url(api_url: str) -> str:
@@ -77,8 +84,8 @@ def signature_check(*, api_url: str, body: bytes, signature: str) -> None:
 
 
 def _key(url: str, kid: str) -> PyJWK:
-    with _lock:
-        key_set = _key_sets.setdefault(url, _KeySet())
+    key_set = _key_set(url)
+    with key_set.lock:
         now = monotonic()
         stale = now - key_set.fetched_at > KEYS_FRESH_FOR
         if (stale or kid not in key_set.keys) and now - key_set.tried_at >= REFETCH_AT_MOST_EVERY:
@@ -124,14 +131,14 @@ def keys_fetched_now(api_url: str) -> tuple[str, list[str]]:
     address and its key ids. Raises KeysUnavailable."""
     url = jwks_url(api_url)
     keys = _fetched(url)
-    with _lock:
+    key_set = _key_set(url)
+    with key_set.lock:
         now = monotonic()
-        _key_sets[url] = _KeySet(keys=keys, fetched_at=now, tried_at=now)
+        key_set.keys, key_set.fetched_at, key_set.tried_at = keys, now, now
     return url, sorted(keys)
 
 
 def keys_forget() -> None:
-    """Every process's cache starts empty; the tests and the admin's connection check start
-    from a fresh fetch."""
+    """Every process's cache starts empty; the tests start each from it."""
     with _lock:
         _key_sets.clear()

@@ -13,7 +13,6 @@ workers' first deliveries (3 s at 10 a second) are not measured."""
 
 import hashlib
 import json
-import statistics
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -105,15 +104,18 @@ def intake_load(
         )
     placed_per_s = (count - 1) / max(sent_at[-1] - sent_at[0], 1e-6)
     offered_check(placed_per_s, offered=rate, pipeline="intake")
-    times = sorted(a[0] for a in answers)
+    from tools.bench.measure import quantiles_ms
+
+    times = [a[0] for a in answers]
+    cuts = quantiles_ms(times)
     return {
         "deliveries": count,
         "duplicates": expected.count("duplicate"),
         "posted_per_s": placed_per_s,
-        "p50": _quantile(times, 0.50),
-        "p95": _quantile(times, 0.95),
-        "p99": _quantile(times, 0.99),
-        "max": times[-1],
+        "p50": cuts["p50"],
+        "p95": cuts["p95"],
+        "p99": cuts["p99"],
+        "max": max(times),
         # Where in the run the slowest answers came (their delivery's index): a cold start
         # shows as low indexes, a stall as a run of neighbours.
         "slowest": sorted(range(count), key=lambda i: answers[i][0])[-10:],
@@ -184,7 +186,3 @@ def _detail(response: requests.Response) -> str:
         return str(response.json().get("detail", ""))
     except ValueError:
         return response.text[:200]
-
-
-def _quantile(sorted_values: list[float], q: float) -> float:
-    return statistics.quantiles(sorted_values, n=100, method="inclusive")[round(q * 100) - 1]
