@@ -60,11 +60,12 @@ def order_snapshot_apply(shop: Shop, snapshot: PlatformOrder) -> Applied:
                 locale=snapshot.locale,
                 shop_order=shop_order,
                 shop=shop,
+                paid=snapshot.paid,
                 platform_order_id=snapshot.platform_order_id,
                 platform_updated_at=snapshot.updated_at,
             )
         )
-        changes.append("order created")
+        changes.extend(["order created", "paid"] if snapshot.paid else ["order created"])
     elif order.platform_updated_at is not None and snapshot.updated_at < order.platform_updated_at:
         return Applied(order=order, changes=[], stale=True)
     if snapshot.paid and order.status == Order.Status.CREATED:

@@ -13,7 +13,7 @@ from messaging.outbox import event_record
 from observability.metrics import ORDERS_ACCEPTED
 from orders.content import ShopOrder
 from orders.currencies import money_check
-from orders.events import ORDER_CREATED
+from orders.events import ORDER_CREATED, ORDER_PAID
 from orders.models import Order, OrderVersion, site_locale
 
 logger = logging.getLogger(__name__)
@@ -70,12 +70,18 @@ def order_record(
     idempotency_key: str | None = None,
     request_fingerprint: str = "",
     shop_order: ShopOrder | None = None,
+    paid: bool = False,
     **origin: Any,
 ) -> Order:
     """`order_create` in the caller's transaction: for an intake that stores what it received
-    in the same transaction as the order (a shop platform's delivery). `origin`: the order's
-    connected shop and the platform's ids for it (Order.shop, Order.platform_order_id)."""
+    in the same transaction as the order (a shop platform's delivery). `paid`: the order
+    arrives paid (most platforms announce an order once its payment is taken): recorded paid,
+    with its payment's event after its creation's, as if created then paid, in two statements
+    fewer. `origin`: the order's connected shop and the platform's ids for it (Order.shop,
+    Order.platform_order_id)."""
     order = Order.objects.create(
+        status=Order.Status.PAID if paid else Order.Status.CREATED,
+        version=2 if paid else 1,  # as an order created, then paid: each change counts
         customer_email=customer_email,
         amount=money_check(amount=amount, currency=currency),
         currency=currency,
@@ -91,6 +97,8 @@ def order_record(
             order=order, number=1, content=shop_order.content, total_minor=shop_order.content["total"]
         )
     event = event_record(event_type=ORDER_CREATED, aggregate_id=order.id)
+    if paid:
+        event_record(event_type=ORDER_PAID, aggregate_id=order.id)
     logger.info("order accepted", extra={"order_id": str(order.id), "event_id": str(event.id)})
     return order
 

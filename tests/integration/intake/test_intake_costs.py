@@ -1,0 +1,78 @@
+"""A shop platform's delivery, pinned in SQL statements and broker round trips like the order
+API's (tests/integration/test_costs.py): a change that adds work to the intake fails here, not
+in the bench's intake phase. (Statements counted include BEGIN and COMMIT.)"""
+
+import copy
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from shops.models import Shop
+from tests import shopify_payloads as shopify
+from tests.integration.test_costs import broker_round_trips  # noqa: F401  # a fixture
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
+
+# the shop; BEGIN, the delivery's INSERT … ON CONFLICT, SAVEPOINT, the order's advisory lock,
+# its locked read (none yet), the order, its first version, its two events (created, paid)
+# and the confirmation's pending notification, RELEASE, the delivery's outcome, the look for
+# deliveries waiting for this order, COMMIT; each event marked published after its confirm
+NEW_PAID_ORDER_STATEMENTS = 17
+# the shop; BEGIN, the INSERT that finds the event stored, the stored delivery read for the
+# answer, COMMIT
+DUPLICATE_STATEMENTS = 5
+
+
+@pytest.fixture
+def deliver(client):
+    Shop.objects.create(
+        slug="tea-house",
+        name="Tea House",
+        platform=Shop.Platform.SHOPIFY,
+        domain=shopify.SHOP_DOMAIN,
+        webhook_secret=shopify.CLIENT_SECRET,
+    )
+
+    def post(payload: dict, event_id: str):
+        body = shopify.body_of(payload)
+        headers = shopify.signed_headers(body, topic="orders/create", event_id=event_id)
+        response = client.post("/shops/tea-house/webhook", body, content_type="application/json", **headers)
+        assert response.status_code == 200, response.content
+        return response.json()["detail"]
+
+    return post
+
+
+def _order(order_id: int) -> dict:
+    payload = copy.deepcopy(shopify.ORDER)
+    payload["id"] = order_id
+    return payload
+
+
+def test_a_new_paid_order_costs_one_transaction_and_a_publish_per_event(deliver, broker_round_trips):  # noqa: F811
+    deliver(_order(1), "warm-1")  # the connection's first statements (prepared ones) are not counted
+    broker_round_trips.update(batches=0, messages=0)
+    # when
+    with CaptureQueriesContext(connection) as captured:
+        detail = deliver(_order(2), "event-2")
+    # then
+    assert detail == "used"
+    assert len(captured.captured_queries) <= NEW_PAID_ORDER_STATEMENTS, [
+        query["sql"][:80] for query in captured.captured_queries
+    ]
+    assert broker_round_trips == {"batches": 2, "messages": 2}
+
+
+def test_a_retried_delivery_costs_a_short_transaction_and_no_publish(deliver, broker_round_trips):  # noqa: F811
+    deliver(_order(1), "event-1")
+    broker_round_trips.update(batches=0, messages=0)
+    # when
+    with CaptureQueriesContext(connection) as captured:
+        detail = deliver(_order(1), "event-1")
+    # then
+    assert detail == "duplicate"
+    assert len(captured.captured_queries) <= DUPLICATE_STATEMENTS, [
+        query["sql"][:80] for query in captured.captured_queries
+    ]
+    assert broker_round_trips == {"batches": 0, "messages": 0}
