@@ -107,8 +107,9 @@ drill-restore: venv services
 	$(BIN)/python -m tools.drill.restore --orders $(ORDERS)
 
 ## demo: a few minutes of a realistic shop against `make run` (started if it is not up): refused
-## and bouncing addresses, dropped connections, a provider outage, paid and cancelled orders;
-## then it prints what to look at. DEMO_MINUTES (3) sets how long orders come in
+## and bouncing addresses, dropped connections, a provider outage, paid and cancelled orders, and
+## a Shopify and a WooCommerce shop's webhooks (retried, out of order); then it prints what to
+## look at. DEMO_MINUTES (3) sets how long orders come in
 DEMO_MINUTES ?= 3
 demo: venv services
 	$(BIN)/python -m tools.demo --minutes $(DEMO_MINUTES)

@@ -1,13 +1,16 @@
 """`make demo` against the stack of `make run`: a short stream (45 s) with the provider
 refusing, bouncing, dropping connections and going down for a while. Afterwards the emails
 are in five states (sent, failed, needs review, skipped, rejected), the dead-letter queue holds
-the refused ones, and the demo printed where to look."""
+the refused ones, and the demo printed where to look. A Shopify and a WooCommerce shop sent their
+orders by webhook meanwhile, some deliveries twice and some parcels before their order: each of
+their orders is one order here with its confirmation sent, and no delivery is left waiting."""
 
 import subprocess
 import sys
 
 import pytest
 
+from intake.models import PlatformDelivery
 from notifications.models import Notification
 from tests.broker import queue_ready_count
 from tools.drill.processes import REPO, process_env
@@ -49,3 +52,12 @@ def test_the_demo_leaves_every_screen_something_to_show(stack, broker, processes
         sent_kinds
     )
     assert queue_ready_count("orders.confirmations.dlq") > 0
+    assert "Shop platforms:" in result.stdout
+    for platform in ("shopify", "woocommerce"):
+        confirmations = Notification.objects.filter(order__shop__platform=platform, kind="order_confirmation")
+        assert confirmations.exists(), platform
+        # Their addresses are none the provider refuses: each went out, the outage notwithstanding.
+        assert set(confirmations.values_list("status", flat=True)) == {"sent"}, platform
+    outcomes = set(PlatformDelivery.objects.values_list("outcome", flat=True))
+    assert "used" in outcomes
+    assert not outcomes & {"waiting", "could_not_use"}, outcomes

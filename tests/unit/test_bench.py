@@ -214,3 +214,27 @@ def test_the_intake_phase_is_a_table_and_a_target_on_the_answers_p99():
     # and a run without the phase states no such target
     del results["intake_ms"]
     assert "intake_p99_le_50ms" not in targets_check(results)
+
+
+def test_the_intake_phase_shows_what_a_delivery_costs_each_component():
+    # given: two runs at each load, CPU per delivery by component; the median run is by total
+    results = _results(saturating_ours=300)
+
+    def cpu(web, worker, other):
+        return {"web": web, "worker": worker, "postgresql": 3.0, "total": web + worker + 3.0, "other": other}
+
+    def load(readings):
+        quantiles = {q: figure(20.0) for q in ("p50", "p95", "p99")}
+        return {**quantiles, "posted_per_s": figure(25.0), "cpu_ms_per_delivery": readings}
+
+    results["intake_ms"] = {
+        "loads": {25: load([cpu(9.0, 8.0, 0.5), cpu(7.0, 8.0, 4.0)]), 50: load([cpu(8.0, 9.0, 1.0)])},
+        "retry_every": 4,
+    }
+    # when
+    markdown = report_markdown(results)
+    # then: of two runs the one with the higher total is the median (the index len // 2)
+    assert "| CPU ms per delivery (its emails' sending included) | 25/s | 50/s |" in markdown
+    assert "| web | 9.00 | 8.00 |" in markdown
+    assert "| total | 20.00 | 20.00 |" in markdown
+    assert "| rest of the machine (not in the total) | 0.50 | 1.00 |" in markdown

@@ -20,6 +20,7 @@ from typing import Any
 
 import requests
 
+from tools.bench.cpu import cpu_ms_per_order
 from tools.bench.pipelines import LoadShortfall, offered_check
 
 INTAKE_LOADS = (25, 50)  # deliveries a second
@@ -148,6 +149,15 @@ def intake_p99(results: dict) -> float:
     return float(loads[max(loads)]["p99"]["median"])
 
 
+def intake_cpu(before: dict[str, float], after: dict[str, float], deliveries: int) -> dict[str, float]:
+    """CPU ms per delivery of each component over a load and the sending of its emails, with
+    what the rest of the machine took meanwhile ("other": a shared machine's neighbours), which
+    is not in the total."""
+    per_delivery = cpu_ms_per_order(before, after, deliveries)
+    per_delivery["other"] = round((after["other"] - before["other"]) * 1000 / deliveries, 2)
+    return per_delivery
+
+
 def intake_lines(intake: dict | None) -> list[str]:
     """A shop platform's deliveries: the time from request to answer, as the platform waits."""
     if not intake:
@@ -163,7 +173,34 @@ def intake_lines(intake: dict | None) -> list[str]:
         posted = quantiles["posted_per_s"]["median"]
         what = f"Shopify orders/create, 1 in {intake['retry_every']} a retry"
         lines.append(f"| {what} | {load} | {posted:.1f} | {cells} |")
+    lines.extend(_cpu_lines(intake["loads"]))
     return lines
+
+
+def _cpu_lines(loads: dict) -> list[str]:
+    """CPU ms per delivery by component at each load (the median run's, by total)."""
+    readings = {
+        load: _median_reading(table.get("cpu_ms_per_delivery") or []) for load, table in loads.items()
+    }
+    names = sorted({name for reading in readings.values() for name in reading} - {"total", "other"})
+    if not names:
+        return []
+    lines = [
+        "",
+        "| CPU ms per delivery (its emails' sending included) | "
+        + " | ".join(f"{load}/s" for load in readings)
+        + " |",
+        "|---|" + "---:|" * len(readings),
+    ]
+    for name in [*names, "total", "other"]:
+        cells = " | ".join(f"{reading.get(name, 0.0):.2f}" for reading in readings.values())
+        lines.append(f"| {'rest of the machine (not in the total)' if name == 'other' else name} | {cells} |")
+    return lines
+
+
+def _median_reading(readings: list[dict[str, float]]) -> dict[str, float]:
+    ordered = sorted(readings, key=lambda reading: reading["total"])
+    return ordered[len(ordered) // 2] if ordered else {}
 
 
 def _answers_check(answers: list[tuple[float, int, str]], expected: list[str]) -> list[tuple]:

@@ -395,6 +395,8 @@ class BenchRun:
         for load in intake.INTAKE_LOADS:
             runs = []
             for _ in range(self.repeats):
+                groups = {name: process.pid for name, process in self.env.processes.items()}
+                before = cpu_by_component(groups)
                 run = intake.intake_load(
                     f"http://127.0.0.1:{port}",
                     secret,
@@ -404,12 +406,14 @@ class BenchRun:
                 )
                 first_number += run["deliveries"]
                 self.ours.wait_all_sent()
+                run["cpu"] = intake.intake_cpu(before, cpu_by_component(groups), run["deliveries"])
                 intake.intake_orders_check(run["deliveries"] - run["duplicates"])
                 intake.intake_clear()
                 self.m.clear_orders()
                 runs.append(run)
             table[load] = {q: spread([run[q] for run in runs]) for q in ("p50", "p95", "p99", "posted_per_s")}
             table[load]["slowest"] = [run["slowest"] for run in runs]
+            table[load]["cpu_ms_per_delivery"] = [run["cpu"] for run in runs]
         self._stop_pipeline("ours")
         self.env.stop("web")
         self.results["intake_ms"] = {"loads": table, "retry_every": intake.RETRY_EVERY}

@@ -11,6 +11,7 @@ import time
 
 import requests
 
+from tools.demo.platforms import PlatformStream, platform_check, platform_shops_connect
 from tools.demo.scenario import Placed, ShopStream
 from tools.demo.stack import REPO, manage, stack_ensure
 
@@ -30,25 +31,53 @@ def main(argv: list[str] | None = None) -> int:
     started_pid = stack_ensure(args.web, args.mailsim)
     token = manage("create_api_token", "demo", "--replace").strip()
     asked = int(args.minutes * 60 * args.rate)
-    print(f"placing about {asked} orders over {args.minutes:g} min at {args.rate:g}/s")
+    platform_shops_connect()
+    platforms = PlatformStream(args.web, seed=args.seed)
+    print(
+        f"placing about {asked} orders over {args.minutes:g} min at {args.rate:g}/s through the API, "
+        f"and as many through a Shopify and a WooCommerce shop's webhooks"
+    )
     placed = ShopStream(
-        args.web, args.mailsim, token, minutes=args.minutes, rate=args.rate, seed=args.seed
+        args.web,
+        args.mailsim,
+        token,
+        minutes=args.minutes,
+        rate=args.rate,
+        seed=args.seed,
+        also=platforms.tick,
     ).run()
     status = _settle()
     rejected = _a_reviewers_decision(placed.refused)
     status = json.loads(manage("outbox_status", "--json"))
     _print_summary(args, placed, status, rejected, started_pid)
+    _print_platforms(args.web, platforms)
+    platform_problems = platform_check(platforms.tally)
     statuses = {name for name, count in status["notifications_by_status"].items() if count}
     short = len(placed.orders) < asked * 0.95
     # Every kind of email must be there to look at: parcels (two per order) and refunds.
     kinds_missing = placed.parcels < 2 or placed.refunds < 1
-    if short or len(statuses) < 4 or kinds_missing:
+    if short or len(statuses) < 4 or kinds_missing or platform_problems:
         print(
             f"DEMO INCOMPLETE: {len(placed.orders)} of {asked} orders placed, states {sorted(statuses)}, "
-            f"{placed.parcels} parcels, {placed.refunds} refunds"
+            f"{placed.parcels} parcels, {placed.refunds} refunds; shop platforms: "
+            + ("; ".join(platform_problems) or "as expected")
         )
         return 1
     return 0
+
+
+def _print_platforms(web: str, platforms: PlatformStream) -> None:
+    tally = platforms.tally
+    answers = ", ".join(f"{count} {word}" for word, count in sorted(tally.answers.items()))
+    print(
+        f"""
+Shop platforms: {len(tally.orders)} orders of a Shopify and a WooCommerce shop in {tally.deliveries}
+webhook deliveries ({tally.retries} sent twice, {tally.early_parcels} parcels before their order;
+{tally.parcels} parcels, {tally.refunds} refunds), answered: {answers or "none"}.
+  Deliveries:        {web}/admin/intake/platformdelivery/
+  Could not use:     {web}/admin/intake/unusabledelivery/
+  The shops:         {web}/admin/shops/shop/"""
+    )
 
 
 def _settle() -> dict:

@@ -5,6 +5,7 @@ and a provider outage in the middle."""
 
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,8 +38,20 @@ class Placed:
 
 
 class ShopStream:
-    def __init__(self, web: str, mailsim: str, token: str, *, minutes: float, rate: float, seed: int):
-        self.web, self.mailsim, self.rate = web, mailsim, rate
+    def __init__(
+        self,
+        web: str,
+        mailsim: str,
+        token: str,
+        *,
+        minutes: float,
+        rate: float,
+        seed: int,
+        also: Callable[[int], None] | None = None,
+    ):
+        """`also(number)`: called after each order of the API, for what else comes in at that
+        pace (the platforms' deliveries, platforms.py)."""
+        self.web, self.mailsim, self.rate, self.also = web, mailsim, rate, also
         self.seconds = minutes * 60
         self.rng = random.Random(seed)
         self.session = requests.Session()
@@ -60,6 +73,8 @@ class ShopStream:
                 outage, self.placed.outage_seconds = False, time.monotonic() - outage_started
                 print(f"  {elapsed:5.0f} s: the provider is back")
             self._one(number, during_outage=outage)
+            if self.also is not None:
+                self.also(number)
             number += 1
             time.sleep(max(0.0, started + number / self.rate - time.monotonic()))
         if outage:

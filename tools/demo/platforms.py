@@ -1,0 +1,311 @@
+"""The demo's shops on platforms: a Shopify shop and a WooCommerce shop, connected here, send
+their orders' webhooks to /shops/<slug>/webhook as the platforms do, signed and at least once,
+while the API's orders come in. A quarter of the deliveries come twice (a platform retrying one
+whose answer it did not see), some Shopify parcels come before their order (they wait for it),
+some orders ship in two parcels and get a partial refund. Every delivery must be answered 200:
+anything else is counted as refused, with its answer.
+
+The payloads are shaped as in tests/shopify_payloads.py and tests/woocommerce_payloads.py (each
+platform's documentation), cut to the fields the intake reads and a few around them."""
+
+import base64
+import hashlib
+import hmac
+import json
+import random
+import uuid
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import requests
+
+from tools.demo.stack import manage
+
+SHOPIFY = {
+    "slug": "demo-shopify",
+    "platform": "shopify",
+    "domain": "demo-tea.myshopify.com",
+    "name": "Demo Tea",
+}
+WOOCOMMERCE = {
+    "slug": "demo-woo",
+    "platform": "woocommerce",
+    "domain": "https://demo-woo.example/",
+    "name": "Demo Woo Tea",
+}
+PRODUCTS = (("TEA-GREEN", "Green tea - 100 g", 1290), ("POT-1", "Teapot", 3400), ("MUG-2", "Mug", 990))
+
+
+def _secret(slug: str) -> str:
+    # Made here, not written: a tracked file holds no literal secret.
+    return hashlib.sha256(f"the demo's {slug} webhook".encode()).hexdigest()[:32]
+
+
+def platform_shops_connect() -> None:
+    """The two shops as rows (created, or brought back to these values), as a person would add
+    them in the admin."""
+    for shop in (SHOPIFY, WOOCOMMERCE):
+        values = {**shop, "webhook_secret": _secret(shop["slug"]), "active": True}
+        manage(
+            "shell",
+            "--no-imports",
+            "-c",
+            "from shops.models import Shop; "
+            f"values = {values!r}; Shop.objects.update_or_create(slug=values.pop('slug'), defaults=values)",
+        )
+
+
+@dataclass
+class PlatformTally:
+    deliveries: int = 0  # posted, retries included
+    retries: int = 0  # posted a second time, as a platform retries
+    early_parcels: int = 0  # a parcel's delivery posted before its order's
+    orders: list[str] = field(default_factory=list)  # "<shop>:<platform order id>"
+    parcels: int = 0
+    refunds: int = 0
+    answers: dict[str, int] = field(default_factory=dict)  # the intake's word for each delivery
+    refused: list[str] = field(default_factory=list)  # any answer but 200, with its body
+
+
+class PlatformStream:
+    """`tick(number)`: one platform order's deliveries, the shops taking turns."""
+
+    def __init__(self, web: str, *, seed: int):
+        self.web = web
+        self.rng = random.Random(seed + 1)
+        self.session = requests.Session()
+        self.tally = PlatformTally()
+
+    def tick(self, number: int) -> None:
+        if number % 2 == 0:
+            self._shopify_order(number)
+        else:
+            self._woocommerce_order(number)
+
+    def _shopify_order(self, number: int) -> None:
+        order_id = 7_100_000_000 + number
+        lines = self._lines()
+        order = _shopify_order(order_id, number, lines, address=f"shopify-{number}@example.com")
+        parcels = [_shopify_parcel(order_id, index, [line]) for index, line in enumerate(lines, 1)]
+        ships = len(lines) > 1 and self.rng.random() < 0.5
+        if ships and self.rng.random() < 0.3:  # the parcel's delivery overtakes the order's
+            self._shopify("fulfillments/create", parcels[0])
+            self.tally.early_parcels += 1
+            parcels = parcels[1:]
+        self._shopify("orders/create", order)
+        self.tally.orders.append(f"{SHOPIFY['slug']}:{order_id}")
+        if not ships:
+            return
+        for parcel in parcels:
+            self._shopify("fulfillments/create", parcel)
+        self.tally.parcels += len(lines)
+        if self.rng.random() < 0.5:
+            self._shopify("refunds/create", _shopify_refund(order_id, lines[0]))
+            self.tally.refunds += 1
+
+    def _woocommerce_order(self, number: int) -> None:
+        order_id = 9_000 + number
+        lines = self._lines()
+        created = datetime.now(UTC).replace(microsecond=0)
+        order = _woocommerce_order(order_id, lines, address=f"woo-{number}@example.com", at=created)
+        self._woocommerce("order.created", order)
+        self.tally.orders.append(f"{WOOCOMMERCE['slug']}:{order_id}")
+        if self.rng.random() < 0.4:  # completed: it left, in one parcel; for some, a refund after
+            completed = order | {"status": "completed", "date_modified_gmt": _naive(created, later=1)}
+            self._woocommerce("order.updated", completed)
+            self.tally.parcels += 1
+            if self.rng.random() < 0.5:
+                refund = {"id": order_id * 10 + 1, "reason": "Returned", "total": f"-{lines[0][2] / 100:.2f}"}
+                refunded = completed | {"refunds": [refund], "date_modified_gmt": _naive(created, later=2)}
+                self._woocommerce("order.updated", refunded)
+                self.tally.refunds += 1
+
+    def _lines(self) -> list[tuple[str, str, int]]:
+        return self.rng.sample(PRODUCTS, self.rng.randint(1, 3))
+
+    def _shopify(self, topic: str, payload: dict[str, Any]) -> None:
+        body = json.dumps(payload).encode()
+        headers = {
+            "X-Shopify-Hmac-Sha256": _signature(body, SHOPIFY["slug"]),
+            "X-Shopify-Topic": topic,
+            "X-Shopify-Shop-Domain": SHOPIFY["domain"],
+            "X-Shopify-Webhook-Id": str(uuid.uuid4()),
+            "X-Shopify-Event-Id": str(uuid.uuid4()),  # the same on a retry of this delivery
+        }
+        self._post(SHOPIFY["slug"], body, headers)
+
+    def _woocommerce(self, topic: str, payload: dict[str, Any]) -> None:
+        body = json.dumps(payload).encode()
+        headers = {
+            "X-WC-Webhook-Signature": _signature(body, WOOCOMMERCE["slug"]),
+            "X-WC-Webhook-Source": WOOCOMMERCE["domain"],
+            "X-WC-Webhook-Topic": topic,
+            "X-WC-Webhook-ID": "1",
+            "X-WC-Webhook-Delivery-ID": str(self.rng.randint(10**6, 10**7)),
+        }
+        self._post(WOOCOMMERCE["slug"], body, headers)
+
+    def _post(self, slug: str, body: bytes, headers: dict[str, str]) -> None:
+        headers["Content-Type"] = "application/json"
+        copies = 2 if self.rng.random() < 0.25 else 1
+        for _ in range(copies):
+            url = f"{self.web}/shops/{slug}/webhook"
+            response = self.session.post(url, data=body, headers=headers, timeout=10)
+            self.tally.deliveries += 1
+            if response.status_code != 200:
+                self.tally.refused.append(f"{slug}: {response.status_code} {response.text[:160]}")
+                continue
+            word = response.json().get("detail", "")
+            self.tally.answers[word] = self.tally.answers.get(word, 0) + 1
+        self.tally.retries += copies - 1
+
+
+def _shopify_order(order_id: int, number: int, lines: list[tuple[str, str, int]], *, address: str) -> dict:
+    now = datetime.now(UTC).isoformat(timespec="seconds")
+    items_total = sum(price for _, _, price in lines)
+    total = items_total + 490
+    place = {"name": f"Shopper {number}", "address1": "Hauptstrasse 1", "city": "Berlin", "zip": "10115"}
+    return {
+        "id": order_id,
+        "name": f"#S{number}",
+        "email": address,
+        "created_at": now,
+        "updated_at": now,
+        "currency": "EUR",
+        "customer_locale": "de-DE" if number % 4 == 0 else "en-DE",
+        "financial_status": "paid",
+        "taxes_included": True,
+        "total_line_items_price": _money(items_total),
+        "subtotal_price": _money(items_total),  # after discounts: none here
+        "total_tax": _money(total * 19 // 119),
+        "total_price": _money(total),
+        "payment_gateway_names": ["shopify_payments"],
+        "line_items": [_shopify_line(order_id, sku, name, price) for sku, name, price in lines],
+        "shipping_lines": [{"title": "DHL Paket", "price": "4.90", "discount_allocations": []}],
+        "shipping_address": place | {"country_code": "DE"},
+        "customer": {"first_name": "Shopper", "last_name": str(number), "email": address},
+        "fulfillments": [],
+        "refunds": [],
+    }
+
+
+def _shopify_line(order_id: int, sku: str, name: str, price: int) -> dict:
+    return {
+        "id": order_id * 10 + PRODUCTS.index(next(p for p in PRODUCTS if p[0] == sku)),
+        "sku": sku,
+        "name": name,
+        "quantity": 1,
+        "price": _money(price),
+        "discount_allocations": [],
+        "tax_lines": [{"title": "DE MwSt", "rate": 0.19, "price": _money(price * 19 // 119)}],
+    }
+
+
+def _shopify_parcel(order_id: int, index: int, lines: list[tuple[str, str, int]]) -> dict:
+    tracking = f"00340434{order_id % 10**8:08d}{index:02d}"
+    return {
+        "id": order_id * 100 + index,
+        "order_id": order_id,
+        "status": "success",
+        "tracking_company": "DHL",
+        "tracking_number": tracking,
+        "tracking_url": f"https://www.dhl.de/de/privatkunden.html?piececode={tracking}",
+        "line_items": [_shopify_line(order_id, sku, name, price) for sku, name, price in lines],
+    }
+
+
+def _shopify_refund(order_id: int, line: tuple[str, str, int]) -> dict:
+    sku, name, price = line
+    return {
+        "id": order_id * 100 + 99,
+        "order_id": order_id,
+        "note": "Returned",
+        "refund_line_items": [{"quantity": 1, "line_item": _shopify_line(order_id, sku, name, price)}],
+        "transactions": [{"kind": "refund", "status": "success", "amount": _money(price), "currency": "EUR"}],
+    }
+
+
+def _woocommerce_order(
+    order_id: int, lines: list[tuple[str, str, int]], *, address: str, at: datetime
+) -> dict:
+    person = {"first_name": "Woo", "last_name": f"Shopper {order_id}", "address_1": "Hauptstrasse 1"}
+    place = person | {"city": "Berlin", "postcode": "10115", "country": "DE"}
+    total = sum(price for _, _, price in lines) + 490
+    return {
+        "id": order_id,
+        "number": str(order_id),
+        "status": "processing",
+        "currency": "EUR",
+        "date_modified_gmt": _naive(at),
+        "date_paid_gmt": _naive(at),
+        "prices_include_tax": True,
+        "total": _money(total),
+        "total_tax": _money(total * 19 // 119),
+        "shipping_total": "4.12",
+        "shipping_tax": "0.78",
+        "billing": place | {"email": address},
+        "shipping": place,
+        "line_items": [
+            _woocommerce_line(index, sku, name, price) for index, (sku, name, price) in enumerate(lines, 1)
+        ],
+        "shipping_lines": [{"method_title": "DHL Paket", "total": "4.12", "total_tax": "0.78"}],
+        "tax_lines": [{"rate_id": 1, "rate_percent": 19}],
+        "refunds": [],
+    }
+
+
+def _woocommerce_line(line_id: int, sku: str, name: str, price: int) -> dict:
+    tax = price * 19 // 119
+    return {
+        "id": line_id,
+        "name": name,
+        "sku": sku,
+        "quantity": 1,
+        "subtotal": _money(price - tax),
+        "subtotal_tax": _money(tax),
+        "taxes": [{"id": 1, "total": _money(tax)}],
+    }
+
+
+def _money(minor: int) -> str:
+    return f"{minor / 100:.2f}"
+
+
+def _naive(moment: datetime, *, later: int = 0) -> str:
+    """WooCommerce's `*_gmt` times: UTC without an offset, `later` seconds after `moment`."""
+    return (moment + timedelta(seconds=later)).replace(tzinfo=None).isoformat(timespec="seconds")
+
+
+def _signature(body: bytes, slug: str) -> str:
+    """Base64 HMAC-SHA256 of the body: Shopify's and WooCommerce's signature alike."""
+    return base64.b64encode(hmac.new(_secret(slug).encode(), body, hashlib.sha256).digest()).decode()
+
+
+def platform_check(tally: PlatformTally) -> list[str]:
+    """What went wrong with the platforms' deliveries, in words (nothing: an empty list): each
+    answered 200, each platform order one order of ours, no delivery left waiting or unusable,
+    each retry answered as a duplicate."""
+    stored = json.loads(
+        manage(
+            "shell",
+            "--no-imports",
+            "-c",
+            "import json; from django.db.models import Count; from intake.models import PlatformDelivery; "
+            "from orders.models import Order; "
+            f"slugs = {[SHOPIFY['slug'], WOOCOMMERCE['slug']]!r}; "
+            "print(json.dumps({'orders': Order.objects.filter(shop__slug__in=slugs).count(), "
+            "'outcomes': dict(PlatformDelivery.objects.filter(shop__slug__in=slugs)"
+            ".values_list('outcome').annotate(n=Count('id')))}))",
+        )
+    )
+    problems = [f"refused: {answer}" for answer in tally.refused[:5]]
+    if stored["orders"] != len(tally.orders):
+        problems.append(f"{len(tally.orders)} platform orders sent, {stored['orders']} orders stored")
+    for outcome in ("waiting", "could_not_use"):
+        if stored["outcomes"].get(outcome):
+            problems.append(f"{stored['outcomes'][outcome]} deliveries {outcome.replace('_', ' ')}")
+    if tally.answers.get("duplicate", 0) < tally.retries:
+        duplicates = tally.answers.get("duplicate", 0)
+        problems.append(f"{tally.retries} retries, {duplicates} answered as duplicates")
+    return problems
