@@ -31,7 +31,8 @@ def _insert_statement(model: type[Model], unique_on: tuple[str, ...]) -> str:
     quote = connection.ops.quote_name
     fields = model._meta.concrete_fields
     columns = ", ".join(quote(field.column) for field in fields)
-    conflict = ", ".join(quote(model._meta.get_field(name).column) for name in unique_on)
+    column_of = {field.name: field.column for field in fields}
+    conflict = ", ".join(quote(column_of[name]) for name in unique_on)
     placeholders = ", ".join(["%s"] * len(fields))
     return (
         f"INSERT INTO {quote(model._meta.db_table)} ({columns}) VALUES ({placeholders}) "
