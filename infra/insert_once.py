@@ -15,15 +15,13 @@ def insert_unless_present(instance: Model, *, unique_on: tuple[str, ...]) -> boo
     """Write `instance` (every concrete field, defaults and `auto_now_add` applied as `save`
     would) unless a row with the same `unique_on` columns exists; True when it wrote it. The
     columns must be those of a unique constraint or index of the table. In the caller's
-    transaction."""
+    transaction. The instance still looks unsaved to Django: save it again with
+    `force_update=True`."""
     fields = type(instance)._meta.concrete_fields
     values = [field.get_db_prep_save(field.pre_save(instance, add=True), connection) for field in fields]
     with prepared_cursor() as cursor:
         cursor.execute(_insert_statement(type(instance), unique_on), values)
-        written = cursor.fetchone() is not None
-    if written:  # as after Django's own save: a later save(update_fields=…) updates this row
-        instance._state.adding, instance._state.db = False, connection.alias
-    return written
+        return cursor.fetchone() is not None
 
 
 @lru_cache(maxsize=32)

@@ -92,7 +92,8 @@ def delivery_apply(delivery: PlatformDelivery) -> None:
     delivery.reason = result.reason
     delivery.order = result.order
     delivery.applied_at = timezone.now()
-    delivery.save(update_fields=["outcome", "reason", "order", "applied_at", "runs"])
+    # Its row exists (written by insert_unless_present, or read): an UPDATE, never an INSERT.
+    delivery.save(update_fields=["outcome", "reason", "order", "applied_at", "runs"], force_update=True)
     logger.info(
         "platform delivery applied",
         extra={
