@@ -4,23 +4,29 @@ while the API's orders come in. A quarter of the deliveries come twice (a platfo
 whose answer it did not see), some Shopify parcels come before their order (they wait for it),
 some orders ship in two parcels and get a partial refund. Every delivery must be answered 200:
 anything else is counted as refused, with its answer.
+(The payloads: tools/platform_payloads.py.)"""
 
-The payloads are shaped as in tests/shopify_payloads.py and tests/woocommerce_payloads.py (each
-platform's documentation), cut to the fields the intake reads and a few around them."""
-
-import base64
 import hashlib
-import hmac
 import json
 import random
 import uuid
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
 import requests
 
 from tools.demo.stack import manage
+from tools.platform_payloads import (
+    PRODUCTS,
+    Line,
+    naive_utc,
+    shopify_order,
+    shopify_parcel,
+    shopify_refund,
+    signature,
+    woocommerce_order,
+)
 
 SHOPIFY = {
     "slug": "demo-shopify",
@@ -34,7 +40,6 @@ WOOCOMMERCE = {
     "domain": "https://demo-woo.example/",
     "name": "Demo Woo Tea",
 }
-PRODUCTS = (("TEA-GREEN", "Green tea - 100 g", 1290), ("POT-1", "Teapot", 3400), ("MUG-2", "Mug", 990))
 
 
 def _secret(slug: str) -> str:
@@ -86,8 +91,8 @@ class PlatformStream:
     def _shopify_order(self, number: int) -> None:
         order_id = 7_100_000_000 + number
         lines = self._lines()
-        order = _shopify_order(order_id, number, lines, address=f"shopify-{number}@example.com")
-        parcels = [_shopify_parcel(order_id, index, [line]) for index, line in enumerate(lines, 1)]
+        order = shopify_order(order_id, number, lines, address=f"shopify-{number}@example.com")
+        parcels = [shopify_parcel(order_id, index, [line]) for index, line in enumerate(lines, 1)]
         ships = len(lines) > 1 and self.rng.random() < 0.5
         if ships and self.rng.random() < 0.3:  # the parcel's delivery overtakes the order's
             self._shopify("fulfillments/create", parcels[0])
@@ -101,33 +106,33 @@ class PlatformStream:
             self._shopify("fulfillments/create", parcel)
         self.tally.parcels += len(lines)
         if self.rng.random() < 0.5:
-            self._shopify("refunds/create", _shopify_refund(order_id, lines[0]))
+            self._shopify("refunds/create", shopify_refund(order_id, lines[0]))
             self.tally.refunds += 1
 
     def _woocommerce_order(self, number: int) -> None:
         order_id = 9_000 + number
         lines = self._lines()
         created = datetime.now(UTC).replace(microsecond=0)
-        order = _woocommerce_order(order_id, lines, address=f"woo-{number}@example.com", at=created)
+        order = woocommerce_order(order_id, lines, address=f"woo-{number}@example.com", at=created)
         self._woocommerce("order.created", order)
         self.tally.orders.append(f"{WOOCOMMERCE['slug']}:{order_id}")
         if self.rng.random() < 0.4:  # completed: it left, in one parcel; for some, a refund after
-            completed = order | {"status": "completed", "date_modified_gmt": _naive(created, later=1)}
+            completed = order | {"status": "completed", "date_modified_gmt": naive_utc(created, later=1)}
             self._woocommerce("order.updated", completed)
             self.tally.parcels += 1
             if self.rng.random() < 0.5:
                 refund = {"id": order_id * 10 + 1, "reason": "Returned", "total": f"-{lines[0][2] / 100:.2f}"}
-                refunded = completed | {"refunds": [refund], "date_modified_gmt": _naive(created, later=2)}
+                refunded = completed | {"refunds": [refund], "date_modified_gmt": naive_utc(created, later=2)}
                 self._woocommerce("order.updated", refunded)
                 self.tally.refunds += 1
 
-    def _lines(self) -> list[tuple[str, str, int]]:
+    def _lines(self) -> list[Line]:
         return self.rng.sample(PRODUCTS, self.rng.randint(1, 3))
 
     def _shopify(self, topic: str, payload: dict[str, Any]) -> None:
         body = json.dumps(payload).encode()
         headers = {
-            "X-Shopify-Hmac-Sha256": _signature(body, SHOPIFY["slug"]),
+            "X-Shopify-Hmac-Sha256": signature(body, _secret(SHOPIFY["slug"])),
             "X-Shopify-Topic": topic,
             "X-Shopify-Shop-Domain": SHOPIFY["domain"],
             "X-Shopify-Webhook-Id": str(uuid.uuid4()),
@@ -138,7 +143,7 @@ class PlatformStream:
     def _woocommerce(self, topic: str, payload: dict[str, Any]) -> None:
         body = json.dumps(payload).encode()
         headers = {
-            "X-WC-Webhook-Signature": _signature(body, WOOCOMMERCE["slug"]),
+            "X-WC-Webhook-Signature": signature(body, _secret(WOOCOMMERCE["slug"])),
             "X-WC-Webhook-Source": WOOCOMMERCE["domain"],
             "X-WC-Webhook-Topic": topic,
             "X-WC-Webhook-ID": "1",
@@ -159,127 +164,6 @@ class PlatformStream:
             word = response.json().get("detail", "")
             self.tally.answers[word] = self.tally.answers.get(word, 0) + 1
         self.tally.retries += copies - 1
-
-
-def _shopify_order(order_id: int, number: int, lines: list[tuple[str, str, int]], *, address: str) -> dict:
-    now = datetime.now(UTC).isoformat(timespec="seconds")
-    items_total = sum(price for _, _, price in lines)
-    total = items_total + 490
-    place = {"name": f"Shopper {number}", "address1": "Hauptstrasse 1", "city": "Berlin", "zip": "10115"}
-    return {
-        "id": order_id,
-        "name": f"#S{number}",
-        "email": address,
-        "created_at": now,
-        "updated_at": now,
-        "currency": "EUR",
-        "customer_locale": "de-DE" if number % 4 == 0 else "en-DE",
-        "financial_status": "paid",
-        "taxes_included": True,
-        "total_line_items_price": _money(items_total),
-        "subtotal_price": _money(items_total),  # after discounts: none here
-        "total_tax": _money(total * 19 // 119),
-        "total_price": _money(total),
-        "payment_gateway_names": ["shopify_payments"],
-        "line_items": [_shopify_line(order_id, sku, name, price) for sku, name, price in lines],
-        "shipping_lines": [{"title": "DHL Paket", "price": "4.90", "discount_allocations": []}],
-        "shipping_address": place | {"country_code": "DE"},
-        "customer": {"first_name": "Shopper", "last_name": str(number), "email": address},
-        "fulfillments": [],
-        "refunds": [],
-    }
-
-
-def _shopify_line(order_id: int, sku: str, name: str, price: int) -> dict:
-    return {
-        "id": order_id * 10 + PRODUCTS.index(next(p for p in PRODUCTS if p[0] == sku)),
-        "sku": sku,
-        "name": name,
-        "quantity": 1,
-        "price": _money(price),
-        "discount_allocations": [],
-        "tax_lines": [{"title": "DE MwSt", "rate": 0.19, "price": _money(price * 19 // 119)}],
-    }
-
-
-def _shopify_parcel(order_id: int, index: int, lines: list[tuple[str, str, int]]) -> dict:
-    tracking = f"00340434{order_id % 10**8:08d}{index:02d}"
-    return {
-        "id": order_id * 100 + index,
-        "order_id": order_id,
-        "status": "success",
-        "tracking_company": "DHL",
-        "tracking_number": tracking,
-        "tracking_url": f"https://www.dhl.de/de/privatkunden.html?piececode={tracking}",
-        "line_items": [_shopify_line(order_id, sku, name, price) for sku, name, price in lines],
-    }
-
-
-def _shopify_refund(order_id: int, line: tuple[str, str, int]) -> dict:
-    sku, name, price = line
-    return {
-        "id": order_id * 100 + 99,
-        "order_id": order_id,
-        "note": "Returned",
-        "refund_line_items": [{"quantity": 1, "line_item": _shopify_line(order_id, sku, name, price)}],
-        "transactions": [{"kind": "refund", "status": "success", "amount": _money(price), "currency": "EUR"}],
-    }
-
-
-def _woocommerce_order(
-    order_id: int, lines: list[tuple[str, str, int]], *, address: str, at: datetime
-) -> dict:
-    person = {"first_name": "Woo", "last_name": f"Shopper {order_id}", "address_1": "Hauptstrasse 1"}
-    place = person | {"city": "Berlin", "postcode": "10115", "country": "DE"}
-    total = sum(price for _, _, price in lines) + 490
-    return {
-        "id": order_id,
-        "number": str(order_id),
-        "status": "processing",
-        "currency": "EUR",
-        "date_modified_gmt": _naive(at),
-        "date_paid_gmt": _naive(at),
-        "prices_include_tax": True,
-        "total": _money(total),
-        "total_tax": _money(total * 19 // 119),
-        "shipping_total": "4.12",
-        "shipping_tax": "0.78",
-        "billing": place | {"email": address},
-        "shipping": place,
-        "line_items": [
-            _woocommerce_line(index, sku, name, price) for index, (sku, name, price) in enumerate(lines, 1)
-        ],
-        "shipping_lines": [{"method_title": "DHL Paket", "total": "4.12", "total_tax": "0.78"}],
-        "tax_lines": [{"rate_id": 1, "rate_percent": 19}],
-        "refunds": [],
-    }
-
-
-def _woocommerce_line(line_id: int, sku: str, name: str, price: int) -> dict:
-    tax = price * 19 // 119
-    return {
-        "id": line_id,
-        "name": name,
-        "sku": sku,
-        "quantity": 1,
-        "subtotal": _money(price - tax),
-        "subtotal_tax": _money(tax),
-        "taxes": [{"id": 1, "total": _money(tax)}],
-    }
-
-
-def _money(minor: int) -> str:
-    return f"{minor / 100:.2f}"
-
-
-def _naive(moment: datetime, *, later: int = 0) -> str:
-    """WooCommerce's `*_gmt` times: UTC without an offset, `later` seconds after `moment`."""
-    return (moment + timedelta(seconds=later)).replace(tzinfo=None).isoformat(timespec="seconds")
-
-
-def _signature(body: bytes, slug: str) -> str:
-    """Base64 HMAC-SHA256 of the body: Shopify's and WooCommerce's signature alike."""
-    return base64.b64encode(hmac.new(_secret(slug).encode(), body, hashlib.sha256).digest()).decode()
 
 
 def platform_check(tally: PlatformTally) -> list[str]:
