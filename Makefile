@@ -9,6 +9,7 @@ export PATH := $(CURDIR)/$(BIN):$(PATH)
 .PHONY: run test test-tools drill drill-restore drill-outage demo bench soak lint format messages setup services venv requirements
 ORDERS ?= 1000
 CLUSTER ?= 1
+PLATFORM ?= api
 HOSTS ?= 1
 SOAK_SECONDS ?= 600
 SOAK_RATE ?= 50
@@ -95,9 +96,10 @@ test-tools: venv services
 ## drill: the fault drill (kills, a broker hard kill and restart, dropped connections, provider
 ## faults, republished events) on its own database and RabbitMQ node; report in docs/drills/.
 ## CLUSTER=3: on a three-node cluster of its own, whose queue leader and a follower are killed;
-## HOSTS=2: the two-host drill instead (network namespaces, one host's link cut; needs root)
+## HOSTS=2: the two-host drill instead (network namespaces, one host's link cut; needs root);
+## PLATFORM=shopify: the orders come from a Shopify shop's webhooks, each 2 to 4 times, out of order
 drill: venv services
-	$(BIN)/python -m tools.drill --orders $(ORDERS) --cluster $(CLUSTER) --hosts $(HOSTS)
+	$(BIN)/python -m tools.drill --orders $(ORDERS) --cluster $(CLUSTER) --hosts $(HOSTS) --platform $(PLATFORM)
 
 ## drill-restore: a real database restore: pg_dump while orders flow, more orders, pg_restore,
 ## then the runbook's restore steps (docs/operations.md); ORDERS=300 unless given; report in

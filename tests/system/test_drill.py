@@ -108,3 +108,30 @@ def test_a_build_that_breaks_deduplication_fails_the_drill():
     )
     assert not report.passed
     assert report.verdict["duplicates"] > 0
+
+
+@pytest.mark.tool_check  # `make test-tools` and CI: the platform mode's short drill
+@pytest.mark.timeout(420)
+def test_a_shops_webhooks_each_sent_two_to_four_times_out_of_order_make_each_order_once():
+    # given: a Shopify shop's orders, each delivery posted 2 to 4 times over seconds, under the
+    # drill's faults
+    config = DrillConfig(orders=150, rate=10, kill_every=3, platform=True)
+    # when
+    report = drill_run(config)
+    print(report_markdown(report))
+    # then: every order once, as the shop sent it, and each of its emails sent once
+    verdict, load, platform = report.verdict, report.load, report.platform
+    assert report.outcome == "PASSED", verdict["problems"]
+    assert load["orders_asked"] == load["orders_placed"] == 150
+    assert platform["orders_sent"] == platform["orders_stored"] == verdict["orders"] == 150
+    assert platform["orders_wrong"] == 0
+    assert load["copies"] >= 2 * load["deliveries"] > 150
+    assert load["answers"]["duplicate"] >= load["copies"] - load["deliveries"]  # all but one copy
+    assert load["answers"].get("waiting", 0) > 0  # some deliveries overtook their order
+    assert set(platform["deliveries_by_outcome"]) <= {"used", "stale"}
+    assert (verdict["lost"], verdict["duplicates"], verdict["unexpected"]) == (0, 0, 0)
+    by_kind = verdict["by_kind"]
+    assert by_kind["order_shipment"]["expected"] > 10
+    assert by_kind["order_cancellation"]["expected"] > 3
+    for kind, counts in by_kind.items():
+        assert counts["expected"] == counts["sent"] == counts["accepted"], (kind, counts)

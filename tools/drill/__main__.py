@@ -40,6 +40,12 @@ def main(argv: list[str] | None = None) -> int:
         help="2: the two-host drill, host a's link cut for longer than the lease (docs/drills.md)",
     )
     parser.add_argument("--rate-two-hosts", type=float, default=10.0, help="orders per second with --hosts 2")
+    parser.add_argument(
+        "--platform",
+        choices=("api", "shopify"),
+        default="api",
+        help="shopify: the orders come from a Shopify shop's webhooks, each 2 to 4 times, out of order",
+    )
     args = parser.parse_args(argv)
     if args.hosts == 2:
         return two_hosts_main(args.orders, args.rate_two_hosts, args.seed, Path(args.out))
@@ -55,6 +61,7 @@ def main(argv: list[str] | None = None) -> int:
         cluster=args.cluster,
         api_throttle_rate=args.api_throttle_rate,
         settle_timeout=max(240.0, args.orders / 10),
+        platform=args.platform == "shopify",
     )
     _, status = run_and_report(config, Path(args.out))
     return status
@@ -65,8 +72,9 @@ def run_and_report(config: "DrillConfig", out: Path) -> tuple["DrillReport", int
     from tools.drill.harness import drill_run, report_markdown, report_write
 
     report = drill_run(config)
-    # A cluster drill has its own report: the single node's stays as it was.
-    json_path, markdown_path = report_write(report, out, "cluster-latest" if config.cluster > 1 else "latest")
+    # A cluster drill and a platform drill have their own reports: the single node's stays as it was.
+    name = "cluster-latest" if config.cluster > 1 else "platform-latest" if config.platform else "latest"
+    json_path, markdown_path = report_write(report, out, name)
     print(report_markdown(report))
     print(f"report: {json_path}, {markdown_path}")
     return report, (0 if report.passed else 1)

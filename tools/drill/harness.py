@@ -8,6 +8,7 @@ until everything settles (bounded), and judge from the simulator's records and t
 import tempfile
 import time
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from pathlib import Path
 
 import requests
@@ -20,6 +21,8 @@ from tools.drill.broker_node import PrivateRabbit
 from tools.drill.chaos import Chaos
 from tools.drill.delivery_verdict import delivery_settled, delivery_verdict
 from tools.drill.load import GIVE_UP_AFTER_SECONDS, LoadResult, OrderStream, api_throttle_rate_for
+from tools.drill.platform_load import SHOP, PlatformLoad, PlatformStream, drill_shop_secret
+from tools.drill.platform_verdict import PlatformVerdict, platform_verdict
 from tools.drill.report import DrillReport, load_summary, report_markdown, report_write
 from tools.drill.stack import DrillStack
 from tools.drill.verdict import Verdict, unfinished_counts, verdict_compute
@@ -51,6 +54,7 @@ class DrillConfig:
     give_up_after: float = GIVE_UP_AFTER_SECONDS  # the load's deadline for one request
     extra_env: dict[str, str] = field(default_factory=dict)  # e.g. a deliberately broken build
     workdir: Path | None = None
+    platform: bool = False  # the orders come from a Shopify shop's webhooks (platform_load.py)
 
     @property
     def effective_api_throttle_rate(self) -> str:
@@ -81,7 +85,13 @@ def drill_run(config: DrillConfig) -> DrillReport:
         settle_started = time.monotonic()
         settled = wait_until_settled(stack, config.settle_timeout)
         seconds_to_settle = time.monotonic() - settle_started
-        verdict = verdict_compute(stack.database_dsn, stack.mailsim_url, set(load.accepted))
+        platform = None
+        if isinstance(load, PlatformLoad):
+            platform = platform_verdict(stack.database_dsn, load.plans)
+        accepted = set(platform.our_order_ids.values()) if platform else set(load.accepted)
+        verdict = verdict_compute(stack.database_dsn, stack.mailsim_url, accepted)
+        if platform is not None:
+            verdict.problems[:0] = platform.problems
         if not load.complete:
             verdict.problems.insert(0, load.shortfall())
         if not settled:
@@ -89,6 +99,7 @@ def drill_run(config: DrillConfig) -> DrillReport:
         delivery = delivery_verdict(stack.database_dsn, stack.mailsim_url)
         verdict.problems[:0] = failover_problems(chaos.log.broker_kills)
         passed = verdict.passed and delivery.passed and not failover_problems(chaos.log.broker_kills)
+        passed = passed and (platform is None or platform.passed)
         outcome = drill_outcome(verdict_passed=passed, settled=settled, load=load)
         return DrillReport(
             config={k: v for k, v in asdict(config).items() if k != "workdir"}
@@ -102,6 +113,7 @@ def drill_run(config: DrillConfig) -> DrillReport:
             seconds_to_settle=round(seconds_to_settle, 1),
             seconds_total=round(time.monotonic() - started, 1),
             delivery=asdict(delivery),
+            platform=_platform_summary(platform),
         )
     finally:
         stack.stop()
@@ -114,11 +126,13 @@ def _load_under_chaos(stack: DrillStack, config: DrillConfig) -> tuple[Chaos, Lo
         kill_every=config.kill_every,
         broker_faults=broker_faults(config),
     )
+    if config.platform:
+        drill_shop_connect(stack)
     chaos.provider_faults_on()
     chaos.start()
-    load = OrderStream(
+    stream = PlatformStream if config.platform else partial(OrderStream, token=stack.token)
+    load = stream(
         stack.web_url,
-        stack.token,
         orders=config.orders,
         rate=config.rate,
         seed=config.seed,
@@ -127,6 +141,26 @@ def _load_under_chaos(stack: DrillStack, config: DrillConfig) -> tuple[Chaos, Lo
     chaos.stop()
     chaos.provider_faults_off()
     return chaos, load
+
+
+def drill_shop_connect(stack: DrillStack) -> None:
+    """The drill's Shopify shop, as a person adds it in the admin."""
+    values = {**SHOP, "webhook_secret": drill_shop_secret(), "active": True}
+    stack.manage(
+        "shell",
+        "--no-imports",
+        "-c",
+        f"from shops.models import Shop; values = {values!r}; Shop.objects.create(**values)",
+    )
+
+
+def _platform_summary(platform: PlatformVerdict | None) -> dict:
+    if platform is None:
+        return {}
+    summary = asdict(platform)
+    del summary["our_order_ids"]
+    summary["problems"] = summary["problems"][:50]
+    return summary
 
 
 def broker_faults(config: DrillConfig) -> list[tuple[float, str]]:

@@ -3,10 +3,11 @@
 whose load fell short cannot read like one that did its work."""
 
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from tools.drill.load import LoadResult
+from tools.drill.platform_load import PlatformLoad
 
 
 @dataclass
@@ -21,11 +22,18 @@ class DrillReport:
     seconds_to_settle: float
     seconds_total: float
     delivery: dict  # the webhooks' half of the verdict (tools/drill/delivery_verdict.py)
+    # In platform mode, the verdict per order of the shop's deliveries (platform_verdict.py)
+    platform: dict = field(default_factory=dict)
 
 
 def load_summary(load: LoadResult) -> dict:
     """What the load did, for the report: asked and placed side by side, and what it gave up."""
-    return {
+    platform = (
+        {"deliveries": load.deliveries, "copies": load.copies, "answers": load.answers}
+        if isinstance(load, PlatformLoad)
+        else {}
+    )
+    return platform | {
         "orders_asked": load.orders_asked,
         "orders_placed": len(load.accepted),
         "paid": len(load.paid),
@@ -52,7 +60,7 @@ def report_markdown(report: DrillReport) -> str:
     rows = [
         ("verdict", _verdict_text(report)),
         ("orders asked", load["orders_asked"]),
-        ("orders placed (201 from the API)", load["orders_placed"]),
+        *_placed_rows(report),
         ("orders in the database", v["orders"]),
         ("emails expected", v["emails_expected"]),
         ("emails accepted by the provider", v["emails_accepted"]),
@@ -89,13 +97,35 @@ def report_markdown(report: DrillReport) -> str:
         ("whole drill", f"{report.seconds_total} s"),
     ]
     lines = ["| | |", "|---|---|", *(f"| {label} | {value} |" for label, value in rows)]
-    problems = [*v["problems"], *report.delivery["problems"]]
+    problems = [*v["problems"], *report.delivery["problems"], *report.platform.get("problems", [])]
     if problems:
         lines += ["", "Problems:", *(f"- {problem}" for problem in problems)]
     if load["requests_given_up_first"]:
         lines += ["", "Requests given up (the first 20):"]
         lines += [f"- {request}" for request in load["requests_given_up_first"]]
     return "\n".join(lines) + "\n"
+
+
+def _placed_rows(report: DrillReport) -> list[tuple[str, object]]:
+    """How the orders came in: the API's 201s, or a shop's webhook deliveries and what of them."""
+    load, platform = report.load, report.platform
+    if not platform:
+        return [("orders placed (201 from the API)", load["orders_placed"])]
+    answers = ", ".join(f"{word} {n}" for word, n in sorted(load.get("answers", {}).items())) or "none"
+    outcomes = ", ".join(f"{o} {n}" for o, n in sorted(platform["deliveries_by_outcome"].items())) or "none"
+    return [
+        ("orders placed (every delivery of the order answered 200)", load["orders_placed"]),
+        (
+            "Shopify deliveries: events / posts (2 to 4 copies each, spread, out of order)",
+            f"{load['deliveries']} / {load['copies']}",
+        ),
+        ("their answers", answers),
+        ("deliveries stored, by outcome", outcomes),
+        (
+            "shop orders sent / stored / not as sent",
+            f"{platform['orders_sent']} / {platform['orders_stored']} / {platform['orders_wrong']}",
+        ),
+    ]
 
 
 def _node_kill_rows(kills: list[dict]) -> list[tuple[str, str]]:
