@@ -72,7 +72,8 @@ def _print_platforms(web: str, platforms: PlatformStream) -> None:
     print(
         f"""
 Shop platforms: {len(tally.orders)} orders of a Shopify and a WooCommerce shop in {tally.deliveries}
-webhook deliveries ({tally.retries} sent twice, {tally.early_parcels} parcels before their order;
+webhook deliveries ({tally.retries} sent twice, {tally.early_parcels} parcels before their order,
+{tally.late_updates} older updates after newer ones;
 {tally.parcels} parcels, {tally.refunds} refunds), answered: {answers or "none"}.
   Deliveries:        {web}/admin/intake/platformdelivery/
   Could not use:     {web}/admin/intake/unusabledelivery/

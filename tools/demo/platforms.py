@@ -2,9 +2,9 @@
 their orders' webhooks to /shops/<slug>/webhook as the platforms do, signed and at least once,
 while the API's orders come in. A quarter of the deliveries come twice (a platform retrying one
 whose answer it did not see), some Shopify parcels come before their order (they wait for it),
-some orders ship in two parcels and get a partial refund. Every delivery must be answered 200:
-anything else is counted as refused, with its answer.
-(The payloads: tools/platform_payloads.py.)"""
+some older WooCommerce updates after newer ones (they change nothing), some orders ship in two
+parcels and get a partial refund. Every delivery must be answered 200: anything else is counted
+as refused, with its answer. (The payloads: tools/platform_payloads.py.)"""
 
 import hashlib
 import json
@@ -66,6 +66,7 @@ class PlatformTally:
     deliveries: int = 0  # posted, retries included
     retries: int = 0  # posted a second time, as a platform retries
     early_parcels: int = 0  # a parcel's delivery posted before its order's
+    late_updates: int = 0  # an older state of the order delivered after a newer one
     orders: list[str] = field(default_factory=list)  # "<shop>:<platform order id>"
     parcels: int = 0
     refunds: int = 0
@@ -125,6 +126,9 @@ class PlatformStream:
                 refunded = completed | {"refunds": [refund], "date_modified_gmt": naive_utc(created, later=2)}
                 self._woocommerce("order.updated", refunded)
                 self.tally.refunds += 1
+            if self.rng.random() < 0.3:  # an older update delivered late: it changes nothing
+                self._woocommerce("order.updated", order)
+                self.tally.late_updates += 1
 
     def _lines(self) -> list[Line]:
         return self.rng.sample(PRODUCTS, self.rng.randint(1, 3))
