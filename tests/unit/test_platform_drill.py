@@ -80,3 +80,4 @@ def test_the_report_says_how_the_orders_came_in_and_what_the_intake_answered():
     assert "| their answers | duplicate 7, used 5, waiting 1 |" in markdown
     assert "| shop orders sent / stored / not as sent | 2 / 2 / 0 |" in markdown
     assert "orders placed (201 from the API)" not in markdown
+    assert "API throttle per token" not in markdown  # no token: the webhooks are signed instead
