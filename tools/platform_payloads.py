@@ -3,10 +3,10 @@ as in tests/shopify_payloads.py and tests/woocommerce_payloads.py (each platform
 documentation), cut to the fields the intake reads and a few around them. A line is
 (sku, name, gross unit price in minor units), one of each."""
 
-import base64
-import hashlib
-import hmac
+import uuid
 from datetime import UTC, datetime, timedelta
+
+from intake import shopify
 
 PRODUCTS = (("TEA-GREEN", "Green tea - 100 g", 1290), ("POT-1", "Teapot", 3400), ("MUG-2", "Mug", 990))
 Line = tuple[str, str, int]
@@ -126,6 +126,15 @@ def naive_utc(moment: datetime, *, later: int = 0) -> str:
     return (moment + timedelta(seconds=later)).replace(tzinfo=None).isoformat(timespec="seconds")
 
 
-def signature(body: bytes, secret: str) -> str:
-    """Base64 HMAC-SHA256 of the body: Shopify's and WooCommerce's signature alike."""
-    return base64.b64encode(hmac.new(secret.encode(), body, hashlib.sha256).digest()).decode()
+def shopify_headers(body: bytes, *, secret: str, domain: str, topic: str, event_id: str) -> dict[str, str]:
+    """A delivery's headers as Shopify sends them, signed with the product's own signature
+    (intake.shopify): `event_id` is the same on every retry of one event."""
+    return {
+        "Content-Type": "application/json",
+        "X-Shopify-Hmac-Sha256": shopify.signature_of(body, secret),
+        "X-Shopify-Topic": topic,
+        "X-Shopify-Shop-Domain": domain,
+        "X-Shopify-Webhook-Id": str(uuid.uuid4()),
+        "X-Shopify-Event-Id": event_id,
+        "X-Shopify-Triggered-At": datetime.now(UTC).isoformat(),
+    }

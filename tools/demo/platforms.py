@@ -16,15 +16,16 @@ from typing import Any
 
 import requests
 
+from intake import woocommerce
 from tools.demo.stack import manage
 from tools.platform_payloads import (
     PRODUCTS,
     Line,
     naive_utc,
+    shopify_headers,
     shopify_order,
     shopify_parcel,
     shopify_refund,
-    signature,
     woocommerce_order,
 )
 
@@ -135,19 +136,20 @@ class PlatformStream:
 
     def _shopify(self, topic: str, payload: dict[str, Any]) -> None:
         body = json.dumps(payload).encode()
-        headers = {
-            "X-Shopify-Hmac-Sha256": signature(body, _secret(SHOPIFY["slug"])),
-            "X-Shopify-Topic": topic,
-            "X-Shopify-Shop-Domain": SHOPIFY["domain"],
-            "X-Shopify-Webhook-Id": str(uuid.uuid4()),
-            "X-Shopify-Event-Id": str(uuid.uuid4()),  # the same on a retry of this delivery
-        }
+        headers = shopify_headers(
+            body,
+            secret=_secret(SHOPIFY["slug"]),
+            domain=SHOPIFY["domain"],
+            topic=topic,
+            event_id=str(uuid.uuid4()),  # the same on a retry of this delivery
+        )
         self._post(SHOPIFY["slug"], body, headers)
 
     def _woocommerce(self, topic: str, payload: dict[str, Any]) -> None:
         body = json.dumps(payload).encode()
         headers = {
-            "X-WC-Webhook-Signature": signature(body, _secret(WOOCOMMERCE["slug"])),
+            "Content-Type": "application/json",
+            "X-WC-Webhook-Signature": woocommerce.signature_of(body, _secret(WOOCOMMERCE["slug"])),
             "X-WC-Webhook-Source": WOOCOMMERCE["domain"],
             "X-WC-Webhook-Topic": topic,
             "X-WC-Webhook-ID": "1",
@@ -156,10 +158,9 @@ class PlatformStream:
         self._post(WOOCOMMERCE["slug"], body, headers)
 
     def _post(self, slug: str, body: bytes, headers: dict[str, str]) -> None:
-        headers["Content-Type"] = "application/json"
         copies = 2 if self.rng.random() < 0.25 else 1
+        url = f"{self.web}/shops/{slug}/webhook"
         for _ in range(copies):
-            url = f"{self.web}/shops/{slug}/webhook"
             response = self.session.post(url, data=body, headers=headers, timeout=10)
             self.tally.deliveries += 1
             if response.status_code != 200:

@@ -15,12 +15,12 @@ import random
 import time
 import uuid
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 import requests
 
 from tools.drill.load import GIVE_UP_AFTER_SECONDS, LoadResult
-from tools.platform_payloads import PRODUCTS, shopify_order, shopify_parcel, shopify_refund, signature
+from tools.platform_payloads import PRODUCTS, shopify_headers, shopify_order, shopify_parcel, shopify_refund
 
 SHOP = {
     "slug": "drill-shopify",
@@ -77,6 +77,7 @@ class PlatformStream:
         give_up_after: float = GIVE_UP_AFTER_SECONDS,
     ):
         self.url = f"{base_url}/shops/{SHOP['slug']}/webhook"
+        self.secret = drill_shop_secret()
         self.orders, self.rate, self.give_up_after = orders, rate, give_up_after
         self.rng = random.Random(seed)
         self.session = requests.Session()
@@ -145,15 +146,9 @@ class PlatformStream:
             time.sleep(max(0.0, until - time.monotonic()))
 
     def _post(self, post: _Post) -> None:
-        headers = {
-            "Content-Type": "application/json",
-            "X-Shopify-Hmac-Sha256": signature(post.body, drill_shop_secret()),
-            "X-Shopify-Topic": post.topic,
-            "X-Shopify-Shop-Domain": SHOP["domain"],
-            "X-Shopify-Webhook-Id": str(uuid.uuid4()),
-            "X-Shopify-Event-Id": post.event_id,
-            "X-Shopify-Triggered-At": datetime.now(UTC).isoformat(),
-        }
+        headers = shopify_headers(
+            post.body, secret=self.secret, domain=SHOP["domain"], topic=post.topic, event_id=post.event_id
+        )
         deadline = time.monotonic() + self.give_up_after
         self.load.copies += 1
         while True:

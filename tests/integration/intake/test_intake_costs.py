@@ -3,6 +3,7 @@ API's (tests/integration/test_costs.py): a change that adds work to the intake f
 in the bench's intake phase. (Statements counted include BEGIN and COMMIT.)"""
 
 import copy
+from collections.abc import Callable
 
 import pytest
 from django.db import connection
@@ -44,6 +45,13 @@ def deliver(client):
     return post
 
 
+def _counted(action: Callable[[], str]) -> tuple[str, list[str]]:
+    """What `action` returned, and the statements it ran (their first 80 characters)."""
+    with CaptureQueriesContext(connection) as captured:
+        result = action()
+    return result, [query["sql"][:80] for query in captured.captured_queries]
+
+
 def _order(order_id: int) -> dict:
     payload = copy.deepcopy(shopify.ORDER)
     payload["id"] = order_id
@@ -54,13 +62,10 @@ def test_a_new_paid_order_costs_one_transaction_and_a_publish_per_event(deliver,
     deliver(_order(1), "warm-1")  # the connection's first statements (prepared ones) are not counted
     broker_round_trips.update(batches=0, messages=0)
     # when
-    with CaptureQueriesContext(connection) as captured:
-        detail = deliver(_order(2), "event-2")
+    detail, statements = _counted(lambda: deliver(_order(2), "event-2"))
     # then
     assert detail == "used"
-    assert len(captured.captured_queries) <= NEW_PAID_ORDER_STATEMENTS, [
-        query["sql"][:80] for query in captured.captured_queries
-    ]
+    assert len(statements) <= NEW_PAID_ORDER_STATEMENTS, statements
     assert broker_round_trips == {"batches": 2, "messages": 2}
 
 
@@ -68,11 +73,8 @@ def test_a_retried_delivery_costs_a_short_transaction_and_no_publish(deliver, br
     deliver(_order(1), "event-1")
     broker_round_trips.update(batches=0, messages=0)
     # when
-    with CaptureQueriesContext(connection) as captured:
-        detail = deliver(_order(1), "event-1")
+    detail, statements = _counted(lambda: deliver(_order(1), "event-1"))
     # then
     assert detail == "duplicate"
-    assert len(captured.captured_queries) <= DUPLICATE_STATEMENTS, [
-        query["sql"][:80] for query in captured.captured_queries
-    ]
+    assert len(statements) <= DUPLICATE_STATEMENTS, statements
     assert broker_round_trips == {"batches": 0, "messages": 0}
