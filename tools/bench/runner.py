@@ -379,7 +379,6 @@ class BenchRun:
             ["bin/web"],
             ready=r"Booting worker",
             WEB_PORT=str(port),
-            WEB_CONCURRENCY="2",
             PROMETHEUS_MULTIPROC_DIR=str(self.env.workdir / "prometheus-web"),
         )
         self._start_pipeline("ours")
@@ -415,8 +414,13 @@ class BenchRun:
             table[load]["slowest"] = [run["slowest"] for run in runs]
             table[load]["cpu_ms_per_delivery"] = [run["cpu"] for run in runs]
         self._stop_pipeline("ours")
+        web_workers = self.env.processes["web"].log_text().count("Booting worker")  # bin/web's default
         self.env.stop("web")
-        self.results["intake_ms"] = {"loads": table, "retry_every": intake.RETRY_EVERY}
+        self.results["intake_ms"] = {
+            "loads": table,
+            "retry_every": intake.RETRY_EVERY,
+            "web_workers": web_workers,
+        }
 
     def _start_pipeline(self, pipeline: str) -> None:
         self._start_worker(pipeline)
