@@ -16,7 +16,7 @@ from messaging.envelope import Envelope
 from messaging.identity import current_process_name
 from messaging.models import OutboxEvent
 from messaging.registry import EventType, event_type_get
-from messaging.relay.relay import relay_publish_committed
+from messaging.relay.after_answer import committed_events_publish
 
 
 def event_record(*, event_type: str, aggregate_id: uuid.UUID) -> OutboxEvent:
@@ -38,7 +38,8 @@ def event_record(*, event_type: str, aggregate_id: uuid.UUID) -> OutboxEvent:
     if hook is not None:
         hook(event)
     # The row itself goes to the hook: it was written here and is ours until the claim runs out.
-    transaction.on_commit(partial(relay_publish_committed, events=[event]), robust=True)
+    # In a web request it is published with the request's other events after the answer.
+    transaction.on_commit(partial(committed_events_publish, [event]), robust=True)
     return event
 
 
