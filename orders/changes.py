@@ -14,6 +14,7 @@ from uuid import UUID
 from django.db import transaction
 
 from apiauth.models import ApiToken
+from infra.keyed_hash import address_hash
 from messaging.outbox import event_record
 from orders.events import ORDER_CANCELLED, ORDER_PAID
 from orders.models import Order
@@ -137,6 +138,7 @@ def order_address_correct(*, order: Order, address: str) -> str:
     correction of a mistyped one, audited by the caller); returns the previous address."""
     previous = order.customer_email
     order.customer_email = address
+    order.customer_email_hash = address_hash(address)
     order.version += 1
-    order.save(update_fields=["customer_email", "version", "updated_at"])
+    order.save(update_fields=["customer_email", "customer_email_hash", "version", "updated_at"])
     return previous

@@ -33,6 +33,11 @@ class Order(models.Model):
     # see the first characters of `id`.
     number = models.CharField(max_length=64, null=True, blank=True)  # noqa: DJ001
     customer_email = models.EmailField()
+    # The address's keyed hash (infra/keyed_hash.py): the claim matches it against the
+    # suppression list, which keeps only the hash of an address that was erased. Empty for an
+    # order written before it existed (or by a process of the previous release during a
+    # rolling deploy): the claim then matches the address itself.
+    customer_email_hash = models.CharField(max_length=64, blank=True, db_default="")
     customer_name = models.CharField(max_length=200, blank=True, db_default="")
     amount = models.DecimalField(max_digits=12, decimal_places=2)
     currency = models.CharField(max_length=3)

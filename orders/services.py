@@ -9,6 +9,7 @@ from typing import Any
 from django.db import IntegrityError, transaction
 
 from apiauth.models import ApiToken
+from infra.keyed_hash import address_hash
 from messaging.outbox import event_record
 from observability.metrics import ORDERS_ACCEPTED
 from orders.content import ShopOrder
@@ -83,6 +84,7 @@ def order_record(
         status=Order.Status.PAID if paid else Order.Status.CREATED,
         version=2 if paid else 1,  # as an order created, then paid: each change counts
         customer_email=customer_email,
+        customer_email_hash=address_hash(customer_email),
         amount=money_check(amount=amount, currency=currency),
         currency=currency,
         locale=locale or site_locale(),

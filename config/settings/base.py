@@ -9,7 +9,7 @@ import re
 
 from config.settings.environment import env
 from config.settings.logging import logging_config
-from config.settings.safety import DEVELOPMENT_SECRET_KEY, production_refusals
+from config.settings.safety import DEVELOPMENT_SECRET_KEY, development_hash_key, production_refusals
 
 # --- Django core and production safety (docs/security.md) -------------------------------
 # "development" (make run, make test, the drill, the bench, docker compose) or "production"
@@ -19,6 +19,10 @@ from config.settings.safety import DEVELOPMENT_SECRET_KEY, production_refusals
 DJANGO_ENV = env("DJANGO_ENV", default="development")
 DEBUG = env.bool("DJANGO_DEBUG", default=False)
 SECRET_KEY = env("DJANGO_SECRET_KEY", default=DEVELOPMENT_SECRET_KEY)
+# The key of the keyed hashes that stand for an address once it is erased (a suppression, an
+# erasure's record: infra/keyed_hash.py). Never rotate it: a suppression held only as a hash
+# under the old key would no longer match its address. Production must set its own.
+PERSONAL_DATA_HASH_KEY = env("PERSONAL_DATA_HASH_KEY", default="") or development_hash_key(SECRET_KEY)
 ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[::1]"])
 # HTTPS ends at the TLS proxy in front of web and Flower. Behind it, Django trusts the proxy's
 # X-Forwarded-Proto (DJANGO_SECURE_PROXY_SSL_HEADER=HTTP_X_FORWARDED_PROTO,https), redirects
@@ -190,6 +194,7 @@ production_refusals(
     django_env=DJANGO_ENV,
     debug=DEBUG,
     secret_key=SECRET_KEY,
+    hash_key=PERSONAL_DATA_HASH_KEY,
     fault_crash_point=env("FAULT_CRASH_POINT", default=""),
     event_catalogues=MESSAGING_EVENT_CATALOGUES,
 )

@@ -1,15 +1,32 @@
 """What production refuses to start with (docs/security.md): a settings mistake that would
 otherwise show up as a breach or a lost guarantee is an error at start-up instead."""
 
+import hashlib
+
 from django.core.exceptions import ImproperlyConfigured
 
 DEVELOPMENT_SECRET_KEY = "dev-only-insecure-key-change-me"
+_DEVELOPMENT_HASH_KEY_PREFIX = "development-hash-key:"
+
+
+def development_hash_key(secret_key: str) -> str:
+    """Development's PERSONAL_DATA_HASH_KEY when none is set: derived from the secret key, and
+    recognisable, so that production refuses it."""
+    return _DEVELOPMENT_HASH_KEY_PREFIX + hashlib.sha256(secret_key.encode()).hexdigest()
+
+
 # Packages that hold drill and test machinery: production never loads code from them.
 _NOT_PRODUCT = ("tools.", "tests.")
 
 
 def production_refusals(
-    *, django_env: str, debug: bool, secret_key: str, fault_crash_point: str, event_catalogues: list[str]
+    *,
+    django_env: str,
+    debug: bool,
+    secret_key: str,
+    hash_key: str,
+    fault_crash_point: str,
+    event_catalogues: list[str],
 ) -> None:
     if django_env not in ("development", "production"):
         raise ImproperlyConfigured(f"DJANGO_ENV must be development or production, not {django_env!r}.")
@@ -24,6 +41,13 @@ def production_refusals(
         raise ImproperlyConfigured(
             "DJANGO_SECRET_KEY is the development key or shorter than 50 characters; production needs "
             'its own: python -c "import secrets; print(secrets.token_urlsafe(50))"'
+        )
+    if hash_key.startswith(_DEVELOPMENT_HASH_KEY_PREFIX) or len(hash_key) < 32:
+        # The key of the hashes that keep an erased address suppressed: one derived from a
+        # development default could be recomputed by anyone, and a guessed address confirmed.
+        raise ImproperlyConfigured(
+            "PERSONAL_DATA_HASH_KEY is unset or shorter than 32 characters; production needs its own, "
+            'kept for good (never rotated): python -c "import secrets; print(secrets.token_urlsafe(32))"'
         )
     # The fault switches of the drills: a crash point kills the process on purpose, and a
     # drill catalogue swaps a handler for a deliberately broken one.

@@ -71,7 +71,11 @@ SELECT w.position, {columns_of(Order, "o")}, {columns_of(Notification, "n")},
        EXISTS (SELECT 1 FROM {ProcessedEvent._meta.db_table} i
                 WHERE i.event_id = w.event_id AND i.handler = w.inbox_key),
        (SELECT s.id FROM {Suppression._meta.db_table} s
-         WHERE lower(s.address) = lower(o.customer_email) AND s.lifted_at IS NULL LIMIT 1),
+         WHERE s.lifted_at IS NULL
+           AND (s.address_hash <> '' AND s.address_hash = o.customer_email_hash
+                OR (s.address_hash = '' OR o.customer_email_hash = '') AND s.address <> ''
+                   AND lower(s.address) = lower(o.customer_email))
+         LIMIT 1),
        (SELECT v.id FROM {EmailTemplateVersion._meta.db_table} v
          WHERE v.kind = w.kind AND v.locale = o.locale
            AND v.published_at IS NOT NULL AND v.retired_at IS NULL LIMIT 1),

@@ -62,7 +62,11 @@ class Suppression(models.Model):
         BOUNCED = "bounced"
         COMPLAINED = "complained"
 
-    address = models.EmailField(max_length=254)
+    # Empty once the address's owner had it erased: the keyed hash (infra/keyed_hash.py) stays
+    # and keeps the address suppressed. Empty hash: a row of the previous release, matched by
+    # its address.
+    address = models.EmailField(max_length=254, blank=True)
+    address_hash = models.CharField(max_length=64, blank=True, db_default="")
     reason = models.CharField(max_length=16, choices=Reason.choices)
     detail = models.TextField(blank=True)  # the provider's words
     provider_event = models.ForeignKey(ProviderEvent, null=True, blank=True, on_delete=models.SET_NULL)
@@ -78,14 +82,21 @@ class Suppression(models.Model):
         constraints = [
             # One active suppression per address, whatever its case.
             models.UniqueConstraint(
-                Lower("address"), condition=models.Q(lifted_at__isnull=True), name="suppression_one_active"
+                Lower("address"),
+                condition=models.Q(lifted_at__isnull=True) & ~models.Q(address=""),
+                name="suppression_one_active",
+            ),
+            models.UniqueConstraint(
+                "address_hash",
+                condition=models.Q(lifted_at__isnull=True) & ~models.Q(address_hash=""),
+                name="suppression_one_active_hash",
             ),
         ]
         permissions = [("lift_suppression", "Can lift an address suppression")]
 
     def __str__(self) -> str:
         state = "lifted" if self.lifted_at else "active"
-        return f"{self.address} {self.reason} ({state})"
+        return f"{self.address or 'an erased address'} {self.reason} ({state})"
 
 
 class ProviderCircuit(models.Model):

@@ -4,17 +4,22 @@ reviewer lifts a suppression in the admin, audited."""
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.db.models.functions import Lower
 from django.utils import timezone
 
+from infra.keyed_hash import address_hash
 from notifications.models import OperatorAction, ProviderEvent, Suppression
 
 
 def suppression_active(address: str) -> Suppression | None:
-    # lower(address) matches the partial unique index, so this is one index probe.
+    """The address's active suppression, found by its keyed hash (which outlives the address's
+    erasure) or, for a row of the previous release without one, by the address; each through
+    its partial unique index."""
     return (
         Suppression.objects.alias(address_lower=Lower("address"))
-        .filter(address_lower=address.lower(), lifted_at__isnull=True)
+        .filter(Q(address_hash=address_hash(address)) | Q(address_hash="", address_lower=address.lower()))
+        .filter(lifted_at__isnull=True)
         .first()
     )
 
@@ -31,9 +36,13 @@ def suppression_add(*, address: str, event: ProviderEvent) -> bool:
     try:
         with transaction.atomic():  # a savepoint: a concurrent insert only undoes this one
             Suppression.objects.create(
-                address=address, reason=reason, detail=event.description, provider_event=event
+                address=address,
+                address_hash=address_hash(address),
+                reason=reason,
+                detail=event.description,
+                provider_event=event,
             )
-    except IntegrityError:  # the partial unique index on lower(address): suppressed already
+    except IntegrityError:  # a partial unique index (the address, its hash): suppressed already
         return False
     return True
 
@@ -65,7 +74,8 @@ def suppression_lift(*, suppression_id: int, actor: User, comment: str) -> bool:
         actor_name=actor.get_username(),
         action=OperatorAction.Action.LIFT_SUPPRESSION,
         comment=comment,
-        result=f"{suppression.address} may receive email again (was {suppression.reason})",
+        result=f"{suppression.address or 'An erased address'} may receive email again "
+        f"(was {suppression.reason})",
         finished_at=suppression.lifted_at,
     )
     return True

@@ -43,6 +43,7 @@ def pod_web(broker, processes_database_url, tmp_path_factory):
         **kubernetes_container_env("web", "web", pod_name=POD_NAME),
         # the Secret orders-secrets
         "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
+        "PERSONAL_DATA_HASH_KEY": secrets.token_urlsafe(32),
         "DATABASE_URL": processes_database_url,
         "CELERY_BROKER_URL": broker,
         "RABBITMQ_MANAGEMENT_URL": settings.RABBITMQ_MANAGEMENT_URL,

@@ -58,6 +58,7 @@ def _with_generated_key(profile: dict[str, str]) -> dict[str, str]:
     return {
         **profile,
         "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
+        "PERSONAL_DATA_HASH_KEY": secrets.token_urlsafe(32),
         "RESEND_WEBHOOK_SECRET": signing_key,
     }
 
@@ -119,7 +120,12 @@ def test_check_deploy_warns_when_one_production_setting_is_turned_off(turned_off
 
 def test_production_is_https_only_by_default():
     seen = _settings_seen(
-        {"DJANGO_ENV": "production", "DJANGO_SECRET_KEY": secrets.token_urlsafe(50)}, *HTTPS_SETTINGS_SEEN
+        {
+            "DJANGO_ENV": "production",
+            "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
+            "PERSONAL_DATA_HASH_KEY": secrets.token_urlsafe(32),
+        },
+        *HTTPS_SETTINGS_SEEN,
     )
     assert seen == {
         "SECURE_SSL_REDIRECT": True,
@@ -143,6 +149,18 @@ def test_production_refuses_to_start_with_the_development_key():
     done = _manage("check", env=profile)
     assert done.returncode != 0
     assert "DJANGO_SECRET_KEY is the development key" in done.stderr
+
+
+@pytest.mark.parametrize("key", [None, "<personal-data-hash-key>"], ids=["unset", "placeholder"])
+def test_production_refuses_to_start_without_its_own_personal_data_hash_key(key):
+    profile = _with_generated_key(production_profile())
+    if key is None:
+        del profile["PERSONAL_DATA_HASH_KEY"]  # falls back to one derived for development
+    else:
+        profile["PERSONAL_DATA_HASH_KEY"] = key
+    done = _manage("check", env=profile)
+    assert done.returncode != 0
+    assert "ImproperlyConfigured: PERSONAL_DATA_HASH_KEY is unset or shorter than 32" in done.stderr
 
 
 @pytest.mark.parametrize("secret", ["", "<resend-webhook-signing-secret>"], ids=["empty", "placeholder"])

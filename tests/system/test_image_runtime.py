@@ -134,6 +134,7 @@ def test_the_web_and_the_worker_start_from_the_image_s_files_as_production(
         kubernetes_container_env("web", "web", pod_name="orders-web-0"),
         {
             "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
+            "PERSONAL_DATA_HASH_KEY": secrets.token_urlsafe(32),
             "DATABASE_URL": processes_database_url,
             "CELERY_BROKER_URL": broker,
             "RABBITMQ_MANAGEMENT_URL": settings.RABBITMQ_MANAGEMENT_URL,
