@@ -71,6 +71,9 @@ class Order(models.Model):
     platform_updated_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+    # When the customer's personal data was erased at their request (orders/personal_data.py):
+    # the address, name and what was bought are gone, the amounts stay; no email of it is sent.
+    erased_at = models.DateTimeField(null=True, blank=True)
 
     objects = OrderQuerySet.as_manager()
 

@@ -23,6 +23,9 @@ SECRET_KEY = env("DJANGO_SECRET_KEY", default=DEVELOPMENT_SECRET_KEY)
 # erasure's record: infra/keyed_hash.py). Never rotate it: a suppression held only as a hash
 # under the old key would no longer match its address. Production must set its own.
 PERSONAL_DATA_HASH_KEY = env("PERSONAL_DATA_HASH_KEY", default="") or development_hash_key(SECRET_KEY)
+# A customer's erasure (privacy/erasure.py) on the tables of features above it, by dotted path:
+# a function (*, order_ids, address, words, now) -> rows changed by kind.
+PERSONAL_DATA_ERASURE_STEPS = {"platform_deliveries": "intake.personal_data.deliveries_erase"}
 ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[::1]"])
 # HTTPS ends at the TLS proxy in front of web and Flower. Behind it, Django trusts the proxy's
 # X-Forwarded-Proto (DJANGO_SECURE_PROXY_SSL_HEADER=HTTP_X_FORWARDED_PROTO,https), redirects
@@ -62,6 +65,7 @@ INSTALLED_APPS = [
     "orders",
     "notifications",
     "operations",  # the operators' screens and commands, above the email feature
+    "privacy",  # a customer's personal data: erasure and export, across the features
     "intake",  # the connected shops' platform webhooks, turned into orders and their events
     "anymail",  # ESP backends and tracking webhooks (notifications/providers, notifications/tracking)
     "infra",

@@ -45,12 +45,15 @@ class Decision:
 
 
 SEND = Decision(Action.SEND)
+ERASED_REASON = "Not sent: the customer's personal data was erased at their request."
 
 
 def notification_decide(
     *, notification: Notification, order: Order, suppression: Suppression | None = None
 ) -> Decision:
     """`suppression`: the address's active suppression, if it has one."""
+    if order.erased_at is not None:  # no address to send to, and the customer asked for none
+        return Decision(Action.SKIP, ERASED_REASON)
     if suppression is not None:  # it bounced hard or its owner complained: never again
         return Decision(Action.SKIP, suppression_reason(suppression))
     cancelled = order.status == Order.Status.CANCELLED

@@ -1,0 +1,35 @@
+"""Free text a person or a provider wrote that may quote a customer (an operator's comment, an
+error's words): the quoted address and names replaced in the database, by one UPDATE, so the
+rest of the text (what was done, why) stays readable."""
+
+import re
+from collections.abc import Iterable
+
+from django.db.models import F, Func, Q, Value
+from django.db.models.expressions import Combinable
+
+ERASED = "(erased)"
+
+
+def text_scrubbed(field: str, words: Iterable[str]) -> Combinable:
+    """`field` with every occurrence of each word, in any case, replaced by "(erased)"."""
+    expression: Combinable = F(field)
+    for word in _longest_first(words):
+        expression = Func(
+            expression, Value(re.escape(word)), Value(ERASED), Value("gi"), function="regexp_replace"
+        )
+    return expression
+
+
+def text_quotes(field: str, words: Iterable[str]) -> Q:
+    """Rows whose `field` quotes any of the words, in any case."""
+    query = Q(pk__in=[])
+    for word in _longest_first(words):
+        query |= Q(**{f"{field}__icontains": word})
+    return query
+
+
+def _longest_first(words: Iterable[str]) -> list[str]:
+    """A name inside an address is replaced after the address, not within it; words of fewer
+    than 3 characters are not replaced (they would match inside any text)."""
+    return sorted({word.strip() for word in words if len(word.strip()) >= 3}, key=len, reverse=True)

@@ -1,0 +1,117 @@
+"""A customer's emails, erased at their request: what each email said and where it went, what
+the provider answered and reported about it, and the words people wrote about it.
+
+An email not yet sent is not sent: it is skipped with the reason. An email being sent right
+now cannot be called back, so the erasure waits for it (EmailsInFlight) rather than erase
+under a worker that will record its outcome. What stays: each email's kind, status, times,
+idempotency key and provider message id, its attempts' outcomes and times, the provider's
+events' kinds and times, the suppression as the address's keyed hash: the history a shop
+needs to show that each email went once, without saying to whom.
+"""
+
+from datetime import datetime
+
+from django.db.models import Case, Q, Value, When
+
+from infra.keyed_hash import address_hash
+from infra.text_scrub import text_quotes, text_scrubbed
+from notifications.delivery.rules import ERASED_REASON
+from notifications.delivery.state import notification_set_status
+from notifications.models import (
+    AddressCorrection,
+    DeliveryAttempt,
+    Notification,
+    OperatorAction,
+    ProviderEvent,
+    ReconcileMismatch,
+    Suppression,
+)
+
+_UNSENT = (Notification.Status.PENDING, Notification.Status.FAILED, Notification.Status.NEEDS_REVIEW)
+Status = Notification.Status
+
+
+class EmailsInFlight(Exception):
+    """Emails of the customer are being sent right now; the erasure must wait for them."""
+
+    def __init__(self, count: int, until: datetime):
+        super().__init__(
+            f"{count} email(s) of this customer are being sent right now (until {until:%H:%M:%S} at most)."
+        )
+        self.count = count
+        self.until = until
+
+
+def notifications_erase(*, order_ids: list, address: str, names: list[str], now: datetime) -> dict[str, int]:
+    """In the caller's transaction, which holds the orders' rows locked (so no claim starts on
+    them meanwhile). Returns how many rows of each kind were changed."""
+    emails = list(
+        Notification.objects.select_for_update(of=("self",))
+        .filter(order_id__in=order_ids)
+        .order_by("order_id", "id")
+    )
+    sending = [
+        n for n in emails if n.status == Status.SENDING and n.lease_expires_at and n.lease_expires_at > now
+    ]
+    if sending:
+        raise EmailsInFlight(len(sending), max(n.lease_expires_at for n in sending if n.lease_expires_at))
+    ids = [email.id for email in emails]
+    words = [address, *names]
+    already = Q(email_subject="", email_text="", email_html="", last_error_detail="", delivery_detail="")
+    changed = {
+        "emails": Notification.objects.filter(id__in=ids)
+        .exclude(already & Q(last_error__in=["", ERASED_REASON], reviewer_comment=""))
+        .update(
+            email_subject="",
+            email_text="",
+            email_html="",
+            # An erasure's own reason stays: a second run must not blank why it was not sent.
+            last_error=Case(When(last_error=ERASED_REASON, then=Value(ERASED_REASON)), default=Value("")),
+            last_error_detail="",
+            delivery_detail="",
+            reviewer_comment="",
+        ),
+        "emails_not_sent": 0,
+    }
+    for email in emails:
+        if email.status in _UNSENT or email.status == Status.SENDING:  # a lease that ran out
+            notification_set_status(email, Status.SKIPPED, now, reason=ERASED_REASON)
+            changed["emails_not_sent"] += 1
+    changed.update(_history_erase(ids=ids, address=address, words=words))
+    return changed
+
+
+def _history_erase(*, ids: list[int], address: str, words: list[str]) -> dict[str, int]:
+    """The attempts, the provider's events, the suppression, corrections and people's words."""
+    mine = Q(notification_id__in=ids)
+    attempts = DeliveryAttempt.objects.filter(mine | Q(recipient__iexact=address)).exclude(
+        recipient="", error=""
+    )
+    events = ProviderEvent.objects.filter(mine | Q(recipient__iexact=address)).exclude(
+        payload={}, recipient=""
+    )
+    suppressions = Suppression.objects.filter(
+        Q(address_hash=address_hash(address)) | Q(address_hash="", address__iexact=address)
+    ).exclude(address="", detail="")
+    # People's and providers' words: wherever they quote the address or the customer's name.
+    actions = OperatorAction.objects.filter(text_quotes("comment", words) | text_quotes("result", words))
+    mismatches = ReconcileMismatch.objects.filter(
+        text_quotes("detail", words) | text_quotes("subject", words)
+    )
+    return {
+        "attempts": attempts.update(recipient="", error=""),
+        "provider_events": events.update(
+            recipient="", payload={}, description="", result=text_scrubbed("result", words)
+        ),
+        "suppressions": suppressions.update(address="", detail="", address_hash=address_hash(address)),
+        "address_corrections": AddressCorrection.objects.filter(previous_address__iexact=address).update(
+            previous_address=""
+        )
+        + AddressCorrection.objects.filter(new_address__iexact=address).update(new_address=""),
+        "operator_actions": actions.update(
+            comment=text_scrubbed("comment", words), result=text_scrubbed("result", words)
+        ),
+        "reconcile_mismatches": mismatches.update(
+            detail=text_scrubbed("detail", words), subject=text_scrubbed("subject", words)
+        ),
+    }

@@ -1,0 +1,68 @@
+"""An order's personal data, found by its customer's address and erased at their request.
+
+What goes: the address and the name on the order, the addresses, names and products in what
+was bought (each OrderVersion), a parcel's tracking, a refund's reason (a person's words).
+What stays, for the shop's books and the reconciliation: the order's number, status, amounts,
+currency and dates; each version's totals and each line's quantity and amounts. The order is
+marked erased, and the delivery rules send none of its emails afterwards.
+"""
+
+from datetime import datetime
+from typing import Any
+
+from django.db.models import Q, QuerySet
+
+from infra.keyed_hash import address_hash
+from orders.models import Order, OrderVersion, Refund, Shipment
+
+# Kept from a version's content: amounts and codes, nothing that names or places a person.
+_CONTENT_KEPT = ("number", "currency", "total", "tax_total", "locale")
+_LINE_KEPT = ("quantity", "unit_price", "total")
+
+
+def orders_of_address(address: str) -> "QuerySet[Order]":
+    """Every order placed for the address, in any case; also those already erased (they keep
+    the address's keyed hash), so that an erasure run again finds them and changes nothing."""
+    return Order.objects.filter(
+        Q(customer_email_hash=address_hash(address))
+        | Q(customer_email_hash="", customer_email__iexact=address.strip())
+    )
+
+
+def orders_erase(order_ids: list, *, now: datetime) -> dict[str, int]:
+    """Erase the orders' personal data, in the caller's transaction (which holds their rows
+    locked). Returns how many rows of each kind were changed."""
+    orders = Order.objects.filter(id__in=order_ids)
+    changed = {
+        "orders": orders.filter(erased_at__isnull=True).count(),
+        "order_versions": 0,
+    }
+    orders.update(customer_email="", customer_name="", erased_at=now)
+    for version in OrderVersion.objects.filter(order_id__in=order_ids).only("id", "content"):
+        kept = content_without_person(version.content)
+        if kept != version.content:
+            OrderVersion.objects.filter(pk=version.pk).update(content=kept)
+            changed["order_versions"] += 1
+    changed["shipments"] = (
+        Shipment.objects.filter(order_id__in=order_ids)
+        .exclude(tracking_number="", tracking_url="", lines=[])
+        .update(tracking_number="", tracking_url="", lines=[])
+    )
+    changed["refunds"] = (
+        Refund.objects.filter(order_id__in=order_ids).exclude(reason="", lines=[]).update(reason="", lines=[])
+    )
+    return changed
+
+
+def content_without_person(content: dict[str, Any]) -> dict[str, Any]:
+    """What was bought, without who bought it, where it went or what it was: the totals, and
+    each line's quantity and amounts, and shipping's and discounts' amounts."""
+    kept: dict[str, Any] = {key: content[key] for key in _CONTENT_KEPT if key in content}
+    kept["lines"] = [
+        {key: line[key] for key in _LINE_KEPT if key in line} for line in content.get("lines", [])
+    ]
+    if content.get("shipping"):
+        kept["shipping"] = {"price": content["shipping"].get("price", 0)}
+    if content.get("discounts"):
+        kept["discounts"] = [{"amount": discount.get("amount", 0)} for discount in content["discounts"]]
+    return kept

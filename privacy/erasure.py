@@ -1,0 +1,81 @@
+"""Erasing one customer's personal data at their request (GDPR art. 17), by their address.
+
+One transaction: the customer's orders are locked first (in id order, as a claim locks them,
+so neither waits on the other in a circle), then each feature erases what it holds about them
+(orders/personal_data.py, notifications/personal_data.py, the features above this one through
+PERSONAL_DATA_ERASURE_STEPS, the libraries' tables in privacy/third_party.py), and the
+erasure is recorded without the address. An email being sent at that moment makes the whole
+erasure wait (EmailsInFlight, nothing changed): its worker records its outcome first, and the
+erasure is run again; with the orders locked and marked erased, no email of them starts after.
+
+Safe to run twice: the second finds the same orders by the address's keyed hash, changes
+nothing, and is recorded too, saying so.
+"""
+
+from collections.abc import Callable
+
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
+from django.db import transaction
+from django.utils import timezone
+from django.utils.module_loading import import_string
+
+from infra.keyed_hash import address_hash
+from notifications.personal_data import EmailsInFlight, notifications_erase
+from orders.personal_data import orders_erase, orders_of_address
+from privacy.models import Erasure
+from privacy.third_party import admin_history_erase, task_results_erase
+
+__all__ = ["EmailsInFlight", "ErasureRefused", "customer_erase"]
+
+Step = Callable[..., dict[str, int]]
+
+
+class ErasureRefused(ValueError):
+    """The request cannot be an erasure (not an address); nothing was changed."""
+
+
+@transaction.atomic(durable=True)
+def customer_erase(*, address: str, via: str, actor: User | None, actor_name: str) -> Erasure:
+    """Erase everything personal held about `address`; the record says what changed. Raises
+    ErasureRefused for something that is not an address, EmailsInFlight while one of the
+    customer's emails is being sent (nothing changed: run it again once it is done)."""
+    address = address.strip()
+    try:
+        validate_email(address)
+    except ValidationError as exc:
+        raise ErasureRefused(f"{address!r} is not an email address.") from exc
+    now = timezone.now()
+    orders = list(
+        orders_of_address(address)
+        .select_for_update(no_key=True, of=("self",))
+        .order_by("id")
+        .only("id", "customer_name")
+    )
+    order_ids = [order.id for order in orders]
+    names = [order.customer_name for order in orders if order.customer_name]
+    words = [address, *names]
+    changed = orders_erase(order_ids, now=now)
+    changed.update(notifications_erase(order_ids=order_ids, address=address, names=names, now=now))
+    for step in _steps():
+        changed.update(step(order_ids=order_ids, address=address, words=words, now=now))
+    return Erasure.objects.create(
+        address_hash=address_hash(address),
+        via=via,
+        actor=actor,
+        actor_name=actor_name,
+        changed=changed,
+        erased_at=now,
+    )
+
+
+def erasures_of(address: str) -> "list[Erasure]":
+    """The recorded erasures of an address (found by its keyed hash), newest first."""
+    return list(Erasure.objects.filter(address_hash=address_hash(address.strip())))
+
+
+def _steps() -> list[Step]:
+    features = [import_string(path) for path in settings.PERSONAL_DATA_ERASURE_STEPS.values()]
+    return [*features, task_results_erase, admin_history_erase]

@@ -1,0 +1,29 @@
+from django.conf import settings
+from django.db import models
+
+
+class Erasure(models.Model):
+    """One customer's personal data erased at their request: by whom, when, how, and what it
+    changed, recorded without the address (its keyed hash, infra/keyed_hash.py, which tells
+    an address asked about again from any other)."""
+
+    class Via(models.TextChoices):
+        COMMAND = "command", "manage.py customer_erase"
+        ADMIN = "admin", "the admin"
+        API = "api", "the API"
+        PLATFORM = "platform", "the shop's platform (a privacy webhook)"
+
+    address_hash = models.CharField(max_length=64, db_index=True)
+    via = models.CharField(max_length=16, choices=Via.choices)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    actor_name = models.CharField(max_length=150)  # the OS user for the command, the token's name for the API
+    changed = models.JSONField(default=dict)  # rows changed by kind: {"orders": 2, "emails": 5, …}
+    erased_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-erased_at"]
+
+    def __str__(self) -> str:
+        return f"erasure {self.pk} by {self.actor_name} at {self.erased_at:%Y-%m-%d %H:%M}"
