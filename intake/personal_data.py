@@ -3,9 +3,12 @@
 delivery whose body quotes the address or name (one waiting for its order, one that could not
 be used, a platform's privacy request). What stays: which delivery came, when, for which
 platform order, and what it did, so the intake's history still shows each event stored once.
-Called by the erasure through PERSONAL_DATA_ERASURE_STEPS (privacy/erasure.py)."""
+Called by the erasure and the export through PERSONAL_DATA_ERASURE_STEPS and
+PERSONAL_DATA_EXPORT_STEPS (privacy/erasure.py, privacy/export.py)."""
 
+import json
 from datetime import datetime
+from typing import Any
 
 from django.db.models import Q
 
@@ -18,3 +21,27 @@ def deliveries_erase(*, order_ids: list, address: str, words: list[str], now: da
         Q(order_id__in=order_ids) | text_quotes("body", words) | text_quotes("reason", words)
     ).exclude(body="")
     return {"platform_deliveries": deliveries.update(body="", reason=text_scrubbed("reason", words))}
+
+
+def deliveries_export(*, order_ids: list, address: str, words: list[str]) -> dict[str, Any]:
+    """What the shops' platforms sent about the customer, each delivery's body as it came."""
+    deliveries = PlatformDelivery.objects.filter(Q(order_id__in=order_ids) | text_quotes("body", words))
+    return {
+        "what the shops' platforms sent": [
+            {
+                "shop": delivery.shop.name,
+                "platform": delivery.shop.get_platform_display(),
+                "what": delivery.topic,
+                "received at": delivery.received_at.isoformat(),
+                "as sent": _parsed(delivery.body),
+            }
+            for delivery in deliveries.select_related("shop").order_by("received_at")
+        ]
+    }
+
+
+def _parsed(body: str) -> Any:
+    try:
+        return json.loads(body) if body else None
+    except ValueError:
+        return body

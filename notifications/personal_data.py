@@ -10,6 +10,7 @@ needs to show that each email went once, without saying to whom.
 """
 
 from datetime import datetime
+from typing import Any
 
 from django.db.models import Case, Q, Value, When
 
@@ -114,4 +115,52 @@ def _history_erase(*, ids: list[int], address: str, words: list[str]) -> dict[st
         "reconcile_mismatches": mismatches.update(
             detail=text_scrubbed("detail", words), subject=text_scrubbed("subject", words)
         ),
+    }
+
+
+def notifications_export(*, order_ids: list, address: str) -> dict[str, Any]:
+    """Each email sent or meant for the customer, with what the provider reported about it, the
+    address's suppression, and corrections of it."""
+    emails = []
+    for email in Notification.objects.filter(order_id__in=order_ids).order_by("created_at"):
+        emails.append(
+            {
+                "order": str(email.order_id),
+                "email": email.get_kind_display(),
+                "status": email.get_status_display(),
+                "why it was not sent, or what went wrong": email.last_error,
+                "sent at": email.sent_at.isoformat() if email.sent_at else None,
+                "what the provider said happened to it": email.get_delivery_status_display(),
+                "subject": email.email_subject,
+                "text": email.email_text,
+                "attempts to send it": [
+                    {"at": a.started_at.isoformat(), "to": a.recipient, "outcome": a.get_outcome_display()}
+                    for a in email.attempts.order_by("number")
+                ],
+                "the provider's reports": [
+                    {"at": e.occurred_at.isoformat(), "what": e.get_kind_display(), "details": e.description}
+                    for e in email.provider_events.order_by("occurred_at")
+                ],
+            }
+        )
+    suppressions = Suppression.objects.filter(
+        Q(address_hash=address_hash(address)) | Q(address_hash="", address__iexact=address)
+    )
+    return {
+        "emails": emails,
+        "suppression (no email is sent to the address)": [
+            {
+                "since": s.created_at.isoformat(),
+                "why": s.get_reason_display(),
+                "the provider's words": s.detail,
+                "lifted at": s.lifted_at.isoformat() if s.lifted_at else None,
+            }
+            for s in suppressions
+        ],
+        "address corrections": [
+            {"from": c.previous_address, "to": c.new_address, "at": c.corrected_at.isoformat()}
+            for c in AddressCorrection.objects.filter(
+                Q(previous_address__iexact=address) | Q(new_address__iexact=address)
+            )
+        ],
     }

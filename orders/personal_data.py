@@ -66,3 +66,47 @@ def content_without_person(content: dict[str, Any]) -> dict[str, Any]:
     if content.get("discounts"):
         kept["discounts"] = [{"amount": discount.get("amount", 0)} for discount in content["discounts"]]
     return kept
+
+
+def orders_export(orders: "QuerySet[Order]") -> list[dict[str, Any]]:
+    """Each order as its customer would read it: what, when, how much, where it went."""
+    exported = []
+    for order in orders.order_by("created_at").prefetch_related("versions", "shipments", "refunds"):
+        exported.append(
+            {
+                "order": str(order.id),
+                "order number": order.number or "",
+                "placed at": order.created_at.isoformat(),
+                "status": order.get_status_display(),
+                "amount": str(order.amount),
+                "currency": order.currency,
+                "email address": order.customer_email,
+                "name": order.customer_name,
+                "language of its emails": order.locale,
+                "erased at the customer's request at": order.erased_at.isoformat()
+                if order.erased_at
+                else None,
+                "what was bought, as the shop sent it (each version)": [
+                    version.content for version in order.versions.all()
+                ],
+                "parcels": [
+                    {
+                        "carrier": parcel.carrier,
+                        "tracking number": parcel.tracking_number,
+                        "tracking link": parcel.tracking_url,
+                        "lines": parcel.lines,
+                        "announced at": parcel.created_at.isoformat(),
+                    }
+                    for parcel in order.shipments.all()
+                ],
+                "refunds": [
+                    {
+                        "amount in minor units": refund.amount_minor,
+                        "reason": refund.reason,
+                        "lines": refund.lines,
+                    }
+                    for refund in order.refunds.all()
+                ],
+            }
+        )
+    return exported

@@ -28,25 +28,21 @@ from orders.personal_data import orders_erase, orders_of_address
 from privacy.models import Erasure
 from privacy.third_party import admin_history_erase, task_results_erase
 
-__all__ = ["EmailsInFlight", "ErasureRefused", "customer_erase"]
+__all__ = ["AddressRefused", "EmailsInFlight", "customer_erase"]
 
 Step = Callable[..., dict[str, int]]
 
 
-class ErasureRefused(ValueError):
-    """The request cannot be an erasure (not an address); nothing was changed."""
+class AddressRefused(ValueError):
+    """What was given is not an email address: nothing was erased or exported."""
 
 
 @transaction.atomic(durable=True)
 def customer_erase(*, address: str, via: str, actor: User | None, actor_name: str) -> Erasure:
     """Erase everything personal held about `address`; the record says what changed. Raises
-    ErasureRefused for something that is not an address, EmailsInFlight while one of the
+    AddressRefused for something that is not an address, EmailsInFlight while one of the
     customer's emails is being sent (nothing changed: run it again once it is done)."""
-    address = address.strip()
-    try:
-        validate_email(address)
-    except ValidationError as exc:
-        raise ErasureRefused(f"{address!r} is not an email address.") from exc
+    address = address_checked(address)
     now = timezone.now()
     orders = list(
         orders_of_address(address)
@@ -69,6 +65,16 @@ def customer_erase(*, address: str, via: str, actor: User | None, actor_name: st
         changed=changed,
         erased_at=now,
     )
+
+
+def address_checked(address: str) -> str:
+    """The address, trimmed; AddressRefused for what is not one."""
+    address = address.strip()
+    try:
+        validate_email(address)
+    except ValidationError as exc:
+        raise AddressRefused(f"{address!r} is not an email address.") from exc
+    return address
 
 
 def erasures_of(address: str) -> "list[Erasure]":

@@ -26,6 +26,8 @@ PERSONAL_DATA_HASH_KEY = env("PERSONAL_DATA_HASH_KEY", default="") or developmen
 # A customer's erasure (privacy/erasure.py) on the tables of features above it, by dotted path:
 # a function (*, order_ids, address, words, now) -> rows changed by kind.
 PERSONAL_DATA_ERASURE_STEPS = {"platform_deliveries": "intake.personal_data.deliveries_erase"}
+# And its export (privacy/export.py): (*, order_ids, address, words) -> sections of the document.
+PERSONAL_DATA_EXPORT_STEPS = {"platform_deliveries": "intake.personal_data.deliveries_export"}
 ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[::1]"])
 # HTTPS ends at the TLS proxy in front of web and Flower. Behind it, Django trusts the proxy's
 # X-Forwarded-Proto (DJANGO_SECURE_PROXY_SSL_HEADER=HTTP_X_FORWARDED_PROTO,https), redirects

@@ -16,7 +16,7 @@ import time
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from privacy.erasure import EmailsInFlight, ErasureRefused, customer_erase
+from privacy.erasure import AddressRefused, EmailsInFlight, customer_erase
 from privacy.models import Erasure
 
 
@@ -43,7 +43,7 @@ class Command(BaseCommand):
                     address=address, via=Erasure.Via.COMMAND, actor=None, actor_name=actor
                 )
                 break
-            except ErasureRefused as exc:
+            except AddressRefused as exc:
                 raise CommandError(f"Refused, nothing changed: {exc}") from exc
             except EmailsInFlight as exc:
                 if time.monotonic() >= deadline:

@@ -4,6 +4,7 @@
 nor the name nor the street, while the order's amounts and the emails' history stay, another
 customer's data is untouched, and a second run changes nothing."""
 
+import json
 import subprocess
 from datetime import timedelta
 
@@ -20,6 +21,7 @@ from notifications.delivery.rules import ERASED_REASON
 from notifications.models import DeliveryAttempt, Notification
 from orders.models import Order, OrderVersion
 from privacy.erasure import EmailsInFlight, customer_erase
+from privacy.export import customer_export
 from privacy.models import Erasure
 from shops.models import Shop
 from tests import shopify_payloads as shopify
@@ -155,3 +157,33 @@ def test_an_email_being_sent_makes_the_erasure_wait_and_change_nothing():
 def test_what_is_not_an_address_is_refused_at_the_command_line():
     with pytest.raises(CommandError, match="Refused, nothing changed: 'ada' is not an email address"):
         call_command("customer_erase", "ada", "--yes")
+
+
+def test_the_export_holds_everything_about_the_customer_in_words_and_after_the_erasure_why_not(
+    ada_s_order, tmp_path
+):
+    path = tmp_path / "ada.json"
+    call_command("customer_export", ADDRESS.upper(), "--output", str(path))
+    document = json.loads(path.read_text())
+    [order] = document["orders"]
+    assert (order["email address"], order["name"]) == (ADDRESS, "Ada Lovelace")
+    assert STREET in json.dumps(order["what was bought, as the shop sent it (each version)"])
+    assert sorted(email["email"] for email in document["emails"]) == [
+        "Order confirmation",
+        "Refund",
+        "Shipment",
+    ]
+    assert all(email["status"] == "sent" and email["subject"] for email in document["emails"])
+    assert len(document["what the shops' platforms sent"]) == 3
+    assert "grace@example.com" not in path.read_text()  # nobody else's
+    with pytest.raises(CommandError, match="Nothing written"):  # never over an existing file
+        call_command("customer_export", ADDRESS, "--output", str(path))
+    # after the erasure: what stays, and why the rest is gone
+    call_command("customer_erase", ADDRESS, "--yes")
+    after = customer_export(ADDRESS)
+    assert [o["email address"] for o in after["orders"]] == [""]
+    assert after["orders"][0]["erased at the customer's request at"]
+    assert [e["asked through"] for e in after["erasures of this address's data"]] == [
+        "manage.py customer_erase"
+    ]
+    assert STREET not in json.dumps(after)
