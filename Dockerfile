@@ -27,6 +27,7 @@ COPY messaging/ messaging/
 COPY notifications/ notifications/
 COPY observability/ observability/
 COPY orders/ orders/
+COPY privacy/ privacy/
 COPY shops/ shops/
 COPY operations/ operations/
 COPY bin/ bin/

@@ -93,18 +93,20 @@ def _history_erase(*, ids: list[int], address: str, words: list[str]) -> dict[st
     )
     suppressions = Suppression.objects.filter(
         Q(address_hash=address_hash(address)) | Q(address_hash="", address__iexact=address)
-    ).exclude(address="", detail="")
+    ).exclude(address="", detail="", lift_comment="")
     # People's and providers' words: wherever they quote the address or the customer's name.
     actions = OperatorAction.objects.filter(text_quotes("comment", words) | text_quotes("result", words))
     mismatches = ReconcileMismatch.objects.filter(
-        text_quotes("detail", words) | text_quotes("subject", words)
+        text_quotes("detail", words) | text_quotes("subject", words) | text_quotes("resolution", words)
     )
     return {
         "attempts": attempts.update(recipient="", error=""),
         "provider_events": events.update(
             recipient="", payload={}, description="", result=text_scrubbed("result", words)
         ),
-        "suppressions": suppressions.update(address="", detail="", address_hash=address_hash(address)),
+        "suppressions": suppressions.update(
+            address="", detail="", lift_comment="", address_hash=address_hash(address)
+        ),
         "address_corrections": AddressCorrection.objects.filter(previous_address__iexact=address).update(
             previous_address=""
         )
@@ -113,7 +115,9 @@ def _history_erase(*, ids: list[int], address: str, words: list[str]) -> dict[st
             comment=text_scrubbed("comment", words), result=text_scrubbed("result", words)
         ),
         "reconcile_mismatches": mismatches.update(
-            detail=text_scrubbed("detail", words), subject=text_scrubbed("subject", words)
+            detail=text_scrubbed("detail", words),
+            subject=text_scrubbed("subject", words),
+            resolution=text_scrubbed("resolution", words),
         ),
     }
 

@@ -1,7 +1,9 @@
 """An order's personal data, found by its customer's address and erased at their request.
 
 What goes: the address and the name on the order, the addresses, names and products in what
-was bought (each OrderVersion), a parcel's tracking, a refund's reason (a person's words).
+was bought (each OrderVersion), a parcel's tracking, a refund's reason (a person's words), and
+the fingerprints of the requests that created them (a hash a guessed body could be checked
+against).
 What stays, for the shop's books and the reconciliation: the order's number, status, amounts,
 currency and dates; each version's totals and each line's quantity and amounts. The order is
 marked erased, and the delivery rules send none of its emails afterwards.
@@ -37,7 +39,8 @@ def orders_erase(order_ids: list, *, now: datetime) -> dict[str, int]:
         "orders": orders.filter(erased_at__isnull=True).count(),
         "order_versions": 0,
     }
-    orders.update(customer_email="", customer_name="", erased_at=now)
+    # The fingerprints too: a SHA-256 of the request's body, which a guess of it could match.
+    orders.update(customer_email="", customer_name="", request_fingerprint="", erased_at=now)
     for version in OrderVersion.objects.filter(order_id__in=order_ids).only("id", "content"):
         kept = content_without_person(version.content)
         if kept != version.content:
@@ -45,11 +48,13 @@ def orders_erase(order_ids: list, *, now: datetime) -> dict[str, int]:
             changed["order_versions"] += 1
     changed["shipments"] = (
         Shipment.objects.filter(order_id__in=order_ids)
-        .exclude(tracking_number="", tracking_url="", lines=[])
-        .update(tracking_number="", tracking_url="", lines=[])
+        .exclude(tracking_number="", tracking_url="", lines=[], request_fingerprint="")
+        .update(tracking_number="", tracking_url="", lines=[], request_fingerprint="")
     )
     changed["refunds"] = (
-        Refund.objects.filter(order_id__in=order_ids).exclude(reason="", lines=[]).update(reason="", lines=[])
+        Refund.objects.filter(order_id__in=order_ids)
+        .exclude(reason="", lines=[], request_fingerprint="")
+        .update(reason="", lines=[], request_fingerprint="")
     )
     return changed
 

@@ -3,7 +3,7 @@
 One transaction: the customer's orders are locked first (in id order, as a claim locks them,
 so neither waits on the other in a circle), then each feature erases what it holds about them
 (orders/personal_data.py, notifications/personal_data.py, the features above this one through
-PERSONAL_DATA_ERASURE_STEPS, the libraries' tables in privacy/third_party.py), and the
+PERSONAL_DATA_ERASURE_STEPS, the tables no feature owns in privacy/shared_tables.py), and the
 erasure is recorded without the address. An email being sent at that moment makes the whole
 erasure wait (EmailsInFlight, nothing changed): its worker records its outcome first, and the
 erasure is run again; with the orders locked and marked erased, no email of them starts after.
@@ -26,7 +26,7 @@ from infra.keyed_hash import address_hash
 from notifications.personal_data import EmailsInFlight, notifications_erase
 from orders.personal_data import orders_erase, orders_of_address
 from privacy.models import Erasure
-from privacy.third_party import admin_history_erase, task_results_erase
+from privacy.shared_tables import admin_history_erase, dead_letters_erase, task_results_erase
 
 __all__ = ["AddressRefused", "EmailsInFlight", "customer_erase"]
 
@@ -84,4 +84,4 @@ def erasures_of(address: str) -> "list[Erasure]":
 
 def _steps() -> list[Step]:
     features = [import_string(path) for path in settings.PERSONAL_DATA_ERASURE_STEPS.values()]
-    return [*features, task_results_erase, admin_history_erase]
+    return [*features, dead_letters_erase, task_results_erase, admin_history_erase]

@@ -1,6 +1,7 @@
-"""The erasure's steps on tables of the libraries we use, where a customer's address or name
-can be quoted: Celery's stored task failures (an error's message, its traceback, the task's
-arguments) and the Django admin's history of changes (an object's name as it was shown)."""
+"""The erasure's steps on tables no feature owns, where a customer's address or name can be
+quoted: the dead letters' reasons (the backbone's), Celery's stored task failures (an error's
+message, its traceback, the task's arguments) and the Django admin's history of changes (an
+object's name as it was shown)."""
 
 from datetime import datetime
 
@@ -8,6 +9,12 @@ from django.contrib.admin.models import LogEntry
 from django_celery_results.models import TaskResult
 
 from infra.text_scrub import text_quotes, text_scrubbed
+from messaging.models import DeadLetterRecord
+
+
+def dead_letters_erase(*, order_ids: list, address: str, words: list[str], now: datetime) -> dict[str, int]:
+    quoting = DeadLetterRecord.objects.filter(text_quotes("reason", words))
+    return {"dead_letters": quoting.update(reason=text_scrubbed("reason", words))}
 
 
 def task_results_erase(*, order_ids: list, address: str, words: list[str], now: datetime) -> dict[str, int]:
