@@ -39,11 +39,13 @@ SHOP_ORDER_FIELDS = {"number", "lines"}
 class StrictSerializer(serializers.Serializer):
     """Refuses the fields it does not declare, at its own level of the body."""
 
+    unknown_field_message = "This field is not part of an order."
+
     def to_internal_value(self, data: Any) -> Any:
         if isinstance(data, dict):
             unknown = sorted(set(data) - set(self.fields))
             if unknown:
-                raise ValidationError({name: ["This field is not part of an order."] for name in unknown})
+                raise ValidationError({name: [self.unknown_field_message] for name in unknown})
         return super().to_internal_value(data)
 
 

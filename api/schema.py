@@ -36,6 +36,10 @@ _EVERY_OPERATION = (401, 406, 429)
 _WITH_A_BODY = (400, 411, 413, 415)
 
 
-def error_responses(*, with_body: bool, also: tuple[int, ...] = ()) -> dict[int, OpenApiResponse]:
-    codes = sorted({*_EVERY_OPERATION, *(_WITH_A_BODY if with_body else ()), *also})
-    return {code: OpenApiResponse(ApiErrorSerializer, description=_ERRORS[code]) for code in codes}
+def error_responses(
+    *, with_body: bool, also: tuple[int, ...] = (), meaning: dict[int, str] | None = None
+) -> dict[int, OpenApiResponse]:
+    """`meaning`: what a code means for this operation, where not what it means for an order's."""
+    codes = sorted({*_EVERY_OPERATION, *(_WITH_A_BODY if with_body else ()), *also, *(meaning or {})})
+    said = {**_ERRORS, **(meaning or {})}
+    return {code: OpenApiResponse(ApiErrorSerializer, description=said[code]) for code in codes}

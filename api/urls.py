@@ -1,5 +1,6 @@
 from django.urls import path
 
+from api.customers import CustomerErasureApi, CustomerExportApi
 from api.orders import OrderChangeApi, OrderCreateApi, OrderDetailApi
 from api.refunds import OrderCancelApi, OrderRefundApi
 from api.shipments import OrderShipmentApi
@@ -12,4 +13,6 @@ urlpatterns = [
     path("orders/<uuid:order_id>/cancel/", OrderCancelApi.as_view(), name="order-cancel"),
     path("orders/<uuid:order_id>/shipments/", OrderShipmentApi.as_view(), name="order-shipments"),
     path("orders/<uuid:order_id>/refunds/", OrderRefundApi.as_view(), name="order-refunds"),
+    path("customers/erasure/", CustomerErasureApi.as_view(), name="customer-erasure"),
+    path("customers/export/", CustomerExportApi.as_view(), name="customer-export"),
 ]
