@@ -18,7 +18,7 @@ from django.db import connection
 from django.utils import timezone
 from django.utils.module_loading import import_string
 
-from messaging.models import OutboxEvent, ProcessedEvent
+from messaging.models import OutboxEvent, ProcessedEvent, RetentionRun
 
 
 @dataclass
@@ -55,7 +55,13 @@ def retention_run(*, batch_size: int | None = None, max_batches: int = 1000) -> 
         report.steps_deleted[name] = import_string(path)(
             now=now, batch_size=batch_size, max_batches=max_batches
         )
+    RetentionRun.objects.create(started_at=now, finished_at=timezone.now(), removed=report.counts())
     return report
+
+
+def retention_last_run() -> RetentionRun | None:
+    """The latest run of the job, for the dashboard."""
+    return RetentionRun.objects.first()
 
 
 def _delete_in_batches(

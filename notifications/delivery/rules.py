@@ -46,6 +46,10 @@ class Decision:
 
 SEND = Decision(Action.SEND)
 ERASED_REASON = "Not sent: the customer's personal data was erased at their request."
+# An email of an order erased before it came (the customer's erasure, or the order's retention).
+ORDER_ERASED_REASON = (
+    "Not sent: the order's personal data was erased, at the customer's request or after its retention period."
+)
 
 
 def notification_decide(
@@ -53,7 +57,7 @@ def notification_decide(
 ) -> Decision:
     """`suppression`: the address's active suppression, if it has one."""
     if order.erased_at is not None:  # no address to send to, and the customer asked for none
-        return Decision(Action.SKIP, ERASED_REASON)
+        return Decision(Action.SKIP, ORDER_ERASED_REASON)
     if suppression is not None:  # it bounced hard or its owner complained: never again
         return Decision(Action.SKIP, suppression_reason(suppression))
     cancelled = order.status == Order.Status.CANCELLED

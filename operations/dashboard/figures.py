@@ -2,7 +2,7 @@
 the dead-letter queues, and a picture of commit → sent latency over the last hour."""
 
 import math
-from datetime import timedelta
+from datetime import datetime, timedelta
 from statistics import quantiles
 from typing import Any, TypedDict
 
@@ -11,6 +11,7 @@ from django.utils import timezone
 from django.utils.safestring import mark_safe
 from django.utils.timesince import timesince
 
+from messaging.retention import retention_last_run
 from notifications.models import Notification
 from notifications.selectors import (
     notification_counts_per_kind_since,
@@ -42,6 +43,9 @@ class DashboardFigures(TypedDict):
     provider_state: str  # closed, open, half_open or paused
     oldest_unfinished_words: str  # "3 minutes"
     dead_letters_total: int
+    retention_ran_words: str  # "12 minutes" ago, or "" if it never ran
+    retention_late: bool  # never ran, or not in the last two hours (it runs hourly)
+    retention_removed: dict[str, int]  # its last run's rows removed or cleared, by what (non-zero)
 
 
 def dashboard_figures() -> DashboardFigures:
@@ -69,6 +73,22 @@ def dashboard_figures() -> DashboardFigures:
         "latency_summary": _summary([latency for _, latency in points]),
         "provider": circuit.describe(),
         "provider_state": circuit.state.replace("_", " "),
+        **_retention(now),
+    }
+
+
+def _retention(now: datetime) -> dict[str, Any]:
+    """When the retention job (messaging/retention.py) last ran and what it removed."""
+    run = retention_last_run()
+    if run is None:
+        return {"retention_ran_words": "", "retention_late": True, "retention_removed": {}}
+    removed = {
+        name.removesuffix("_deleted").replace("_", " "): count for name, count in run.removed.items() if count
+    }
+    return {
+        "retention_ran_words": timesince(run.finished_at, now, depth=1),
+        "retention_late": now - run.finished_at > timedelta(hours=2),
+        "retention_removed": removed,
     }
 
 
