@@ -46,16 +46,24 @@ def platform_order_id_of(shop: Shop, topic: str, body: str) -> str:
     return reading.platform_order_id_of(topic, payload)[:64]
 
 
+_FOR_A_PERSON = "A privacy request: stored here for a person to answer."
+_PRIVACY_REASONS = {
+    "customers/redact": "An erasure request: the hourly job erases the customer's data of this shop "
+    "(intake/privacy_requests.py).",
+    "shop/redact": "The shop's erasure request: the hourly job erases the data of every customer of "
+    "this shop (intake/privacy_requests.py).",
+    "customers/data_request": "A request for the customer's data: export it from the admin's page of a "
+    "customer's personal data (or manage.py customer_export) and send it to the shop owner.",
+}
+
+
 def topic_apply(shop: Shop, topic: str, body: str) -> TopicResult:
     """Raises Unusable or OrderNotYetReceived (intake/shapes.py); the caller records them."""
     reading = reading_of(shop)
     if reading is None:
         raise Unusable(f"{shop.get_platform_display()} deliveries are not read yet.")
     if topic in reading.privacy_topics:
-        return TopicResult(
-            Outcome.FOR_A_PERSON,
-            "A privacy request: stored here for a person to answer (export or erase the customer's data).",
-        )
+        return TopicResult(Outcome.FOR_A_PERSON, _PRIVACY_REASONS.get(topic, _FOR_A_PERSON))
     if topic not in reading.topics:
         return TopicResult(Outcome.TOPIC_UNUSED, f"The topic {topic!r} does not become an email.")
     payload = _payload(body)

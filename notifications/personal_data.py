@@ -43,9 +43,13 @@ class EmailsInFlight(Exception):
         self.until = until
 
 
-def notifications_erase(*, order_ids: list, address: str, names: list[str], now: datetime) -> dict[str, int]:
+def notifications_erase(
+    *, order_ids: list, address: str, names: list[str], now: datetime, everywhere: bool = True
+) -> dict[str, int]:
     """In the caller's transaction, which holds the orders' rows locked (so no claim starts on
-    them meanwhile). Returns how many rows of each kind were changed."""
+    them meanwhile). Returns how many rows of each kind were changed. `everywhere`: also every
+    attempt and provider event to the address and its suppression, whatever order they are of
+    (False: only those of these orders' emails)."""
     emails = list(
         Notification.objects.select_for_update(of=("self",))
         .filter(order_id__in=order_ids)
@@ -78,22 +82,21 @@ def notifications_erase(*, order_ids: list, address: str, names: list[str], now:
         if email.status in _UNSENT or email.status == Status.SENDING:  # a lease that ran out
             notification_set_status(email, Status.SKIPPED, now, reason=ERASED_REASON)
             changed["emails_not_sent"] += 1
-    changed.update(_history_erase(ids=ids, address=address, words=words))
+    changed.update(_history_erase(ids=ids, address=address, words=words, everywhere=everywhere))
     return changed
 
 
-def _history_erase(*, ids: list[int], address: str, words: list[str]) -> dict[str, int]:
+def _history_erase(*, ids: list[int], address: str, words: list[str], everywhere: bool) -> dict[str, int]:
     """The attempts, the provider's events, the suppression, corrections and people's words."""
     mine = Q(notification_id__in=ids)
-    attempts = DeliveryAttempt.objects.filter(mine | Q(recipient__iexact=address)).exclude(
-        recipient="", error=""
-    )
-    events = ProviderEvent.objects.filter(mine | Q(recipient__iexact=address)).exclude(
-        payload={}, recipient=""
-    )
+    to_the_address = Q(recipient__iexact=address) if everywhere else Q(pk__in=[])
+    attempts = DeliveryAttempt.objects.filter(mine | to_the_address).exclude(recipient="", error="")
+    events = ProviderEvent.objects.filter(mine | to_the_address).exclude(payload={}, recipient="")
     suppressions = Suppression.objects.filter(
         Q(address_hash=address_hash(address)) | Q(address_hash="", address__iexact=address)
     ).exclude(address="", detail="", lift_comment="")
+    if not everywhere:  # it protects the address for every shop: it stays as it is
+        suppressions = suppressions.none()
     # People's and providers' words: wherever they quote the address or the customer's name.
     actions = OperatorAction.objects.filter(text_quotes("comment", words) | text_quotes("result", words))
     mismatches = ReconcileMismatch.objects.filter(

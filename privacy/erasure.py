@@ -27,6 +27,7 @@ from notifications.personal_data import EmailsInFlight, notifications_erase
 from orders.personal_data import orders_erase, orders_of_address
 from privacy.models import Erasure
 from privacy.shared_tables import admin_history_erase, dead_letters_erase, task_results_erase
+from shops.models import Shop
 
 __all__ = ["AddressRefused", "EmailsInFlight", "customer_erase"]
 
@@ -38,14 +39,21 @@ class AddressRefused(ValueError):
 
 
 @transaction.atomic(durable=True)
-def customer_erase(*, address: str, via: str, actor: User | None, actor_name: str) -> Erasure:
+def customer_erase(
+    *, address: str, via: str, actor: User | None, actor_name: str, shop: Shop | None = None
+) -> Erasure:
     """Erase everything personal held about `address`; the record says what changed. Raises
     AddressRefused for something that is not an address, EmailsInFlight while one of the
-    customer's emails is being sent (nothing changed: run it again once it is done)."""
+    customer's emails is being sent (nothing changed: run it again once it is done).
+
+    `shop`: a connected shop's request (its platform's privacy webhook) erases what that shop's
+    orders hold, and the words quoting the address anywhere; another shop's orders of the same
+    person, and the suppression that protects the address for every shop, stay."""
     address = address_checked(address)
     now = timezone.now()
+    mine = orders_of_address(address)
     orders = list(
-        orders_of_address(address)
+        (mine.filter(shop=shop) if shop is not None else mine)
         .select_for_update(no_key=True, of=("self",))
         .order_by("id")
         .only("id", "customer_name")
@@ -54,7 +62,11 @@ def customer_erase(*, address: str, via: str, actor: User | None, actor_name: st
     names = [order.customer_name for order in orders if order.customer_name]
     words = [address, *names]
     changed = orders_erase(order_ids, now=now)
-    changed.update(notifications_erase(order_ids=order_ids, address=address, names=names, now=now))
+    changed.update(
+        notifications_erase(
+            order_ids=order_ids, address=address, names=names, now=now, everywhere=shop is None
+        )
+    )
     for step in _steps():
         changed.update(step(order_ids=order_ids, address=address, words=words, now=now))
     return Erasure.objects.create(

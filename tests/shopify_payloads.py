@@ -265,3 +265,21 @@ def signed_headers(
 
 def body_of(payload: dict[str, Any]) -> bytes:
     return json.dumps(payload).encode()
+
+
+# The mandatory privacy webhooks, as shopify.dev/docs/apps/build/privacy-law-compliance shows
+# their payloads: `customers/data_request`, `customers/redact` and `shop/redact`.
+CUSTOMER_REDACT = {
+    "shop_id": 954889,
+    "shop_domain": SHOP_DOMAIN,
+    "customer": {"id": 191167, "email": "ada@example.com", "phone": "555-625-1199"},
+    "orders_to_redact": [ORDER_ID],
+}
+SHOP_REDACT = {"shop_id": 954889, "shop_domain": SHOP_DOMAIN}
+CUSTOMER_DATA_REQUEST = {
+    "shop_id": 954889,
+    "shop_domain": SHOP_DOMAIN,
+    "orders_requested": [ORDER_ID],
+    "customer": {"id": 191167, "email": "ada@example.com", "phone": "555-625-1199"},
+    "data_request": {"id": 9999},
+}

@@ -137,13 +137,19 @@ RETENTION_STEPS = {
     "attempt_details": "notifications.personal_data_retention.attempt_details_clear",
     "platform_delivery_bodies": "intake.personal_data.delivery_bodies_expire",
     "order_personal_data": "privacy.retention.orders_personal_data_expire",
+    # Not a period: the shop platforms' erasure requests (Shopify's customers/redact,
+    # shop/redact), carried out after they were stored and answered.
+    "platform_erasure_requests": "intake.privacy_requests.platform_erasure_requests_apply",
 }
 EMAIL_SNAPSHOT_RETENTION_DAYS = env.int("EMAIL_SNAPSHOT_RETENTION_DAYS", default=90)
 ATTEMPT_DETAIL_RETENTION_DAYS = env.int("ATTEMPT_DETAIL_RETENTION_DAYS", default=30)
 PLATFORM_DELIVERY_BODY_RETENTION_DAYS = env.int("PLATFORM_DELIVERY_BODY_RETENTION_DAYS", default=30)
 ORDER_PERSONAL_DATA_RETENTION_DAYS = env.int("ORDER_PERSONAL_DATA_RETENTION_DAYS", default=365)
-# Rows of large text per batch: each batch is a short transaction of its own.
-PERSONAL_DATA_RETENTION_BATCH_SIZE = env.int("PERSONAL_DATA_RETENTION_BATCH_SIZE", default=500)
+# Rows of large text per batch: each batch is a short transaction of its own, and the batches
+# work at most this share of the time (infra/batched_update.py): unpaced, clearing a backlog
+# slowed the orders placed meanwhile (docs/performance.md, "Retention beside the hot path").
+PERSONAL_DATA_RETENTION_BATCH_SIZE = env.int("PERSONAL_DATA_RETENTION_BATCH_SIZE", default=200)
+PERSONAL_DATA_RETENTION_PACE = env.float("PERSONAL_DATA_RETENTION_PACE", default=0.2)
 # Applied provider events (webhooks) are kept this long: at least the daily reconciliation's
 # 7 days, which compares them with our sent emails (notifications.E007 refuses less).
 PROVIDER_EVENT_RETENTION_DAYS = env.int("PROVIDER_EVENT_RETENTION_DAYS", default=30)

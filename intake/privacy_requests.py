@@ -1,0 +1,88 @@
+"""The shop platforms' erasure requests, carried out: Shopify's `customers/redact` (erase one
+customer of the shop: its address, and the customers of the orders it names) and `shop/redact`
+(the shop left the app: erase every customer of the shop), through the erasure of
+privacy/erasure.py, scoped to the shop's orders.
+
+The delivery is stored and answered as any other (nothing but storing happens in the request);
+the hourly job (a step of RETENTION_STEPS) erases it afterwards, well within the platform's
+30 days. An erasure an email in flight holds up waits for the next run; what is done is marked
+on the delivery ("used", with the erasure's record). `customers/data_request` stays for a
+person: its export is handed to the shop owner by someone who can check who asks.
+"""
+
+import json
+from datetime import datetime
+from typing import Any
+
+from django.db.models import QuerySet
+from django.utils import timezone
+
+from intake.models import PlatformDelivery
+from orders.models import Order
+from privacy.erasure import AddressRefused, EmailsInFlight, customer_erase
+from privacy.models import Erasure
+
+ERASING_TOPICS = ("customers/redact", "shop/redact")
+_SHOP_REDACT_ADDRESSES_PER_RUN = 500  # a large shop's customers over several runs
+Outcome = PlatformDelivery.Outcome
+
+
+def platform_erasure_requests_apply(*, now: datetime, batch_size: int, max_batches: int) -> int:
+    """Carry out the stored erasure requests, oldest first; how many customers were erased."""
+    erased = 0
+    pending = PlatformDelivery.objects.filter(topic__in=ERASING_TOPICS, outcome=Outcome.FOR_A_PERSON)
+    for delivery in pending.select_related("shop").order_by("received_at")[:batch_size]:
+        erased += _request_apply(delivery)
+    return erased
+
+
+def _request_apply(delivery: PlatformDelivery) -> int:
+    """Erase what the request names; mark it used once all of it is done."""
+    addresses = _addresses_to_erase(delivery)
+    shop = delivery.shop
+    asked_by = f"{shop.get_platform_display()} {shop.slug} ({delivery.topic})"
+    erasures: list[Erasure] = []
+    handled = 0
+    for address in addresses[:_SHOP_REDACT_ADDRESSES_PER_RUN]:
+        try:
+            erasure = customer_erase(
+                address=address, via=Erasure.Via.PLATFORM, actor=None, actor_name=asked_by, shop=shop
+            )
+        except EmailsInFlight:
+            break  # this customer's turn comes on the next run
+        except AddressRefused:
+            handled += 1  # a stored address that is not one: nothing to find by it
+            continue
+        erasures.append(erasure)
+        handled += 1
+    if handled == len(addresses):
+        records = ", ".join(str(erasure.pk) for erasure in erasures) or "none needed"
+        PlatformDelivery.objects.filter(pk=delivery.pk).update(
+            outcome=Outcome.USED,
+            reason=f"Erased at the platform's request: {len(erasures)} customer(s), records {records}.",
+            applied_at=timezone.now(),
+        )
+    return len(erasures)
+
+
+def _addresses_to_erase(delivery: PlatformDelivery) -> list[str]:
+    """The customer's address and those of the orders the request names; for a shop's
+    redaction, every customer of the shop not erased yet."""
+    shop_orders: QuerySet[Order] = Order.objects.filter(shop=delivery.shop, erased_at__isnull=True)
+    if delivery.topic == "shop/redact":
+        return sorted(set(shop_orders.values_list("customer_email", flat=True)))
+    payload = _payload(delivery.body)
+    customer = payload.get("customer") if isinstance(payload.get("customer"), dict) else {}
+    named = [str(order_id) for order_id in payload.get("orders_to_redact") or []]
+    addresses = {str(customer.get("email") or "")} | set(
+        shop_orders.filter(platform_order_id__in=named).values_list("customer_email", flat=True)
+    )
+    return sorted(address for address in addresses if address)
+
+
+def _payload(body: str) -> dict[str, Any]:
+    try:
+        payload = json.loads(body)
+    except ValueError:
+        return {}
+    return payload if isinstance(payload, dict) else {}
