@@ -35,6 +35,7 @@ def delivery_bodies_expire(*, now: datetime, batch_size: int, max_batches: int) 
         PlatformDelivery.objects.filter(received_at__lt=cutoff).exclude(body=""),
         batch_size=min(batch_size, settings.PERSONAL_DATA_RETENTION_BATCH_SIZE),
         max_batches=max_batches,
+        pace=settings.PERSONAL_DATA_RETENTION_PACE,
         body="",
     )
 

@@ -27,6 +27,7 @@ def email_snapshots_clear(*, now: datetime, batch_size: int, max_batches: int) -
         finished,
         batch_size=min(batch_size, settings.PERSONAL_DATA_RETENTION_BATCH_SIZE),
         max_batches=max_batches,
+        pace=settings.PERSONAL_DATA_RETENTION_PACE,
         email_subject="",
         email_text="",
         email_html="",
@@ -45,6 +46,7 @@ def attempt_details_clear(*, now: datetime, batch_size: int, max_batches: int) -
         finished,
         batch_size=min(batch_size, settings.PERSONAL_DATA_RETENTION_BATCH_SIZE),
         max_batches=max_batches,
+        pace=settings.PERSONAL_DATA_RETENTION_PACE,
         recipient="",
         error="",
     )

@@ -3,15 +3,18 @@ customer, kept ORDER_PERSONAL_DATA_RETENTION_DAYS after the order was placed and
 as a customer's erasure erases it (orders/personal_data.py): its parcels and refunds come
 within months, and the shop's own system, not this one, is its record. Only an order none of
 whose emails is still to be sent; its emails' snapshots go with it. Batches skip rows a
-claim holds (SKIP LOCKED), so the job never waits for, nor holds up, a worker.
+claim holds (SKIP LOCKED), so the job never waits for, nor holds up, a worker, and are paced
+(infra/batched_update.py).
 """
 
+import time
 from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Exists, OuterRef
 
+from infra.batched_update import pause_after
 from notifications.models import Notification
 from orders.models import Order
 from orders.personal_data import orders_erase
@@ -26,6 +29,7 @@ def orders_personal_data_expire(*, now: datetime, batch_size: int, max_batches: 
     size = min(batch_size, settings.PERSONAL_DATA_RETENTION_BATCH_SIZE)
     erased = 0
     for _ in range(max_batches):
+        started = time.monotonic()
         with transaction.atomic():
             batch = list(
                 expired.select_for_update(no_key=True, skip_locked=True, of=("self",))
@@ -43,4 +47,5 @@ def orders_personal_data_expire(*, now: datetime, batch_size: int, max_batches: 
                 )
         if len(batch) < size:
             break
+        pause_after(time.monotonic() - started, settings.PERSONAL_DATA_RETENTION_PACE)
     return erased

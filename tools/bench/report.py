@@ -5,6 +5,7 @@ import json
 from pathlib import Path
 
 from tools.bench.intake import INTAKE_P99_MS, intake_lines, intake_p99
+from tools.bench.retention_load import retention_lines
 
 TARGETS = {
     "relay_pipelined_over_waiting_each_confirm": (">=", 4.0),
@@ -82,6 +83,7 @@ def report_markdown(results: dict) -> str:
     lines += stages_lines(results.get("stages_ms"))
     lines += cpu_lines(results.get("cpu"))
     lines += intake_lines(results.get("intake_ms"))
+    lines += retention_lines(results.get("retention"))
     soak = results["soak"]
     checks = targets_check(results)
     at_50 = results["latency_ms"]["ours"][50]

@@ -27,11 +27,23 @@ from tools.bench.environment import (
     WORKER_PROCESSES,
     BenchEnvironment,
 )
-from tools.bench.pipelines import Pipeline, offered_check
+from tools.bench.pipelines import LoadShortfall, Pipeline, offered_check
 from tools.drill.processes import free_port
 
 OFFERED_LOADS = (25, 50, 100)
-PHASES = ("raw", "relay", "drain", "saturation", "scaling", "latency", "stages", "cpu", "intake", "soak")
+PHASES = (
+    "raw",
+    "relay",
+    "drain",
+    "saturation",
+    "scaling",
+    "latency",
+    "stages",
+    "cpu",
+    "intake",
+    "retention",
+    "soak",
+)
 DRAIN_ORDERS = 2000
 STAGES_ORDERS, STAGES_RATE = 500, 50
 CPU_ORDERS, CPU_RATE, CPU_WARM_UP_ORDERS = 1000, 50, 50
@@ -114,6 +126,7 @@ class BenchRun:
             "stages": self._stages,
             "cpu": self._cpu,
             "intake": self._intake,
+            "retention": self._retention,
             "soak": self._soak,
         }
         try:
@@ -420,6 +433,47 @@ class BenchRun:
             "loads": table,
             "retry_every": intake.RETRY_EVERY,
             "web_workers": web_workers,
+        }
+
+    def _retention(self) -> None:
+        """Ours' latency over a backlog of personal data, left alone and while the retention job
+        clears it, in turn (tools/bench/retention_load.py)."""
+        from tools.bench import retention_load as backlog
+
+        self._start_pipeline("ours")
+        self.m.ours_place(CPU_WARM_UP_ORDERS)
+        self.ours.wait_all_sent()
+        self.m.clear_orders()
+        runs: dict[str, list] = {"alone": [], "beside": [], "cleared_during_load": [], "job": []}
+        for _ in range(self.repeats):
+            backlog.backlog_create()
+            runs["alone"].append(
+                backlog.latency_over_load(
+                    self.m.ours_place, self.ours.wait_all_sent, seconds=self.load_seconds
+                )
+            )
+            left = backlog.backlog_snapshots_left()
+            job = backlog.retention_process_start(self.env.env(LOG_LEVEL="WARNING"))
+            runs["beside"].append(
+                backlog.latency_over_load(
+                    self.m.ours_place, self.ours.wait_all_sent, seconds=self.load_seconds
+                )
+            )
+            runs["cleared_during_load"].append(left - backlog.backlog_snapshots_left())
+            runs["job"].append(backlog.retention_process_finish(job))
+            self.m.clear_orders()
+            if runs["cleared_during_load"][-1] <= 0:
+                raise LoadShortfall("retention: the job cleared nothing while the load ran")
+        self._stop_pipeline("ours")
+        self.results["retention"] = {
+            "backlog_orders": backlog.BACKLOG_ORDERS,
+            "rate": backlog.RATE,
+            **{
+                name: {q: spread([run[q] for run in runs[name]]) for q in ("p50", "p95", "p99")}
+                for name in ("alone", "beside")
+            },
+            "cleared_during_load": runs["cleared_during_load"],
+            "job": runs["job"],
         }
 
     def _start_pipeline(self, pipeline: str) -> None:
