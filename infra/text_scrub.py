@@ -1,6 +1,7 @@
 """Free text a person or a provider wrote that may quote a customer (an operator's comment, an
-error's words): the quoted address and names replaced in the database, by one UPDATE, so the
-rest of the text (what was done, why) stays readable."""
+error's words): the quoted address, names and street replaced in the database, by one UPDATE,
+so the rest of the text (what was done, why) stays readable. A word is matched whole, in any
+case: "Ada" in "Ms Ada Lovelace", not in "metadata"."""
 
 import re
 from collections.abc import Iterable
@@ -16,7 +17,7 @@ def text_scrubbed(field: str, words: Iterable[str]) -> Combinable:
     expression: Combinable = F(field)
     for word in _longest_first(words):
         expression = Func(
-            expression, Value(re.escape(word)), Value(ERASED), Value("gi"), function="regexp_replace"
+            expression, Value(_whole(word)), Value(ERASED), Value("gi"), function="regexp_replace"
         )
     return expression
 
@@ -25,8 +26,16 @@ def text_quotes(field: str, words: Iterable[str]) -> Q:
     """Rows whose `field` quotes any of the words, in any case."""
     query = Q(pk__in=[])
     for word in _longest_first(words):
-        query |= Q(**{f"{field}__icontains": word})
+        query |= Q(**{f"{field}__iregex": _whole(word)})
     return query
+
+
+def _whole(word: str) -> str:
+    """The word as a PostgreSQL regular expression that matches it whole (\\y: a word's edge,
+    where the word starts or ends with a letter or a digit)."""
+    start = r"\y" if word[0].isalnum() else ""
+    end = r"\y" if word[-1].isalnum() else ""
+    return f"{start}{re.escape(word)}{end}"
 
 
 def _longest_first(words: Iterable[str]) -> list[str]:

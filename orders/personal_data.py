@@ -9,6 +9,7 @@ currency and dates; each version's totals and each line's quantity and amounts. 
 marked erased, and the delivery rules send none of its emails afterwards.
 """
 
+import re
 from datetime import datetime
 from typing import Any
 
@@ -20,6 +21,8 @@ from orders.models import Order, OrderVersion, Refund, Shipment
 # Kept from a version's content: amounts and codes, nothing that names or places a person.
 _CONTENT_KEPT = ("number", "currency", "total", "tax_total", "locale")
 _LINE_KEPT = ("quantity", "unit_price", "total")
+# A house number at either end of an address line: "Unter den Linden 1", "221B Baker Street".
+_HOUSE_NUMBER = re.compile(r"^\d+\w*[\s,]+|[\s,]+\d+\w*$")
 
 
 def orders_of_address(address: str) -> "QuerySet[Order]":
@@ -57,6 +60,32 @@ def orders_erase(order_ids: list, *, now: datetime) -> dict[str, int]:
         .update(reason="", lines=[], request_fingerprint="")
     )
     return changed
+
+
+def personal_words(order_ids: list) -> list[str]:
+    """What free text elsewhere may quote the customers of these orders by, read before their
+    erasure: each name on them, whole and in its parts; each address line, whole and without
+    its house number ("Unter den Linden" of "Unter den Linden 1"); a company; a phone."""
+    words: set[str] = set()
+    names = Order.objects.filter(id__in=order_ids).values_list("customer_name", flat=True)
+    contents = OrderVersion.objects.filter(order_id__in=order_ids).values_list("content", flat=True)
+    places = [place for content in contents for place in _places(content)]
+    for name in [*names, *(place.get("name", "") for place in places)]:
+        words.update([name, *name.split()])
+    for place in places:
+        for key in ("line1", "line2"):
+            line = str(place.get(key) or "")
+            words.update([line, _HOUSE_NUMBER.sub("", line).strip()])
+        words.update([str(place.get("company") or ""), str(place.get("phone") or "")])
+    return sorted(word for word in words if len(word.strip()) >= 3)
+
+
+def _places(content: Any) -> list[dict[str, Any]]:
+    if not isinstance(content, dict):
+        return []
+    return [
+        content[key] for key in ("shipping_address", "billing_address") if isinstance(content.get(key), dict)
+    ]
 
 
 def content_without_person(content: dict[str, Any]) -> dict[str, Any]:

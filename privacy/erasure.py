@@ -24,7 +24,7 @@ from django.utils.module_loading import import_string
 
 from infra.keyed_hash import address_hash
 from notifications.personal_data import EmailsInFlight, notifications_erase
-from orders.personal_data import orders_erase, orders_of_address
+from orders.personal_data import orders_erase, orders_of_address, personal_words
 from privacy.models import Erasure
 from privacy.shared_tables import admin_history_erase, dead_letters_erase, task_results_erase
 from shops.models import Shop
@@ -59,7 +59,7 @@ def customer_erase(
         .only("id", "customer_name")
     )
     order_ids = [order.id for order in orders]
-    names = [order.customer_name for order in orders if order.customer_name]
+    names = personal_words(order_ids)  # read before the orders' content is erased
     words = [address, *names]
     changed = orders_erase(order_ids, now=now)
     changed.update(

@@ -18,7 +18,7 @@ from django.utils import timezone
 from messaging.dispatch import Delivery, event_dispatch
 from messaging.models import OutboxEvent
 from notifications.delivery.rules import ERASED_REASON
-from notifications.models import DeliveryAttempt, Notification
+from notifications.models import DeliveryAttempt, Notification, OperatorAction
 from orders.models import Order, OrderVersion
 from privacy.erasure import EmailsInFlight, customer_erase
 from privacy.export import customer_export
@@ -187,3 +187,12 @@ def test_the_export_holds_everything_about_the_customer_in_words_and_after_the_e
         "manage.py customer_erase"
     ]
     assert STREET not in json.dumps(after)
+
+
+def test_people_s_words_naming_the_customer_otherwise_lose_the_name_and_the_street_only(ada_s_order):
+    comment = "Ms Lovelace, Unter den Linden, called: Ada asked about the metadata of her order."
+    OperatorAction.objects.create(actor_name="rita", action="reject", comment=comment)
+    call_command("customer_erase", ADDRESS, "--yes")
+    assert OperatorAction.objects.get(actor_name="rita").comment == (
+        "Ms (erased), (erased), called: (erased) asked about the metadata of her order."
+    )
