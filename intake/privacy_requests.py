@@ -72,7 +72,9 @@ def _addresses_to_erase(delivery: PlatformDelivery) -> list[str]:
     if delivery.topic == "shop/redact":
         return sorted(set(shop_orders.values_list("customer_email", flat=True)))
     payload = _payload(delivery.body)
-    customer = payload.get("customer") if isinstance(payload.get("customer"), dict) else {}
+    customer = payload.get("customer")
+    if not isinstance(customer, dict):
+        customer = {}
     named = [str(order_id) for order_id in payload.get("orders_to_redact") or []]
     addresses = {str(customer.get("email") or "")} | set(
         shop_orders.filter(platform_order_id__in=named).values_list("customer_email", flat=True)

@@ -77,7 +77,13 @@ def dashboard_figures() -> DashboardFigures:
     }
 
 
-def _retention(now: datetime) -> dict[str, Any]:
+class RetentionFigures(TypedDict):
+    retention_ran_words: str
+    retention_late: bool
+    retention_removed: dict[str, int]
+
+
+def _retention(now: datetime) -> RetentionFigures:
     """When the retention job (messaging/retention.py) last ran and what it removed."""
     run = retention_last_run()
     if run is None:

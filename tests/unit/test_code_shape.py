@@ -17,6 +17,7 @@ PRODUCT_PACKAGES = (
     "observability",
     "operations",
     "orders",
+    "privacy",
     "shops",
     # The mail simulator is a tool, but keeps the product's shape.
     "tools/mailsim",
