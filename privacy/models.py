@@ -24,6 +24,12 @@ class Erasure(models.Model):
 
     class Meta:
         ordering = ["-erased_at"]
+        # The admin's page "A customer's personal data" (privacy/admin_views.py): each button
+        # its own permission, as an export hands over what an erasure takes away.
+        permissions = [
+            ("erase_customer", "Can erase a customer's personal data"),
+            ("export_customer", "Can export a customer's personal data"),
+        ]
 
     def __str__(self) -> str:
         return f"erasure {self.pk} by {self.actor_name} at {self.erased_at:%Y-%m-%d %H:%M}"
