@@ -149,7 +149,7 @@ ORDER_PERSONAL_DATA_RETENTION_DAYS = env.int("ORDER_PERSONAL_DATA_RETENTION_DAYS
 # work at most this share of the time (infra/batched_update.py): unpaced, clearing a backlog
 # slowed the orders placed meanwhile (docs/performance.md, "Retention beside the hot path").
 PERSONAL_DATA_RETENTION_BATCH_SIZE = env.int("PERSONAL_DATA_RETENTION_BATCH_SIZE", default=200)
-PERSONAL_DATA_RETENTION_PACE = env.float("PERSONAL_DATA_RETENTION_PACE", default=0.2)
+PERSONAL_DATA_RETENTION_PACE = env.float("PERSONAL_DATA_RETENTION_PACE", default=0.05)
 # Applied provider events (webhooks) are kept this long: at least the daily reconciliation's
 # 7 days, which compares them with our sent emails (notifications.E007 refuses less).
 PROVIDER_EVENT_RETENTION_DAYS = env.int("PROVIDER_EVENT_RETENTION_DAYS", default=30)

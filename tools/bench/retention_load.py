@@ -2,7 +2,8 @@
 the hot path? Ours' commit → sent latency at 50 orders/s over a backlog of BACKLOG_ORDERS
 orders a year and a half old (each with a sent email, its snapshot and its attempt), first
 with the backlog left alone, then while the retention job (`manage.py` in a process of its
-own, as beat runs it) clears it: in turn, `repeats` times, a fresh backlog each time.
+own, as beat runs it) clears it, stopped when the load is measured: in turn, `repeats` times,
+a fresh backlog each time.
 
 It checks what it was asked against what happened: the job must have cleared rows while the
 load ran (else it did not run beside it), and both loads must go out at the offered rate."""
@@ -99,12 +100,30 @@ def retention_process_start(env: dict[str, str]) -> subprocess.Popen:
     )
 
 
-def retention_process_finish(process: subprocess.Popen, *, timeout: float = 600) -> str:
-    started = time.monotonic()
-    out, err = process.communicate(timeout=timeout)
+def retention_process_clearing(process: subprocess.Popen, left: int, *, timeout: float = 90) -> int:
+    """Wait until the job has cleared its first batch (its process started, Django imported:
+    the load must meet the job at work, not its start-up); the snapshots left then."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and process.poll() is None:
+        now_left = backlog_snapshots_left()
+        if now_left < left:
+            return now_left
+        time.sleep(0.2)
+    raise LoadShortfall(f"retention: the job cleared nothing within {timeout:g} s of its start")
+
+
+def retention_process_stop(process: subprocess.Popen) -> str:
+    """Stop the job once the load is measured (each batch is a transaction of its own: what it
+    cleared stays, what it had not reached is truncated with the backlog). A job that ended
+    before the load did must have ended well, and says what it removed."""
+    if process.poll() is None:
+        process.terminate()
+        process.communicate(timeout=30)
+        return "still clearing when the load ended: stopped"
+    out, err = process.communicate()
     if process.returncode != 0:
         raise RuntimeError(f"the retention job failed: {err[-2000:]}")
-    return f"{out.strip()} ({time.monotonic() - started:.0f} s after the load)"
+    return f"done before the load ended: {out.strip().splitlines()[-1]}"
 
 
 def backlog_snapshots_left() -> int:

@@ -452,15 +452,15 @@ class BenchRun:
                     self.m.ours_place, self.ours.wait_all_sent, seconds=self.load_seconds
                 )
             )
-            left = backlog.backlog_snapshots_left()
             job = backlog.retention_process_start(self.env.env(LOG_LEVEL="WARNING"))
+            left = backlog.retention_process_clearing(job, backlog.backlog_snapshots_left())
             runs["beside"].append(
                 backlog.latency_over_load(
                     self.m.ours_place, self.ours.wait_all_sent, seconds=self.load_seconds
                 )
             )
             runs["cleared_during_load"].append(left - backlog.backlog_snapshots_left())
-            runs["job"].append(backlog.retention_process_finish(job))
+            runs["job"].append(backlog.retention_process_stop(job))
             self.m.clear_orders()
             if runs["cleared_during_load"][-1] <= 0:
                 raise LoadShortfall("retention: the job cleared nothing while the load ran")
