@@ -238,3 +238,22 @@ def test_the_intake_phase_shows_what_a_delivery_costs_each_component():
     assert "| web | 9.00 | 8.00 |" in markdown
     assert "| total | 20.00 | 20.00 |" in markdown
     assert "| rest of the machine (not in the total) | 0.50 | 1.00 |" in markdown
+
+
+def test_the_retention_phase_is_a_table_of_the_latency_alone_and_beside_the_job():
+    results = _results(saturating_ours=300)
+    quantiles = {"p50": figure(20.0), "p95": figure(40.0), "p99": figure(60.0)}
+    beside = {"p50": figure(21.5), "p95": figure(44.0), "p99": figure(70.5)}
+    results["retention"] = {
+        "backlog_orders": 20000,
+        "rate": 50,
+        "alone": quantiles,
+        "beside": beside,
+        "cleared_during_load": [1400, 2200],
+        "job": ["still clearing when the load ended: stopped"] * 2,
+    }
+    markdown = report_markdown(results)
+    assert "| ours at 50 orders/s over 20,000 old orders, ms | p50 | p95 | p99 |" in markdown
+    assert "| backlog left alone | 20.0 | 40.0 | 60.0 |" in markdown
+    assert "| while the retention job clears it | 21.5 | 44.0 | 70.5 |" in markdown
+    assert "Snapshots the job cleared while the load ran, each run: 1,400, 2,200." in markdown
