@@ -14,6 +14,7 @@ from notifications.models import Notification
 from orders.models import Order
 from shops.models import Shop
 from tests import shopify_payloads as shopify
+from tests.connected_shop import tea_house_create
 
 # The run's broker: each committed delivery publishes its events on commit, as the web does (a
 # failed publish would pause this process's on-commit path for the tests after this one).
@@ -22,13 +23,7 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("
 
 @pytest.fixture
 def shop() -> Shop:
-    return Shop.objects.create(
-        slug="tea-house",
-        name="Tea House",
-        platform="shopify",
-        domain=shopify.SHOP_DOMAIN,
-        webhook_secret=shopify.CLIENT_SECRET,
-    )
+    return tea_house_create()
 
 
 def _at_once(shop: Shop, deliveries: list[tuple[str, str]]) -> list[str]:

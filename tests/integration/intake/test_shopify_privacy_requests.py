@@ -7,7 +7,6 @@ next run."""
 from datetime import timedelta
 
 import pytest
-from django.test import Client
 from django.utils import timezone
 
 from intake.models import PlatformDelivery
@@ -17,6 +16,7 @@ from orders.models import Order
 from privacy.models import Erasure
 from shops.models import Shop
 from tests import shopify_payloads as shopify
+from tests.connected_shop import tea_house_create, tea_house_deliver
 from tests.factories import OrderFactory
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
@@ -24,21 +24,10 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("
 
 @pytest.fixture
 def shop() -> Shop:
-    return Shop.objects.create(
-        slug="tea-house",
-        name="Tea House",
-        platform="shopify",
-        domain=shopify.SHOP_DOMAIN,
-        webhook_secret=shopify.CLIENT_SECRET,
-    )
+    return tea_house_create()
 
 
-def _deliver(topic: str, payload: dict, event_id: str) -> str:
-    body = shopify.body_of(payload)
-    headers: dict = shopify.signed_headers(body, topic=topic, event_id=event_id)
-    response = Client().post("/shops/tea-house/webhook", body, content_type="application/json", **headers)
-    assert response.status_code == 200, response.content
-    return response.json()["detail"]
+_deliver = tea_house_deliver
 
 
 def test_a_customer_redaction_erases_the_shop_s_orders_of_the_customer_after_the_answer(shop):

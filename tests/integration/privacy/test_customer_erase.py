@@ -5,14 +5,11 @@ nor the name nor the street, while the order's amounts and the emails' history s
 customer's data is untouched, and a second run changes nothing."""
 
 import json
-import subprocess
 from datetime import timedelta
 
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
-from django.db import connection
-from django.test import Client
 from django.utils import timezone
 
 from messaging.dispatch import Delivery, event_dispatch
@@ -23,54 +20,24 @@ from orders.models import Order, OrderVersion
 from privacy.erasure import EmailsInFlight, customer_erase
 from privacy.export import customer_export
 from privacy.models import Erasure
-from shops.models import Shop
 from tests import shopify_payloads as shopify
+from tests.connected_shop import tea_house_create, tea_house_deliver
 from tests.factories import OrderFactory
+from tests.integration.privacy.proof_support import database_dump
 from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
 ADDRESS, NAME, STREET = "ada@example.com", "Lovelace", "Unter den Linden"
 
 
-def _deliver(topic: str, payload: dict, event_id: str) -> None:
-    body = shopify.body_of(payload)
-    headers: dict = shopify.signed_headers(body, topic=topic, event_id=event_id)
-    response = Client().post("/shops/tea-house/webhook", body, content_type="application/json", **headers)
-    assert response.status_code == 200, response.content
-
-
-def _database_dump() -> str:
-    settings = connection.settings_dict
-    done = subprocess.run(
-        [
-            "pg_dump",
-            "--data-only",
-            "-h",
-            settings["HOST"],
-            "-p",
-            str(settings["PORT"]),
-            "-U",
-            settings["USER"],
-            settings["NAME"],
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    return done.stdout
+_deliver = tea_house_deliver
+_database_dump = database_dump
 
 
 @pytest.fixture
 def ada_s_order(mailsim, start_worker) -> Order:
     """Ada's Shopify order with its three emails sent, and another customer's order beside it."""
-    Shop.objects.create(
-        slug="tea-house",
-        name="Tea House",
-        platform="shopify",
-        domain=shopify.SHOP_DOMAIN,
-        webhook_secret=shopify.CLIENT_SECRET,
-    )
+    tea_house_create()
     start_worker()
     _deliver("orders/create", shopify.ORDER, "evt-create")
     _deliver("fulfillments/create", shopify.FULFILLMENT, "evt-fulfilment")

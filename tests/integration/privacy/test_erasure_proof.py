@@ -21,8 +21,8 @@ from notifications.tracking.suppression import suppression_active
 from operations.review.services import notification_reject
 from orders.models import Order
 from privacy.models import Erasure
-from shops.models import Shop
 from tests import shopify_payloads as shopify
+from tests.connected_shop import tea_house_create
 from tests.factories import staff_user
 from tests.integration.privacy.proof_support import (
     ShopOverHttp,
@@ -71,13 +71,7 @@ class Run:
 @pytest.fixture
 def run(mailsim, start_worker, start_web, api_token, tmp_path) -> Run:
     """The web and a worker as processes of their own, the provider posting its events to the web."""
-    Shop.objects.create(
-        slug="tea-house",
-        name="Tea House",
-        platform="shopify",
-        domain=shopify.SHOP_DOMAIN,
-        webhook_secret=shopify.CLIENT_SECRET,
-    )
+    tea_house_create()
     worker = start_worker(EMAIL_FOLLOWING_WAIT_SECONDS="1")
     web_url = start_web(RESEND_WEBHOOK_SECRET=SIGNING_KEY)
     provider_webhooks_to(mailsim.url, web_url, signing_key=SIGNING_KEY)
