@@ -84,8 +84,10 @@ class CustomerExportApi(APIView):
     )
     def post(self, request: Request) -> Response:
         address = _address(request)
-        client_token(request)
+        token = client_token(request)
         try:
-            return Response(customer_export(address))
+            return Response(
+                customer_export(address, via=Erasure.Via.API, actor_name=f"API token {token.name}")
+            )
         except AddressRefused as exc:
             raise ValidationError({"email": [str(exc)]}) from exc

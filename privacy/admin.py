@@ -19,7 +19,7 @@ from django.urls import URLPattern, path
 from infra.keyed_hash import address_hash
 from infra.read_only_admin import ReadOnlyAdmin
 from privacy.admin_views import ERASE, EXPORT, customer_erasure, customer_export_download, customer_page
-from privacy.models import Erasure
+from privacy.models import Erasure, Export
 
 
 @admin.register(Erasure)
@@ -64,3 +64,23 @@ class ErasureAdmin(ReadOnlyAdmin):
             route("erase/", "customer_erase", customer_erasure),
         ]
         return own + super().get_urls()
+
+
+@admin.register(Export)
+class ExportAdmin(ReadOnlyAdmin):
+    """Who handed out whose data, when and how: recorded without the address, found by it."""
+
+    list_display = ["id", "exported_at", "via", "actor_name", "orders"]
+    list_filter = ["via"]
+    search_fields = ["actor_name"]
+    search_help_text = "An email address (finds its exports by the address's keyed hash), or who exported."
+    fields = readonly_fields = ("id", "exported_at", "via", "actor", "actor_name", "orders")
+    preserve_filters = False  # as the erasures': an address searched for stays out of the links
+
+    def get_search_results(
+        self, request: HttpRequest, queryset: QuerySet[Export], search_term: str
+    ) -> tuple[QuerySet[Export], bool]:
+        found, may_have_duplicates = super().get_search_results(request, queryset, search_term)
+        if "@" in search_term:
+            found |= queryset.filter(address_hash=address_hash(search_term))
+        return found, may_have_duplicates

@@ -49,7 +49,12 @@ def customer_export_download(request: StaffRequest, *, model_admin: admin.ModelA
     if not form.is_valid():
         return _page(request, model_admin, form)
     try:
-        document = customer_export(form.cleaned_data["address"])
+        document = customer_export(
+            form.cleaned_data["address"],
+            via=Erasure.Via.ADMIN,
+            actor=request.user,
+            actor_name=request.user.get_username(),
+        )
     except AddressRefused as exc:
         form.add_error("address", str(exc))
         return _page(request, model_admin, form)

@@ -10,16 +10,22 @@ erasures already done for the address, so an export after an erasure says why it
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.utils import timezone
 from django.utils.module_loading import import_string
 
+from infra.keyed_hash import address_hash
 from notifications.personal_data import notifications_export
 from orders.personal_data import orders_export, orders_of_address
 from privacy.erasure import AddressRefused, address_checked, erasures_of
+from privacy.models import Export
 
 
-def customer_export(address: str) -> dict[str, Any]:
-    """The document; AddressRefused (the same refusal) for what is not an address."""
+def customer_export(
+    address: str, *, via: str | None = None, actor: User | None = None, actor_name: str = ""
+) -> dict[str, Any]:
+    """The document; AddressRefused (the same refusal) for what is not an address. `via`: it
+    is handed out (the command, the API, the admin's download), and recorded (Export)."""
     address = address_checked(address)
     orders = orders_of_address(address)
     order_ids = list(orders.values_list("id", flat=True))
@@ -40,6 +46,14 @@ def customer_export(address: str) -> dict[str, Any]:
         }
         for erasure in erasures_of(address)
     ]
+    if via is not None:
+        Export.objects.create(
+            address_hash=address_hash(address),
+            via=via,
+            actor=actor,
+            actor_name=actor_name,
+            orders=len(document["orders"]),
+        )
     return document
 
 

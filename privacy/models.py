@@ -33,3 +33,24 @@ class Erasure(models.Model):
 
     def __str__(self) -> str:
         return f"erasure {self.pk} by {self.actor_name} at {self.erased_at:%Y-%m-%d %H:%M}"
+
+
+class Export(models.Model):
+    """One customer's data handed out (privacy/export.py): by whom, when, how, recorded without
+    the address (its keyed hash): a disclosure of personal data is accounted for as an
+    erasure is. The counts made for the admin's erasure confirmation are not exports."""
+
+    address_hash = models.CharField(max_length=64, db_index=True)
+    via = models.CharField(max_length=16, choices=Erasure.Via.choices)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    actor_name = models.CharField(max_length=150)
+    orders = models.PositiveIntegerField()  # how many orders the document held
+    exported_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-exported_at"]
+
+    def __str__(self) -> str:
+        return f"export {self.pk} by {self.actor_name} at {self.exported_at:%Y-%m-%d %H:%M}"

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
 GROUP_NAME = "Personal data officers"
 GROUP_PERMISSIONS = [
     ("privacy", "view_erasure"),
+    ("privacy", "view_export"),
     ("privacy", "export_customer"),
     ("privacy", "erase_customer"),
 ]

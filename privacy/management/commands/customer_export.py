@@ -3,16 +3,19 @@
   manage.py customer_export ada@example.com                    # to standard output
   manage.py customer_export ada@example.com --output ada.json  # to a file (not overwritten)
 
-The document is sent nowhere: the person who asked hands it over. Field names are words, so
+The document is sent nowhere: the person who asked hands it over (the export is recorded,
+without the address). Field names are words, so
 the customer can read it as it is.
 """
 
+import getpass
 import json
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from privacy.export import AddressRefused, customer_export
+from privacy.models import Erasure
 
 
 class Command(BaseCommand):
@@ -23,10 +26,12 @@ class Command(BaseCommand):
         parser.add_argument(
             "--output", help="a file to write (refused if it exists); default: standard output"
         )
+        parser.add_argument("--actor", help="who asked for it (default: the operating-system user)")
 
     def handle(self, *args: object, **options: object) -> None:
         try:
-            document = customer_export(str(options["address"]))
+            actor = str(options.get("actor") or getpass.getuser())
+            document = customer_export(str(options["address"]), via=Erasure.Via.COMMAND, actor_name=actor)
         except AddressRefused as exc:
             raise CommandError(f"Refused: {exc}") from exc
         text = json.dumps(document, indent=2, ensure_ascii=False, default=str)

@@ -10,7 +10,7 @@ from rest_framework.test import APIClient
 
 from notifications.models import Notification
 from orders.models import Order
-from privacy.models import Erasure
+from privacy.models import Erasure, Export
 from tests.factories import OrderFactory
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
@@ -32,6 +32,7 @@ def test_the_export_then_the_erasure_of_a_customer(client):
     assert exported.status_code == 200, exported.content
     assert [o["order"] for o in exported.json()["orders"]] == [str(order.id)]
     assert "grace@example.com" not in exported.content.decode()
+    assert list(Export.objects.values_list("via", "actor_name")) == [("api", "API token tests")]
     # the erasure
     erased = client.post("/api/customers/erasure/", {"email": ADDRESS}, format="json")
     assert erased.status_code == 200, erased.content

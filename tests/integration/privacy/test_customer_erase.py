@@ -12,6 +12,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.utils import timezone
 
+from infra.keyed_hash import address_hash
 from messaging.dispatch import Delivery, event_dispatch
 from messaging.models import OutboxEvent
 from notifications.delivery.rules import ERASED_REASON
@@ -19,7 +20,7 @@ from notifications.models import DeliveryAttempt, Notification, OperatorAction
 from orders.models import Order, OrderVersion
 from privacy.erasure import EmailsInFlight, customer_erase
 from privacy.export import customer_export
-from privacy.models import Erasure
+from privacy.models import Erasure, Export
 from tests import shopify_payloads as shopify
 from tests.connected_shop import tea_house_create, tea_house_deliver
 from tests.factories import OrderFactory
@@ -143,6 +144,8 @@ def test_the_export_holds_everything_about_the_customer_in_words_and_after_the_e
     assert all(email["status"] == "sent" and email["subject"] for email in document["emails"])
     assert len(document["what the shops' platforms sent"]) == 3
     assert "grace@example.com" not in path.read_text()  # nobody else's
+    [export] = Export.objects.all()  # the disclosure is recorded, without the address
+    assert (export.via, export.orders, export.address_hash) == ("command", 1, address_hash(ADDRESS))
     with pytest.raises(CommandError, match="Nothing written"):  # never over an existing file
         call_command("customer_export", ADDRESS, "--output", str(path))
     # after the erasure: what stays, and why the rest is gone

@@ -14,7 +14,7 @@ from django.utils import timezone
 from notifications.models import Notification
 from orders.models import Order
 from privacy.erasure import customer_erase
-from privacy.models import Erasure
+from privacy.models import Erasure, Export
 from privacy.officers import officers_group_ensure
 from tests.factories import OrderFactory, UnpublishedOrderFactory, staff_user
 
@@ -74,6 +74,10 @@ def test_the_export_downloads_a_json_file_of_the_customer_s_orders_and_no_one_el
     assert OTHER not in response.content.decode()
     for shown in (page, response):
         _address_in_no_url(shown)
+    # and the disclosure is recorded under the officer's name, without the address
+    [export] = Export.objects.all()
+    assert (export.via, export.orders) == ("admin", 1)
+    assert ADDRESS not in export.actor_name + export.address_hash
 
 
 def test_what_is_not_an_address_is_refused_on_the_form_and_nothing_happens(officer, orders):
