@@ -42,6 +42,7 @@ def test_the_email_in_flight_goes_once_and_the_others_never(mailsim, start_worke
     # then: the first was sent, once, before the erasure; the others were not sent, and say why
     sent = Notification.objects.get(order=first)
     assert sent.status == "sent"
+    assert sent.sent_at is not None
     assert sent.sent_at <= erased_at
     others = Notification.objects.filter(order__in=waiting)
     assert [(email.status, email.last_error) for email in others] == [("skipped", ERASED_REASON)] * 3
