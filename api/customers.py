@@ -14,7 +14,8 @@ answers 409 with Retry-After and changes nothing.
 import math
 
 from django.utils import timezone
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
@@ -78,7 +79,9 @@ class CustomerExportApi(APIView):
     @extend_schema(
         request=CustomerInput,
         responses={
-            200: serializers.DictField(help_text="Everything held about the customer, in words."),
+            200: OpenApiResponse(
+                OpenApiTypes.OBJECT, description="Everything held about the customer, in words."
+            ),
             **error_responses(with_body=True),
         },
     )

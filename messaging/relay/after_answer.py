@@ -8,6 +8,10 @@ records two events; before, each had its own publish, confirm wait and mark befo
 answer, a fifth of the answer's time. The client's answer says what committed, which does
 not depend on the publish: the events are in the outbox either way.
 
+It relies on the server closing each response, as WSGI requires of it (gunicorn does, and
+Django's test client; Django's own database connection handling relies on it too): a server
+that never closes one leaves the thread's batch open until its next request starts.
+
 What this changes for a crash: a process that dies after its answer and before the publish
 leaves the events claimed by it, and the sweep publishes them when the claim runs out, as it
 always did for a process dying after the commit. Outside a request (workers, commands, the
