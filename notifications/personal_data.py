@@ -44,12 +44,13 @@ class EmailsInFlight(Exception):
 
 
 def notifications_erase(
-    *, order_ids: list, address: str, names: list[str], now: datetime, everywhere: bool = True
+    *, order_ids: list, address: str, words: list[str], now: datetime, everywhere: bool = True
 ) -> dict[str, int]:
     """In the caller's transaction, which holds the orders' rows locked (so no claim starts on
-    them meanwhile). Returns how many rows of each kind were changed. `everywhere`: also every
-    attempt and provider event to the address and its suppression, whatever order they are of
-    (False: only those of these orders' emails)."""
+    them meanwhile). Returns how many rows of each kind were changed. `words`: what people's and
+    providers' words may quote the customer by (the address, names, address lines).
+    `everywhere`: also every attempt and provider event to the address and its suppression,
+    whatever order they are of (False: only those of these orders' emails)."""
     emails = list(
         Notification.objects.select_for_update(of=("self",))
         .filter(order_id__in=order_ids)
@@ -61,7 +62,6 @@ def notifications_erase(
     if sending:
         raise EmailsInFlight(len(sending), max(n.lease_expires_at for n in sending if n.lease_expires_at))
     ids = [email.id for email in emails]
-    words = [address, *names]
     already = Q(email_subject="", email_text="", email_html="", last_error_detail="", delivery_detail="")
     changed = {
         "emails": Notification.objects.filter(id__in=ids)

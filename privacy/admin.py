@@ -12,18 +12,19 @@ from functools import partial
 from typing import Any
 
 from django.contrib import admin
-from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.urls import URLPattern, path
 
-from infra.keyed_hash import address_hash
+from infra.address_search_admin import AddressHashSearch
 from infra.read_only_admin import ReadOnlyAdmin
 from privacy.admin_views import ERASE, EXPORT, customer_erasure, customer_export_download, customer_page
 from privacy.models import Erasure, Export
 
 
 @admin.register(Erasure)
-class ErasureAdmin(ReadOnlyAdmin):
+class ErasureAdmin(AddressHashSearch, ReadOnlyAdmin):
+    """Who erased, found as typed; an address, by its keyed hash (the records keep no address)."""
+
     list_display = ["id", "erased_at", "via", "actor_name", "changed_shown"]
     list_display_links = ["id", "erased_at"]
     list_filter = ["via"]
@@ -39,15 +40,6 @@ class ErasureAdmin(ReadOnlyAdmin):
     def changed_shown(self, erasure: Erasure) -> str:
         changed = [f"{kind.replace('_', ' ')}: {count}" for kind, count in erasure.changed.items() if count]
         return ", ".join(changed) or "nothing (nothing personal was held any more)"
-
-    def get_search_results(
-        self, request: HttpRequest, queryset: QuerySet[Erasure], search_term: str
-    ) -> tuple[QuerySet[Erasure], bool]:
-        """Who erased, as typed; an address, by its keyed hash (the records keep no address)."""
-        found, may_have_duplicates = super().get_search_results(request, queryset, search_term)
-        if "@" in search_term:
-            found |= queryset.filter(address_hash=address_hash(search_term))
-        return found, may_have_duplicates
 
     def changelist_view(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> Any:
         may_use_page = request.user.has_perm(EXPORT) or request.user.has_perm(ERASE)
@@ -67,7 +59,7 @@ class ErasureAdmin(ReadOnlyAdmin):
 
 
 @admin.register(Export)
-class ExportAdmin(ReadOnlyAdmin):
+class ExportAdmin(AddressHashSearch, ReadOnlyAdmin):
     """Who handed out whose data, when and how: recorded without the address, found by it."""
 
     list_display = ["id", "exported_at", "via", "actor_name", "orders"]
@@ -76,11 +68,3 @@ class ExportAdmin(ReadOnlyAdmin):
     search_help_text = "An email address (finds its exports by the address's keyed hash), or who exported."
     fields = readonly_fields = ("id", "exported_at", "via", "actor", "actor_name", "orders")
     preserve_filters = False  # as the erasures': an address searched for stays out of the links
-
-    def get_search_results(
-        self, request: HttpRequest, queryset: QuerySet[Export], search_term: str
-    ) -> tuple[QuerySet[Export], bool]:
-        found, may_have_duplicates = super().get_search_results(request, queryset, search_term)
-        if "@" in search_term:
-            found |= queryset.filter(address_hash=address_hash(search_term))
-        return found, may_have_duplicates

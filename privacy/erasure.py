@@ -52,19 +52,17 @@ def customer_erase(
     address = address_checked(address)
     now = timezone.now()
     mine = orders_of_address(address)
-    orders = list(
+    order_ids = list(
         (mine.filter(shop=shop) if shop is not None else mine)
         .select_for_update(no_key=True, of=("self",))
         .order_by("id")
-        .only("id", "customer_name")
+        .values_list("id", flat=True)
     )
-    order_ids = [order.id for order in orders]
-    names = personal_words(order_ids)  # read before the orders' content is erased
-    words = [address, *names]
+    words = [address, *personal_words(order_ids)]  # read before the orders' content is erased
     changed = orders_erase(order_ids, now=now)
     changed.update(
         notifications_erase(
-            order_ids=order_ids, address=address, names=names, now=now, everywhere=shop is None
+            order_ids=order_ids, address=address, words=words, now=now, everywhere=shop is None
         )
     )
     for step in _steps():

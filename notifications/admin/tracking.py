@@ -7,7 +7,7 @@ from django.contrib.admin.helpers import ActionForm
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from infra.keyed_hash import address_hash
+from infra.address_search_admin import AddressHashSearch
 from infra.read_only_admin import ReadOnlyAdmin, ReadOnlyInline
 from infra.staff_request import StaffRequest
 from notifications.models import ProviderEvent, Suppression
@@ -39,7 +39,10 @@ class LiftActionForm(ActionForm):
 
 
 @admin.register(Suppression)
-class SuppressionAdmin(ReadOnlyAdmin):
+class SuppressionAdmin(AddressHashSearch, ReadOnlyAdmin):
+    """An address searched for is also found by its keyed hash: a suppression whose address was
+    erased still answers "is this address suppressed?"."""
+
     list_display = [
         "address_shown",
         "reason",
@@ -55,16 +58,6 @@ class SuppressionAdmin(ReadOnlyAdmin):
     @admin.display(description="address", ordering="address")
     def address_shown(self, suppression: Suppression) -> str:
         return suppression.address or "(erased at its owner's request; still suppressed)"
-
-    def get_search_results(
-        self, request: HttpRequest, queryset: QuerySet[Suppression], search_term: str
-    ) -> tuple[QuerySet[Suppression], bool]:
-        """An address searched for is also found by its keyed hash: a suppression whose address
-        was erased still answers "is this address suppressed?"."""
-        found, may_have_duplicates = super().get_search_results(request, queryset, search_term)
-        if "@" in search_term:
-            found |= queryset.filter(address_hash=address_hash(search_term))
-        return found, may_have_duplicates
 
     action_form = LiftActionForm
     actions = ["lift"]
