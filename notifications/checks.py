@@ -14,7 +14,8 @@ from django.db import connections
 from notifications.content.errors import RenderError
 from notifications.content.overrides import override_check
 from notifications.models import EmailTemplateVersion
-from notifications.providers.catalogue import delivery_webhook, provider_configuration_problems
+from notifications.providers.accounts import ProviderAccount, account_of
+from notifications.providers.catalogue import delivery_webhooks, provider_configuration_problems
 from notifications.providers.production_url import production_url_problems
 
 DEVELOPMENT_MAIL_KEY = "dev-mail-key"
@@ -59,11 +60,10 @@ def mail_provider_check(app_configs: Sequence[AppConfig] | None, **kwargs: Any) 
     """A missing or wrong credential stops the process at start-up (workers run these checks
     too), instead of failing every email one by one."""
     problems = provider_configuration_problems()
-    if settings.DJANGO_ENV == "production" and settings.MAIL_PROVIDER in ("resend", "brevo"):
-        if settings.MAIL_PROVIDER_API_KEY == DEVELOPMENT_MAIL_KEY:
-            problems.append("MAIL_PROVIDER_API_KEY is the development simulator's key; set the provider's.")
-        if settings.MAIL_PROVIDER_URL:  # empty: the provider's public API
-            problems += production_url_problems(settings.MAIL_PROVIDER_URL)
+    if settings.DJANGO_ENV == "production":
+        for name in (settings.MAIL_PROVIDER, settings.MAIL_PROVIDER_FALLBACK):
+            if name in ("resend", "brevo"):
+                problems += _production_account_problems(account_of(name))
     if (
         settings.DJANGO_ENV == "production"
         and settings.MAIL_PROVIDER == "ses"
@@ -77,6 +77,15 @@ def mail_provider_check(app_configs: Sequence[AppConfig] | None, **kwargs: Any) 
     ]
 
 
+def _production_account_problems(account: ProviderAccount) -> list[str]:
+    problems = []
+    if account.api_key == DEVELOPMENT_MAIL_KEY:
+        problems.append(f"{account.key_setting} is the development simulator's key; set the provider's.")
+    if account.url:  # empty: the provider's public API
+        problems += production_url_problems(account.url, setting=account.url_setting)
+    return problems
+
+
 @register()
 def delivery_webhook_check(app_configs: Sequence[AppConfig] | None, **kwargs: Any) -> list[Error]:
     """In production the configured provider's delivery webhook must be able to tell its
@@ -85,15 +94,13 @@ def delivery_webhook_check(app_configs: Sequence[AppConfig] | None, **kwargs: An
     answers 503 with the same words until its secret is set.)"""
     if settings.DJANGO_ENV != "production":
         return []
-    webhook = delivery_webhook()
-    if webhook is None:
-        return []
     return [
         Error(
-            f"Mail provider {settings.MAIL_PROVIDER!r}: its delivery webhook /webhooks/{webhook.path} "
+            f"Mail provider {webhook.esp!r}: its delivery webhook /webhooks/{webhook.path} "
             f"cannot verify requests. {problem}",
             id="notifications.E006",
         )
+        for webhook in delivery_webhooks()
         for problem in webhook.verification_problems()
     ]
 

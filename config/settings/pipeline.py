@@ -163,6 +163,13 @@ MAIL_PROVIDER = env("MAIL_PROVIDER", default="resend")
 MAIL_PROVIDER_URL = env("MAIL_PROVIDER_URL", default="http://127.0.0.1:8025")
 MAIL_PROVIDER_API_KEY = env("MAIL_PROVIDER_API_KEY", default="dev-mail-key")
 MAIL_FROM_ADDRESS = env("MAIL_FROM_ADDRESS", default="Orders <orders@example.com>")
+# A second provider (any of the five, not the same as MAIL_PROVIDER) that takes an email while
+# the first's circuit is open or it is paused, only if nothing of that email may have reached
+# the first (docs/providers.md "Failover"); empty: none, emails wait for the first. Its own
+# base URL and API key (resend, brevo); the other kinds have settings of their own anyway.
+MAIL_PROVIDER_FALLBACK = env("MAIL_PROVIDER_FALLBACK", default="")
+MAIL_PROVIDER_FALLBACK_URL = env("MAIL_PROVIDER_FALLBACK_URL", default="")
+MAIL_PROVIDER_FALLBACK_API_KEY = env("MAIL_PROVIDER_FALLBACK_API_KEY", default="")
 MAIL_PROVIDER_CONNECT_TIMEOUT_SECONDS = env.float("MAIL_PROVIDER_CONNECT_TIMEOUT_SECONDS", default=5.0)
 MAIL_PROVIDER_READ_TIMEOUT_SECONDS = env.float("MAIL_PROVIDER_READ_TIMEOUT_SECONDS", default=30.0)
 # Retries of a transient delivery failure: delay(n) = min(max, base * 2^(n-1)) + jitter, for

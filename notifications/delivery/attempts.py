@@ -16,6 +16,7 @@ from notifications.delivery.circuit import CLOSED, CircuitSeen
 from notifications.delivery.claim_read import ClaimRead
 from notifications.delivery.statements import attempt_start
 from notifications.models import DeliveryAttempt, EmailTemplateVersion, Notification
+from notifications.providers.base import MailProvider
 from orders.models import Order
 
 logger = logging.getLogger(__name__)
@@ -27,8 +28,10 @@ class Claim:
     notification: Notification  # with its rendered email (snapshot), unless render_error
     attempt: DeliveryAttempt
     render_error: str = ""  # the email could not be rendered: nothing may be sent
-    circuit: CircuitSeen = CLOSED  # the provider's circuit as the claim read it
+    circuit: CircuitSeen = CLOSED  # the circuit of the provider called, as the claim read it
     probe: bool = False  # this call tests an open circuit (circuit.py)
+    # The provider this claim calls (routing.py); None: the caller's only provider.
+    provider: MailProvider | None = None
 
 
 def attempt_start_claimed(
@@ -66,13 +69,14 @@ def attempt_start_claimed(
         worker=worker,
         started_at=now,
         recipient=recipient,
+        provider=provider,
     )
     return Claim(
         order=order,
         notification=notification,
         attempt=attempt,
         render_error=render_error,
-        circuit=read.circuit,
+        circuit=read.circuit_of(provider),
     )
 
 

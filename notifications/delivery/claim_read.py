@@ -5,7 +5,7 @@ stale statement behind."""
 
 import json
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import connection
@@ -32,11 +32,11 @@ def _attnames(model: type[Model]) -> list[str]:
 # Every (order, kind) wanted, in one round trip: the order and its notification under their row
 # locks, whether the inbox has the event, the address's active suppression (what
 # tracking.suppression.suppression_active says), the live wording override (what
-# content.sources.live_version says) and the provider's circuit (circuit.py), unlocked: no row
-# means closed. Lock order everywhere: the order row, then its notification (PostgreSQL locks
-# them in the order of FOR ... OF), row after row in order id order (LockRows runs above the
-# sort); so claims never deadlock with each other or with an order's change
-# (tests/integration/test_claim_lock_order.py shows both).
+# content.sources.live_version says) and the providers' circuits (circuit.py; MAIL_PROVIDER's
+# and its fallback's, routing.py), unlocked: no row means closed. Lock order everywhere: the
+# order row, then its notification (PostgreSQL locks them in the order of FOR ... OF), row
+# after row in order id order (LockRows runs above the sort); so claims never deadlock with
+# each other or with an order's change (tests/integration/test_claim_lock_order.py shows both).
 # Until the email is rendered (its snapshot), also what was bought: the order's content in the
 # version the notification's event saw (Notification.content_version).
 # And what the email is about beyond the order, as JSON: the row of its shipment or refund, or
@@ -80,6 +80,7 @@ SELECT w.position, {columns_of(Order, "o")}, {columns_of(Notification, "n")},
          WHERE v.kind = w.kind AND v.locale = o.locale
            AND v.published_at IS NOT NULL AND v.retired_at IS NULL LIMIT 1),
        c.state, c.failures, c.retry_at, c.probe_until, c.paused_by,
+       f.state, f.failures, f.retry_at, f.probe_until, f.paused_by,
        CASE WHEN n.email_content_hash = '' THEN
            (SELECT ov.content FROM {OrderVersion._meta.db_table} ov
              WHERE ov.order_id = o.id AND ov.number = COALESCE(n.content_version, o.content_version))
@@ -91,6 +92,7 @@ SELECT w.position, {columns_of(Order, "o")}, {columns_of(Notification, "n")},
   JOIN {Notification._meta.db_table} n
     ON n.order_id = o.id AND n.kind = w.kind AND n.subject_id IS NOT DISTINCT FROM w.subject_id
   LEFT JOIN {ProviderCircuit._meta.db_table} c ON c.provider = %(provider)s
+  LEFT JOIN {ProviderCircuit._meta.db_table} f ON f.provider = %(fallback)s
  ORDER BY o.id, n.id
    FOR NO KEY UPDATE OF o, n
 """
@@ -114,7 +116,8 @@ class ClaimRead:
     processed: bool  # the inbox already has this event
     suppression_id: int | None  # the address's active suppression
     template_id: int | None  # the live EmailTemplateVersion of the kind in the order's language
-    circuit: CircuitSeen = CLOSED  # the provider's circuit breaker
+    # The providers' circuit breakers by name (no entry: closed)
+    circuits: dict[str, CircuitSeen] = field(default_factory=dict)
     # What was bought, in the version the email shows; read only until the email is rendered,
     # and None for an order placed with the short body.
     content: dict[str, Any] | None = None
@@ -125,8 +128,11 @@ class ClaimRead:
     # order of no shop.
     shop: dict[str, Any] | None = None
 
+    def circuit_of(self, provider: str) -> CircuitSeen:
+        return self.circuits.get(provider, CLOSED)
 
-def claim_reads(keys: list[ClaimKey], *, provider: str) -> dict[int, ClaimRead]:
+
+def claim_reads(keys: list[ClaimKey], *, provider: str, fallback: str = "") -> dict[int, ClaimRead]:
     """What each claim reads, by position in `keys`; a position is missing when its order or
     notification does not exist (the caller's slower path tells the two apart). Each
     email (order, kind, subject) must appear once: a second delivery of the same email must read what the
@@ -142,30 +148,34 @@ def claim_reads(keys: list[ClaimKey], *, provider: str) -> dict[int, ClaimRead]:
                 "event_ids": [key.event_id for key in keys],
                 "inbox_keys": [key.inbox_key for key in keys],
                 "provider": provider,
+                "fallback": fallback,
             },
         )
         rows = cursor.fetchall()
-    return {row[0]: _claim_read_of(row[1:]) for row in rows}
+    return {row[0]: _claim_read_of(row[1:], names=(provider, fallback)) for row in rows}
 
 
-def _claim_read_of(row: tuple[Any, ...]) -> ClaimRead:
+def _claim_read_of(row: tuple[Any, ...], *, names: tuple[str, str]) -> ClaimRead:
     split = len(_ORDER_ATTNAMES)
     end = split + len(_NOTIFICATION_ATTNAMES)
     order = Order.from_db(connection.alias, _ORDER_ATTNAMES, row[:split])
     notification = Notification.from_db(connection.alias, _NOTIFICATION_ATTNAMES, row[split:end])
-    processed, suppression_id, template_id, state, failures, retry_at, probe_until, paused_by = row[
-        end : end + 8
-    ]
-    content, about, shop = row[end + 8 :]
+    processed, suppression_id, template_id = row[end : end + 3]
+    circuit_columns = (row[end + 3 : end + 8], row[end + 8 : end + 13])
+    content, about, shop = row[end + 13 :]
     notification.order = order
-    circuit = CLOSED if state is None else CircuitSeen(state, failures, retry_at, probe_until, paused_by)
+    circuits = {
+        name: CircuitSeen(*columns)
+        for name, columns in zip(names, circuit_columns, strict=True)
+        if name and columns[0] is not None
+    }
     return ClaimRead(
         order,
         notification,
         processed,
         suppression_id=suppression_id,
         template_id=template_id,
-        circuit=circuit,
+        circuits=circuits,
         content=_json(content),
         about=_json(about),
         shop=_json(shop),

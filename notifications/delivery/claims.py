@@ -16,9 +16,9 @@ from messaging.inbox import inbox_record
 from messaging.registry import EventType
 from notifications.delivery import reasons
 from notifications.delivery.attempts import Claim, attempt_start_claimed
-from notifications.delivery.circuit import PROBE, circuit_gate, circuit_wait
+from notifications.delivery.circuit import PROBE
 from notifications.delivery.claim_read import ClaimKey, ClaimRead, claim_reads
-from notifications.delivery.rate_limit import rate_token_take
+from notifications.delivery.routing import route_choose
 from notifications.delivery.rules import Action, notification_decide
 from notifications.delivery.state import (
     lease_is_live,
@@ -30,6 +30,7 @@ from notifications.delivery.state import (
 from notifications.events import EMAIL_KIND_OF_EVENT
 from notifications.models import Notification, Suppression
 from notifications.providers.base import MailProvider
+from notifications.providers.catalogue import Providers
 from notifications.services import notification_create_pending
 from orders.events import AGGREGATE as ORDER_AGGREGATE
 from orders.models import Order
@@ -87,12 +88,14 @@ def with_orders(requests: list[ClaimRequest]) -> list[ClaimRequest]:
 
 @transaction.atomic
 def notification_claims(
-    requests: list[ClaimRequest], *, provider: MailProvider
+    requests: list[ClaimRequest], *, provider: MailProvider, fallback: MailProvider | None = None
 ) -> list[Claim | AlreadyDone | HandlingError]:
     """Take each request's notification lease and write its attempt row, or say why not to
     send, all in one transaction: one commit for a batch, and one for a single delivery (a
     batch of one). Decisions that are errors are returned, not raised, so the state change
-    they describe commits. One statement reads and locks every row first (claim_read.py)."""
+    they describe commits. One statement reads and locks every row first (claim_read.py).
+    `provider` sends; `fallback` (MAIL_PROVIDER_FALLBACK) takes over while it cannot (routing.py)."""
+    providers = Providers(provider, fallback)
     requests = with_orders(requests)
     # A second delivery of the same email in the batch reads again, after the first one's claim.
     first_of_email: dict[tuple[uuid.UUID, str, uuid.UUID | None], int] = {}
@@ -100,17 +103,24 @@ def notification_claims(
         if request.order_id is not None:
             first_of_email.setdefault((request.order_id, request.kind, request.subject_id), index)
     firsts = sorted(first_of_email.values())
-    reads = claim_reads([requests[i].key for i in firsts], provider=provider.name)
+    reads = claim_reads([requests[i].key for i in firsts], **_circuit_names(providers))
     read_of = {firsts[position]: read for position, read in reads.items()}
     decisions: dict[int, Claim | AlreadyDone | HandlingError] = {}
     for index in sorted(range(len(requests)), key=lambda i: str(requests[i].order_id)):
         # None: read alone (a repeat, or a row that is missing)
-        decisions[index] = _claim_decide(requests[index], provider=provider, read=read_of.get(index))
+        decisions[index] = _claim_decide(requests[index], providers=providers, read=read_of.get(index))
     return [decisions[index] for index in range(len(requests))]
 
 
+def _circuit_names(providers: Providers) -> dict[str, str]:
+    return {
+        "provider": providers.primary.name,
+        "fallback": providers.fallback.name if providers.fallback else "",
+    }
+
+
 def _claim_decide(
-    request: ClaimRequest, *, provider: MailProvider, read: ClaimRead | None
+    request: ClaimRequest, *, providers: Providers, read: ClaimRead | None
 ) -> Claim | AlreadyDone | HandlingError:
     """The claim's reads and writes (`read` when the rows are read and locked already); the
     caller holds the transaction."""
@@ -119,7 +129,7 @@ def _claim_decide(
         return PermanentError(
             reasons.SUBJECT_UNRECORDED.format(aggregate=event_type.aggregate, subject_id=request.aggregate_id)
         )
-    read = read or _claim_read_alone(request, provider=provider.name)
+    read = read or _claim_read_alone(request, providers=providers)
     if read is None:
         return PermanentError(reasons.ORDER_MISSING.format(order_id=request.order_id))
     if read.processed:  # the dispatcher leaves the inbox check to this read (notifications/events.py)
@@ -138,10 +148,10 @@ def _claim_decide(
         return InFlightError(f"Another worker ({notification.lease_owner}) is sending this email right now.")
     suppression = Suppression.objects.get(pk=read.suppression_id) if read.suppression_id else None
     decision = notification_decide(notification=notification, order=order, suppression=suppression)
-    uncertain = outcome_uncertain(notification, now)
+    holders = outcome_uncertain(notification, now)  # the providers an earlier attempt may have reached
     # Skipping is only honest if no earlier attempt may have gone out; otherwise the resend
     # under the same key tells (the provider replays it), or a person does.
-    if decision.action == Action.SKIP and not uncertain:
+    if decision.action == Action.SKIP and not holders:
         notification_set_status(notification, Notification.Status.SKIPPED, now, reason=decision.reason)
         inbox_record(event_id=event_id, inbox_key=event_type.inbox_key, result=Notification.Status.SKIPPED)
         return AlreadyDone(result=Notification.Status.SKIPPED)
@@ -150,45 +160,59 @@ def _claim_decide(
         return WaitError(decision.reason, retry_after=decision.retry_after)
     if decision.action == Action.WAIT:
         return InFlightError(decision.reason)
-    if uncertain and not resend_is_safe(notification, provider, now):
-        reason = reasons.WORKER_STOPPED if status == Notification.Status.SENDING else reasons.UNCERTAIN
-        error = NeedsReviewError(reason + reasons.RESEND_UNSAFE)
-        status_reason = {"reason": error.reason, "error_class": error.error_class}
-        notification_set_status(notification, Notification.Status.NEEDS_REVIEW, now, **status_reason)
-        return error
+    holder = _resend_holder(notification, holders, providers=providers, now=now) if holders else None
+    if isinstance(holder, NeedsReviewError):
+        return holder
     return _claim_unless_waiting(
-        read, event_id=event_id, worker=request.worker, now=now, provider=provider.name
+        read, event_id=event_id, worker=request.worker, now=now, providers=providers, holder=holder
     )
+
+
+def _resend_holder(
+    notification: Notification, holders: frozenset[str], *, providers: Providers, now: datetime
+) -> MailProvider | NeedsReviewError:
+    """The provider an email with an unknown outcome is resent through: the one that may have
+    it, while it still recognises the key. Otherwise a person decides (needs_review)."""
+    holder = providers.named(next(iter(holders))) if len(holders) == 1 else None
+    if holder is not None and resend_is_safe(notification, holder, now):
+        return holder
+    stopped = notification.status == Notification.Status.SENDING
+    reason = reasons.WORKER_STOPPED if stopped else reasons.UNCERTAIN
+    error = NeedsReviewError(
+        reason + (reasons.RESEND_UNSAFE if holder else reasons.holder_gone(sorted(holders)))
+    )
+    status_reason = {"reason": error.reason, "error_class": error.error_class}
+    notification_set_status(notification, Notification.Status.NEEDS_REVIEW, now, **status_reason)
+    return error
 
 
 def _claim_unless_waiting(
-    read: ClaimRead, *, event_id: uuid.UUID, worker: str, now: datetime, provider: str
+    read: ClaimRead,
+    *,
+    event_id: uuid.UUID,
+    worker: str,
+    now: datetime,
+    providers: Providers,
+    holder: MailProvider | None,
 ) -> Claim | WaitError:
-    """The provider's sending rate and circuit breaker: a wait tries and counts nothing."""
-    # A paused or open circuit first: its emails wait for it, not at the sending rate's pace
-    # (taking a token first sent all but a few back every second through a whole outage).
-    # Then the token, then the probe: a probe taken and then refused a token would hold every
-    # email until its lease ran out.
-    gate = (
-        circuit_wait(read.circuit, now=now)
-        or rate_token_take(provider=provider)
-        or circuit_gate(read.circuit, provider=provider, now=now)
+    """The provider's sending rate and circuit breaker, and which provider (routing.py): a wait
+    tries and counts nothing."""
+    route = route_choose(read, providers=providers, holder=holder, now=now)
+    if isinstance(route, WaitError):
+        notification_wait(read.notification, now, reason=route.reason)
+        return route
+    claim = attempt_start_claimed(
+        read, event_id=event_id, worker=worker, now=now, provider=route.provider.name
     )
-    if isinstance(gate, WaitError):
-        notification_wait(read.notification, now, reason=gate.reason)
-        return gate
-    return replace(
-        attempt_start_claimed(read, event_id=event_id, worker=worker, now=now, provider=provider),
-        probe=gate == PROBE,
-    )
+    return replace(claim, probe=route.gate == PROBE, provider=route.provider)
 
 
-def _claim_read_alone(request: ClaimRequest, *, provider: str) -> ClaimRead | None:
+def _claim_read_alone(request: ClaimRequest, *, providers: Providers) -> ClaimRead | None:
     """The read of one delivery; on the rare path no notification yet (an event from before it
     existed, it is created), or no order (None)."""
     assert request.order_id is not None  # with_orders found it
-    read = claim_reads([request.key], provider=provider).get(0)
+    read = claim_reads([request.key], **_circuit_names(providers)).get(0)
     if read is not None or not Order.objects.filter(id=request.order_id).exists():
         return read
     notification_create_pending(order_id=request.order_id, kind=request.kind, subject_id=request.subject_id)
-    return claim_reads([request.key], provider=provider).get(0)
+    return claim_reads([request.key], **_circuit_names(providers)).get(0)

@@ -36,7 +36,7 @@ from notifications.delivery.circuit import circuit_record
 from notifications.delivery.claims import AlreadyDone, Claim, ClaimRequest, notification_claims
 from notifications.delivery.outcomes import OutcomeToRecord, notification_record_outcomes
 from notifications.providers.base import MailProvider, Outcome, SendResult
-from notifications.providers.catalogue import mail_provider
+from notifications.providers.catalogue import mail_providers
 from observability.logs import log_context
 from observability.metrics import PROVIDER_CALL_SECONDS, PROVIDER_CALLS
 
@@ -57,12 +57,13 @@ def email_event_handle(*, envelope: Envelope, delivery: Delivery) -> str:
 def email_events_handle(deliveries: Sequence[tuple[Envelope, Delivery]]) -> list[Result]:
     """Each delivery's result, in order: "sent" or why nothing was sent, or the exception that
     tells the task what to do (the caller retries or dead-letters by it)."""
-    provider = mail_provider()
+    providers = mail_providers()
     requests = [
         ClaimRequest(envelope.aggregate_id, envelope.event_type, envelope.event_id, delivery.worker)
         for envelope, delivery in deliveries
     ]
-    decisions = _together_or_alone(partial(notification_claims, provider=provider), requests, "claim")
+    claim_step = partial(notification_claims, provider=providers.primary, fallback=providers.fallback)
+    decisions = _together_or_alone(claim_step, requests, "claim")
     # A claimed delivery's result comes from its outcome, below; the others' from the claim.
     results: list[Result] = [d.result if isinstance(d, AlreadyDone) else d for d in decisions]
     claimed = [(index, decision) for index, decision in enumerate(decisions) if isinstance(decision, Claim)]
@@ -71,7 +72,7 @@ def email_events_handle(deliveries: Sequence[tuple[Envelope, Delivery]]) -> list
     many = len(deliveries) > 1  # the crash points of a batch of several have their own names
     if many:
         crash_point("worker.batch_after_claim")
-    sends = _send_all([(claim, requests[index].event_id) for index, claim in claimed], provider)
+    sends = _send_all([(claim, requests[index].event_id) for index, claim in claimed], providers.primary)
     if any(result.outcome == Outcome.ACCEPTED for result, _ in sends):
         crash_point("worker.batch_after_sends" if many else "worker.after_provider_accept")
     outcomes = [
@@ -87,14 +88,13 @@ def email_events_handle(deliveries: Sequence[tuple[Envelope, Delivery]]) -> list
     # An outcome that cannot be recorded leaves its attempt open: the message is retried, and
     # the next delivery treats the call as unknown (claims.py), as after a crash.
     recorded = _together_or_alone(
-        partial(notification_record_outcomes, provider=provider), outcomes, "record"
+        partial(notification_record_outcomes, provider=providers.primary, fallback=providers.fallback),
+        outcomes,
+        "record",
     )
     for (index, _), result_of_email in zip(claimed, recorded, strict=True):
         results[index] = result_of_email
-    # After the outcomes: the circuit's bookkeeping never holds them up (it never raises).
-    circuit_record(
-        [r for r, _ in sends], seen=claimed[0][1].circuit, provider=provider.name, now=timezone.now()
-    )
+    _circuits_record(claimed, sends, providers.primary)
     crash_point("worker.batch_after_commit" if many else "worker.after_commit")
     logger.info("a batch of %d deliveries handled, %d sent to the provider", len(deliveries), len(claimed))
     return results
@@ -119,15 +119,35 @@ def _together_or_alone(step: Callable[[list[Any]], list[Any]], items: list[Any],
     return results
 
 
-def _send_all(
-    claims: list[tuple[Claim, uuid.UUID]], provider: MailProvider
-) -> list[tuple[SendResult, float]]:
-    """Every claim's provider call, at the same time where the provider's client allows it
-    (its capabilities). Never raises: a claimed email must end in a recorded outcome."""
-    at_once = min(provider.capabilities.concurrent_calls, settings.DELIVERY_BATCH_SIZE)
+def _circuits_record(
+    claimed: list[tuple[int, Claim]], sends: list[tuple[SendResult, float]], primary: MailProvider
+) -> None:
+    """After the outcomes, each provider's circuit (routing.py: a batch may call two): its
+    bookkeeping never holds them up, it never raises."""
+    called: dict[str, list[tuple[Claim, SendResult]]] = {}
+    for (_, claim), (result, _) in zip(claimed, sends, strict=True):
+        called.setdefault((claim.provider or primary).name, []).append((claim, result))
+    now = timezone.now()
+    for provider, calls in called.items():
+        circuit_record([result for _, result in calls], seen=calls[0][0].circuit, provider=provider, now=now)
+
+
+def _send_all(claims: list[tuple[Claim, uuid.UUID]], primary: MailProvider) -> list[tuple[SendResult, float]]:
+    """Every claim's call to its provider (the claim's, else `primary`), at the same time
+    where the providers' clients allow it (their capabilities). Never raises: a claimed email
+    must end in a recorded outcome."""
+    calls = [(claim, event_id, claim.provider or primary) for claim, event_id in claims]
+    at_once = min(
+        *(provider.capabilities.concurrent_calls for _, _, provider in calls), settings.DELIVERY_BATCH_SIZE
+    )
     if len(claims) == 1 or at_once == 1:
-        return [email_send_timed(claim, event_id=event_id, provider=provider) for claim, event_id in claims]
-    futures = [_senders(at_once).submit(_send_one, claim, event_id, provider) for claim, event_id in claims]
+        return [
+            email_send_timed(claim, event_id=event_id, provider=provider)
+            for claim, event_id, provider in calls
+        ]
+    futures = [
+        _senders(at_once).submit(_send_one, claim, event_id, provider) for claim, event_id, provider in calls
+    ]
     try:
         wait(futures)
     except SoftTimeLimitExceeded:

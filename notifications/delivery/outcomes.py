@@ -16,6 +16,7 @@ from messaging.errors import (
     PermanentError,
     RetriesExhaustedError,
     TransientError,
+    WaitError,
 )
 from messaging.identity import current_process_name
 from messaging.registry import EventType
@@ -47,11 +48,12 @@ class OutcomeToRecord:
 
 
 def notification_record_outcomes(
-    outcomes: list[OutcomeToRecord], *, provider: MailProvider
+    outcomes: list[OutcomeToRecord], *, provider: MailProvider, fallback: MailProvider | None = None
 ) -> list[str | HandlingError]:
     """Store each outcome with its inbox row: one commit for a batch, and one for a single
     delivery (a batch of one). Each is "sent" or the error that tells the task what to do,
-    returned (not raised) for the caller to act on after the commit."""
+    returned (not raised) for the caller to act on after the commit. `provider` is the one
+    called where a claim names none; `fallback` the one that takes over (routing.py)."""
     accepted = [o for o in outcomes if o.result.outcome == Outcome.ACCEPTED]
     if len(accepted) == len(outcomes):  # the common case: one statement, atomic on its own
         _record_accepted(accepted)
@@ -62,7 +64,7 @@ def notification_record_outcomes(
         return [
             Notification.Status.SENT
             if outcome.result.outcome == Outcome.ACCEPTED
-            else _record_not_accepted(outcome, provider=provider)
+            else _record_not_accepted(outcome, provider=outcome.claim.provider or provider, fallback=fallback)
             for outcome in outcomes
         ]
 
@@ -90,8 +92,10 @@ def _record_accepted(outcomes: list[OutcomeToRecord]) -> None:
         )
 
 
-def _record_not_accepted(outcome: OutcomeToRecord, *, provider: MailProvider) -> str | HandlingError:
-    """Inside the outcomes' transaction."""
+def _record_not_accepted(
+    outcome: OutcomeToRecord, *, provider: MailProvider, fallback: MailProvider | None
+) -> str | HandlingError:
+    """Inside the outcomes' transaction. `provider`: the one this call went to."""
     claim, result = outcome.claim, outcome.result
     now = timezone.now()
     notification = Notification.objects.select_for_update().get(pk=claim.notification.pk)
@@ -112,7 +116,10 @@ def _record_not_accepted(outcome: OutcomeToRecord, *, provider: MailProvider) ->
         notification, result, provider, now, to=claim.attempt.recipient, final_attempt=final_attempt
     )
     if probing and next_status == Notification.Status.PENDING:
-        error = probe_failed_wait(error.reason)  # still down: it waits like every other email
+        if _fallback_takes_it(result, called=provider, fallback=fallback):
+            error = WaitError(error.reason + reasons.TO_FALLBACK, retry_after=1)
+        else:
+            error = probe_failed_wait(error.reason)  # still down: it waits like every other email
     notification_set_status(
         notification,
         next_status,
@@ -122,6 +129,13 @@ def _record_not_accepted(outcome: OutcomeToRecord, *, provider: MailProvider) ->
         error_class=error.error_class,
     )
     return error
+
+
+def _fallback_takes_it(result: SendResult, *, called: MailProvider, fallback: MailProvider | None) -> bool:
+    """After a failed probe of the first provider, whose circuit is open again: an email it
+    definitely refused goes to the fallback at its next claim, without waiting for the next
+    probe (routing.py)."""
+    return fallback is not None and called.name != fallback.name and result.outcome == Outcome.TRANSIENT
 
 
 def _next_step(

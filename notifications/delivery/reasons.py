@@ -75,3 +75,16 @@ ORDER_MISSING = "The order {order_id} does not exist in the database."
 SUBJECT_UNRECORDED = (
     "No email is recorded for the {aggregate} {subject_id}: it does not exist in the database."
 )
+
+
+def holder_gone(providers: list[str]) -> str:
+    """Why an email with an unknown outcome cannot be resent: the provider that may have it is
+    not one of those configured now (or two may have it), and another provider would not
+    recognise the resend."""
+    return (
+        f" The provider that may have it ({' and '.join(providers)}) is not the one this email could "
+        "be resent through, and another provider would send it a second time: a person must check."
+    )
+
+
+TO_FALLBACK = " The provider definitely did not take it: it goes to the fallback provider."

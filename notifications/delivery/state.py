@@ -6,6 +6,7 @@ from functools import partial
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import QuerySet
 
 from notifications.models import DeliveryAttempt, Notification
 from notifications.providers.base import MailProvider
@@ -97,23 +98,34 @@ def attempts_uncertain(notification: Notification) -> bool:
     """Whether a finished earlier attempt under the current key may have reached the
     customer. Attempts under a retired key do not count: a reviewer who sent the email again
     under a new key accepted that risk (operations/review/resolve.py)."""
+    return bool(_uncertain_attempts(notification).exists())
+
+
+def uncertain_at(notification: Notification) -> frozenset[str]:
+    """The providers an earlier attempt under the current key may have reached (empty: none
+    may). An attempt from before attempts named their provider went to the email's."""
+    named = _uncertain_attempts(notification).values_list("provider", flat=True).distinct()
+    return frozenset(name or notification.provider or settings.MAIL_PROVIDER for name in named)
+
+
+def _uncertain_attempts(notification: Notification) -> QuerySet[DeliveryAttempt]:
     return notification.attempts.filter(
         outcome__in=UNCERTAIN_OUTCOMES, number__gte=notification.key_first_attempt
-    ).exists()
+    )
 
 
-def outcome_uncertain(notification: Notification, now: datetime) -> bool:
-    """Whether an earlier attempt may have been sent: one that ended unknown or in flight,
-    or one that started and never finished (its worker died during the call)."""
+def outcome_uncertain(notification: Notification, now: datetime) -> frozenset[str]:
+    """The providers an earlier attempt may have reached: one that ended unknown or in flight,
+    or one that started and never finished (its worker died during the call). Empty when no
+    attempt may have been sent, the only case in which the email may go to any provider."""
     if notification.attempt_count == 0:
-        return False  # the common first delivery: no query
+        return frozenset()  # the common first delivery: no query
     closed = notification.attempts.filter(finished_at__isnull=True).update(
         finished_at=now, outcome=DeliveryAttempt.Outcome.UNKNOWN, error="the worker stopped during the call"
     )
     if closed:
         logger.warning("notification %s: %d attempt(s) ended without an outcome", notification.pk, closed)
-        return True
-    return attempts_uncertain(notification)
+    return uncertain_at(notification)
 
 
 def lease_is_live(notification: Notification, now: datetime) -> bool:

@@ -45,9 +45,9 @@ def attempt_start(
         )
         INSERT INTO {DeliveryAttempt._meta.db_table}
                (notification_id, event_id, number, worker, started_at, outcome, error, provider_message_id,
-                recipient)
+                recipient, provider)
         SELECT %(notification_id)s, %(event_id)s, attempt_count, %(worker)s, %(now)s, '', '', '',
-               %(recipient)s
+               %(recipient)s, %(provider)s
           FROM claimed
         RETURNING id, number
     """

@@ -70,7 +70,9 @@ class Notification(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     status_changed_at = models.DateTimeField()
     sent_at = models.DateTimeField(null=True, blank=True)
-    provider = models.CharField(max_length=32, blank=True)  # who was called (settings MAIL_PROVIDER)
+    provider = models.CharField(
+        max_length=32, blank=True
+    )  # who was called last (MAIL_PROVIDER or its fallback)
     delivery_status = models.CharField(max_length=16, choices=DeliveryStatus.choices, blank=True, default="")
     delivery_status_at = models.DateTimeField(null=True, blank=True)  # when the provider saw it
     delivery_detail = models.TextField(blank=True)  # e.g. the bounce message, in the provider's words
@@ -169,6 +171,10 @@ class DeliveryAttempt(models.Model):
     # writes here first (operations/review/resolve.py). A database default too: a
     # worker of the previous release, during a rolling deploy, inserts without naming it.
     recipient = models.EmailField(max_length=254, blank=True, default="", db_default="")
+    # Which provider this call went to (its name, as ProviderCircuit's): an email whose outcome
+    # is unknown at one provider is never moved to the other (delivery/routing.py). Empty on
+    # attempts from before a fallback existed: the email's `provider` then.
+    provider = models.CharField(max_length=32, blank=True, default="", db_default="")
 
     class Meta:
         ordering = ["notification", "number"]

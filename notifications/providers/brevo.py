@@ -15,6 +15,7 @@ from typing import Any
 import requests
 from django.conf import settings
 
+from notifications.providers.accounts import account_of
 from notifications.providers.anymail_webhooks import AnymailTrackingWebhook, anymail_tracking_webhook
 from notifications.providers.base import (
     ANY_NUMBER_OF_CALLS,
@@ -48,13 +49,15 @@ class BrevoProvider:
     )
 
     def __init__(self) -> None:
-        self._url = (settings.MAIL_PROVIDER_URL or PUBLIC_URL).rstrip("/") + "/v3/smtp/email"
-        self._session = provider_session(self._url, {"api-key": settings.MAIL_PROVIDER_API_KEY})
+        account = account_of(self.name)
+        self._url = (account.url or PUBLIC_URL).rstrip("/") + "/v3/smtp/email"
+        self._session = provider_session(self._url, {"api-key": account.api_key})
 
     @classmethod
     def configuration_problems(cls) -> list[str]:
-        if not settings.MAIL_PROVIDER_API_KEY:
-            return ["MAIL_PROVIDER_API_KEY is empty: Brevo needs an API key (xkeysib-…)."]
+        account = account_of(cls.name)
+        if not account.api_key:
+            return [f"{account.key_setting} is empty: Brevo needs an API key (xkeysib-…)."]
         if not parseaddr(settings.MAIL_FROM_ADDRESS)[1]:
             return [f"MAIL_FROM_ADDRESS {settings.MAIL_FROM_ADDRESS!r} has no address for Brevo's sender."]
         return []

@@ -19,6 +19,7 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.utils.module_loading import import_string
 
+from notifications.providers.accounts import account_of
 from notifications.providers.base import (
     ANY_NUMBER_OF_CALLS,
     KEY_TAG,
@@ -83,17 +84,17 @@ class ResendProvider:
     )
 
     def __init__(self) -> None:
-        self._url = (settings.MAIL_PROVIDER_URL or PUBLIC_URL).rstrip("/") + "/emails"
-        self._session = provider_session(
-            self._url, {"Authorization": f"Bearer {settings.MAIL_PROVIDER_API_KEY}"}
-        )
+        account = account_of(self.name)
+        self._url = (account.url or PUBLIC_URL).rstrip("/") + "/emails"
+        self._session = provider_session(self._url, {"Authorization": f"Bearer {account.api_key}"})
 
     @classmethod
     def configuration_problems(cls) -> list[str]:
-        if not settings.MAIL_PROVIDER_API_KEY:
-            return ["MAIL_PROVIDER_API_KEY is empty: Resend needs an API key (re_…)."]
-        if not (settings.MAIL_PROVIDER_URL or PUBLIC_URL).startswith(("http://", "https://")):
-            return [f"MAIL_PROVIDER_URL {settings.MAIL_PROVIDER_URL!r} is not an http(s) URL."]
+        account = account_of(cls.name)
+        if not account.api_key:
+            return [f"{account.key_setting} is empty: Resend needs an API key (re_…)."]
+        if not (account.url or PUBLIC_URL).startswith(("http://", "https://")):
+            return [f"{account.url_setting} {account.url!r} is not an http(s) URL."]
         return []
 
     @classmethod

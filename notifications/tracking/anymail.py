@@ -15,7 +15,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from notifications.providers.base import KEY_TAG
-from notifications.providers.catalogue import delivery_webhook
+from notifications.providers.catalogue import delivery_webhooks
 from notifications.tracking.intake import provider_event_store
 from notifications.tracking.normalised import Kind, TrackingEvent
 
@@ -75,13 +75,13 @@ def _json_safe(esp_event: object) -> dict[str, Any]:
 def tracking_event_receive(
     sender: object, event: AnymailTrackingEvent, esp_name: str, **kwargs: object
 ) -> None:
-    configured = delivery_webhook()
-    if configured is None or esp_name.lower() != configured.esp:
+    configured = [webhook.esp for webhook in delivery_webhooks()]
+    if esp_name.lower() not in configured:
         # Whatever view sent it, an ESP we do not send through cannot speak about our emails.
         # Anymail answers this exception (a SuspiciousOperation) with a 400; nothing is stored.
         raise AnymailWebhookValidationFailure(
             f"{esp_name} events are refused: MAIL_PROVIDER={settings.MAIL_PROVIDER} hears only from "
-            f"{configured.esp if configured else 'no ESP'}."
+            f"{' and '.join(configured) or 'no ESP'}."
         )
     normalised = anymail_event(event, esp_name)
     if normalised is not None:

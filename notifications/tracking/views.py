@@ -1,6 +1,7 @@
-"""The delivery webhooks. /webhooks/<path> serves only the configured provider's endpoint
-(its `DeliveryWebhook`, notifications/providers/): every other path is a 404, so no ESP we do
-not send through can post events, whatever Anymail offers. Each request is then checked
+"""The delivery webhooks. /webhooks/<path> serves only the configured providers' endpoints
+(their `DeliveryWebhook`s, notifications/providers/; MAIL_PROVIDER's and MAIL_PROVIDER_FALLBACK's,
+since an email either sent speaks through its events): every other path is a 404, so no ESP we
+do not send through can post events, whatever Anymail offers. Each request is then checked
 (the endpoint can verify it, the body can be read) before the provider's view verifies its
 credentials, stores each event once and answers at once; a worker applies it
 (notifications/tracking/apply.py). Anymail's views are Anymail's own; Resend's is below."""
@@ -13,7 +14,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
 from infra.json_nesting import json_nesting_refusal
-from notifications.providers.catalogue import delivery_webhook
+from notifications.providers.catalogue import delivery_webhooks
 from notifications.tracking.intake import provider_event_store
 from notifications.tracking.normalised import UnusableEvent
 from notifications.tracking.resend import WebhookVerificationError, resend_event_verify
@@ -25,9 +26,9 @@ SVIX_HEADERS = ("svix-id", "svix-timestamp", "svix-signature")
 
 @csrf_exempt
 def delivery_webhook_receive(request: HttpRequest, route: str) -> HttpResponse:
-    webhook = delivery_webhook()
-    if webhook is None or route != webhook.path:
-        raise Http404(f"No delivery webhook at /webhooks/{route} for MAIL_PROVIDER={settings.MAIL_PROVIDER}.")
+    webhook = next((webhook for webhook in delivery_webhooks() if webhook.path == route), None)
+    if webhook is None:
+        raise Http404(f"No delivery webhook at /webhooks/{route} for {_providers_named()}.")
     if request.method not in ("POST", "HEAD"):  # HEAD: ESPs check the address with one
         return HttpResponseNotAllowed(["POST", "HEAD"])
     problems = webhook.verification_problems()
@@ -46,6 +47,15 @@ def delivery_webhook_receive(request: HttpRequest, route: str) -> HttpResponse:
         # which the provider's view parses after its credentials passed.
         logger.warning("delivery webhook %s refused: a document inside the body nests too deep", webhook.path)
         return _answer(400, "A document inside the body nests too deep to be read.")
+
+
+def _providers_named() -> str:
+    fallback = (
+        f", MAIL_PROVIDER_FALLBACK={settings.MAIL_PROVIDER_FALLBACK}"
+        if settings.MAIL_PROVIDER_FALLBACK
+        else ""
+    )
+    return f"MAIL_PROVIDER={settings.MAIL_PROVIDER}{fallback}"
 
 
 def _body_refusal(body: bytes) -> str | None:

@@ -27,6 +27,7 @@ def _claim_params(notifications: list) -> dict:
         "event_ids": [uuid.uuid4() for _ in notifications],
         "inbox_keys": ["k" for _ in notifications],
         "provider": "resend",
+        "fallback": "brevo",
     }
 
 
