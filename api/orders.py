@@ -47,6 +47,10 @@ class NotificationOutputSerializer(serializers.Serializer):
         "delivery_delayed, delivered, bounced or complained"
     )
     delivery_status_at = serializers.DateTimeField(allow_null=True)
+    provider = serializers.CharField(
+        help_text="The mail provider that took (or is taking) the email: MAIL_PROVIDER's name, or "
+        "its fallback's when the first could not take it; empty until the first attempt."
+    )
 
     def get_age_seconds(self, notification: Notification) -> int:
         return int((timezone.now() - notification.status_changed_at).total_seconds())

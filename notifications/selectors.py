@@ -76,6 +76,15 @@ def notification_counts_by_kind_and_status() -> list[tuple[str, str, int]]:
     return list(Notification.objects.values_list("kind", "status").annotate(n=Count("id")))
 
 
+def notification_counts_sent_by_provider() -> list[tuple[str, int]]:
+    """Sent emails by the provider that took them (MAIL_PROVIDER or its fallback)."""
+    return list(
+        Notification.objects.filter(status=Notification.Status.SENT)
+        .values_list("provider")
+        .annotate(n=Count("id"))
+    )
+
+
 def notification_counts_by_kind_and_delivery_status() -> list[tuple[str, str, int]]:
     """Sent emails by what the provider's events said since ("" = no event yet)."""
     return list(
@@ -165,6 +174,8 @@ class CircuitStatus:
     paused_reason: str
     since: datetime | None  # when it last changed
     waiting_emails: int  # pending emails whose reason is the circuit (or the pause)
+    down_since: datetime | None = None  # since when it takes no emails (None: it does)
+    up_since: datetime | None = None  # when it last came back (None: never down)
 
     def describe(self) -> str:
         if self.state == ProviderCircuit.State.CLOSED:
@@ -194,4 +205,6 @@ def provider_circuit_status(provider: str) -> CircuitStatus:
         paused_reason=circuit.paused_reason,
         since=circuit.updated_at,
         waiting_emails=waiting if circuit.state != ProviderCircuit.State.CLOSED else 0,
+        down_since=circuit.down_since,
+        up_since=circuit.up_since,
     )

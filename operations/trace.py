@@ -88,4 +88,5 @@ def _attempt_text(attempt: DeliveryAttempt) -> str:
     status = f" HTTP {attempt.http_status}" if attempt.http_status else ""
     message = f" message {attempt.provider_message_id}" if attempt.provider_message_id else ""
     error = f": {attempt.error}" if attempt.error and attempt.outcome != "accepted" else ""
-    return f"  attempt {attempt.number} by {attempt.worker}: {outcome}{status}{message}{error}"
+    provider = f" to {attempt.provider}" if attempt.provider else ""
+    return f"  attempt {attempt.number} by {attempt.worker}{provider}: {outcome}{status}{message}{error}"

@@ -120,12 +120,15 @@ def _probe_taken(provider: str, now: datetime) -> bool:
 _OPENING = "(c.state = 'half_open' OR c.failures + %(failed)s >= %(threshold)s)"
 _FAILED = f"""
 INSERT INTO {ProviderCircuit._meta.db_table} AS c
-       (provider, state, failures, opened_at, retry_at, probe_until, paused_by, paused_reason, updated_at)
+       (provider, state, failures, opened_at, retry_at, probe_until, paused_by, paused_reason, updated_at,
+        down_since)
 VALUES (%(provider)s, CASE WHEN %(failed)s >= %(threshold)s THEN 'open' ELSE 'closed' END, %(failed)s,
         CASE WHEN %(failed)s >= %(threshold)s THEN %(now)s::timestamptz END,
-        CASE WHEN %(failed)s >= %(threshold)s THEN %(retry_at)s::timestamptz END, NULL, '', '', %(now)s)
+        CASE WHEN %(failed)s >= %(threshold)s THEN %(retry_at)s::timestamptz END, NULL, '', '', %(now)s,
+        CASE WHEN %(failed)s >= %(threshold)s THEN %(now)s::timestamptz END)
 ON CONFLICT (provider) DO UPDATE SET
        failures = c.failures + %(failed)s,
+       down_since = CASE WHEN c.state = 'closed' AND {_OPENING} THEN %(now)s ELSE c.down_since END,
        state = CASE WHEN c.state IN ('paused', 'open') THEN c.state
                     WHEN {_OPENING} THEN 'open' ELSE 'closed' END,
        opened_at = CASE WHEN c.state IN ('paused', 'open') THEN c.opened_at
@@ -138,6 +141,7 @@ ON CONFLICT (provider) DO UPDATE SET
 _ANSWERED = f"""
 UPDATE {ProviderCircuit._meta.db_table}
    SET state = 'closed', failures = 0, opened_at = NULL, retry_at = NULL, probe_until = NULL,
+       up_since = CASE WHEN state = 'closed' THEN up_since ELSE %(now)s END, down_since = NULL,
        updated_at = %(now)s
  WHERE provider = %(provider)s AND state <> 'paused'
 """

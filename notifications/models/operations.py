@@ -23,6 +23,7 @@ class OperatorAction(models.Model):
         CORRECT_ADDRESS = "correct_address", "correct the address and send again"
         PROVIDER_PAUSE = "provider_pause", "pause the mail provider"
         PROVIDER_RESUME = "provider_resume", "resume the mail provider"
+        PROVIDER_FORCE = "provider_force", "send through one mail provider only"
         RESOLVE_MISMATCH = "resolve_mismatch", "close a reconcile mismatch"
         RERUN_DELIVERY = "rerun_delivery", "run a shop platform's delivery again"
 

@@ -117,6 +117,11 @@ class ProviderCircuit(models.Model):
     probe_until = models.DateTimeField(null=True, blank=True)  # half open: the probe's lease
     paused_by = models.CharField(max_length=150, blank=True)
     paused_reason = models.TextField(blank=True)
+    # Since when it takes no emails (its circuit left closed, or it was paused), through every
+    # probe of an outage; NULL while closed. With a fallback, since when the fallback sends.
+    down_since = models.DateTimeField(null=True, blank=True)
+    # When it last closed after being down (NULL: never down): since when it sends again.
+    up_since = models.DateTimeField(null=True, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:

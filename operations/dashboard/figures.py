@@ -6,7 +6,6 @@ from datetime import datetime, timedelta
 from statistics import quantiles
 from typing import Any, TypedDict
 
-from django.conf import settings
 from django.utils import timezone
 from django.utils.safestring import mark_safe
 from django.utils.timesince import timesince
@@ -17,8 +16,8 @@ from notifications.selectors import (
     notification_counts_per_kind_since,
     notification_latencies_sent_since,
     notification_oldest_unfinished_since,
-    provider_circuit_status,
 )
+from notifications.sending_now import SendingNow, sending_now
 from operations.dead_letters.reader import dead_letter_queue_depths
 
 WIDTH, HEIGHT, MARGIN = 760, 260, 46
@@ -39,8 +38,8 @@ class DashboardFigures(TypedDict):
     dead_letters: dict[str, int | str]  # depth per queue, or {"broker unreachable": why}
     latency_svg: str
     latency_summary: LatencySummary | None
-    provider: str  # the provider's circuit breaker, in words
-    provider_state: str  # closed, open, half_open or paused
+    provider: str  # which provider sends now and since when, its circuit breaker, in words
+    provider_state: str  # the first's circuit (closed, open, half open, paused), "fallback" or "none"
     oldest_unfinished_words: str  # "3 minutes"
     dead_letters_total: int
     retention_ran_words: str  # "12 minutes" ago, or "" if it never ran
@@ -61,7 +60,7 @@ def dashboard_figures() -> DashboardFigures:
         ((now - sent_at).total_seconds() / 60, (sent_at - created_at).total_seconds())
         for created_at, sent_at in notification_latencies_sent_since(now - timedelta(hours=1))
     ]
-    circuit = provider_circuit_status(settings.MAIL_PROVIDER)
+    sending = sending_now()
     return {
         "title": "Notifications dashboard",
         "per_kind": [_labelled(row) for row in notification_counts_per_kind_since(today)],
@@ -71,8 +70,8 @@ def dashboard_figures() -> DashboardFigures:
         "dead_letters_total": sum(depth for depth in dead_letters.values() if isinstance(depth, int)),
         "latency_svg": latency_svg(points),
         "latency_summary": _summary([latency for _, latency in points]),
-        "provider": circuit.describe(),
-        "provider_state": circuit.state.replace("_", " "),
+        "provider": sending.describe(),
+        "provider_state": _provider_state(sending),
         **_retention(now),
     }
 
@@ -152,3 +151,11 @@ def _summary(latencies: list[float]) -> LatencySummary | None:
         return None
     cuts = quantiles(latencies, n=100)
     return {"count": len(latencies), "p50_ms": round(cuts[49] * 1000), "p95_ms": round(cuts[94] * 1000)}
+
+
+def _provider_state(sending: SendingNow) -> str:
+    """The tile's figure: the first provider's circuit state; while it cannot take emails and a
+    fallback is set, whether the fallback sends ("fallback") or none does ("none")."""
+    if sending.fallback is None or sending.provider == sending.first.provider:
+        return sending.first.state.replace("_", " ")
+    return "fallback" if sending.provider else "none"

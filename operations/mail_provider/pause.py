@@ -5,6 +5,7 @@ every worker's calls for planned maintenance and resume them (where it stands is
 
 from django.conf import settings
 from django.db import transaction
+from django.utils import timezone
 
 from notifications.audit import action_done
 from notifications.models import OperatorAction, ProviderCircuit
@@ -18,13 +19,7 @@ class CircuitRefused(Exception):
 
 @transaction.atomic
 def provider_pause(*, provider: str, actor_name: str, reason: str) -> str:
-    if not reason.strip():
-        raise CircuitRefused("A pause needs a reason (for example the provider's maintenance notice).")
-    circuit, _ = ProviderCircuit.objects.select_for_update().get_or_create(provider=provider)
-    if circuit.state == State.PAUSED:
-        raise CircuitRefused(f"{provider} is already paused by {circuit.paused_by}: {circuit.paused_reason}")
-    circuit.state, circuit.paused_by, circuit.paused_reason = State.PAUSED, actor_name, reason
-    circuit.save()
+    circuit_pause(provider=provider, actor_name=actor_name, reason=reason)
     action_done(
         action=OperatorAction.Action.PROVIDER_PAUSE,
         actor_name=actor_name,
@@ -34,13 +29,26 @@ def provider_pause(*, provider: str, actor_name: str, reason: str) -> str:
     return f"{provider} paused: no worker calls it until `provider resume`; emails wait, nothing is lost."
 
 
+def circuit_pause(*, provider: str, actor_name: str, reason: str) -> None:
+    """In the caller's transaction; the caller records the action."""
+    if not reason.strip():
+        raise CircuitRefused("A pause needs a reason (for example the provider's maintenance notice).")
+    circuit, _ = ProviderCircuit.objects.select_for_update().get_or_create(provider=provider)
+    if circuit.state == State.PAUSED:
+        raise CircuitRefused(f"{provider} is already paused by {circuit.paused_by}: {circuit.paused_reason}")
+    circuit.state, circuit.paused_by, circuit.paused_reason = State.PAUSED, actor_name, reason
+    circuit.down_since = circuit.down_since or timezone.now()  # paused while open: down since then
+    circuit.save()
+
+
 @transaction.atomic
 def provider_resume(*, provider: str, actor_name: str, reason: str = "") -> str:
     circuit = ProviderCircuit.objects.select_for_update().filter(provider=provider).first()
     if circuit is None or circuit.state != State.PAUSED:
         raise CircuitRefused(f"{provider} is not paused ({circuit.state if circuit else State.CLOSED}).")
     circuit.state, circuit.failures, circuit.paused_by, circuit.paused_reason = State.CLOSED, 0, "", ""
-    circuit.retry_at = circuit.probe_until = circuit.opened_at = None
+    circuit.retry_at = circuit.probe_until = circuit.opened_at = circuit.down_since = None
+    circuit.up_since = timezone.now()
     circuit.save()
     action_done(
         action=OperatorAction.Action.PROVIDER_RESUME,

@@ -60,3 +60,43 @@ def test_other_staff_see_the_state_but_may_not_pause(client):
 
 def test_the_page_is_for_staff_only(client):
     assert client.get(PAGE).status_code == 302  # to the admin's login
+
+
+@pytest.fixture
+def with_fallback(settings):
+    settings.MAIL_PROVIDER, settings.MAIL_PROVIDER_FALLBACK = "resend", "brevo"
+
+
+def test_the_page_says_which_provider_sends_and_a_reviewer_forces_one_and_back(client, rita, with_fallback):
+    client.force_login(rita)
+    page = client.get(PAGE).content.decode()
+    assert "Sending through resend; the fallback, brevo, is ready" in page
+    # when: the reviewer sends through the fallback only, for the first's maintenance
+    refused = client.post(PAGE, {"use": "brevo", "reason": ""}, follow=True).content.decode()
+    assert "Refused, nothing changed: Forcing a provider needs a reason" in refused
+    forced = client.post(PAGE, {"use": "brevo", "reason": "Resend maintenance"}, follow=True).content.decode()
+    assert "Sending through brevo only: resend is paused" in forced
+    # then: the page says the fallback sends, since when, and why the first takes nothing
+    assert "Sending through the fallback, brevo since " in forced
+    assert "resend: paused by rita (sending forced through brevo: Resend maintenance)" in forced
+    circuit = ProviderCircuit.objects.get(provider="resend")
+    assert circuit.state == "paused"
+    assert circuit.down_since is not None
+    # when: back to automatic
+    back = client.post(PAGE, {"use": "automatic"}, follow=True).content.decode()
+    assert "Sending is automatic again" in back
+    assert "Sending through resend since " in back
+    assert list(OperatorAction.objects.order_by("created_at").values_list("action", "result")) == [
+        ("provider_force", "sending through brevo only; resend paused"),
+        ("provider_resume", "resend resumed"),
+    ]
+
+
+def test_a_provider_that_is_not_configured_cannot_be_forced_or_paused(client, rita, with_fallback):
+    client.force_login(rita)
+    refused = client.post(PAGE, {"use": "ses", "reason": "x"}, follow=True).content.decode()
+    assert "Refused, nothing changed: &#x27;ses&#x27; is neither the first provider" in refused
+    paused = client.post(PAGE, {"pause": "1", "provider": "ses", "reason": "x"}, follow=True)
+    assert "is not a configured provider" in paused.content.decode()
+    assert not ProviderCircuit.objects.exists()
+    assert not OperatorAction.objects.exists()

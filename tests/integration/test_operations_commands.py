@@ -43,7 +43,7 @@ def test_trace_event_shows_every_step_of_a_retried_dead_lettered_and_replayed_ev
         f"event {event.id} order.created written to the outbox",
         "published to RabbitMQ",
         "attempt 1 by test",
-        "transient HTTP 503",
+        "to resend: transient HTTP 503",
         "attempt 2 by test",
         "permanent HTTP 422",
         "dead-lettered from orders.confirmations (permanent)",

@@ -24,7 +24,11 @@ from tests.integration.delivery_webhook_requests import (
 from tests.integration.mailsim_support import API_KEY
 from tests.waiting import wait_until
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("clean_queues"),
+    pytest.mark.long_running,
+]
 
 # Retries 1 s apart; the circuit opens after 3 failures in a row, and a probe may test the
 # first provider every 2 s.

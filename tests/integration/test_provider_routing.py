@@ -4,22 +4,27 @@ first provider's circuit is open or it is paused, and only if nothing of the ema
 reached the first. The worker processes and both simulators over HTTP are in
 test_provider_failover.py."""
 
+import re
 import uuid
 from datetime import timedelta
+from io import StringIO
 
 import pytest
+from django.core.management import CommandError, call_command
 from django.utils import timezone
 
 from messaging.errors import HandlingError, NeedsReviewError, WaitError
 from messaging.registry import event_type_get
 from notifications.delivery.circuit import CLOSED, circuit_record
 from notifications.delivery.claims import AlreadyDone, Claim, ClaimRequest, notification_claims
-from notifications.models import DeliveryAttempt, Notification, ProviderCircuit
+from notifications.models import DeliveryAttempt, Notification, OperatorAction, ProviderCircuit
 from notifications.providers.base import Outcome, SendResult
 from notifications.providers.catalogue import fallback_provider, mail_provider
+from notifications.sending_now import sending_now
 from operations.mail_provider.pause import provider_pause
 from orders.events import ORDER_CREATED
-from tests.factories import DeliveryAttemptFactory, OrderFactory
+from tests.factories import DeliveryAttemptFactory, NotificationFactory, OrderFactory
+from tests.integration.mailsim_support import API_KEY
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -30,7 +35,7 @@ Status = ProviderCircuit.State
 def with_fallback(settings, mailsim_url):
     settings.MAIL_PROVIDER_FALLBACK = "brevo"
     settings.MAIL_PROVIDER_FALLBACK_URL = mailsim_url
-    settings.MAIL_PROVIDER_FALLBACK_API_KEY = "fallback-key"
+    settings.MAIL_PROVIDER_FALLBACK_API_KEY = API_KEY
     assert mail_provider().name == "resend"
     fallback = fallback_provider()
     assert fallback is not None
@@ -147,3 +152,79 @@ def test_without_a_fallback_an_open_circuit_holds_the_email_as_before(settings):
     decision = _claim(OrderFactory.create())
     assert isinstance(decision, WaitError), decision
     assert "failed 5 times in a row" in decision.reason
+
+
+def test_an_operator_forces_the_fallback_and_back_from_the_command_line(with_fallback):
+    out = StringIO()
+    call_command("provider", "use", "brevo", "--reason", "Resend maintenance", "--actor", "olga", stdout=out)
+    said = out.getvalue()
+    assert "Sending through brevo only: resend is paused" in said
+    assert "Sending through the fallback, brevo since " in said
+    assert _called(_claim(OrderFactory.create())) == "brevo"
+    out = StringIO()
+    call_command("provider", "use", "automatic", "--actor", "olga", stdout=out)
+    assert "Sending through resend since " in out.getvalue()
+    assert _called(_claim(OrderFactory.create())) == "resend"
+    forced = OperatorAction.objects.get(action="provider_force")
+    assert (forced.actor_name, forced.comment) == ("olga", "Resend maintenance")
+
+
+@pytest.mark.parametrize(
+    ("arguments", "words"),
+    [
+        (["use"], "Name the provider only with `use`"),
+        (["status", "brevo"], "Name the provider only with `use`"),
+        (["use", "ses", "--reason", "x"], "'ses' is neither the first provider (resend) nor the fallback"),
+        (["use", "brevo"], "Forcing a provider needs a reason"),
+        (["pause", "--provider", "ses", "--reason", "x"], "'ses' is not a configured provider"),
+        (["use", "automatic"], "Neither resend nor brevo is paused"),
+    ],
+)
+def test_the_command_refuses_what_does_not_fit_and_changes_nothing(with_fallback, arguments, words):
+    with pytest.raises(CommandError, match=re.escape(words)):
+        call_command("provider", *arguments, stdout=StringIO())
+    assert not ProviderCircuit.objects.exists()
+    assert not OperatorAction.objects.exists()
+
+
+def test_without_a_fallback_there_is_nothing_to_force(settings):
+    settings.MAIL_PROVIDER_FALLBACK = ""
+    with pytest.raises(CommandError, match="No fallback is set"):
+        call_command("provider", "use", "resend", "--reason", "x", stdout=StringIO())
+
+
+def test_metrics_say_which_provider_sends_and_how_many_each_sent(with_fallback, client):
+    NotificationFactory.create(status="sent", provider="brevo")
+    provider_pause(provider="resend", actor_name="ops", reason="maintenance")
+    exposition = client.get("/metrics/deployment").content.decode()  # the database's figures
+    assert 'orders_mail_provider_sending{provider="brevo",role="fallback"} 1.0' in exposition
+    assert 'orders_mail_provider_sending{provider="resend",role="first"} 0.0' in exposition
+    assert 'orders_provider_circuit_state{provider="resend",state="paused"} 1.0' in exposition
+    assert 'orders_provider_circuit_state{provider="brevo",state="closed"} 1.0' in exposition
+    assert 'orders_notifications_sent_by_provider{provider="brevo"} 1.0' in exposition
+
+
+def test_the_fallback_sends_since_the_first_went_down_through_every_probe_until_it_is_back(with_fallback):
+    assert (sending_now().provider, sending_now().since) == ("resend", None)
+    _open("resend")
+    down_since = ProviderCircuit.objects.get(provider="resend").down_since
+    assert down_since is not None
+    assert (sending_now().provider, sending_now().since) == ("brevo", down_since)
+    # a probe that fails opens the circuit again: the fallback still sends since the same moment
+    ProviderCircuit.objects.filter(provider="resend").update(retry_at=timezone.now() - timedelta(seconds=1))
+    probe = _claim(OrderFactory.create())
+    assert isinstance(probe, Claim)
+    assert probe.probe
+    failed = [SendResult(Outcome.TRANSIENT, http_status=503)]
+    circuit_record(failed, seen=probe.circuit, provider="resend", now=timezone.now())
+    assert ProviderCircuit.objects.get(provider="resend").state == Status.OPEN
+    assert (sending_now().provider, sending_now().since) == ("brevo", down_since)
+    # the next probe goes through: the first sends again, since then
+    ProviderCircuit.objects.filter(provider="resend").update(retry_at=timezone.now() - timedelta(seconds=1))
+    probe = _claim(OrderFactory.create())
+    assert isinstance(probe, Claim)
+    circuit_record([SendResult(Outcome.ACCEPTED)], seen=probe.circuit, provider="resend", now=timezone.now())
+    circuit = ProviderCircuit.objects.get(provider="resend")
+    assert (circuit.state, circuit.down_since) == (Status.CLOSED, None)
+    assert (sending_now().provider, sending_now().since) == ("resend", circuit.up_since)
+    assert "Sending through resend since " in sending_now().describe()

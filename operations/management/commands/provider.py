@@ -1,11 +1,16 @@
-"""The mail provider's circuit breaker, for operators:
+"""The mail providers' circuit breakers, for operators:
 
-  manage.py provider status            where it stands, and how many emails wait for it
-  manage.py provider pause --reason "Resend maintenance 02:00-03:00 UTC"
-  manage.py provider resume
+  manage.py provider status            which provider sends and since when, each one's circuit,
+                                       and how many emails wait
+  manage.py provider pause --reason "Resend maintenance 02:00-03:00 UTC" [--provider NAME]
+  manage.py provider resume [--provider NAME]
+  manage.py provider use brevo --reason "Resend maintenance"   send through one provider only
+  manage.py provider use automatic                               the first, and the fallback while it cannot
 
-A pause stops every worker's calls on every host (emails wait, nothing is lost, their retry
-budgets do not run); resume lets them go. Both are recorded under the operating-system user.
+A pause stops every worker's calls to that provider on every host (emails wait, or go to the
+fallback if one is set and nothing of them may have reached the paused one; nothing is lost,
+retry budgets do not run); resume lets them go. `use` pauses the other provider. Each is
+recorded under the operating-system user.
 """
 
 import getpass
@@ -14,34 +19,64 @@ import json
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from notifications.selectors import provider_circuit_status
+from notifications.sending_now import sending_now
+from operations.mail_provider.force import provider_force
 from operations.mail_provider.pause import CircuitRefused, provider_pause, provider_resume
 
 
 class Command(BaseCommand):
-    help = "Pause, resume or show the mail provider's circuit breaker (shared by every worker)."
+    help = "Pause, resume, force or show the mail providers' circuit breakers (shared by every worker)."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("verb", choices=["status", "pause", "resume"])
-        parser.add_argument("--reason", default="", help="why (required to pause)")
+        parser.add_argument("verb", choices=["status", "pause", "resume", "use"])
+        parser.add_argument("use", nargs="?", help="with `use`: the provider to send through, or automatic")
+        parser.add_argument("--provider", help="with pause and resume: which one (default: MAIL_PROVIDER)")
+        parser.add_argument("--reason", default="", help="why (required to pause and to force)")
         parser.add_argument("--actor", help="who (default: the operating-system user)")
         parser.add_argument("--json", action="store_true", help="status as JSON")
 
     def handle(self, *args: object, **options: object) -> None:
-        provider = settings.MAIL_PROVIDER
+        verb = str(options["verb"])
+        if (verb == "use") != bool(options["use"]):
+            raise CommandError("Name the provider only with `use`: provider use <name|automatic>.")
         actor = str(options.get("actor") or getpass.getuser())
         reason = str(options["reason"])
         try:
-            if options["verb"] == "pause":
-                self.stdout.write(provider_pause(provider=provider, actor_name=actor, reason=reason))
-            elif options["verb"] == "resume":
-                self.stdout.write(provider_resume(provider=provider, actor_name=actor, reason=reason))
+            if verb == "use":
+                self.stdout.write(provider_force(use=str(options["use"]), actor_name=actor, reason=reason))
+            elif verb in ("pause", "resume"):
+                provider = self._provider(options.get("provider"))
+                act = provider_pause if verb == "pause" else provider_resume
+                self.stdout.write(act(provider=provider, actor_name=actor, reason=reason))
         except CircuitRefused as exc:
             raise CommandError(f"Refused, nothing changed: {exc}") from exc
-        status = provider_circuit_status(provider)
-        if options["json"]:
-            self.stdout.write(json.dumps({**status.__dict__, "describe": status.describe()}, default=str))
+        self._status(as_json=bool(options["json"]))
+
+    def _provider(self, chosen: object) -> str:
+        configured = [name for name in (settings.MAIL_PROVIDER, settings.MAIL_PROVIDER_FALLBACK) if name]
+        provider = str(chosen or settings.MAIL_PROVIDER)
+        if provider not in configured:
+            raise CommandError(f"{provider!r} is not a configured provider: {' or '.join(configured)}.")
+        return provider
+
+    def _status(self, *, as_json: bool) -> None:
+        now = sending_now()
+        circuits = [status for status in (now.first, now.fallback) if status is not None]
+        if as_json:
+            document = {
+                "sending": now.provider,
+                "since": now.since,
+                "describe": now.describe(),
+                "first": {**now.first.__dict__, "describe": now.first.describe()},
+                "fallback": {**now.fallback.__dict__, "describe": now.fallback.describe()}
+                if now.fallback
+                else None,
+            }
+            self.stdout.write(json.dumps(document, default=str))
             return
-        self.stdout.write(status.describe())
-        if status.waiting_emails:
-            self.stdout.write(f"{status.waiting_emails} email(s) wait for it.")
+        self.stdout.write(now.describe())
+        for status in circuits:
+            if now.fallback is not None:
+                self.stdout.write(f"  {status.describe()}")
+            if status.waiting_emails:
+                self.stdout.write(f"{status.waiting_emails} email(s) wait for it.")

@@ -56,6 +56,14 @@ def test_get_shows_the_order_and_each_notification_with_status_attempts_and_age(
     assert notification["attempts"] == 0
     assert notification["status_changed_at"]
     assert notification["age_seconds"] >= 0
+    assert notification["provider"] == ""  # no provider has it yet
+
+
+def test_get_says_which_provider_took_each_email(client):
+    order_id = client.post("/api/orders/", VALID_ORDER, format="json").json()["id"]
+    Notification.objects.filter(order_id=order_id).update(status="sent", provider="brevo")
+    [notification] = client.get(f"/api/orders/{order_id}/").json()["notifications"]
+    assert (notification["status"], notification["provider"]) == ("sent", "brevo")
 
 
 def test_unknown_order_is_a_404_with_a_json_message(client):
