@@ -16,6 +16,8 @@ SOAK_RATE ?= 50
 OUTAGE_MINUTES ?= 10
 OUTAGE_RATE ?= 2
 OUTAGE_MAIL_RATE_LIMIT ?= 5
+FALLBACK ?=
+OUTAGE_KIND ?= 503
 
 # The development set: the product's runtime (requirements.txt, all the image installs), the
 # tools' packages (requirements-tools.txt) and the tests' and linters' (requirements-dev.txt
@@ -118,10 +120,12 @@ demo: venv services
 
 ## drill-outage: the provider answers 503 to every send for OUTAGE_MINUTES (10) while orders
 ## arrive at OUTAGE_RATE (2/s), with the product's real retry clocks and a sending limit of
-## OUTAGE_MAIL_RATE_LIMIT (5/s); every email must end sent (~15 min); report in docs/drills/
+## OUTAGE_MAIL_RATE_LIMIT (5/s); every email must end sent (~15 min); report in docs/drills/.
+## FALLBACK=brevo: a second provider takes over (MAIL_PROVIDER_FALLBACK); OUTAGE_KIND=drop: the
+## first takes every send and drops the connection (every outcome unknown: none may move)
 drill-outage: venv services
 	$(BIN)/python -m tools.drill.outage --minutes $(OUTAGE_MINUTES) --rate $(OUTAGE_RATE) \
-	  --mail-rate-limit $(OUTAGE_MAIL_RATE_LIMIT)
+	  --mail-rate-limit $(OUTAGE_MAIL_RATE_LIMIT) --fallback "$(FALLBACK)" --kind $(OUTAGE_KIND)
 
 ## bench: the price of the guarantees, side by side with a naive pipeline and the raw limits,
 ## on its own database and vhost (~30 min); results in tools/bench/results/ (JSON, Markdown, chart)

@@ -38,3 +38,55 @@ def test_a_minute_of_provider_outage_ends_with_every_email_sent_and_few_calls(tm
     json_path, markdown_path = outage_report_write(report, tmp_path)
     assert json.loads(json_path.read_text())["outcome"] == "PASSED"
     assert "| verdict | PASSED |" in markdown_path.read_text()
+
+
+@pytest.mark.tool_check
+@pytest.mark.timeout(900)
+def test_with_a_fallback_the_outages_emails_go_out_within_seconds_and_no_unknown_one_moves(tmp_path):
+    config = OutageConfig(
+        outage_seconds=60,
+        rate=1,
+        before_seconds=10,
+        after_seconds=10,
+        mail_rate_limit=5,
+        settle_timeout=300,
+        fallback="brevo",
+    )
+    report = outage_run(config)
+    print(outage_report_markdown(report))
+    assert report.passed, report.problems
+    assert report.load["orders_asked"] == report.load["orders_placed"] == 80
+    fallback = report.fallback
+    assert fallback is not None
+    # the five sends the first provider dropped at the outage's start stayed with it
+    assert 1 <= fallback["caught_unknown"] <= 5
+    assert fallback["caught_moved"] == 0
+    # and the rest went out through the fallback within seconds, each once across both
+    assert fallback["takeover_seconds"] < 30
+    assert fallback["sent_through_fallback"] >= 50
+    assert report.verdict["duplicates"] == 0
+    assert report.latency_during_outage["p99"] < 30  # without a fallback: held for the minute
+
+
+@pytest.mark.tool_check
+@pytest.mark.timeout(900)
+def test_when_the_first_takes_every_send_and_drops_the_answer_none_of_those_emails_moves(tmp_path):
+    config = OutageConfig(
+        outage_seconds=40,
+        rate=1,
+        before_seconds=10,
+        after_seconds=10,
+        mail_rate_limit=5,
+        settle_timeout=300,
+        fallback="brevo",
+        kind="drop",
+    )
+    report = outage_run(config)
+    print(outage_report_markdown(report))
+    assert report.passed, report.problems
+    fallback = report.fallback
+    assert fallback is not None
+    assert fallback["caught_unknown"] >= 5  # every send during the outage, until the circuit opened
+    assert fallback["caught_moved"] == 0
+    assert fallback["sent_through_fallback"] > 0  # the emails nothing of which had reached it
+    assert report.verdict["duplicates"] == 0

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from tools.drill.outage import PRODUCTION_SETTINGS, OutageConfig
+from tools.drill.outage_fallback import FallbackFacts, fallback_problems
 from tools.drill.outage_report import OutageReport, outage_report_markdown
 from tools.drill.outage_verdict import (
     CircuitSizes,
@@ -131,3 +132,40 @@ def test_the_drill_runs_the_products_default_settings_not_the_fault_drills_short
         assert found, name
         assert float(found.group(1)) == float(value), name
     assert OutageConfig().sizes() == SIZES
+
+
+def _fallback(**changes) -> dict:
+    facts = FallbackFacts(
+        first="resend",
+        fallback="brevo",
+        sent_through_first=30,
+        sent_through_fallback=90,
+        fallback_accepted=90,
+        takeover_seconds=2.5,
+        caught_unknown=5,
+        caught_moved=0,
+    )
+    for name, value in changes.items():
+        setattr(facts, name, value)
+    facts.problems = fallback_problems(facts)
+    return vars(facts)
+
+
+def test_the_fallback_report_fails_on_a_moved_unknown_email_a_late_takeover_or_nothing_to_show():
+    report = _report(
+        fallback=_fallback(), latency_during_outage={"emails": 90, "p50": 0.05, "p99": 3.1, "max": 4}
+    )
+    assert report.passed
+    markdown = outage_report_markdown(report)
+    assert "| emails caught with an unknown outcome at resend / of them moved | 5 / 0 |" in markdown
+    assert "| its first email after the outage began | 2.5 s |" in markdown
+    assert (
+        "| commit → accepted, emails of orders placed during the outage: p50 / p99 / max | 0.05 / 3.1 / 4 s"
+        in markdown
+    )
+    moved = _report(fallback=_fallback(caught_moved=1))
+    assert moved.problems == ["1 email(s) whose outcome at resend was unknown went to brevo"]
+    assert not _report(fallback=_fallback(caught_unknown=0)).passed  # the drill showed nothing of them
+    assert not _report(fallback=_fallback(takeover_seconds=45.0)).passed
+    assert not _report(fallback=_fallback(sent_through_fallback=0)).passed
+    assert "| fallback provider | none: emails wait for the first |" in outage_report_markdown(_report())

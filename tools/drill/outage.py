@@ -23,8 +23,10 @@ import requests
 from tools.drill.harness import wait_until_settled
 from tools.drill.load import LoadResult, OrderStream, api_throttle_rate_for
 from tools.drill.outage_facts import database_facts, dead_letter_depths, provider_arrivals
+from tools.drill.outage_fallback import fallback_facts, outage_latency
 from tools.drill.outage_report import OutageReport, outage_report_markdown, outage_report_write
 from tools.drill.outage_verdict import CircuitSizes, provider_verdict
+from tools.drill.processes import free_port
 from tools.drill.report import load_summary
 from tools.drill.stack import DrillStack
 from tools.drill.verdict import verdict_compute
@@ -52,6 +54,18 @@ PRODUCTION_SETTINGS = {
 }
 
 
+# How the first provider fails for the outage's length. "503": after dropping the connection
+# of the first ONSET_DROPS sends it accepted (a provider going down seldom says so cleanly:
+# those emails' outcomes are unknown), a 503 to everything. "drop": it accepts every send and
+# drops the connection before answering, so every outcome is unknown.
+ONSET_DROPS = 5
+OUTAGE_KINDS = {
+    "503": [{"kind": "accept_then_drop", "times": ONSET_DROPS}, {"kind": "503"}],
+    "drop": [{"kind": "accept_then_drop"}],
+}
+FALLBACKS = ("brevo",)  # the fallbacks the drill's second simulator plays (the first is Resend)
+
+
 @dataclass
 class OutageConfig:
     outage_seconds: float = 600.0
@@ -63,6 +77,8 @@ class OutageConfig:
     settle_timeout: float = 1800.0  # after the last order: every email final, every webhook in
     seed: int = 16
     workdir: Path | None = None
+    fallback: str = ""  # MAIL_PROVIDER_FALLBACK: "brevo" (a simulator of its own), or none
+    kind: str = "503"  # OUTAGE_KINDS: how the first provider fails
 
     @property
     def orders(self) -> int:
@@ -85,14 +101,18 @@ def outage_run(config: OutageConfig) -> OutageReport:
         api_throttle_rate=api_throttle_rate_for(config.rate),
         workers=config.workers,
         extra_env=PRODUCTION_SETTINGS | {"MAIL_PROVIDER_RATE_LIMIT": f"{config.mail_rate_limit:g}"},
+        fallback_mailsim_port=free_port() if config.fallback else None,
     )
+    others = [stack.fallback_mailsim_url] if config.fallback else []
     try:
         stack.start()
         load, outage = _orders_through_an_outage(stack, config)
         settle_started = time.monotonic()
         settled = wait_until_settled(stack, config.settle_timeout)
         seconds_to_settle = time.monotonic() - settle_started
-        verdict = verdict_compute(stack.database_dsn, stack.mailsim_url, set(load.accepted))
+        verdict = verdict_compute(
+            stack.database_dsn, stack.mailsim_url, set(load.accepted), other_providers=others
+        )
         facts = database_facts(stack.database_dsn, outage_end=outage[1])
         provider = provider_verdict(
             provider_arrivals(stack.mailsim_url),
@@ -113,11 +133,27 @@ def outage_run(config: OutageConfig) -> OutageReport:
             settled=settled,
             seconds_to_settle=round(seconds_to_settle, 1),
             seconds_total=round(time.monotonic() - started, 1),
+            kind=config.kind,
+            latency_during_outage=outage_latency(stack.database_dsn, outage=outage),
+            fallback=_fallback_facts(stack, config, outage_start=outage[0]),
         )
         report.judge(load_complete=load.complete, load_shortfall=load.shortfall())
         return report
     finally:
         stack.stop()
+
+
+def _fallback_facts(stack: DrillStack, config: OutageConfig, *, outage_start: float) -> dict | None:
+    if not config.fallback:
+        return None
+    facts = fallback_facts(
+        stack.database_dsn,
+        stack.fallback_mailsim_url,
+        first="resend",
+        fallback=config.fallback,
+        outage_start=outage_start,
+    )
+    return vars(facts)
 
 
 def _orders_through_an_outage(
@@ -132,7 +168,7 @@ def _orders_through_an_outage(
     time.sleep(config.before_seconds)
     faults = f"{stack.mailsim_url}/_sim/faults"
     outage_start = time.time()
-    requests.post(faults, json={"rules": [{"kind": "503"}]}, timeout=10).raise_for_status()
+    requests.post(faults, json={"rules": OUTAGE_KINDS[config.kind]}, timeout=10).raise_for_status()
     time.sleep(config.outage_seconds)
     requests.delete(faults, timeout=10).raise_for_status()
     outage_end = time.time()
@@ -149,7 +185,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mail-rate-limit", type=float, default=5.0, help="MAIL_PROVIDER_RATE_LIMIT (5)")
     parser.add_argument("--before", type=float, default=60.0, help="seconds of orders before the outage (60)")
     parser.add_argument("--after", type=float, default=60.0, help="seconds of orders after it (60)")
-    parser.add_argument("--out", default="docs/drills", help="where outage-latest.json and .md go")
+    parser.add_argument(
+        "--fallback", default="", choices=["", *FALLBACKS], help="MAIL_PROVIDER_FALLBACK (none)"
+    )
+    parser.add_argument("--kind", default="503", choices=list(OUTAGE_KINDS), help="how the first fails (503)")
+    parser.add_argument("--out", default="docs/drills", help="where outage-<name>.json and .md go")
     args = parser.parse_args(argv)
     if args.minutes <= 0 or args.rate <= 0 or args.mail_rate_limit <= 0 or min(args.before, args.after) < 0:
         parser.error(
@@ -161,9 +201,18 @@ def main(argv: list[str] | None = None) -> int:
         mail_rate_limit=args.mail_rate_limit,
         before_seconds=args.before,
         after_seconds=args.after,
+        fallback=args.fallback,
+        kind=args.kind,
     )
     report = outage_run(config)
-    json_path, markdown_path = outage_report_write(report, Path(args.out))
+    name = "-".join(
+        [
+            "latest",
+            *([f"fallback-{args.fallback}"] if args.fallback else []),
+            *([args.kind] if args.kind != "503" else []),
+        ]
+    )
+    json_path, markdown_path = outage_report_write(report, Path(args.out), name=name)
     print(outage_report_markdown(report))
     print(f"report: {json_path}, {markdown_path}")
     return 0 if report.passed else 1

@@ -10,6 +10,10 @@ from tools.drill.outage_verdict import TRAVEL_SECONDS, rate_window_bound
 # Final statuses an email of this drill may end in: sent, or a confirmation skipped because
 # its order was cancelled before it went out (tools/drill/verdict.py checks which ones may be).
 ALLOWED_STATUSES = {"sent", "skipped"}
+OUTAGE_WORDS = {
+    "503": "the first provider drops the first 5 sends after taking them, then answers 503 to every send",
+    "drop": "the first provider takes every send and drops the connection before answering",
+}
 BOUNDS = [
     "Bounds (tools/drill/outage_verdict.py): during the outage, (circuit failures - 1) + workers x pool",
     "processes x batch size (the calls claimed when the circuit opens) + one probe per open period",
@@ -32,6 +36,10 @@ class OutageReport:
     settled: bool
     seconds_to_settle: float
     seconds_total: float
+    kind: str = "503"  # how the first provider failed (tools/drill/outage.py OUTAGE_KINDS)
+    # Commit → accepted of the emails of orders placed during the outage (outage_fallback.py)
+    latency_during_outage: dict = field(default_factory=dict)
+    fallback: dict | None = None  # outage_fallback.FallbackFacts, with a fallback provider
     problems: list[str] = field(default_factory=list)
 
     @property
@@ -63,6 +71,8 @@ class OutageReport:
         if dead:
             problems.append(f"dead-lettered messages: {dead}")
         problems.extend(self.provider["problems"])
+        if self.fallback is not None:
+            problems.extend(self.fallback["problems"])
 
 
 def outage_report_write(report: OutageReport, directory: Path, name: str = "latest") -> tuple[Path, Path]:
@@ -80,7 +90,7 @@ def outage_report_markdown(report: OutageReport) -> str:
     drain = "none" if report.drain_seconds is None else f"{report.drain_seconds} s"
     rows = [
         ("verdict", report.outcome),
-        ("outage (every send answered 503)", f"{provider['outage_seconds']} s"),
+        (f"outage ({OUTAGE_WORDS.get(report.kind, report.kind)})", f"{provider['outage_seconds']} s"),
         ("orders asked / placed", f"{load['orders_asked']} / {load['orders_placed']}"),
         ("orders per second, steady", config["rate"]),
         ("emails by status", _counts(report.statuses)),
@@ -89,6 +99,7 @@ def outage_report_markdown(report: OutageReport) -> str:
             f"{verdict['lost']} / {verdict['duplicates']} / {verdict['unfinished']}",
         ),
         ("dead-lettered messages", sum(report.dead_letters.values())),
+        *_clock_and_fallback_rows(report),
         ("provider requests before the outage", provider["requests_before"]),
         (
             "provider requests during the outage (bound)",
@@ -114,6 +125,34 @@ def outage_report_markdown(report: OutageReport) -> str:
     if report.problems:
         lines += ["", "Problems:", *(f"- {problem}" for problem in report.problems)]
     return "\n".join(lines) + "\n"
+
+
+def _clock_and_fallback_rows(report: OutageReport) -> list[tuple[str, object]]:
+    """How long the outage's orders waited for their emails, and with a fallback, how it took
+    over and what it never took."""
+    clock = report.latency_during_outage
+    rows: list[tuple[str, object]] = [
+        (
+            "commit → accepted, emails of orders placed during the outage: p50 / p99 / max",
+            f"{clock.get('p50')} / {clock.get('p99')} / {clock.get('max')} s ({clock.get('emails')} emails)",
+        )
+    ]
+    fallback = report.fallback
+    if fallback is None:
+        return [*rows, ("fallback provider", "none: emails wait for the first")]
+    return [
+        *rows,
+        ("fallback provider", fallback["fallback"]),
+        ("its first email after the outage began", f"{fallback['takeover_seconds']} s"),
+        (
+            f"emails sent through {fallback['first']} / {fallback['fallback']}",
+            f"{fallback['sent_through_first']} / {fallback['sent_through_fallback']}",
+        ),
+        (
+            f"emails caught with an unknown outcome at {fallback['first']} / of them moved",
+            f"{fallback['caught_unknown']} / {fallback['caught_moved']}",
+        ),
+    ]
 
 
 def _bucket(provider: dict, window_seconds: float) -> int:

@@ -39,6 +39,11 @@ class DrillStack:
     webhook_secret: str = field(
         default_factory=lambda: "whsec_" + base64.b64encode(secrets.token_bytes(24)).decode()
     )
+    # A second provider (MAIL_PROVIDER_FALLBACK=brevo): a simulator of its own on this port,
+    # posting Brevo's webhooks with basic auth; None: no fallback.
+    fallback_mailsim_port: int | None = None
+    basic_auth: str = field(default_factory=lambda: f"drill:{secrets.token_urlsafe(18)}")
+    fallback_api_key: str = field(default_factory=lambda: secrets.token_urlsafe(18))  # its own account
 
     @property
     def web_url(self) -> str:
@@ -81,7 +86,23 @@ class DrillStack:
             "LOG_LEVEL": "INFO",  # the drill waits for the processes' "ready" lines
             "RESEND_WEBHOOK_SECRET": self.webhook_secret,
             "MAILSIM_RESEND_WEBHOOK_SECRET": self.webhook_secret,
+            **self._fallback_env(),
             **self.extra_env,
+        }
+
+    @property
+    def fallback_mailsim_url(self) -> str:
+        assert self.fallback_mailsim_port is not None, "a stack with a fallback provider"
+        return f"http://127.0.0.1:{self.fallback_mailsim_port}"
+
+    def _fallback_env(self) -> dict[str, str]:
+        if self.fallback_mailsim_port is None:
+            return {}
+        return {
+            "MAIL_PROVIDER_FALLBACK": "brevo",
+            "MAIL_PROVIDER_FALLBACK_URL": self.fallback_mailsim_url,
+            "MAIL_PROVIDER_FALLBACK_API_KEY": self.fallback_api_key,
+            "ANYMAIL_WEBHOOK_SECRET": self.basic_auth,  # Brevo's events: basic auth
         }
 
     def start(self) -> "DrillStack":
@@ -93,6 +114,16 @@ class DrillStack:
         self._manage("declare_topology")
         self.token = self._manage("create_api_token", "drill").strip()
         self._start("mailsim", ["tools/bin/mailsim"], ready=r"listening on")
+        if self.fallback_mailsim_port is not None:
+            self._start(
+                "mailsim-fallback",
+                ["tools/bin/mailsim"],
+                ready=r"listening on",
+                MAILSIM_PORT=str(self.fallback_mailsim_port),
+                MAILSIM_DATA_DIR=str(self.workdir / "mailsim-fallback"),
+                MAILSIM_WEBHOOK_BASIC_AUTH=self.basic_auth,
+                MAILSIM_API_KEY=self.fallback_api_key,
+            )
         self.start_app()
         return self
 

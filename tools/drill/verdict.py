@@ -10,6 +10,7 @@ customer than were sent; nothing is left unfinished or unpublished. Counted per 
 """
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import psycopg
@@ -45,7 +46,11 @@ class Verdict:
         ) and not (self.unpublished_events or self.orders_lost_by_the_api)
 
 
-def verdict_compute(database_dsn: str, mailsim_url: str, accepted_by_api: set[str]) -> Verdict:
+def verdict_compute(
+    database_dsn: str, mailsim_url: str, accepted_by_api: set[str], *, other_providers: Sequence[str] = ()
+) -> Verdict:
+    """`other_providers`: the simulators of the other providers the product sends through (a
+    fallback's): every email must be accepted once across all of them."""
     verdict = Verdict(by_kind={kind: {"expected": 0, "sent": 0, "accepted": 0} for kind in KINDS})
     with psycopg.connect(database_dsn) as connection:
         orders: dict[str, str] = dict(
@@ -67,7 +72,11 @@ def verdict_compute(database_dsn: str, mailsim_url: str, accepted_by_api: set[st
         verdict.unpublished_events = one_row(
             connection.execute("SELECT count(*) FROM messaging_outboxevent WHERE published_at IS NULL")
         )[0]
-    messages = requests.get(f"{mailsim_url}/_sim/messages", timeout=30).json()["messages"]
+    messages = [
+        message
+        for url in (mailsim_url, *other_providers)
+        for message in requests.get(f"{url}/_sim/messages", timeout=30).json()["messages"]
+    ]
     verdict.orders = len(orders)
     verdict.emails_accepted = len(messages)
     verdict.orders_lost_by_the_api = len(accepted_by_api - set(orders))
