@@ -38,8 +38,10 @@ def route_choose(
 ) -> Route | WaitError:
     """The provider this email's call goes to now, or why and how long it waits. `holder`:
     the provider that may have the email already (an unknown outcome there), the only one
-    it may go to. A paused or open circuit is looked at before any token or probe is taken
-    (circuit.py), so an email that moves on takes nothing of the first provider's."""
+    it may go to. Per provider, a paused or open circuit first: its emails wait for it (or
+    move on, taking nothing of it), not at the sending rate's pace (taking a token first sent
+    all but a few back every second through a whole outage). Then the token, then the probe:
+    a probe taken and then refused a token would hold every email until its lease ran out."""
     candidates = [holder] if holder is not None else providers.in_order
     waits: list[WaitError] = []
     for provider in candidates:

@@ -10,6 +10,7 @@ from django.db.models import QuerySet
 
 from notifications.models import DeliveryAttempt, Notification
 from notifications.providers.base import MailProvider
+from notifications.providers.catalogue import mail_provider
 from observability.metrics import COMMIT_TO_SENT_SECONDS, NOTIFICATIONS_FINISHED
 
 logger = logging.getLogger(__name__)
@@ -105,7 +106,7 @@ def uncertain_at(notification: Notification) -> frozenset[str]:
     """The providers an earlier attempt under the current key may have reached (empty: none
     may). An attempt from before attempts named their provider went to the email's."""
     named = _uncertain_attempts(notification).values_list("provider", flat=True).distinct()
-    return frozenset(name or notification.provider or settings.MAIL_PROVIDER for name in named)
+    return frozenset(name or notification.provider or mail_provider().name for name in named)
 
 
 def _uncertain_attempts(notification: Notification) -> QuerySet[DeliveryAttempt]:

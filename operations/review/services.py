@@ -11,10 +11,10 @@ from messaging.outbox import event_record
 from messaging.relay.publisher import PublishError
 from messaging.relay.relay import outbox_events_publish
 from notifications.audit import action_finish, action_start
-from notifications.delivery.state import attempts_uncertain, notification_set_status, resend_is_safe
+from notifications.delivery.state import notification_set_status, resend_is_safe, uncertain_at
 from notifications.events import EVENT_OF_EMAIL_KIND
 from notifications.models import DeliveryAttempt, Notification, OperatorAction
-from notifications.providers.catalogue import mail_provider
+from notifications.providers.catalogue import mail_providers
 from notifications.selectors import notification_outbox_event
 
 REVIEWABLE = Notification.NEEDS_PERSON_STATUSES
@@ -63,8 +63,16 @@ def retry_dead_end(notification: Notification) -> str:
     last = notification.attempts.order_by("-number").first()
     if last is not None and last.outcome == DeliveryAttempt.Outcome.KEY_CONFLICT:
         return "The provider refused the key: it holds a different email under it, and would refuse it again."
-    provider = mail_provider()
-    if not attempts_uncertain(notification) or resend_is_safe(notification, provider, timezone.now()):
+    holders = uncertain_at(notification)  # the providers an earlier attempt may have reached
+    if not holders:
+        return ""
+    provider = mail_providers().named(next(iter(holders))) if len(holders) == 1 else None
+    if provider is None:
+        return (
+            f"An earlier attempt may have reached the customer through {' and '.join(sorted(holders))}, "
+            "which is not a provider this email could be resent through: a retry would stop at review again."
+        )
+    if resend_is_safe(notification, provider, timezone.now()):
         return ""
     window = provider.capabilities.key_window
     if window is None:

@@ -22,6 +22,7 @@ from notifications.providers.base import Outcome, SendResult
 from notifications.providers.catalogue import fallback_provider, mail_provider
 from notifications.sending_now import sending_now
 from operations.mail_provider.pause import provider_pause
+from operations.review.services import retry_dead_end
 from orders.events import ORDER_CREATED
 from tests.factories import DeliveryAttemptFactory, NotificationFactory, OrderFactory
 from tests.integration.mailsim_support import API_KEY
@@ -228,3 +229,19 @@ def test_the_fallback_sends_since_the_first_went_down_through_every_probe_until_
     assert (circuit.state, circuit.down_since) == (Status.CLOSED, None)
     assert (sending_now().provider, sending_now().since) == ("resend", circuit.up_since)
     assert "Sending through resend since " in sending_now().describe()
+
+
+def test_a_reviewers_retry_is_judged_by_the_provider_that_may_have_the_email(with_fallback):
+    order = OrderFactory.create()
+    notification = _confirmation(order)
+    hour_ago = timezone.now() - timedelta(hours=1)
+    DeliveryAttemptFactory.create(
+        notification=notification, outcome="unknown", provider="brevo", started_at=hour_ago
+    )
+    notification.refresh_from_db()
+    # Brevo remembers a key 15 minutes: its resend is no longer safe (Resend's 24 h do not count)
+    assert "longer ago than brevo remembers keys" in retry_dead_end(notification)
+    other = _confirmation(OrderFactory.create())
+    DeliveryAttemptFactory.create(notification=other, outcome="unknown", provider="ses")
+    other.refresh_from_db()
+    assert "through ses, which is not a provider this email could be resent through" in retry_dead_end(other)

@@ -134,6 +134,9 @@ def outage_run(config: OutageConfig) -> OutageReport:
             seconds_to_settle=round(seconds_to_settle, 1),
             seconds_total=round(time.monotonic() - started, 1),
             kind=config.kind,
+            latency_before_outage=outage_latency(
+                stack.database_dsn, outage=(outage[0] - config.before_seconds, outage[0])
+            ),
             latency_during_outage=outage_latency(stack.database_dsn, outage=outage),
             fallback=_fallback_facts(stack, config, outage_start=outage[0]),
         )

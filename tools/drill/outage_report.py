@@ -39,6 +39,7 @@ class OutageReport:
     kind: str = "503"  # how the first provider failed (tools/drill/outage.py OUTAGE_KINDS)
     # Commit → accepted of the emails of orders placed during the outage (outage_fallback.py)
     latency_during_outage: dict = field(default_factory=dict)
+    latency_before_outage: dict = field(default_factory=dict)  # the same, the provider healthy
     fallback: dict | None = None  # outage_fallback.FallbackFacts, with a fallback provider
     problems: list[str] = field(default_factory=list)
 
@@ -130,12 +131,13 @@ def outage_report_markdown(report: OutageReport) -> str:
 def _clock_and_fallback_rows(report: OutageReport) -> list[tuple[str, object]]:
     """How long the outage's orders waited for their emails, and with a fallback, how it took
     over and what it never took."""
-    clock = report.latency_during_outage
     rows: list[tuple[str, object]] = [
-        (
-            "commit → accepted, emails of orders placed during the outage: p50 / p99 / max",
-            f"{clock.get('p50')} / {clock.get('p99')} / {clock.get('max')} s ({clock.get('emails')} emails)",
+        (f"commit → accepted, emails of orders placed {when}: p50 / p99 / max", _clock(clock))
+        for when, clock in (
+            ("before the outage", report.latency_before_outage),
+            ("during the outage", report.latency_during_outage),
         )
+        if clock
     ]
     fallback = report.fallback
     if fallback is None:
@@ -153,6 +155,10 @@ def _clock_and_fallback_rows(report: OutageReport) -> list[tuple[str, object]]:
             f"{fallback['caught_unknown']} / {fallback['caught_moved']}",
         ),
     ]
+
+
+def _clock(clock: dict) -> str:
+    return f"{clock.get('p50')} / {clock.get('p99')} / {clock.get('max')} s ({clock.get('emails')} emails)"
 
 
 def _bucket(provider: dict, window_seconds: float) -> int:
