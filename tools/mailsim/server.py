@@ -147,6 +147,11 @@ class RequestHandler(BaseHTTPRequestHandler):
 
 class SimulatorServer(ThreadingHTTPServer):
     daemon_threads = True
+    # A worker's batch opens up to DELIVERY_BATCH_SIZE connections at once. socketserver's
+    # default listen queue of 5 overflowed under that: the kernel dropped handshakes, so some
+    # calls waited a second for a SYN retry and one was reset after its request had gone (an
+    # unknown outcome no real provider would cause). A real provider's queue is not five long.
+    request_queue_size = 128
 
     def __init__(self, address: tuple[str, int], simulator: Simulator):
         self.simulator = simulator
