@@ -31,6 +31,7 @@ class DeliveryAttemptInline(ReadOnlyInline):
     model = DeliveryAttempt
     fields: ClassVar[tuple[str, ...]] = (
         "number",
+        "provider",
         "recipient",
         "started_at",
         "finished_at",
@@ -104,7 +105,16 @@ class NotificationAdmin(RememberedFilters, ReviewActions, NotificationEmailSecti
     list_display_links = ["id"]
     list_per_page = 50
     change_list_template = "admin/operations/review/change_list.html"  # badges, and the phone's columns
-    list_filter = [NeedsPersonFilter, "status", "delivery_status", "kind", AgeFilter, "error_class", "owner"]
+    list_filter = [
+        NeedsPersonFilter,
+        "status",
+        "delivery_status",
+        "kind",
+        "provider",
+        AgeFilter,
+        "error_class",
+        "owner",
+    ]
     search_fields = ["order__id", "order__customer_email", "idempotency_key", "provider_message_id"]
     ordering = ["-status_changed_at"]
     inlines = [DeliveryAttemptInline, OperatorActionInline, ProviderEventInline]

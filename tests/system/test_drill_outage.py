@@ -12,13 +12,23 @@ from tools.drill.outage import OutageConfig, outage_run
 from tools.drill.outage_report import outage_report_markdown, outage_report_write
 
 
+def _short(**changes: object) -> OutageConfig:
+    """A minute of outage at one order a second, ten seconds of orders before and after."""
+    fields: dict = {
+        "outage_seconds": 60,
+        "rate": 1,
+        "before_seconds": 10,
+        "after_seconds": 10,
+        "mail_rate_limit": 5,
+        "settle_timeout": 300,
+    }
+    return OutageConfig(**(fields | changes))
+
+
 @pytest.mark.tool_check  # `make test-tools` and CI: a few minutes of real processes
 @pytest.mark.timeout(900)
 def test_a_minute_of_provider_outage_ends_with_every_email_sent_and_few_calls(tmp_path):
-    config = OutageConfig(
-        outage_seconds=60, rate=1, before_seconds=10, after_seconds=10, mail_rate_limit=5, settle_timeout=300
-    )
-    report = outage_run(config)
+    report = outage_run(_short())
     print(outage_report_markdown(report))
     assert report.passed, report.problems
     assert report.load["orders_asked"] == report.load["orders_placed"] == 80
@@ -42,17 +52,8 @@ def test_a_minute_of_provider_outage_ends_with_every_email_sent_and_few_calls(tm
 
 @pytest.mark.tool_check
 @pytest.mark.timeout(900)
-def test_with_a_fallback_the_outages_emails_go_out_within_seconds_and_no_unknown_one_moves(tmp_path):
-    config = OutageConfig(
-        outage_seconds=60,
-        rate=1,
-        before_seconds=10,
-        after_seconds=10,
-        mail_rate_limit=5,
-        settle_timeout=300,
-        fallback="brevo",
-    )
-    report = outage_run(config)
+def test_with_a_fallback_the_outages_emails_go_out_within_seconds_and_no_unknown_one_moves():
+    report = outage_run(_short(fallback="brevo"))
     print(outage_report_markdown(report))
     assert report.passed, report.problems
     assert report.load["orders_asked"] == report.load["orders_placed"] == 80
@@ -70,18 +71,8 @@ def test_with_a_fallback_the_outages_emails_go_out_within_seconds_and_no_unknown
 
 @pytest.mark.tool_check
 @pytest.mark.timeout(900)
-def test_when_the_first_takes_every_send_and_drops_the_answer_none_of_those_emails_moves(tmp_path):
-    config = OutageConfig(
-        outage_seconds=40,
-        rate=1,
-        before_seconds=10,
-        after_seconds=10,
-        mail_rate_limit=5,
-        settle_timeout=300,
-        fallback="brevo",
-        kind="drop",
-    )
-    report = outage_run(config)
+def test_when_the_first_takes_every_send_and_drops_the_answer_none_of_those_emails_moves():
+    report = outage_run(_short(outage_seconds=40, fallback="brevo", kind="drop"))
     print(outage_report_markdown(report))
     assert report.passed, report.problems
     fallback = report.fallback
