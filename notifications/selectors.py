@@ -193,9 +193,15 @@ class CircuitStatus:
 
 def provider_circuit_status(provider: str) -> CircuitStatus:
     circuit = ProviderCircuit.objects.filter(provider=provider).first() or ProviderCircuit(provider=provider)
-    waiting = Notification.objects.filter(
-        status=Notification.Status.PENDING, last_error__startswith="The mail provider"
-    ).count()
+    # Counted only while the circuit holds emails: every scrape and page asks for both providers.
+    closed = circuit.state == ProviderCircuit.State.CLOSED
+    waiting = (
+        0
+        if closed
+        else Notification.objects.filter(
+            status=Notification.Status.PENDING, last_error__startswith="The mail provider"
+        ).count()
+    )
     return CircuitStatus(
         provider=provider,
         state=circuit.state,
@@ -204,7 +210,7 @@ def provider_circuit_status(provider: str) -> CircuitStatus:
         paused_by=circuit.paused_by,
         paused_reason=circuit.paused_reason,
         since=circuit.updated_at,
-        waiting_emails=waiting if circuit.state != ProviderCircuit.State.CLOSED else 0,
+        waiting_emails=waiting,
         down_since=circuit.down_since,
         up_since=circuit.up_since,
     )

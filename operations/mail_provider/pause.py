@@ -29,8 +29,17 @@ def provider_pause(*, provider: str, actor_name: str, reason: str) -> str:
     return f"{provider} paused: no worker calls it until `provider resume`; emails wait, nothing is lost."
 
 
+def provider_configured_check(provider: str) -> None:
+    """Only MAIL_PROVIDER and its fallback have circuits the workers read: a pause of any other
+    name would change nothing and say it had."""
+    configured = [name for name in (settings.MAIL_PROVIDER, settings.MAIL_PROVIDER_FALLBACK) if name]
+    if provider not in configured:
+        raise CircuitRefused(f"{provider!r} is not a configured provider: {' or '.join(configured)}.")
+
+
 def circuit_pause(*, provider: str, actor_name: str, reason: str) -> None:
     """In the caller's transaction; the caller records the action."""
+    provider_configured_check(provider)
     if not reason.strip():
         raise CircuitRefused("A pause needs a reason (for example the provider's maintenance notice).")
     circuit, _ = ProviderCircuit.objects.select_for_update().get_or_create(provider=provider)
@@ -43,6 +52,7 @@ def circuit_pause(*, provider: str, actor_name: str, reason: str) -> None:
 
 @transaction.atomic
 def provider_resume(*, provider: str, actor_name: str, reason: str = "") -> str:
+    provider_configured_check(provider)
     circuit = ProviderCircuit.objects.select_for_update().filter(provider=provider).first()
     if circuit is None or circuit.state != State.PAUSED:
         raise CircuitRefused(f"{provider} is not paused ({circuit.state if circuit else State.CLOSED}).")
