@@ -30,10 +30,19 @@ def order(django_capture_on_commit_callbacks) -> Order:
 
 @pytest.fixture(scope="module")
 def module_worker(worker_launcher, tmp_path_factory):
-    """One real worker for a whole test module (with default settings)."""
+    """One real worker for a whole test module (with default settings).
+
+    The queues are emptied before it starts: the previous module's worker may have handed
+    prefetched messages back on its way out, and this worker would take them before a
+    test's `clean_queues` could purge them (a leftover event of a flushed database is then
+    dead-lettered in this module's test)."""
+    from tests.broker import queues_purge
+
+    queues_purge()
     worker = worker_launcher(log_dir=tmp_path_factory.mktemp("worker"), concurrency=2)
     yield worker
     worker.stop()
+    queues_purge()  # what it handed back on its way out
 
 
 @pytest.fixture
