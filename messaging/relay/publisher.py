@@ -67,8 +67,24 @@ class ConfirmingPublisher:
     def publish(
         self, messages: Sequence[OutgoingMessage | RawMessage], *, confirm_timeout: float | None = None
     ) -> PublishReport:
+        """Publish and collect the confirms. A connection the broker had accepted before
+        that breaks during the publish (its node died, a proxy cut it) gets one more try on
+        a fresh connection, which goes through the node list, so a cluster's lost node costs
+        the caller a reconnect, not a pause. A connect failure, or a timeout, is not tried
+        again here: against a broker that is really away, every caller makes one try."""
+        confirm_timeout = confirm_timeout or self._confirm_timeout
+        held_a_connection = self._channel is not None
         try:
-            return self._publish(messages, confirm_timeout or self._confirm_timeout)
+            return self._publish(messages, confirm_timeout)
+        except Exception as exc:
+            self.close()
+            if not held_a_connection or isinstance(exc, TimeoutError):
+                raise PublishError(f"{type(exc).__name__}: {exc}") from exc
+            logger.warning(
+                "the broker connection broke (%s: %s); publishing again on a new one", type(exc).__name__, exc
+            )
+        try:
+            return self._publish(messages, confirm_timeout)
         except Exception as exc:
             self.close()
             raise PublishError(f"{type(exc).__name__}: {exc}") from exc

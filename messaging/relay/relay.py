@@ -40,8 +40,10 @@ __all__ = ["outbox_claim_batch", "outbox_mark_published"]
 
 logger = logging.getLogger(__name__)
 
-# After the on-commit publish failed once, the web process leaves publishing to the sweep
-# for this long, so a broker outage does not add a connect timeout to every request.
+# After the on-commit publish failed (a broken connection is tried once more on a fresh one
+# inside the publish, which is how a cluster's lost node costs only a reconnect), the web
+# process leaves publishing to the sweep for this long, so a broker that is really away gets
+# one try per process per pause, not a connect timeout in every request.
 FAST_PATH_PAUSE_SECONDS = 10.0
 # The on-commit publish runs inside the web request: it waits briefly, and whatever is not
 # confirmed by then is left to the sweep (a late confirm only means one extra copy).

@@ -46,6 +46,15 @@ def module_worker(worker_launcher, tmp_path_factory):
 
 
 @pytest.fixture
+def fast_path_unpaused():
+    """After a test that made the on-commit publish fail, later tests start unpaused."""
+    from messaging.relay import relay
+
+    yield
+    relay._fast_path_paused_until = 0.0
+
+
+@pytest.fixture
 def service_env(broker, mailsim_url, processes_database_url):
     """`service_env(**extra)`: the environment of a product process this test starts, on the
     test database, the run's vhost and the mail simulator (tools.drill.processes.process_env)."""

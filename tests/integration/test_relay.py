@@ -306,13 +306,6 @@ def test_a_sweep_out_of_time_after_a_full_batch_says_more_may_be_waiting():
 
 
 @pytest.fixture
-def fast_path_unpaused():
-    """After a test that made the on-commit publish fail, later tests start unpaused."""
-    yield
-    relay._fast_path_paused_until = 0.0
-
-
-@pytest.fixture
 def broker_away(settings, fast_path_unpaused):
     """The broker is unreachable until the test calls the returned function."""
     reachable = settings.CELERY_BROKER_URL
