@@ -42,3 +42,43 @@ def test_a_failover_that_did_not_happen_is_a_problem_and_one_that_did_is_not():
     ]
     # after the stream no order is created: no publish to wait for, and no problem
     assert failover_problems([_kill(seconds_to_confirmed_publish=None, orders_flowing=False)]) == []
+
+
+def _report_with(kills: list[dict]) -> str:
+    from tools.drill.load import LoadResult
+    from tools.drill.report import DrillReport, load_summary, report_markdown
+
+    verdict = dict.fromkeys(
+        ["orders", "emails_expected", "emails_accepted", "duplicates", "lost", "unexpected", "unfinished"], 0
+    ) | {"parked": 0, "unpublished_events": 0, "problems": []}
+    delivery = dict.fromkeys(
+        ["sent_without_state", "webhook_events", "events_stored", "events_unapplied", "webhook_duplicates"], 0
+    ) | {"states": {}, "webhook_posts": 0, "webhooks_given_up": 0, "problems": []}
+    chaos = dict.fromkeys(
+        ["worker_kills", "relay_kills", "broker_restarts", "database_terminations", "republished_copies"], 0
+    ) | {"broker_kills": kills, "rabbit_nodes": 3}
+    report = DrillReport(
+        config={"api_throttle_rate": "100/min"},
+        verdict=verdict,
+        passed=True,
+        outcome="PASSED",
+        chaos=chaos,
+        faults_injected={},
+        load=load_summary(LoadResult(orders_asked=0)),
+        seconds_to_settle=1.0,
+        seconds_total=2.0,
+        delivery=delivery,
+    )
+    return report_markdown(report)
+
+
+def test_the_report_gives_commit_to_queue_of_the_orders_after_a_kill_beside_those_before():
+    after = {"events": 250, "unpublished": 0, "p50": 0.04, "p99": 0.61, "max": 0.9}
+    before = {"events": 248, "unpublished": 0, "p50": 0.03, "p99": 0.2, "max": 0.4}
+    markdown = _report_with([_kill(commit_to_queue_after=after, commit_to_queue_before=before)])
+    assert (
+        "| node kill 1: commit → confirmed in the queue, orders of the 10 s after it (of the 10 s before it) "
+        "| 250 orders: p50 0.04 s, p99 0.61 s, max 0.9 s (248 orders: p50 0.03 s, p99 0.2 s, max 0.4 s) |"
+    ) in markdown
+    # a kill after the stream had no orders around it: no such row
+    assert "commit → confirmed in the queue" not in _report_with([_kill(commit_to_queue_after=None)])

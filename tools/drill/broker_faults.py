@@ -16,7 +16,7 @@ import contextlib
 import random
 import time
 from dataclasses import asdict, dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import psycopg
 
@@ -28,12 +28,16 @@ from tools.drill.stack import DrillStack
 
 MEASURED_QUEUE = "orders.confirmations"
 FAILOVER_TIMEOUT_SECONDS = 90.0
+# Commit → queue is also read over every order of this many seconds after a kill (and before
+# it, the same drill's faults without the node loss), once the drill has settled.
+WINDOW_SECONDS = 10.0
 
 
 @dataclass
 class NodeKill:
     node: str
     role: str  # "leader" or "follower" of MEASURED_QUEUE
+    killed_at: str  # the wall clock, ISO 8601
     new_leader: str | None  # after a leader's death; a follower's leaves the leader as it was
     seconds_to_new_leader: float | None
     # None: none within FAILOVER_TIMEOUT_SECONDS, or not measured (the stream had ended)
@@ -81,6 +85,7 @@ def kill_queue_node(stack: DrillStack, role: str, rng: random.Random, *, orders_
         NodeKill(
             node=victim,
             role=role,
+            killed_at=killed_wall.isoformat(),
             new_leader=new_leader,
             seconds_to_new_leader=None if to_leader is None else round(to_leader, 2),
             seconds_to_confirmed_publish=None if to_publish is None else round(to_publish, 2),
@@ -107,6 +112,38 @@ def _first_confirmed_publish_after(dsn: str, since: datetime) -> float | None:
             return (first - since).total_seconds()
         time.sleep(0.2)
     return None
+
+
+def commit_to_queue_around_kills(dsn: str, kills: list[dict]) -> None:
+    """Adds to each kill (once the drill has settled and every event is published) the time
+    from commit to the broker's confirm of every order.created event created in the
+    WINDOW_SECONDS after it, and of those in the WINDOW_SECONDS before it: the orders a node's
+    loss may delay, beside the same drill's other faults without it."""
+    window = timedelta(seconds=WINDOW_SECONDS)
+    for kill in kills:
+        killed = datetime.fromisoformat(kill["killed_at"])
+        kill["commit_to_queue_before"] = _commit_to_queue(dsn, killed - window, killed)
+        kill["commit_to_queue_after"] = _commit_to_queue(dsn, killed, killed + window)
+
+
+def _commit_to_queue(dsn: str, start: datetime, end: datetime) -> dict | None:
+    """Count, p50, p99 and max in seconds of published_at - created_at; None: no such event."""
+    delay = "extract(epoch FROM published_at - created_at)"
+    with psycopg.connect(dsn) as connection:
+        count, p50, p99, most, unpublished = one_row(
+            connection.execute(
+                f"SELECT count(published_at), percentile_cont(0.5) WITHIN GROUP (ORDER BY {delay}),"
+                f" percentile_cont(0.99) WITHIN GROUP (ORDER BY {delay}), max({delay}),"
+                " count(*) - count(published_at)"
+                " FROM messaging_outboxevent"
+                " WHERE event_type = %s AND created_at >= %s AND created_at < %s",
+                [ORDER_CREATED, start, end],
+            )
+        )
+    if not count:
+        return None
+    seconds = {"p50": p50, "p99": p99, "max": most}
+    return {"events": count, "unpublished": unpublished} | {k: round(v, 2) for k, v in seconds.items()}
 
 
 def failover_problems(kills: list[dict]) -> list[str]:
