@@ -126,3 +126,29 @@ def test_a_short_intake_phase_posts_signed_deliveries_to_the_web_process_and_che
     for load, figures in intake["loads"].items():
         assert figures["posted_per_s"]["median"] >= 0.9 * int(load)
         assert 0 < figures["p50"]["median"] <= figures["p99"]["median"] < 5000
+
+
+@pytest.mark.timeout(420)
+def test_a_short_run_times_both_pipelines_stage_by_stage_and_beside_a_spinning_core(tmp_path):
+    # when
+    results = _bench(tmp_path, "--phases", "stages,contended", "--load-seconds", "1")
+    # then: the stages of both pipelines at both loads, each step within the whole
+    stages = results["stages_ms"]
+    assert stages["orders"] == 500
+    assert sorted(stages["rates"]) == ["100", "50"]  # JSON keys
+    for by_pipeline in stages["rates"].values():
+        for name in ("ours", "naive"):
+            figures = by_pipeline[name]
+            for step in ("to_claim", "claim_to_sent", "provider_call"):
+                assert 0 < figures[step]["p50"] <= figures["total"]["p50"], (name, step, figures)
+        assert by_pipeline["ours"]["to_marked_published"]["p50"] > 0
+    # and the latency of both at 50 and 100 orders/s while the spinner held at least half a core
+    contended = results["contended_latency_ms"]
+    for name in ("ours", "naive"):
+        assert sorted(contended["loads"][name]) == ["100", "50"]
+        assert contended["hog_cores"][name] >= 0.5
+        for load, figures in contended["loads"][name].items():
+            assert figures["placed_per_s"]["median"] >= 0.9 * int(load)
+    assert {"contended_p50_at_50_ours_over_naive", "contended_p99_at_100_ours_over_naive"} <= set(
+        results["ratios"]
+    )

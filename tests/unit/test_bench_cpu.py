@@ -47,8 +47,25 @@ def test_the_report_puts_ours_beside_naive_by_component():
     # when
     lines = cpu_lines(cpu)
     # then
-    assert "| worker (main process and pool) | 12.00 | 10.00 |" in lines
-    assert "| total | 17.00 | 15.00 |" in lines
-    assert "| relay | 0.00 | 0.00 |" not in lines  # neither pipeline had one
-    assert lines[-1] == "| commit → sent p50 / p99 in the same run, ms | 15.0 / 30.0 | 15.0 / 30.0 |"
+    assert "| worker (main process and pool) | 12.00 | 10.00 | 1.20 |" in lines
+    assert "| total | 17.00 | 15.00 | 1.13 |" in lines
+    assert not [line for line in lines if line.startswith("| relay |")]  # neither pipeline had one
+    assert lines[-1] == "| commit → sent p50 / p99 in the same run, ms | 15.0 / 30.0 | 15.0 / 30.0 | |"
     assert cpu_lines(None) == []
+
+
+def test_the_contended_phases_spinner_takes_a_core_and_stops_by_itself(tmp_path):
+    from tools.bench.cpu_hog import CpuHog
+
+    # when: a spinner bounded to 2 s
+    hog = CpuHog(tmp_path / "hog.log", seconds=2).start()
+    try:
+        time.sleep(1)
+        # then it spins, at most one core's worth, and says how much (on a busy machine it
+        # shares the cores: the bench's floor is its own check)
+        assert 0.2 <= hog.cores() <= 1.05
+        assert hog.running()
+        time.sleep(2)  # past its bound: it has ended by itself
+        assert not hog.running()
+    finally:
+        hog.stop()

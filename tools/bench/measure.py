@@ -26,7 +26,7 @@ from messaging.relay.relay import (
     outbox_message,
     relay_outbox_sweep,
 )
-from notifications.models import DeliveryAttempt, Notification
+from notifications.models import Notification
 from orders.events import ORDER_CREATED
 from orders.models import Order, site_locale
 from orders.services import order_create
@@ -245,38 +245,6 @@ def drain_rate(completions: list[tuple]) -> float:
     """Orders per second from the first acceptance to the last (a queued backlog)."""
     sent = sorted(sent for _, sent in completions)
     return (len(sent) - 1) / max((sent[-1] - sent[0]).total_seconds(), 1e-6)
-
-
-def ours_stages_ms() -> dict[str, float]:
-    """p50 of each step of commit → sent, in ms, over the emails of the orders placed."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"""
-            SELECT
-              percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM a.started_at - n.created_at)),
-              percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM n.sent_at - a.started_at)),
-              percentile_cont(0.5) WITHIN GROUP (ORDER BY a.duration_ms / 1000.0),
-              percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM n.sent_at - n.created_at)),
-              percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM o.published_at - n.created_at))
-              FROM {Notification._meta.db_table} n
-              JOIN {DeliveryAttempt._meta.db_table} a ON a.notification_id = n.id AND a.outcome = 'accepted'
-              JOIN {OutboxEvent._meta.db_table} o
-                ON o.aggregate_id = n.order_id::text AND o.event_type = %s
-            """,
-            [ORDER_CREATED],
-        )
-        claimed, sending, provider, total, published = cursor.fetchone()
-    return {
-        # the order's commit, the on-commit publish, the broker's delivery, Celery's hand-off to
-        # a pool process, the claim's locked read
-        "to_claim": claimed * 1000,
-        # rendering, the attempt row, the claim's commit, the provider call, the outcome
-        "claim_to_sent": sending * 1000,
-        "provider_call": provider * 1000,
-        "total": total * 1000,
-        # not on the email's path: the placer's wait for the broker's confirm and the mark
-        "to_marked_published": published * 1000,
-    }
 
 
 def latencies_ms(completions: list[tuple]) -> dict[str, float]:

@@ -4,8 +4,10 @@ Phases, each on the benchmark's own database and vhost: the raw limits (broker c
 a minimal client, the PostgreSQL order + outbox transaction), the relay over a 20,000-event
 backlog (ours, and the same relay waiting for each confirm), the consumers' drain, saturating
 end-to-end throughput, ours at 1, 2 and 4 worker processes and 1 and 2 relay processes,
-commit → sent latency at fixed offered loads, a shop platform's deliveries through the web
-process while ours sends their emails (the answer's time), and a memory soak. The drain and saturation
+commit → sent latency at fixed offered loads (tools/bench/latency_phases.py: also while a
+process of the bench keeps a core busy, the stages of commit → sent of both pipelines, and
+the CPU per order of each component), a shop platform's deliveries through the web process
+while ours sends their emails (the answer's time), and a memory soak. The drain and saturation
 phases compare ours with the naive pipeline and with the naive pipeline tuned (connections
 kept, its fastest prefetch multiplier); all run the same worker count (2 processes) against
 the same mail simulator.
@@ -20,17 +22,18 @@ from pathlib import Path
 from kombu import Connection
 
 from messaging.broker.channel import amqp_channel
-from tools.bench.cpu import cpu_by_component, cpu_ms_per_order
+from tools.bench.cpu import cpu_by_component
 from tools.bench.environment import (
     CONNECTIONS_NEVER_CLOSED,
     RELAY_INTERVAL_SECONDS,
     WORKER_PROCESSES,
     BenchEnvironment,
 )
-from tools.bench.pipelines import LoadShortfall, Pipeline, offered_check
+from tools.bench.latency_phases import CPU_ORDERS, CPU_WARM_UP_ORDERS, LatencyPhases, spread
+from tools.bench.pipelines import LoadShortfall, Pipeline
+from tools.bench.targets import ratios
 from tools.drill.processes import free_port
 
-OFFERED_LOADS = (25, 50, 100)
 PHASES = (
     "raw",
     "relay",
@@ -38,6 +41,7 @@ PHASES = (
     "saturation",
     "scaling",
     "latency",
+    "contended",
     "stages",
     "cpu",
     "intake",
@@ -45,8 +49,6 @@ PHASES = (
     "soak",
 )
 DRAIN_ORDERS = 2000
-STAGES_ORDERS, STAGES_RATE = 500, 50
-CPU_ORDERS, CPU_RATE, CPU_WARM_UP_ORDERS = 1000, 50, 50
 # Tuned naive's candidates, Celery's default (4) among them. Each is measured in the run
 # itself: which one drains fastest depends on the machine and its load. On 2 busy shared
 # cores, 2026-12-01, two drains of 2,000 orders at each gave 1 → 66 and 94, 4 → 96 and 42,
@@ -61,15 +63,11 @@ SCALING_ORDERS = 600
 SCALING_WARM_UP_ORDERS_PER_PROCESS = 10
 
 
-def spread(values: list[float]) -> dict:
-    return {"median": statistics.median(values), "min": min(values), "max": max(values), "runs": values}
-
-
 def repeat(measure: Callable[[], float], times: int) -> dict:
     return spread([measure() for _ in range(times)])
 
 
-class BenchRun:
+class BenchRun(LatencyPhases):
     def __init__(
         self,
         workdir: Path,
@@ -123,6 +121,7 @@ class BenchRun:
             "saturation": self._saturation,
             "scaling": self._scaling,
             "latency": self._latency,
+            "contended": self._contended,
             "stages": self._stages,
             "cpu": self._cpu,
             "intake": self._intake,
@@ -283,61 +282,6 @@ class BenchRun:
         self.ours.finished(orders)
         self.m.clear_orders()
 
-    def _latency(self) -> None:
-        table: dict = {"ours": {}, "naive": {}}
-        for pipeline in self.pipelines:
-            self._start_pipeline(pipeline.name)
-            for load in OFFERED_LOADS:
-                runs = []
-                for _ in range(self.repeats):
-                    orders = int(load * self.load_seconds)
-                    pipeline.place(orders, rate=load)
-                    completions = pipeline.finished(orders)
-                    runs.append(
-                        {**self.m.latencies_ms(completions), "placed_per_s": self.m.placed_per_s(completions)}
-                    )
-                    self.m.clear_orders()
-                    offered_check(runs[-1]["placed_per_s"], offered=load, pipeline=pipeline.name)
-                quantiles = {
-                    q: spread([run[q] for run in runs]) for q in ("p50", "p95", "p99", "placed_per_s")
-                }
-                table[pipeline.name][load] = quantiles
-            self._stop_pipeline(pipeline.name)
-        self.results["latency_ms"] = table
-
-    def _stages(self) -> None:
-        """Where commit → sent goes at 50 orders/s, from the rows' own timestamps (p50 of each
-        step over 500 orders; docs/performance.md has the table)."""
-        self._start_pipeline("ours")
-        self.m.ours_place(STAGES_ORDERS, rate=STAGES_RATE)
-        self.ours.finished(STAGES_ORDERS)
-        self.results["stages_ms"] = {"orders": STAGES_ORDERS, "rate": STAGES_RATE, **self.m.ours_stages_ms()}
-        self._stop_pipeline("ours")
-        self.m.clear_orders()
-
-    def _cpu(self) -> None:
-        """CPU ms per order of each component at 50 orders/s, ours and naive: on two cores the
-        latency at a fixed load follows what an order costs the whole machine."""
-        table: dict = {}
-        for pipeline in self.pipelines:
-            self._start_pipeline(pipeline.name)
-            pipeline.place(CPU_WARM_UP_ORDERS)  # first tasks: imports, templates, connections
-            pipeline.finished(CPU_WARM_UP_ORDERS)
-            self.m.clear_orders()
-            groups = {name: process.pid for name, process in self.env.processes.items()}
-            before = cpu_by_component(groups)
-            pipeline.place(self.cpu_orders, rate=CPU_RATE)
-            completions = pipeline.finished(self.cpu_orders)
-            table[pipeline.name] = {
-                "cpu_ms_per_order": cpu_ms_per_order(before, cpu_by_component(groups), self.cpu_orders),
-                **self.m.latencies_ms(completions),
-                "placed_per_s": self.m.placed_per_s(completions),
-            }
-            self.m.clear_orders()
-            offered_check(table[pipeline.name]["placed_per_s"], offered=CPU_RATE, pipeline=pipeline.name)
-            self._stop_pipeline(pipeline.name)
-        self.results["cpu"] = {"orders": self.cpu_orders, "rate": CPU_RATE, **table}
-
     def _soak(self) -> None:
         m = self.m
         # Half the saturating rate; a soak run on its own is given its rate.
@@ -495,28 +439,3 @@ class BenchRun:
                 "orders.analytics",
             ):
                 channel.queue_purge(queue)
-
-
-RATIOS = {
-    "relay_pipelined_over_waiting_each_confirm": (
-        "relay_backlog_events_per_s",
-        "relay_waiting_each_confirm_events_per_s",
-    ),
-    "relay_over_raw_broker_confirms": ("relay_backlog_events_per_s", "raw_broker_confirms_msgs_per_s"),
-    "saturating_ours_over_naive": ("saturating_ours_orders_per_s", "saturating_naive_orders_per_s"),
-    "saturating_ours_over_tuned_naive": (
-        "saturating_ours_orders_per_s",
-        "saturating_tuned_naive_orders_per_s",
-    ),
-    "drain_ours_over_naive": ("drain_ours_per_s", "drain_naive_per_s"),
-    "drain_ours_over_tuned_naive": ("drain_ours_per_s", "drain_tuned_naive_per_s"),
-}
-
-
-def ratios(results: dict) -> dict:
-    """The medians' ratios of the figures the run measured (a partial run measured some)."""
-    return {
-        name: results[over]["median"] / results[under]["median"]
-        for name, (over, under) in RATIOS.items()
-        if over in results and under in results
-    }

@@ -3,6 +3,7 @@ the task calls the mail provider and writes `sent`. No outbox (a crash after the
 loses the email), no confirms, no inbox, no idempotency key (a redelivery sends it twice).
 The benchmark runs it beside our pipeline to show the price of the guarantees."""
 
+import time
 from decimal import Decimal
 from functools import partial
 from typing import TYPE_CHECKING
@@ -36,8 +37,10 @@ _session = requests.Session()
 def naive_send(order_id: int) -> None:
     from tools.bench.naive.models import NaiveOrder
 
+    started_at = timezone.now()
     order = NaiveOrder.objects.get(pk=order_id)
     email = _email_render(order)
+    calling = time.perf_counter()
     _session.post(
         settings.MAIL_PROVIDER_URL.rstrip("/") + "/emails",
         json={
@@ -50,7 +53,10 @@ def naive_send(order_id: int) -> None:
         headers={"Authorization": f"Bearer {settings.MAIL_PROVIDER_API_KEY}"},
         timeout=(5, 30),
     ).raise_for_status()
-    NaiveOrder.objects.filter(pk=order_id).update(status="sent", sent_at=timezone.now())
+    provider_ms = (time.perf_counter() - calling) * 1000
+    NaiveOrder.objects.filter(pk=order_id).update(
+        status="sent", sent_at=timezone.now(), started_at=started_at, provider_ms=provider_ms
+    )
 
 
 def _email_render(order: "NaiveOrder") -> "RenderedEmail":
