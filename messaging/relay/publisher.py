@@ -30,9 +30,6 @@ from messaging.relay.messages import TRACKING_HEADER, OutgoingMessage, RawMessag
 logger = logging.getLogger(__name__)
 
 CONNECT_TIMEOUT_SECONDS = 5.0  # also the write timeout: a broker that stops reading fails us
-# The reason of a message the broker refused: a queue at its length limit, or a quorum queue
-# without a leader for the moment after its node died.
-NACKED = "the broker refused the message (nack)"
 
 
 @dataclass
@@ -118,7 +115,7 @@ class ConfirmingPublisher:
             if message.event_id in self._returned:
                 report.failed[message.event_id] = self._returned[message.event_id]
             elif message.event_id in self._nacked:
-                report.failed[message.event_id] = NACKED
+                report.failed[message.event_id] = "the broker refused the message (nack)"
             elif message.event_id in unconfirmed:
                 report.failed[message.event_id] = f"no confirm from the broker within {confirm_timeout:g} s"
             else:

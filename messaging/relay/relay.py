@@ -30,13 +30,7 @@ from messaging.relay.claims import (
     publish_failures_record,
 )
 from messaging.relay.messages import OutgoingMessage
-from messaging.relay.publisher import (
-    CONNECT_TIMEOUT_SECONDS,
-    NACKED,
-    PublishError,
-    PublishReport,
-    process_publisher,
-)
+from messaging.relay.publisher import CONNECT_TIMEOUT_SECONDS, PublishError, PublishReport, process_publisher
 from messaging.relay.publishing_thread import publishing_thread
 from messaging.task_names import HANDLE_EVENT
 from observability.metrics import RELAY_PUBLISHES
@@ -54,12 +48,6 @@ FAST_PATH_PAUSE_SECONDS = 10.0
 # The on-commit publish runs inside the web request: it waits briefly, and whatever is not
 # confirmed by then is left to the sweep (a late confirm only means one extra copy).
 FAST_PATH_CONFIRM_TIMEOUT_SECONDS = 2.0
-# A quorum queue whose leader's node died has no leader for about a second, and the broker
-# refuses (nacks) what is published into it meanwhile. The on-commit publish tries what was
-# refused again after each of these pauses (1.5 s in all, inside the 2 s back-off the refusal
-# gave the rows, so the sweep does not take them meanwhile), then leaves it to the sweep and
-# pauses like after a failure: a queue that keeps refusing costs one request, not each.
-FAST_PATH_REFUSED_RETRY_PAUSES = (0.25, 0.5, 0.75)
 _fast_path_paused_until = 0.0
 
 
@@ -85,33 +73,14 @@ def relay_publish_committed(*, events: list[OutboxEvent]) -> None:
     crash_point("api.after_commit")
     if time.monotonic() < _fast_path_paused_until:
         claims_release(
-            [event.id for event in events],
-            error="left to the sweep: the broker was unreachable or refusing recently",
+            [event.id for event in events], error="left to the sweep: the broker was unreachable recently"
         )
         return
     try:
-        refused = _publish_retrying_refused(events)
+        outbox_events_publish(events, confirm_timeout=FAST_PATH_CONFIRM_TIMEOUT_SECONDS)
     except Exception as exc:
         _fast_path_paused_until = time.monotonic() + FAST_PATH_PAUSE_SECONDS
         logger.warning("on-commit publish failed, the sweep will publish: %s", exc)
-        return
-    if refused:
-        _fast_path_paused_until = time.monotonic() + FAST_PATH_PAUSE_SECONDS
-        logger.warning("the broker kept refusing %d on-commit events, the sweep will publish", len(refused))
-
-
-def _publish_retrying_refused(events: list[OutboxEvent]) -> list[OutboxEvent]:
-    """Publish; what the broker refused, again after each of FAST_PATH_REFUSED_RETRY_PAUSES.
-    The events it still refuses."""
-    report = outbox_events_publish(events, confirm_timeout=FAST_PATH_CONFIRM_TIMEOUT_SECONDS)
-    refused = [event for event in events if report.failures.get(event.id) == NACKED]
-    for pause in FAST_PATH_REFUSED_RETRY_PAUSES:
-        if not refused:
-            break
-        time.sleep(pause)
-        report = outbox_events_publish(refused, confirm_timeout=FAST_PATH_CONFIRM_TIMEOUT_SECONDS)
-        refused = [event for event in refused if report.failures.get(event.id) == NACKED]
-    return refused
 
 
 def relay_outbox_sweep(*, batch_size: int | None = None, time_budget_seconds: float = 4.0) -> RelayReport:

@@ -55,21 +55,6 @@ def fast_path_unpaused():
 
 
 @pytest.fixture
-def analytics_queue_renewed(broker):
-    """orders.analytics deleted and declared anew afterwards: RabbitMQ 3.10 keeps a quorum queue
-    that reached a length limit refusing messages after the policy is gone (rabbitmq-server#12206)."""
-    from kombu import Connection
-
-    from messaging.broker.channel import amqp_channel
-    from messaging.broker.declare import topology_declare
-
-    yield
-    with Connection(broker) as broker_connection:
-        amqp_channel(broker_connection).queue_delete("orders.analytics")
-    topology_declare(broker_url=broker)
-
-
-@pytest.fixture
 def service_env(broker, mailsim_url, processes_database_url):
     """`service_env(**extra)`: the environment of a product process this test starts, on the
     test database, the run's vhost and the mail simulator (tools.drill.processes.process_env)."""

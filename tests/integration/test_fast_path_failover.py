@@ -1,8 +1,6 @@
 """The on-commit publish when the broker node it talks to is lost: a reconnect to the next
 node of the list within the same publish, no pause; and when every node is away, one try,
-then a pause in which orders are left to the sweep without touching the network. While a
-queue refuses messages for a moment (a quorum queue between its leader's death and the next
-election), the refused events are tried again within the same publish.
+then a pause in which orders are left to the sweep without touching the network.
 
 Two "nodes" of one real RabbitMQ: a TCP proxy in front of it (cut to lose the node: its
 connections break and it refuses new ones) and the broker itself, or a listener that takes
@@ -11,21 +9,14 @@ listening), which counts the connects it was asked for."""
 
 import socket
 import threading
-import uuid
 from decimal import Decimal
 from urllib.parse import urlsplit
 
 import pytest
-from django.utils import timezone
 
 from messaging.models import OutboxEvent
 from messaging.relay import relay
-from messaging.relay.messages import OutgoingMessage
-from messaging.relay.publisher import NACKED, process_publisher
-from messaging.task_names import HANDLE_EVENT
-from orders.events import ORDER_PAID
 from orders.services import order_create
-from tests.broker import broker_policy, queues_purge
 from tests.integration.tcp_proxy import TcpProxy
 
 pytestmark = [
@@ -110,57 +101,3 @@ def test_when_every_node_is_away_one_order_tries_and_the_rest_are_left_to_the_sw
         assert down_node.accepted == connects_asked
     finally:
         down_node.close()
-
-
-def _paid_event() -> OutboxEvent:
-    """An event routed to orders.analytics alone."""
-    return OutboxEvent.objects.create(
-        event_type=ORDER_PAID,
-        aggregate_type="order",
-        aggregate_id=str(uuid.uuid4()),
-        payload={"event_id": "x"},
-        created_at=timezone.now(),
-    )
-
-
-@pytest.fixture
-def analytics_queue_full(analytics_queue_renewed):
-    """orders.analytics refusing what is published to it, as a quorum queue does for the moment
-    it has no leader: at its length limit (a quorum queue at a limit of 0 takes one message,
-    then refuses until it is empty again)."""
-    full = {"max-length": 0, "overflow": "reject-publish"}
-    with broker_policy("tests-analytics-full", pattern=r"^orders\.analytics$", definition=full):
-        filler = OutgoingMessage(uuid.uuid4(), HANDLE_EVENT, ({},), "orders.events", ORDER_PAID)
-        assert process_publisher().publish([filler]).confirmed == [filler.event_id]
-        yield
-
-
-def test_an_event_refused_for_a_moment_is_published_by_the_same_on_commit_publish(analytics_queue_full):
-    event = _paid_event()
-    # when the queue takes messages again a moment after the refusal
-    room = threading.Timer(0.4, queues_purge)
-    room.start()
-    relay.relay_publish_committed(events=[event])
-    room.join()
-    # then the event was tried again, and is published
-    event.refresh_from_db()
-    assert event.published_at is not None, event.last_publish_error
-    assert event.publish_attempts >= 2  # the refusal was recorded before the next try
-    assert relay._fast_path_paused_until == 0.0
-
-
-def test_a_queue_that_keeps_refusing_costs_one_on_commit_publish_its_tries_and_no_more(analytics_queue_full):
-    first, second = _paid_event(), _paid_event()
-    # when
-    relay.relay_publish_committed(events=[first])
-    relay.relay_publish_committed(events=[second])
-    # then the first was tried once and again after each pause, and left with its back-off
-    first.refresh_from_db()
-    assert first.published_at is None
-    assert first.publish_attempts == 1 + len(relay.FAST_PATH_REFUSED_RETRY_PAUSES)
-    assert first.last_publish_error == NACKED
-    assert first.next_attempt_at > timezone.now()
-    # and the next one is left to the sweep without a publish
-    second.refresh_from_db()
-    assert (second.published_at, second.publish_attempts) == (None, 0)
-    assert "left to the sweep" in second.last_publish_error

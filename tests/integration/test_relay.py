@@ -11,7 +11,10 @@ from celery import current_app
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
+from kombu import Connection
 
+from messaging.broker.channel import amqp_channel
+from messaging.broker.declare import topology_declare
 from messaging.identity import current_process_name
 from messaging.models import OutboxEvent
 from messaging.relay import relay
@@ -139,6 +142,16 @@ def test_an_unroutable_event_stays_unpublished_with_the_reason_and_a_back_off():
     assert event.next_attempt_at is not None
     assert event.next_attempt_at > timezone.now()
     assert queue_ready_count("orders.confirmations") == 0
+
+
+@pytest.fixture
+def analytics_queue_renewed(broker):
+    """orders.analytics deleted and declared anew afterwards: RabbitMQ 3.10 keeps a quorum queue
+    that reached a length limit refusing messages after the policy is gone (rabbitmq-server#12206)."""
+    yield
+    with Connection(broker) as broker_connection:
+        amqp_channel(broker_connection).queue_delete("orders.analytics")
+    topology_declare(broker_url=broker)
 
 
 @pytest.mark.usefixtures("analytics_queue_renewed")
