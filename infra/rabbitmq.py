@@ -28,7 +28,7 @@ class RabbitAdmin:
         response.close()
 
     def queues(self, vhost_quoted: str) -> list[dict[str, Any]]:
-        columns = "name,messages_ready,messages_unacknowledged,consumers,message_stats.redeliver"
+        columns = "name,type,messages_ready,messages_unacknowledged,consumers,message_stats.redeliver"
         return self._request("GET", f"/queues/{vhost_quoted}?columns={columns}").json()
 
     def _request(

@@ -32,9 +32,10 @@ def topology_declare(*, broker_url: str) -> list[str]:
         for exchange in (EVENTS_EXCHANGE, RETRY_EXCHANGE, DEAD_LETTER_EXCHANGE, MAINTENANCE_EXCHANGE):
             exchange.bind(channel).declare()
             declared.append(f"exchange {exchange.name} ({exchange.type})")
-        for queue in [*work_queues(), *dead_letter_queues(), MAINTENANCE_QUEUE]:
+        for queue in [*work_queues(), *dead_letter_queues()]:
             queue.bind(channel).declare()
             declared.append(f"queue {queue.name} ({(queue.queue_arguments or {}).get('x-queue-type')})")
+        declared.append(_maintenance_queue_declare(connection))
         for queue in work_queues():
             for event_binding in event_bindings(queue):
                 event_binding.bind(queue.bind(channel), channel=channel)
@@ -47,6 +48,26 @@ def topology_declare(*, broker_url: str) -> list[str]:
             bind_queue_to_native_delayed_delivery_exchange(connection, queue)
         declared.append("Celery delayed-delivery queues celery_delayed_0..27 and their bindings")
     return declared
+
+
+def _maintenance_queue_declare(connection: Connection) -> str:
+    """Declare the periodic jobs' queue. One an earlier version declared classic is replaced:
+    RabbitMQ refuses to change a queue's type on a redeclare (406), so it is deleted and
+    declared again as a quorum queue. What it held were triggers of periodic jobs (a sweep, a
+    retention pass), each replaced by the next on beat's schedule, so none is kept."""
+    name = MAINTENANCE_QUEUE.name
+    try:
+        MAINTENANCE_QUEUE.bind(connection.channel()).declare()
+        return f"queue {name} (quorum)"
+    except connection.channel_errors as exc:  # the 406 closed that channel only
+        if "x-queue-type" not in str(exc):
+            raise
+    channel = amqp_channel(connection)
+    channel.queue_delete(name)
+    MAINTENANCE_QUEUE.bind(channel).declare()
+    return (
+        f"queue {name} (quorum; replaced the classic queue of an earlier version, its waiting jobs dropped)"
+    )
 
 
 def topology_missing(*, broker_url: str, connect_timeout: float = 3.0) -> list[str]:

@@ -78,14 +78,17 @@ def dead_letter_queue(work_queue_name: str) -> Queue:
     )
 
 
-# Periodic jobs (the outbox sweep, retention, reconcile). A lost sweep is replaced by the next one, so a
-# classic queue without dead-lettering is enough here.
+# Periodic jobs (the outbox sweep, retention, reconcile). A lost sweep is replaced by the next
+# one, so no dead-lettering. A quorum queue all the same: a classic queue lives on one node,
+# and in a cluster the loss of that node stopped every sweep until it came back (the events a
+# broker had refused meanwhile waited for it). Until 2026-12 it was classic; declare_topology
+# replaces such a queue (messaging/broker/declare.py).
 MAINTENANCE_QUEUE = Queue(
     "orders.maintenance",
     exchange=MAINTENANCE_EXCHANGE,
     routing_key="orders.maintenance",
     durable=True,
-    queue_arguments={"x-queue-type": "classic"},
+    queue_arguments={"x-queue-type": "quorum"},
 )
 
 

@@ -5,14 +5,18 @@ import subprocess
 import sys
 import uuid
 from io import StringIO
+from urllib.parse import quote
 
+import amqp
 import psycopg
 import pytest
 from django.core.management import CommandError, call_command
+from kombu import Connection
 from rest_framework.test import APIClient
 
 from apiauth.models import ApiToken
-from infra.rabbitmq import RabbitAdmin, broker_url_with_vhost, user_of
+from infra.rabbitmq import RabbitAdmin, broker_url_with_vhost, user_of, vhost_of
+from messaging.broker.channel import amqp_channel
 from messaging.broker.declare import topology_declare, topology_missing
 from tools.drill.processes import REPO
 
@@ -91,6 +95,31 @@ def test_declaring_the_topology_twice_is_harmless_and_leaves_nothing_missing(scr
     second = topology_declare(broker_url=scratch_vhost)
     assert first == second
     assert topology_missing(broker_url=scratch_vhost) == []
+
+
+def test_declaring_replaces_the_classic_maintenance_queue_of_an_earlier_version(scratch_vhost):
+    from django.conf import settings
+
+    # given the periodic jobs' queue as versions before 2026-12 declared it, a job waiting in it
+    with Connection(scratch_vhost) as connection:
+        channel = amqp_channel(connection)
+        channel.queue_declare(
+            "orders.maintenance", durable=True, auto_delete=False, arguments={"x-queue-type": "classic"}
+        )
+        channel.basic_publish(amqp.Message(b"{}"), exchange="", routing_key="orders.maintenance")
+    # when
+    declared = topology_declare(broker_url=scratch_vhost)
+    # then it is a quorum queue now, and the operator is told what was dropped
+    replaced = (
+        "queue orders.maintenance (quorum; replaced the classic queue of an earlier version,"
+        " its waiting jobs dropped)"
+    )
+    assert replaced in declared
+    queues = RabbitAdmin(settings.RABBITMQ_MANAGEMENT_URL).queues(quote(vhost_of(scratch_vhost), safe=""))
+    assert {queue["name"]: queue["type"] for queue in queues}["orders.maintenance"] == "quorum"
+    assert topology_missing(broker_url=scratch_vhost) == []
+    # and the next declaration finds nothing to replace
+    assert "queue orders.maintenance (quorum)" in topology_declare(broker_url=scratch_vhost)
 
 
 @pytest.mark.django_db

@@ -1,6 +1,6 @@
 """A three-node RabbitMQ cluster of our own (tools/drill/broker_cluster.py, the cluster drill's):
-the work and dead-letter queues (quorum) get a replica on every node, and the relay's confirming
-publisher, given the node list, fails over when the node it talks to (the leader of
+the work, dead-letter and periodic jobs' queues (quorum) get a replica on every node, and the
+relay's confirming publisher, given the node list, fails over when the node it talks to (the leader of
 orders.confirmations) is SIGKILLed. What the broker confirmed before the kill is still there;
 what it did not confirm is published again (as the relay does: its rows stay unpublished),
 and arrives."""
@@ -13,7 +13,7 @@ import pytest
 from kombu import Connection
 
 from messaging.broker.declare import topology_declare
-from messaging.broker.topology import dead_letter_queues, work_queue, work_queues
+from messaging.broker.topology import MAINTENANCE_QUEUE, dead_letter_queues, work_queue, work_queues
 from messaging.relay.messages import OutgoingMessage
 from messaging.relay.publisher import ConfirmingPublisher, PublishError
 from messaging.task_names import HANDLE_EVENT
@@ -78,7 +78,7 @@ def _queued_task_ids(url: str) -> list[str]:
 def test_the_publisher_fails_over_when_the_leader_dies_and_nothing_confirmed_is_lost(cluster):
     names = sorted(node.name for node in cluster.nodes)
     topology_declare(broker_url=cluster.url)
-    for queue in [*work_queues(), *dead_letter_queues()]:
+    for queue in [*work_queues(), *dead_letter_queues(), MAINTENANCE_QUEUE]:
         assert sorted(cluster.queue_members(queue.name)) == names, queue.name
     leader = cluster.node(cluster.queue_leader(QUEUE))
     # The leader first in the list: the publisher talks to the node that will die.
