@@ -70,8 +70,9 @@ class ConfirmingPublisher:
         """Publish and collect the confirms. A connection the broker had accepted before
         that breaks during the publish (its node died, a proxy cut it) gets one more try on
         a fresh connection, which goes through the node list, so a cluster's lost node costs
-        the caller a reconnect, not a pause. A connect failure, or a timeout, is not tried
-        again here: against a broker that is really away, every caller makes one try."""
+        the caller a reconnect, not a pause (what the broker took before the break goes out
+        again: the consumers' inbox absorbs the copy). A connect failure, or a timeout, is not
+        tried again here: against a broker that is really away, every caller makes one try."""
         confirm_timeout = confirm_timeout or self._confirm_timeout
         held_a_connection = self._channel is not None
         try:
