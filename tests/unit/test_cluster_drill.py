@@ -2,8 +2,10 @@
 tools/drill/broker_faults.py): when the leader and a follower of orders.confirmations die, and
 that a kill the cluster did not fail over from fails the drill."""
 
+from tests.drill_reports import drill_report
 from tools.drill.broker_faults import failover_problems
 from tools.drill.harness import DrillConfig, broker_faults
+from tools.drill.report import report_markdown
 
 
 def test_the_cluster_drill_kills_the_leader_then_a_follower_while_orders_flow():
@@ -45,31 +47,7 @@ def test_a_failover_that_did_not_happen_is_a_problem_and_one_that_did_is_not():
 
 
 def _report_with(kills: list[dict]) -> str:
-    from tools.drill.load import LoadResult
-    from tools.drill.report import DrillReport, load_summary, report_markdown
-
-    verdict = dict.fromkeys(
-        ["orders", "emails_expected", "emails_accepted", "duplicates", "lost", "unexpected", "unfinished"], 0
-    ) | {"parked": 0, "unpublished_events": 0, "problems": []}
-    delivery = dict.fromkeys(
-        ["sent_without_state", "webhook_events", "events_stored", "events_unapplied", "webhook_duplicates"], 0
-    ) | {"states": {}, "webhook_posts": 0, "webhooks_given_up": 0, "problems": []}
-    chaos = dict.fromkeys(
-        ["worker_kills", "relay_kills", "broker_restarts", "database_terminations", "republished_copies"], 0
-    ) | {"broker_kills": kills, "rabbit_nodes": 3}
-    report = DrillReport(
-        config={"api_throttle_rate": "100/min"},
-        verdict=verdict,
-        passed=True,
-        outcome="PASSED",
-        chaos=chaos,
-        faults_injected={},
-        load=load_summary(LoadResult(orders_asked=0)),
-        seconds_to_settle=1.0,
-        seconds_total=2.0,
-        delivery=delivery,
-    )
-    return report_markdown(report)
+    return report_markdown(drill_report(chaos={"broker_kills": kills}))
 
 
 def test_the_report_gives_commit_to_queue_of_the_orders_after_a_kill_beside_those_before():

@@ -3,9 +3,10 @@ sent against what is stored) and the report's rows for it."""
 
 from dataclasses import asdict
 
+from tests.drill_reports import drill_report
 from tools.drill.platform_load import PlatformLoad, PlatformPlan
 from tools.drill.platform_verdict import PlatformVerdict, _order_problem
-from tools.drill.report import DrillReport, load_summary, report_markdown
+from tools.drill.report import report_markdown
 
 
 def test_an_order_is_right_only_once_and_as_the_shop_sent_it():
@@ -33,45 +34,8 @@ def test_the_report_says_how_the_orders_came_in_and_what_the_intake_answered():
     load.accepted = {"7200000000": "a@drill.example", "7200000001": "b@drill.example"}
     load.answers = {"used": 5, "duplicate": 7, "waiting": 1}
     platform = asdict(PlatformVerdict(orders_sent=2, orders_stored=2, deliveries_by_outcome={"used": 5}))
-    verdict = {
-        "orders": 2,
-        "emails_expected": 3,
-        "emails_accepted": 3,
-        "duplicates": 0,
-        "lost": 0,
-        "unexpected": 0,
-        "unfinished": 0,
-        "parked": 0,
-        "unpublished_events": 0,
-        "problems": [],
-    }
-    delivery = {
-        "states": {},
-        "sent_without_state": 0,
-        "webhook_events": 0,
-        "events_stored": 0,
-        "events_unapplied": 0,
-        "webhook_duplicates": 0,
-        "webhook_posts": 0,
-        "webhooks_given_up": 0,
-        "problems": [],
-    }
-    chaos = dict.fromkeys(
-        ["worker_kills", "relay_kills", "broker_restarts", "database_terminations", "republished_copies"], 0
-    )
-    report = DrillReport(
-        config={"api_throttle_rate": "100/min"},
-        verdict=verdict,
-        passed=True,
-        outcome="PASSED",
-        chaos=chaos,
-        faults_injected={},
-        load=load_summary(load),
-        seconds_to_settle=1.0,
-        seconds_total=2.0,
-        delivery=delivery,
-        platform=platform,
-    )
+    verdict = {"orders": 2, "emails_expected": 3, "emails_accepted": 3}
+    report = drill_report(load=load, verdict=verdict, platform=platform)
     markdown = report_markdown(report)
     assert "| orders placed (every delivery of the order answered 200) | 2 |" in markdown
     assert "| Shopify deliveries: events / posts (2 to 4 copies each, spread, out of order) | 5 / 13 |" in (
