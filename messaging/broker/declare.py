@@ -57,7 +57,7 @@ def _maintenance_queue_declare(connection: Connection) -> str:
     retention pass), each replaced by the next on beat's schedule, so none is kept."""
     name = MAINTENANCE_QUEUE.name
     try:
-        MAINTENANCE_QUEUE.bind(connection.channel()).declare()
+        MAINTENANCE_QUEUE.bind(amqp_channel(connection)).declare()
         return f"queue {name} (quorum)"
     except connection.channel_errors as exc:  # the 406 closed that channel only
         if "x-queue-type" not in str(exc):
