@@ -12,6 +12,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from infra.insert_once import row_insert
 from messaging.envelope import Envelope
 from messaging.identity import current_process_name
 from messaging.models import OutboxEvent
@@ -33,7 +34,7 @@ def event_record(*, event_type: str, aggregate_id: uuid.UUID) -> OutboxEvent:
     event = outbox_event_build(event_type=registered, aggregate_id=aggregate_id)
     event.next_attempt_at = event.created_at + timedelta(seconds=settings.OUTBOX_CLAIM_LEASE_SECONDS)
     event.claimed_by = current_process_name()
-    event.save(force_insert=True)
+    event = row_insert(event)  # one prepared statement: every order's transaction writes one
     hook = registered.record_hook_function()
     if hook is not None:
         hook(event)

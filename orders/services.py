@@ -9,6 +9,7 @@ from typing import Any
 from django.db import IntegrityError, transaction
 
 from apiauth.models import ApiToken
+from infra.insert_once import row_insert
 from infra.keyed_hash import address_hash
 from messaging.outbox import event_record
 from observability.metrics import ORDERS_ACCEPTED
@@ -80,19 +81,22 @@ def order_record(
     with its payment's event after its creation's, as if created then paid, in two statements
     fewer. `origin`: the order's connected shop and the platform's ids for it (Order.shop,
     Order.platform_order_id)."""
-    order = Order.objects.create(
-        status=Order.Status.PAID if paid else Order.Status.CREATED,
-        version=2 if paid else 1,  # as an order created, then paid: each change counts
-        customer_email=customer_email,
-        customer_email_hash=address_hash(customer_email),
-        amount=money_check(amount=amount, currency=currency),
-        currency=currency,
-        locale=locale or site_locale(),
-        api_token=api_token,
-        idempotency_key=idempotency_key,
-        request_fingerprint=request_fingerprint,
-        **(shop_order.order_fields() if shop_order else {}),
-        **origin,
+    # One prepared statement (infra/insert_once.py): every order's transaction writes one.
+    order = row_insert(
+        Order(
+            status=Order.Status.PAID if paid else Order.Status.CREATED,
+            version=2 if paid else 1,  # as an order created, then paid: each change counts
+            customer_email=customer_email,
+            customer_email_hash=address_hash(customer_email),
+            amount=money_check(amount=amount, currency=currency),
+            currency=currency,
+            locale=locale or site_locale(),
+            api_token=api_token,
+            idempotency_key=idempotency_key,
+            request_fingerprint=request_fingerprint,
+            **(shop_order.order_fields() if shop_order else {}),
+            **origin,
+        )
     )
     if shop_order is not None:
         OrderVersion.objects.create(

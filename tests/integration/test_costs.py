@@ -173,8 +173,12 @@ def test_the_hot_statements_are_prepared_once_per_connection_and_the_orms_are_no
         statements, executions = _executions_of_prepared(fragment)
         assert statements == 1, f"{fragment!r} prepared {statements} times"
         assert executions - before[fragment][1] == 2, fragment
-    # The ORM's statements keep Django's client-side binding: nothing of the order's insert.
-    assert _executions_of_prepared('INSERT INTO "orders_order"') == (0, 0)
+    # Every order's transaction: the order's and its event's INSERTs, prepared once as well.
+    for table in ("orders_order", "messaging_outboxevent"):
+        statements, executions = _executions_of_prepared(f'INSERT INTO "{table}"')
+        assert (statements, executions >= len(orders)) == (1, True), table
+    # The ORM's statements keep Django's client-side binding: nothing of this test's reads.
+    assert _executions_of_prepared('FROM "messaging_outboxevent" WHERE') == (0, 0)
 
 
 def test_prepared_statements_can_be_turned_off_for_a_pooler(mailsim, settings):
