@@ -114,6 +114,10 @@ DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 # The hot path's statements as prepared statements (infra/prepared.py); off for a pooler that
 # cannot keep them.
 DATABASE_PREPARED_STATEMENTS = env.bool("DATABASE_PREPARED_STATEMENTS", default=True)
+# The email worker's sessions plan every statement as a lookup by key (messaging/worker/
+# key_lookup_plans.py); off behind a pooler in transaction mode, where a session's settings do
+# not stay with the client that made them.
+DATABASE_SESSION_PLANS_BY_KEY = env.bool("DATABASE_SESSION_PLANS_BY_KEY", default=True)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 TIME_ZONE = "UTC"

@@ -17,9 +17,10 @@ penalises the scan); the prepared statements always run their generic plan (SESS
 says why), the ORM's are planned at each execution as before. The relay's sessions (the
 outbox sweep, retention, reconciliation over whole tables) keep the planner's own judgement.
 
-Only with prepared statements: without them (behind a pooler in transaction mode) each
-statement is planned with its own values, and a session setting would follow the server
-connection to whichever client the pooler hands it next.
+Only with prepared statements (without them each statement is planned with its own values)
+and a session that stays the worker's: behind a pooler in transaction mode a session setting
+would stay on the server connection, for whichever client the pooler hands it next, so
+DATABASE_SESSION_PLANS_BY_KEY=false turns this off there (docs/deploy.md).
 """
 
 import logging
@@ -44,10 +45,17 @@ SESSION_SETTINGS = ("enable_seqscan = off", "plan_cache_mode = force_generic_pla
 logger = logging.getLogger(__name__)
 
 
-def plans_by_key_wanted(consumed_queues: Collection[str], *, prepared_statements: bool) -> bool:
+def plans_by_key_wanted(
+    consumed_queues: Collection[str], *, prepared_statements: bool, session_settings_kept: bool
+) -> bool:
     """Whether a worker consuming these queues should plan by key: it takes emails' work
-    (any queue but the maintenance queue), and its statements are prepared."""
-    return prepared_statements and any(queue != MAINTENANCE_QUEUE.name for queue in consumed_queues)
+    (any queue but the maintenance queue), its statements are prepared, and its sessions
+    keep their settings (no pooler in transaction mode)."""
+    return (
+        prepared_statements
+        and session_settings_kept
+        and any(queue != MAINTENANCE_QUEUE.name for queue in consumed_queues)
+    )
 
 
 def session_plan_by_key(connection: BaseDatabaseWrapper) -> None:
@@ -68,7 +76,11 @@ def email_worker_sessions_plan_by_key(sender: Any = None, **kwargs: Any) -> None
     every database connection it opens from now on (its pool processes open their own) plan
     by key. Said in the worker's log, as the choice of a process."""
     consumed = list(sender.app.amqp.queues.consume_from) if sender is not None else []
-    if not plans_by_key_wanted(consumed, prepared_statements=settings.DATABASE_PREPARED_STATEMENTS):
+    if not plans_by_key_wanted(
+        consumed,
+        prepared_statements=settings.DATABASE_PREPARED_STATEMENTS,
+        session_settings_kept=settings.DATABASE_SESSION_PLANS_BY_KEY,
+    ):
         return
     connection_created.connect(_new_session_plans_by_key, dispatch_uid="email-worker-plans-by-key")
     logger.info(

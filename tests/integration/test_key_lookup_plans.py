@@ -88,12 +88,13 @@ def test_without_it_the_same_statements_would_read_the_small_tables_whole(mailsi
 
 
 @pytest.mark.parametrize(
-    ("queues", "prepared", "wanted"),
+    ("queues", "prepared", "kept", "wanted"),
     [
-        (["orders.confirmations", "orders.maintenance"], True, True),  # an email worker
-        (["orders.maintenance"], True, False),  # the relay: sweeps and reports over whole tables
-        (["orders.confirmations"], False, False),  # behind a transaction pooler
+        (["orders.confirmations", "orders.maintenance"], True, True, True),  # an email worker
+        (["orders.maintenance"], True, True, False),  # the relay: sweeps and reports over whole tables
+        (["orders.confirmations"], False, True, False),  # statements not prepared
+        (["orders.confirmations"], True, False, False),  # behind a pooler in transaction mode
     ],
 )
-def test_only_an_email_worker_with_prepared_statements_plans_by_key(queues, prepared, wanted):
-    assert plans_by_key_wanted(queues, prepared_statements=prepared) is wanted
+def test_only_an_email_worker_whose_sessions_are_its_own_plans_by_key(queues, prepared, kept, wanted):
+    assert plans_by_key_wanted(queues, prepared_statements=prepared, session_settings_kept=kept) is wanted
