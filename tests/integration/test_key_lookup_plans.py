@@ -14,11 +14,10 @@ from messaging.dispatch import Delivery, event_dispatch
 from messaging.models import OutboxEvent
 from messaging.worker.key_lookup_plans import plans_by_key_wanted, session_plan_by_key
 from orders.services import order_create
+from tests.integration.test_costs import HOT_STATEMENTS  # the claim's read and write, the outcome
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
 
-# The claim's locked read, the claim's write and the accepted outcome (tests/integration/test_costs.py).
-HOT_STATEMENTS = ["FOR NO KEY UPDATE OF o, n", "WITH claimed AS", "SELECT kind, created_at FROM sent"]
 SCANNED_WHOLE = ("Seq Scan on notifications_notification", "Seq Scan on notifications_deliveryattempt")
 
 
