@@ -47,9 +47,14 @@ def module_worker(worker_launcher, tmp_path_factory):
 
 @pytest.fixture
 def fast_path_unpaused():
-    """After a test that made the on-commit publish fail, later tests start unpaused."""
+    """The test starts with the on-commit publish unpaused, and so do the tests after it.
+
+    Reset before as well as after: a pause an earlier test in the same process left (one
+    without this fixture whose publish failed) outlives its 10 s as a past deadline, and a
+    test that asserts no pause was set must not read that one."""
     from messaging.relay import relay
 
+    relay._fast_path_paused_until = 0.0
     yield
     relay._fast_path_paused_until = 0.0
 
