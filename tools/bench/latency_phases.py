@@ -4,14 +4,11 @@ commit → sent, and the CPU each component spends per order.
 
 A mixin of BenchRun (tools/bench/runner.py): it drives the same pipelines and processes."""
 
-import statistics
 from pathlib import Path
-from types import ModuleType
-from typing import Any
 
 from tools.bench.cpu import cpu_by_component, cpu_ms_per_order
 from tools.bench.cpu_hog import CpuHog
-from tools.bench.environment import BenchEnvironment
+from tools.bench.phases import BenchPhases, spread
 from tools.bench.pipelines import LoadShortfall, Pipeline, offered_check
 from tools.bench.stages import STAGES_ORDERS, STAGES_RATES, naive_stages_ms, ours_stages_ms
 
@@ -25,26 +22,8 @@ CPU_ORDERS, CPU_RATE, CPU_WARM_UP_ORDERS = 1000, 50, 50
 QUANTILES = ("p50", "p95", "p99", "placed_per_s")
 
 
-def spread(values: list[float]) -> dict:
-    return {"median": statistics.median(values), "min": min(values), "max": max(values), "runs": values}
-
-
-class LatencyPhases:
-    env: BenchEnvironment
-    m: ModuleType  # tools/bench/measure.py
-    ours: Pipeline
-    naive: Pipeline
-    pipelines: tuple[Pipeline, ...]
-    repeats: int
-    load_seconds: float
+class LatencyPhases(BenchPhases):
     cpu_orders: int
-    results: dict[str, Any]
-
-    def _start_pipeline(self, pipeline: str) -> None:
-        raise NotImplementedError
-
-    def _stop_pipeline(self, pipeline: str) -> None:
-        raise NotImplementedError
 
     def _latency(self) -> None:
         table: dict = {}
