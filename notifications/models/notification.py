@@ -47,8 +47,9 @@ class Notification(models.Model):
     # Sent to the provider on every attempt: the provider's dedupe is what makes a resend
     # after a lost answer safe. Derived from (kind, order, key_version), so it changes only
     # when a reviewer sends the email again under a new key (operations/review/resolve.py);
-    # the keys it had before are kept (RetiredKey) for the provider's late events.
-    idempotency_key = models.CharField(max_length=64, unique=True)
+    # the keys it had before are kept (RetiredKey) for the provider's late events. Unique by
+    # a constraint in Meta, not `unique=True`, which would add a second index for LIKE.
+    idempotency_key = models.CharField(max_length=64)
     key_version = models.PositiveSmallIntegerField(default=1, db_default=1)
     # The first attempt made under the current key: earlier attempts went out under a retired
     # key, so their unknown outcomes do not make a resend under this one uncertain.
@@ -64,7 +65,12 @@ class Notification(models.Model):
     last_error = models.TextField(blank=True)  # in plain words, for the person reviewing it
     last_error_detail = models.TextField(blank=True)  # the technical detail
     owner = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        db_index=False,  # a partial index in Meta: only the few emails with a reviewer
     )
     reviewer_comment = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -102,6 +108,7 @@ class Notification(models.Model):
         blank=True,
         on_delete=models.PROTECT,
         related_name="+",
+        db_index=False,  # a partial index in Meta: only the emails rendered from an override
     )
 
     # The version of the order's content (orders.OrderVersion) its event saw, taken when the
@@ -123,11 +130,24 @@ class Notification(models.Model):
                 condition=models.Q(subject_id__isnull=False),
                 name="notification_unique_kind_subject",
             ),
+            models.UniqueConstraint(fields=["idempotency_key"], name="notification_unique_idempotency_key"),
         ]
+        # Every status change writes a new version of the row into each index whose
+        # predicate it meets (the status is indexed, so no update is a HOT one): an index
+        # only where a lookup uses it, and partial where only a few rows have the value.
         indexes = [
             models.Index(fields=["status", "status_changed_at"], name="notification_status_idx"),
             # A provider event without our key finds its email by the provider's message id.
             models.Index(fields=["provider_message_id"], name="notification_message_id_idx"),
+            # A reviewer's emails; deleting a user or an override finds its emails.
+            models.Index(
+                fields=["owner"], condition=models.Q(owner__isnull=False), name="notification_owner_idx"
+            ),
+            models.Index(
+                fields=["email_template"],
+                condition=models.Q(email_template__isnull=False),
+                name="notification_template_idx",
+            ),
         ]
         permissions = [("review_notification", "Can retry, reject and assign notifications")]
 
@@ -153,7 +173,10 @@ class DeliveryAttempt(models.Model):
         KEY_CONFLICT = "key_conflict", "Key conflict"
         ACCEPTED_EARLIER = "accepted_earlier", "Accepted earlier"
 
-    notification = models.ForeignKey(Notification, on_delete=models.CASCADE, related_name="attempts")
+    # No index of its own: the unique (notification, number) below leads with it.
+    notification = models.ForeignKey(
+        Notification, on_delete=models.CASCADE, related_name="attempts", db_index=False
+    )
     event_id = models.UUIDField()
     number = models.PositiveIntegerField()
     worker = models.CharField(max_length=100)
