@@ -69,7 +69,7 @@ def test_an_email_writes_into_the_indexes_its_lookups_use_and_no_others():
 
 def test_the_lookups_of_the_dropped_and_narrowed_indexes_still_find_an_index(django_user_model):
     reviewer = django_user_model.objects.create(username="erin")
-    email = NotificationFactory()
+    email = NotificationFactory.create()
     key = email.idempotency_key
     for queryset, index in [
         (Notification.objects.filter(owner=reviewer), "notification_owner_idx"),
