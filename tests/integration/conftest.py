@@ -45,13 +45,16 @@ def module_worker(worker_launcher, tmp_path_factory):
     queues_purge()  # what it handed back on its way out
 
 
-@pytest.fixture
+@pytest.fixture(autouse=True)
 def fast_path_unpaused():
-    """The test starts with the on-commit publish unpaused, and so do the tests after it.
+    """Every integration test starts with the on-commit publish unpaused, and so do the tests
+    after it: the pause is one value per process, and one test's failed publish (a broker
+    made away on purpose) would otherwise send the next tests' orders in the same xdist
+    process to the slower sweep for up to 10 s.
 
-    Reset before as well as after: a pause an earlier test in the same process left (one
-    without this fixture whose publish failed) outlives its 10 s as a past deadline, and a
-    test that asserts no pause was set must not read that one."""
+    Reset before as well as after: a pause an earlier test left outlives its 10 s as a past
+    deadline, and a test that asserts no pause was set must not read that one. Tests that
+    need it named still ask for it by name."""
     from messaging.relay import relay
 
     relay._fast_path_paused_until = 0.0
