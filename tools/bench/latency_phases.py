@@ -1,10 +1,13 @@
 """The bench's phases at fixed offered loads, ours and naive in turn: commit → sent latency,
 the same on a contended machine (a bench-owned process keeps a core busy), the stages of
-commit → sent, and the CPU each component spends per order.
+commit → sent, and the CPU each component spends per order. Each repeat runs both pipelines,
+one after the other, so the ratios compare runs minutes apart at most, not phases apart.
 
 A mixin of BenchRun (tools/bench/runner.py): it drives the same pipelines and processes."""
 
+import statistics
 from pathlib import Path
+from typing import TypeVar
 
 from tools.bench.cpu import cpu_by_component, cpu_ms_per_order
 from tools.bench.cpu_hog import CpuHog
@@ -20,32 +23,35 @@ CONTENDED_LOADS = (50, 100)
 HOG_FLOOR_CORES = 0.5
 CPU_ORDERS, CPU_RATE, CPU_WARM_UP_ORDERS = 1000, 50, 50
 QUANTILES = ("p50", "p95", "p99", "placed_per_s")
+T = TypeVar("T")
 
 
 class LatencyPhases(BenchPhases):
     cpu_orders: int
 
-    def _latency(self) -> None:
-        table: dict = {}
-        for pipeline in self.pipelines:
-            self._start_pipeline(pipeline.name)
-            table[pipeline.name] = {load: self._latency_at(pipeline, load) for load in OFFERED_LOADS}
-            self._stop_pipeline(pipeline.name)
-        self.results["latency_ms"] = table
+    def _in_turn(self) -> list[list[Pipeline]]:
+        return pipelines_in_turn(list(self.pipelines), self.repeats)
 
-    def _latency_at(self, pipeline: Pipeline, load: int) -> dict:
-        """`repeats` runs of `load` orders/s for `load_seconds`: the quantiles' spreads."""
-        runs = []
-        for _ in range(self.repeats):
-            orders = int(load * self.load_seconds)
-            pipeline.place(orders, rate=load)
-            completions = pipeline.finished(orders)
-            runs.append(
-                {**self.m.latencies_ms(completions), "placed_per_s": self.m.placed_per_s(completions)}
-            )
-            self.m.clear_orders()
-            offered_check(runs[-1]["placed_per_s"], offered=load, pipeline=pipeline.name)
-        return {q: spread([run[q] for run in runs]) for q in QUANTILES}
+    def _latency(self) -> None:
+        runs: dict = {pipeline.name: {load: [] for load in OFFERED_LOADS} for pipeline in self.pipelines}
+        for turn in self._in_turn():
+            for pipeline in turn:
+                self._start_pipeline(pipeline.name)
+                self._warm_up(pipeline)
+                for load in OFFERED_LOADS:
+                    runs[pipeline.name][load].append(self._latency_run(pipeline, load))
+                self._stop_pipeline(pipeline.name)
+        self.results["latency_ms"] = _spreads(runs)
+
+    def _latency_run(self, pipeline: Pipeline, load: int) -> dict:
+        """`load` orders/s for `load_seconds`: the run's quantiles."""
+        orders = int(load * self.load_seconds)
+        pipeline.place(orders, rate=load)
+        completions = pipeline.finished(orders)
+        run = {**self.m.latencies_ms(completions), "placed_per_s": self.m.placed_per_s(completions)}
+        self.m.clear_orders()
+        offered_check(run["placed_per_s"], offered=load, pipeline=pipeline.name)
+        return run
 
     def _warm_up(self, pipeline: Pipeline) -> None:
         """A few orders through a newly started pipeline, not measured: its first tasks pay
@@ -56,29 +62,40 @@ class LatencyPhases(BenchPhases):
 
     def _contended(self) -> None:
         """The latency phase at 50 and 100 orders/s while a process of the bench keeps one of
-        the cores busy: a small or busy machine. The hog runs for one pipeline's loads at a
-        time, and how much of a core it got is reported (and must be at least HOG_FLOOR_CORES)."""
-        table: dict = {}
-        hog_cores: dict[str, float] = {}
-        for pipeline in self.pipelines:
-            self._start_pipeline(pipeline.name)
-            self._warm_up(pipeline)
-            bound = len(CONTENDED_LOADS) * self.repeats * (self.load_seconds + 60) + 60
-            hog = CpuHog(Path(self.env.workdir) / f"cpu-hog-{pipeline.name}.log", seconds=bound).start()
-            try:
-                table[pipeline.name] = {load: self._latency_at(pipeline, load) for load in CONTENDED_LOADS}
-                if not hog.running():
-                    raise LoadShortfall(f"contended, {pipeline.name}: the CPU hog ended before the load did")
-                hog_cores[pipeline.name] = round(hog.cores(), 2)
-            finally:
-                hog.stop()
-            self._stop_pipeline(pipeline.name)
-            if hog_cores[pipeline.name] < HOG_FLOOR_CORES:
-                raise LoadShortfall(
-                    f"contended, {pipeline.name}: the CPU hog got {hog_cores[pipeline.name]:.2f} of a core,"
-                    f" less than {HOG_FLOOR_CORES}: the machine was not contended as asked"
-                )
-        self.results["contended_latency_ms"] = {"loads": table, "hog_cores": hog_cores}
+        the cores busy: a small or busy machine. How much of a core the hog got is reported
+        (the median of the pipeline's runs), and must be at least HOG_FLOOR_CORES in every run."""
+        runs: dict = {pipeline.name: {load: [] for load in CONTENDED_LOADS} for pipeline in self.pipelines}
+        hog_runs: dict[str, list[float]] = {pipeline.name: [] for pipeline in self.pipelines}
+        for number, turn in enumerate(self._in_turn()):
+            for pipeline in turn:
+                by_load, cores = self._contended_run(pipeline, number)
+                for load, run in by_load.items():
+                    runs[pipeline.name][load].append(run)
+                hog_runs[pipeline.name].append(cores)
+        hog_cores = {name: statistics.median(cores) for name, cores in hog_runs.items()}
+        self.results["contended_latency_ms"] = {"loads": _spreads(runs), "hog_cores": hog_cores}
+
+    def _contended_run(self, pipeline: Pipeline, number: int) -> tuple[dict[int, dict], float]:
+        """One run of each contended load beside the hog, which runs for this pipeline's loads
+        only; what it got of a core."""
+        self._start_pipeline(pipeline.name)
+        self._warm_up(pipeline)
+        log = Path(self.env.workdir) / f"cpu-hog-{pipeline.name}-{number}.log"
+        hog = CpuHog(log, seconds=len(CONTENDED_LOADS) * (self.load_seconds + 60) + 60).start()
+        try:
+            by_load = {load: self._latency_run(pipeline, load) for load in CONTENDED_LOADS}
+            if not hog.running():
+                raise LoadShortfall(f"contended, {pipeline.name}: the CPU hog ended before the load did")
+            cores = round(hog.cores(), 2)
+        finally:
+            hog.stop()
+        self._stop_pipeline(pipeline.name)
+        if cores < HOG_FLOOR_CORES:
+            raise LoadShortfall(
+                f"contended, {pipeline.name}: the CPU hog got {cores:.2f} of a core, less than"
+                f" {HOG_FLOOR_CORES}: the machine was not contended as asked"
+            )
+        return by_load, cores
 
     def _stages(self) -> None:
         """Where commit → sent goes, ours and naive at each of STAGES_RATES: p50 and p99 of
@@ -98,22 +115,54 @@ class LatencyPhases(BenchPhases):
         self.results["stages_ms"] = {"orders": STAGES_ORDERS, "rates": rates}
 
     def _cpu(self) -> None:
-        """CPU ms per order of each component at 50 orders/s, ours and naive: on two cores the
-        latency at a fixed load follows what an order costs the whole machine."""
-        table: dict = {}
-        for pipeline in self.pipelines:
-            self._start_pipeline(pipeline.name)
-            self._warm_up(pipeline)
-            groups = {name: process.pid for name, process in self.env.processes.items()}
-            before = cpu_by_component(groups)
-            pipeline.place(self.cpu_orders, rate=CPU_RATE)
-            completions = pipeline.finished(self.cpu_orders)
-            table[pipeline.name] = {
-                "cpu_ms_per_order": cpu_ms_per_order(before, cpu_by_component(groups), self.cpu_orders),
-                **self.m.latencies_ms(completions),
-                "placed_per_s": self.m.placed_per_s(completions),
-            }
-            self.m.clear_orders()
-            offered_check(table[pipeline.name]["placed_per_s"], offered=CPU_RATE, pipeline=pipeline.name)
-            self._stop_pipeline(pipeline.name)
+        """CPU ms per order of each component at 50 orders/s, ours and naive in turn,
+        `repeats` times: on two cores the latency at a fixed load follows what an order costs
+        the whole machine. Each pipeline's figures are those of its run of median total (the
+        lower middle one of an even count), so its components add up; every run's total is
+        kept beside them."""
+        runs: dict[str, list[dict]] = {pipeline.name: [] for pipeline in self.pipelines}
+        for turn in self._in_turn():
+            for pipeline in turn:
+                runs[pipeline.name].append(self._cpu_run(pipeline))
+        table = {name: median_run(found) for name, found in runs.items()}
         self.results["cpu"] = {"orders": self.cpu_orders, "rate": CPU_RATE, **table}
+
+    def _cpu_run(self, pipeline: Pipeline) -> dict:
+        self._start_pipeline(pipeline.name)
+        self._warm_up(pipeline)
+        groups = {name: process.pid for name, process in self.env.processes.items()}
+        before = cpu_by_component(groups)
+        pipeline.place(self.cpu_orders, rate=CPU_RATE)
+        completions = pipeline.finished(self.cpu_orders)
+        run = {
+            "cpu_ms_per_order": cpu_ms_per_order(before, cpu_by_component(groups), self.cpu_orders),
+            **self.m.latencies_ms(completions),
+            "placed_per_s": self.m.placed_per_s(completions),
+        }
+        self.m.clear_orders()
+        offered_check(run["placed_per_s"], offered=CPU_RATE, pipeline=pipeline.name)
+        self._stop_pipeline(pipeline.name)
+        return run
+
+
+def pipelines_in_turn(pipelines: list[T], repeats: int) -> list[list[T]]:
+    """The pipelines' order in each repeat: ours and naive in turn, which one goes first
+    alternating (ours, naive; naive, ours; …), so that a machine slowing down or speeding up
+    during the phase weighs on both alike and the ratio compares the same moments."""
+    return [pipelines[:: 1 if number % 2 == 0 else -1] for number in range(repeats)]
+
+
+def _spreads(runs: dict) -> dict:
+    """Each pipeline's runs at each load as the spreads of their quantiles."""
+    return {name: {load: _spread_of(found) for load, found in loads.items()} for name, loads in runs.items()}
+
+
+def _spread_of(found: list[dict]) -> dict:
+    return {q: spread([run[q] for run in found]) for q in QUANTILES}
+
+
+def median_run(runs: list[dict]) -> dict:
+    """The run of median total CPU (the lower middle one of an even count), with every run's
+    total beside its figures."""
+    ordered = sorted(runs, key=lambda run: run["cpu_ms_per_order"]["total"])
+    return {**ordered[(len(ordered) - 1) // 2], "totals": [run["cpu_ms_per_order"]["total"] for run in runs]}
