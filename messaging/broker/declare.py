@@ -5,6 +5,7 @@ from kombu import Connection
 from kombu.transport.native_delayed_delivery import (
     bind_queue_to_native_delayed_delivery_exchange,
     declare_native_delayed_delivery_exchanges_and_queues,
+    level_name,
 )
 
 from messaging.broker.channel import amqp_channel
@@ -71,15 +72,18 @@ def _maintenance_queue_declare(connection: Connection) -> str:
 
 
 def topology_missing(*, broker_url: str, connect_timeout: float = 3.0) -> list[str]:
-    """Names of queues that do not exist on the broker (a passive declare of each)."""
+    """Names of queues that do not exist on the broker (a passive declare of each). Celery's
+    delayed-delivery queues count by their last one declared: only `topology_declare` declares
+    them (the workers start without Celery's step that would, messaging/worker/consumer.py)."""
     missing: list[str] = []
+    names = [queue.name for queue in [*work_queues(), *dead_letter_queues(), MAINTENANCE_QUEUE]]
     with Connection(broker_url, connect_timeout=connect_timeout) as connection:
-        for queue in [*work_queues(), *dead_letter_queues(), MAINTENANCE_QUEUE]:
+        for name in [*names, level_name(0)]:
             channel = amqp_channel(connection)
             try:
-                channel.queue_declare(queue=queue.name, passive=True)
+                channel.queue_declare(queue=name, passive=True)
             except connection.channel_errors:
-                missing.append(queue.name)
+                missing.append(name)
             finally:
                 try:
                     channel.close()

@@ -5,7 +5,8 @@ without saying why (docs/celery-and-rabbitmq.md, "What Celery drops by default")
 may be dropped: here each goes to the dead-letter queue with its reason, and the worker
 carries on with the next message.
 
-It also publishes its task events (for Flower) without waiting for a confirm of each.
+It also publishes its task events (for Flower) without waiting for a confirm of each, and
+starts without Celery's delayed-delivery step (see `DeadLetteringConsumer.Blueprint`).
 """
 
 from collections.abc import Callable
@@ -23,6 +24,17 @@ from messaging.worker.failures import failure_reason
 
 
 class DeadLetteringConsumer(Consumer):
+    class Blueprint(Consumer.Blueprint):  # type: ignore[misc,valid-type]  # a class in Celery, not in its stubs
+        # Celery's DelayedDelivery step declares the delayed-delivery exchanges and queues and
+        # binds ours to them at every consumer start, on each node of the broker list in turn,
+        # sleeping 1, 3 and 5 s between its tries of a node that is down: a consumer whose node
+        # died took messages again 6 to 9 s later, though it had reconnected to another node in
+        # milliseconds. `declare_topology` declares and binds the same (messaging/broker/
+        # declare.py), and /readyz says when it has not run.
+        default_steps = [
+            step for step in Consumer.Blueprint.default_steps if not step.endswith(":DelayedDelivery")
+        ]
+
     def __init__(self, on_task_request: Callable[[Request], Any], *args: Any, **kwargs: Any):
         # Email deliveries go through in batches (messaging/worker/batching.py).
         self.delivery_batcher = DeliveryBatcher(consumer=self, process_task=on_task_request)
