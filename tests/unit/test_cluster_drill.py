@@ -60,3 +60,15 @@ def test_the_report_gives_commit_to_queue_of_the_orders_after_a_kill_beside_thos
     ) in markdown
     # a kill after the stream had no orders around it: no such row
     assert "commit → confirmed in the queue" not in _report_with([_kill(commit_to_queue_after=None)])
+
+
+def test_the_report_gives_commit_to_sent_after_a_kill_beside_before_and_says_what_was_never_sent():
+    after = {"events": 250, "unsent": 2, "p50": 0.3, "p99": 6.5, "max": 7.1}
+    before = {"events": 248, "unsent": 0, "p50": 0.2, "p99": 0.9, "max": 1.4}
+    markdown = _report_with([_kill(commit_to_sent_after=after, commit_to_sent_before=before)])
+    assert (
+        "| node kill 1: commit → email sent, orders of the 10 s after it (of the 10 s before it) "
+        "| 250 orders: p50 0.3 s, p99 6.5 s, max 7.1 s, 2 unsent"
+        " (248 orders: p50 0.2 s, p99 0.9 s, max 1.4 s) |"
+    ) in markdown
+    assert "commit → email sent" not in _report_with([_kill(commit_to_sent_after=None)])

@@ -20,6 +20,7 @@ from datetime import UTC, datetime, timedelta
 
 import psycopg
 
+from notifications.events import EMAIL_KIND_OF_EVENT
 from orders.events import ORDER_CREATED
 from tools.drill.broker_cluster import PrivateCluster
 from tools.drill.broker_node import PrivateRabbit
@@ -28,8 +29,8 @@ from tools.drill.stack import DrillStack
 
 MEASURED_QUEUE = "orders.confirmations"
 FAILOVER_TIMEOUT_SECONDS = 90.0
-# Commit → queue is also read over every order of this many seconds after a kill (and before
-# it, the same drill's faults without the node loss), once the drill has settled.
+# Commit → queue and commit → sent are also read over every order of this many seconds after a
+# kill (and before it, the same drill's faults without the node loss), once the drill has settled.
 WINDOW_SECONDS = 10.0
 
 
@@ -115,35 +116,55 @@ def _first_confirmed_publish_after(dsn: str, since: datetime) -> float | None:
 
 
 def commit_to_queue_around_kills(dsn: str, kills: list[dict]) -> None:
-    """Adds to each kill (once the drill has settled and every event is published) the time
-    from commit to the broker's confirm of every order.created event created in the
-    WINDOW_SECONDS after it, and of those in the WINDOW_SECONDS before it: the orders a node's
-    loss may delay, beside the same drill's other faults without it."""
+    """Adds to each kill (once the drill has settled and every event is published) two times of
+    every order.created event created in the WINDOW_SECONDS after it, and of those in the
+    WINDOW_SECONDS before it: commit → the broker's confirm (the publishers' failover), and
+    commit → its email sent (the workers' too: a consumer that lost its node must take
+    messages again from another). The orders a node's loss may delay, beside the same drill's
+    other faults without it."""
     window = timedelta(seconds=WINDOW_SECONDS)
     for kill in kills:
         killed = datetime.fromisoformat(kill["killed_at"])
-        kill["commit_to_queue_before"] = _commit_to_queue(dsn, killed - window, killed)
-        kill["commit_to_queue_after"] = _commit_to_queue(dsn, killed, killed + window)
+        for key, measure in (("commit_to_queue", _commit_to_queue), ("commit_to_sent", _commit_to_sent)):
+            kill[f"{key}_before"] = measure(dsn, killed - window, killed)
+            kill[f"{key}_after"] = measure(dsn, killed, killed + window)
 
 
 def _commit_to_queue(dsn: str, start: datetime, end: datetime) -> dict | None:
     """Count, p50, p99 and max in seconds of published_at - created_at; None: no such event."""
-    delay = "extract(epoch FROM published_at - created_at)"
+    return _delays(
+        dsn, start, end, done="e.published_at", source="messaging_outboxevent e", left="unpublished"
+    )
+
+
+def _commit_to_sent(dsn: str, start: datetime, end: datetime) -> dict | None:
+    """The same of the order's confirmation email: its sent_at - the event's created_at."""
+    source = (
+        "messaging_outboxevent e JOIN notifications_notification n"
+        f" ON n.order_id = e.aggregate_id::uuid AND n.kind = '{EMAIL_KIND_OF_EVENT[ORDER_CREATED]}'"
+    )
+    return _delays(dsn, start, end, done="n.sent_at", source=source, left="unsent")
+
+
+def _delays(dsn: str, start: datetime, end: datetime, *, done: str, source: str, left: str) -> dict | None:
+    """Of the order.created events created in [start, end): how many reached `done`, the p50,
+    p99 and max in seconds of `done` - created_at, and how many did not (`left`)."""
+    delay = f"extract(epoch FROM {done} - e.created_at)"
     with psycopg.connect(dsn) as connection:
-        count, p50, p99, most, unpublished = one_row(
+        count, p50, p99, most, not_done = one_row(
             connection.execute(
-                f"SELECT count(published_at), percentile_cont(0.5) WITHIN GROUP (ORDER BY {delay}),"
+                f"SELECT count({done}), percentile_cont(0.5) WITHIN GROUP (ORDER BY {delay}),"
                 f" percentile_cont(0.99) WITHIN GROUP (ORDER BY {delay}), max({delay}),"
-                " count(*) - count(published_at)"
-                " FROM messaging_outboxevent"
-                " WHERE event_type = %s AND created_at >= %s AND created_at < %s",
+                f" count(*) - count({done})"
+                f" FROM {source}"
+                " WHERE e.event_type = %s AND e.created_at >= %s AND e.created_at < %s",
                 [ORDER_CREATED, start, end],
             )
         )
     if not count:
         return None
     seconds = {"p50": p50, "p99": p99, "max": most}
-    return {"events": count, "unpublished": unpublished} | {k: round(v, 2) for k, v in seconds.items()}
+    return {"events": count, left: not_done} | {k: round(v, 2) for k, v in seconds.items()}
 
 
 def failover_problems(kills: list[dict]) -> list[str]:

@@ -153,25 +153,26 @@ def _node_kill_rows(kills: list[dict]) -> list[tuple[str, str]]:
                 f"node started again, back after {kill['seconds_to_restart']} s",
             )
         )
-        if kill.get("commit_to_queue_after"):
-            rows.append(
-                (
-                    f"node kill {number}: commit → confirmed in the queue, orders of the 10 s after it"
-                    " (of the 10 s before it)",
-                    f"{_commit_to_queue_text(kill['commit_to_queue_after'])}"
-                    f" ({_commit_to_queue_text(kill.get('commit_to_queue_before'))})",
+        for key, step in (("commit_to_queue", "confirmed in the queue"), ("commit_to_sent", "email sent")):
+            if kill.get(f"{key}_after"):
+                rows.append(
+                    (
+                        f"node kill {number}: commit → {step}, orders of the 10 s after it"
+                        " (of the 10 s before it)",
+                        f"{_window_text(kill[f'{key}_after'])} ({_window_text(kill.get(f'{key}_before'))})",
+                    )
                 )
-            )
     return rows
 
 
-def _commit_to_queue_text(window: dict | None) -> str:
+def _window_text(window: dict | None) -> str:
+    """A window's delays; the orders that never got there (unpublished, unsent), if any."""
     if not window:
         return "no orders"
-    unpublished = f", {window['unpublished']} unpublished" if window["unpublished"] else ""
+    left = "".join(f", {window[key]} {key}" for key in ("unpublished", "unsent") if window.get(key))
     return (
         f"{window['events']} orders: p50 {window['p50']} s, p99 {window['p99']} s,"
-        f" max {window['max']} s{unpublished}"
+        f" max {window['max']} s{left}"
     )
 
 
