@@ -72,3 +72,17 @@ def test_the_report_gives_commit_to_sent_after_a_kill_beside_before_and_says_wha
         " (248 orders: p50 0.2 s, p99 0.9 s, max 1.4 s) |"
     ) in markdown
     assert "commit → email sent" not in _report_with([_kill(commit_to_sent_after=None)])
+
+
+def test_the_report_says_when_each_consumer_that_lost_the_node_was_back_and_which_never_was():
+    backs = [
+        {"log": "worker0", "process": 11, "seconds_to_connected": 0.22, "seconds_to_first_message": 0.57},
+        {"log": "relay0", "process": 21, "seconds_to_connected": 0.08, "seconds_to_first_message": None},
+    ]
+    markdown = _report_with([_kill(consumers_back=backs)])
+    assert (
+        "| node kill 1: workers and relays that lost it, back after (connected / first message taken) "
+        "| worker0 0.22 s / 0.57 s; relay0 0.08 s / never |"
+    ) in markdown
+    assert "none was connected to it" in _report_with([_kill(consumers_back=[])])
+    assert "workers and relays that lost it" not in _report_with([_kill()])  # a report from before

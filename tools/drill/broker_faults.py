@@ -138,10 +138,12 @@ def _commit_to_queue(dsn: str, start: datetime, end: datetime) -> dict | None:
 
 
 def _commit_to_sent(dsn: str, start: datetime, end: datetime) -> dict | None:
-    """The same of the order's confirmation email: its sent_at - the event's created_at."""
+    """The same of the order's confirmation email: its sent_at - the event's created_at. A
+    confirmation skipped on purpose (its order cancelled before it went) is not counted."""
     source = (
         "messaging_outboxevent e JOIN notifications_notification n"
         f" ON n.order_id = e.aggregate_id::uuid AND n.kind = '{EMAIL_KIND_OF_EVENT[ORDER_CREATED]}'"
+        " AND n.status <> 'skipped'"
     )
     return _delays(dsn, start, end, done="n.sent_at", source=source, left="unsent")
 

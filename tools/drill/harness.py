@@ -19,6 +19,7 @@ from tools.drill.broker_cluster import PrivateCluster
 from tools.drill.broker_faults import commit_to_queue_around_kills, failover_problems
 from tools.drill.broker_node import PrivateRabbit
 from tools.drill.chaos import Chaos
+from tools.drill.consumers_back import consumers_back_after_kills
 from tools.drill.delivery_verdict import delivery_settled, delivery_verdict
 from tools.drill.load import GIVE_UP_AFTER_SECONDS, LoadResult, OrderStream, api_throttle_rate_for
 from tools.drill.platform_load import SHOP, PlatformLoad, PlatformStream, drill_shop_secret
@@ -98,6 +99,7 @@ def drill_run(config: DrillConfig) -> DrillReport:
             verdict.problems.insert(0, f"did not settle within {config.settle_timeout:.0f} s")
         delivery = delivery_verdict(stack.database_dsn, stack.mailsim_url)
         commit_to_queue_around_kills(stack.database_dsn, chaos.log.broker_kills)
+        consumers_back_after_kills(stack.workdir, chaos.log.broker_kills)
         verdict.problems[:0] = failover_problems(chaos.log.broker_kills)
         passed = verdict.passed and delivery.passed and not failover_problems(chaos.log.broker_kills)
         passed = passed and (platform is None or platform.passed)

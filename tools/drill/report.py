@@ -153,6 +153,14 @@ def _node_kill_rows(kills: list[dict]) -> list[tuple[str, str]]:
                 f"node started again, back after {kill['seconds_to_restart']} s",
             )
         )
+        if "consumers_back" in kill:
+            rows.append(
+                (
+                    f"node kill {number}: workers and relays that lost it, back after (connected / first"
+                    " message taken)",
+                    _consumers_back_text(kill["consumers_back"]),
+                )
+            )
         for key, step in (("commit_to_queue", "confirmed in the queue"), ("commit_to_sent", "email sent")):
             if kill.get(f"{key}_after"):
                 rows.append(
@@ -163,6 +171,21 @@ def _node_kill_rows(kills: list[dict]) -> list[tuple[str, str]]:
                     )
                 )
     return rows
+
+
+def _consumers_back_text(backs: list[dict]) -> str:
+    """Each consumer's seconds from the kill (tools/drill/consumers_back.py); "never" when its
+    log shows no reconnection or no message after it."""
+    if not backs:
+        return "none was connected to it"
+
+    def seconds(value: float | None) -> str:
+        return "never" if value is None else f"{value} s"
+
+    return "; ".join(
+        f"{back['log']} {seconds(back['seconds_to_connected'])} / {seconds(back['seconds_to_first_message'])}"
+        for back in backs
+    )
 
 
 def _window_text(window: dict | None) -> str:
