@@ -2,6 +2,8 @@
 tools/drill/broker_faults.py): when the leader and a follower of orders.confirmations die, and
 that a kill the cluster did not fail over from fails the drill."""
 
+import pytest
+
 from tests.drill_reports import drill_report
 from tools.drill.broker_faults import failover_problems
 from tools.drill.harness import DrillConfig, broker_faults
@@ -50,28 +52,29 @@ def _report_with(kills: list[dict]) -> str:
     return report_markdown(drill_report(chaos={"broker_kills": kills}))
 
 
-def test_the_report_gives_commit_to_queue_of_the_orders_after_a_kill_beside_those_before():
-    after = {"events": 250, "unpublished": 0, "p50": 0.04, "p99": 0.61, "max": 0.9}
-    before = {"events": 248, "unpublished": 0, "p50": 0.03, "p99": 0.2, "max": 0.4}
-    markdown = _report_with([_kill(commit_to_queue_after=after, commit_to_queue_before=before)])
-    assert (
-        "| node kill 1: commit → confirmed in the queue, orders of the 10 s after it (of the 10 s before it) "
-        "| 250 orders: p50 0.04 s, p99 0.61 s, max 0.9 s (248 orders: p50 0.03 s, p99 0.2 s, max 0.4 s) |"
-    ) in markdown
+@pytest.mark.parametrize(
+    ("key", "after", "row"),
+    [
+        (
+            "commit_to_queue",
+            {"events": 250, "unpublished": 0, "p50": 0.04, "p99": 0.61, "max": 0.9},
+            "| node kill 1: commit → confirmed in the queue, orders of the 10 s after it"
+            " (of the 10 s before it) | 250 orders: p50 0.04 s, p99 0.61 s, max 0.9 s",
+        ),
+        (  # and the emails never sent, when there are some
+            "commit_to_sent",
+            {"events": 250, "unsent": 2, "p50": 0.3, "p99": 6.5, "max": 7.1},
+            "| node kill 1: commit → email sent, orders of the 10 s after it"
+            " (of the 10 s before it) | 250 orders: p50 0.3 s, p99 6.5 s, max 7.1 s, 2 unsent",
+        ),
+    ],
+)
+def test_the_report_gives_each_window_after_a_kill_beside_the_one_before(key, after, row):
+    before = {"events": 248, "unpublished": 0, "unsent": 0, "p50": 0.03, "p99": 0.2, "max": 0.4}
+    markdown = _report_with([_kill(**{f"{key}_after": after, f"{key}_before": before})])
+    assert f"{row} (248 orders: p50 0.03 s, p99 0.2 s, max 0.4 s) |" in markdown
     # a kill after the stream had no orders around it: no such row
-    assert "commit → confirmed in the queue" not in _report_with([_kill(commit_to_queue_after=None)])
-
-
-def test_the_report_gives_commit_to_sent_after_a_kill_beside_before_and_says_what_was_never_sent():
-    after = {"events": 250, "unsent": 2, "p50": 0.3, "p99": 6.5, "max": 7.1}
-    before = {"events": 248, "unsent": 0, "p50": 0.2, "p99": 0.9, "max": 1.4}
-    markdown = _report_with([_kill(commit_to_sent_after=after, commit_to_sent_before=before)])
-    assert (
-        "| node kill 1: commit → email sent, orders of the 10 s after it (of the 10 s before it) "
-        "| 250 orders: p50 0.3 s, p99 6.5 s, max 7.1 s, 2 unsent"
-        " (248 orders: p50 0.2 s, p99 0.9 s, max 1.4 s) |"
-    ) in markdown
-    assert "commit → email sent" not in _report_with([_kill(commit_to_sent_after=None)])
+    assert row.split(", orders of")[0] not in _report_with([_kill(**{f"{key}_after": None})])
 
 
 def test_the_report_says_when_each_consumer_that_lost_the_node_was_back_and_which_never_was():
