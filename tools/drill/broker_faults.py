@@ -115,7 +115,7 @@ def _first_confirmed_publish_after(dsn: str, since: datetime) -> float | None:
     return None
 
 
-def commit_to_queue_around_kills(dsn: str, kills: list[dict]) -> None:
+def commit_delays_around_kills(dsn: str, kills: list[dict]) -> None:
     """Adds to each kill (once the drill has settled and every event is published) two times of
     every order.created event created in the WINDOW_SECONDS after it, and of those in the
     WINDOW_SECONDS before it: commit → the broker's confirm (the publishers' failover), and
