@@ -43,19 +43,42 @@ def database_url(
 
 # Listening ports are drawn below the kernel's ephemeral range (32768-60999 on Linux): a port
 # from that range, free when drawn, can be taken by any outgoing connection before our server
-# binds it (a RabbitMQ cluster forming makes hundreds of them).
-LISTEN_PORTS = range(20000, 32768)
+# binds it (a RabbitMQ cluster forming makes hundreds of them). And below 30000: a private
+# RabbitMQ node's distribution port is drawn here too, and its CLI tools (rabbitmqctl) listen
+# on that port + 10000 to + 10010 while they run, which must not land on a port drawn here.
+LISTEN_PORTS = range(20000, 30000)
+_handed_out: list[int] = []  # this process's latest draws, perhaps not bound yet
 
 
 def free_port() -> int:
-    while True:
-        port = random.choice(LISTEN_PORTS)
+    """A port nothing listens on now, for a server about to start. A server binds it seconds
+    later (a Celery Flower after its imports), so two draws must not meet in between: each
+    pytest-xdist process of a test run draws from its own share of LISTEN_PORTS, and a process
+    does not hand out one of its latest draws again."""
+    ports = _listen_ports_of_this_process()
+    for _ in range(10 * len(ports)):
+        port = random.choice(ports)
+        if port in _handed_out:
+            continue
         with socket.socket() as sock:
             try:
                 sock.bind(("127.0.0.1", port))
             except OSError:  # in use: draw again
                 continue
-            return port
+        _handed_out[:] = [*_handed_out[-63:], port]
+        return port
+    raise RuntimeError(f"no free port in {ports.start}-{ports.stop - 1} for a server of the tests")
+
+
+def _listen_ports_of_this_process() -> range:
+    """LISTEN_PORTS, or this test process's share of them (PYTEST_XDIST_WORKER "gwN" of
+    PYTEST_XDIST_WORKER_COUNT, which the processes it starts inherit)."""
+    worker, count = os.environ.get("PYTEST_XDIST_WORKER", ""), os.environ.get("PYTEST_XDIST_WORKER_COUNT", "")
+    if not (worker.startswith("gw") and worker[2:].isdigit() and count.isdigit() and int(count) > 0):
+        return LISTEN_PORTS
+    share = len(LISTEN_PORTS) // int(count)
+    start = LISTEN_PORTS.start + (int(worker[2:]) % int(count)) * share
+    return range(start, start + share)
 
 
 def process_env(
