@@ -4,9 +4,11 @@ Saleor signs a delivery with PyJWT's `api_jws.encode(body, key, algorithm="RS256
 headers={"kid": <key id>, "crit": ["b64"]}, is_payload_detached=True)`: the JWS header says
 `"b64": false`, so what is signed is the header's base64 joined to the raw body, and the token
 carries no payload ("<header>..<signature>"). PyJWT's `decode_complete(...,
-detached_payload=body)` checks exactly that (read in PyJWT 2.12: it rebuilds the signing input
-from the raw body when b64 is false and refuses a `crit` it does not know). Only RS256 is
-accepted, whatever the token's header says, so a token cannot pick an algorithm of its own.
+detached_payload=body)` checks the body only when the header says so (read in PyJWT 2.12: it
+rebuilds the signing input from the raw body when b64 is false, refuses a `crit` it does not
+know, and otherwise verifies the token's own payload and ignores the body), so that shape is
+checked first and anything else refused. Only RS256 is accepted, whatever the token's header
+says, so a token cannot pick an algorithm of its own.
 
 The keys are the JWKS at /.well-known/jwks.json of the shop's API URL, kept by each process for
 KEYS_FRESH_FOR. A key id the process does not hold fetches them again at once (Saleor rotates its
@@ -73,6 +75,7 @@ def signature_check(*, api_url: str, body: bytes, signature: str) -> None:
             "Saleor-Signature is not a JWS (a webhook with a secret key signs otherwise: leave "
             f"its secret key empty): {exc}."
         ) from exc
+    _detached_unencoded_check(signature, header)
     kid = header.get("kid")
     if not isinstance(kid, str) or not kid:
         raise SignatureInvalid("The signature's JWS header names no key (kid).")
@@ -81,6 +84,27 @@ def signature_check(*, api_url: str, body: bytes, signature: str) -> None:
         jwt.api_jws.decode_complete(signature, key.key, algorithms=["RS256"], detached_payload=body)
     except PyJWTError as exc:
         raise SignatureInvalid(f"The body does not verify with the shop's key {kid}: {exc}.") from exc
+
+
+def _detached_unencoded_check(signature: str, header: dict[str, Any]) -> None:
+    """Only a detached JWS of the unencoded body ("<header>..<signature>", `b64` false, `crit`
+    exactly ["b64"]) is a signature of the body. PyJWT reads the body in only when the header
+    says `b64` false; any other token it verifies over its own payload, whatever the request's
+    body. Saleor signs its customers' access tokens with the same key and key id as its
+    webhooks, so without this check anyone who can log in to the storefront could sign any
+    delivery."""
+    segments = signature.split(".")
+    if (
+        len(segments) != 3
+        or segments[1] != ""
+        or header.get("b64") is not False
+        or header.get("crit") != ["b64"]
+    ):
+        raise SignatureInvalid(
+            "Saleor-Signature is not a detached JWS of the body (\"<header>..<signature>\" with "
+            '"b64": false and "crit": ["b64"]): a token signed over anything else proves nothing '
+            "of this body."
+        )
 
 
 def _key(url: str, kid: str) -> PyJWK:

@@ -6,6 +6,7 @@ bytes), and the order's life (paid, parcels, refunds, cancelled) turned into its
 import copy
 from collections.abc import Iterator
 
+import jwt
 import pytest
 
 from intake.models import PlatformDelivery
@@ -149,6 +150,49 @@ def test_a_changed_body_or_another_key_does_not_verify(client, keys, shop):
     assert [a.status_code for a in answers] == [401, 401]
     assert all("does not verify" in a.json()["detail"] for a in answers)
     assert not PlatformDelivery.objects.exists()
+
+
+def _customer_token(keys: SaleorKeys, body: bytes) -> str:
+    """What Saleor's `tokenCreate` hands any customer who registers on the storefront: a compact
+    RS256 JWT signed with the same private key and key id as its webhooks
+    (saleor/core/jwt_manager.py `jwt_encode`); long expired, which changes nothing."""
+    payload = {"token": "c7a1", "email": "mallory@example.com", "type": "access", "exp": 1}
+    return jwt.encode(payload, keys.private_key, algorithm="RS256", headers={"kid": keys.kid})
+
+
+def _empty_payload(keys: SaleorKeys, body: bytes) -> str:
+    """A compact JWS of nothing: "<header>..<signature>", the shape of a detached one."""
+    return jwt.api_jws.encode(b"", keys.private_key, algorithm="RS256", headers={"kid": keys.kid})
+
+
+def _unencoded_without_crit(keys: SaleorKeys, body: bytes) -> str:
+    """The body signed unencoded, but without declaring b64 critical, which RFC 7797 requires:
+    a receiver that does not know b64 would read the signature over other bytes."""
+    return jwt.api_jws.encode(
+        body, keys.private_key, algorithm="RS256", headers={"kid": keys.kid}, is_payload_detached=True
+    )
+
+
+@pytest.mark.parametrize(
+    "forge",
+    [_customer_token, _empty_payload, _unencoded_without_crit],
+    ids=["a customer's access token", "a signed empty payload", "b64 false without crit"],
+)
+def test_a_token_signed_with_the_shops_key_but_not_over_the_body_is_refused(client, keys, shop, forge):
+    # given: a body of the attacker's choosing, "signed" with something the shop's key made
+    body = saleor.body_of(
+        saleor.event("OrderCreated", saleor.order(userEmail="victim@example.com", number="6666"))
+    )
+    headers = saleor.delivery_headers(
+        event_type="order_created", signature=forge(keys, body), api_url=keys.api_url
+    )
+    # when
+    response = client.post(WEBHOOK, body, content_type="application/json", **headers)
+    # then
+    assert response.status_code == 401
+    assert "detached" in response.json()["detail"]
+    assert not PlatformDelivery.objects.exists()
+    assert not Order.objects.exists()
 
 
 @pytest.fixture
