@@ -8,10 +8,9 @@ The payloads are Shopify's REST resources as its webhooks send them: the Order f
 used, since it is what the customer saw. Every field read is one Shopify documents on the
 resource; a payload without one we need is Unusable with the field's name, never guessed."""
 
-import base64
-import hashlib
-import hmac
 from typing import Any
+
+from intake.hmac_signature import hmac_sha256_base64, signature_matches
 
 ORDER_TOPICS = frozenset({"orders/create", "orders/updated", "orders/paid", "orders/cancelled"})
 FULFILLMENT_TOPIC = "fulfillments/create"
@@ -24,14 +23,11 @@ TOPICS = ORDER_TOPICS | {FULFILLMENT_TOPIC, REFUND_TOPIC}
 def signature_of(body: bytes, secret: str) -> str:
     """X-Shopify-Hmac-Sha256: base64 of the HMAC-SHA256 of the raw body, keyed with the app's
     client secret."""
-    return base64.b64encode(hmac.new(secret.encode(), body, hashlib.sha256).digest()).decode()
+    return hmac_sha256_base64(body, secret.encode())
 
 
 def signature_valid(*, body: bytes, secret: str, signature: str) -> bool:
-    """Compared in constant time."""
-    if not secret or not signature:
-        return False
-    return hmac.compare_digest(signature_of(body, secret), signature.strip())
+    return bool(secret) and signature_matches(expected=signature_of(body, secret), given=signature)
 
 
 def platform_order_id_of(topic: str, payload: dict[str, Any]) -> str:

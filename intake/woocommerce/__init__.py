@@ -10,12 +10,12 @@ the same second share their delivery id; `deliver_ping()` posts `webhook_id=<id>
 a webhook is saved, and wants 200; five failures in a row disable the webhook. There is no
 retry with backoff: `manage.py shop_backfill` is the way to catch up (docs/platforms.md)."""
 
-import base64
 import hashlib
-import hmac
 import html
 import re
 from typing import Any
+
+from intake.hmac_signature import hmac_sha256_base64, signature_matches
 
 ORDER_TOPICS = frozenset({"order.created", "order.updated", "order.restored"})
 _PING = re.compile(rb"webhook_id=\d+")
@@ -23,13 +23,11 @@ _PING = re.compile(rb"webhook_id=\d+")
 
 def signature_of(body: bytes, secret: str) -> str:
     key = html.unescape(secret).encode()  # wp_specialchars_decode(..., ENT_QUOTES)
-    return base64.b64encode(hmac.new(key, body, hashlib.sha256).digest()).decode()
+    return hmac_sha256_base64(body, key)
 
 
 def signature_valid(*, body: bytes, secret: str, signature: str) -> bool:
-    if not secret or not signature:
-        return False
-    return hmac.compare_digest(signature_of(body, secret), signature.strip())
+    return bool(secret) and signature_matches(expected=signature_of(body, secret), given=signature)
 
 
 def is_ping(body: bytes, signature: str) -> bool:

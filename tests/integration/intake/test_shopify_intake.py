@@ -116,8 +116,10 @@ def test_the_same_order_under_two_events_is_one_order_with_one_confirmation(deli
     [
         {"HTTP_X_SHOPIFY_HMAC_SHA256": "bm90IHRoZSBzaWduYXR1cmU="},
         {"HTTP_X_SHOPIFY_HMAC_SHA256": ""},
+        # A header's bytes reach the view as Latin-1: a non-ASCII signature is a wrong one.
+        {"HTTP_X_SHOPIFY_HMAC_SHA256": "é" * 44},
     ],
-    ids=["wrong signature", "no signature"],
+    ids=["wrong signature", "no signature", "non-ASCII signature"],
 )
 def test_a_delivery_not_signed_with_the_shops_secret_is_refused_and_nothing_is_stored(deliver, headers):
     # when

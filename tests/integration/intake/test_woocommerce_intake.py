@@ -111,9 +111,10 @@ def test_two_orders_delivered_in_the_same_second_share_a_delivery_id_and_both_co
     [
         ({"HTTP_X_WC_WEBHOOK_SIGNATURE": "bm90IGl0"}, "not signed with this webhook's secret"),
         ({"HTTP_X_WC_WEBHOOK_SIGNATURE": ""}, "not signed with this webhook's secret"),
+        ({"HTTP_X_WC_WEBHOOK_SIGNATURE": "ü" * 44}, "not signed with this webhook's secret"),
         ({"HTTP_X_WC_WEBHOOK_SOURCE": "https://other-shop.example/"}, "from https://other-shop.example/"),
     ],
-    ids=["wrong signature", "no signature", "another store"],
+    ids=["wrong signature", "no signature", "non-ASCII signature", "another store"],
 )
 def test_a_delivery_not_proven_to_be_this_stores_is_refused(deliver, headers, detail):
     response = deliver("order.created", woo.ORDER, **headers)
