@@ -12,6 +12,7 @@ from intake.shapes import PlatformOrder, PlatformRefund, PlatformShipment
 from intake.shopify.order import order_from_payload as shopify_order
 from intake.shopify.parcels import refund_from_payload as shopify_refund
 from intake.shopify.parcels import shipment_from_payload as shopify_shipment
+from intake.shopify.privacy import privacy_request_refusal as shopify_privacy_refusal
 from intake.woocommerce.order import order_from_payload as woocommerce_order
 from shops.models import Shop
 
@@ -27,6 +28,9 @@ class PlatformReading:
     shipment_from_payload: Callable[[dict[str, Any]], PlatformShipment | None] | None = None
     refund_topic: str = ""
     refund_from_payload: Callable[[dict[str, Any], str], PlatformRefund | None] | None = None
+    # Why a privacy topic's body is not that request of this shop (topic, payload, shop's
+    # domain), None when it is: the topic is an unsigned header, so the body must say it too.
+    privacy_request_refusal: Callable[[str, dict[str, Any], str], str | None] | None = None
 
     @property
     def topics(self) -> frozenset[str]:
@@ -48,6 +52,7 @@ READINGS = {
         shipment_from_payload=shopify_shipment,
         refund_topic=shopify.REFUND_TOPIC,
         refund_from_payload=shopify_refund,
+        privacy_request_refusal=shopify_privacy_refusal,
     ),
     Shop.Platform.WOOCOMMERCE: PlatformReading(
         order_topics=woocommerce.ORDER_TOPICS,

@@ -57,6 +57,13 @@ class ShopForm(forms.ModelForm):
             raise forms.ValidationError(
                 "A new shop needs its secret: its deliveries cannot be checked without it."
             )
+        # The other shop is not named: the page must not tell whose secret a guess is.
+        if secret and Shop.objects.exclude(pk=self.instance.pk).filter(webhook_secret=secret).exists():
+            raise forms.ValidationError(
+                "Another connected shop has this secret. Each shop needs its own (Shopify: an app of "
+                "its own; WooCommerce: a secret of its own on its webhooks): the platforms sign the "
+                "body alone, so a delivery for one would be accepted at the other's address."
+            )
         return secret
 
     def clean_api_key(self) -> str:

@@ -63,6 +63,10 @@ def topic_apply(shop: Shop, topic: str, body: str) -> TopicResult:
     if reading is None:
         raise Unusable(f"{shop.get_platform_display()} deliveries are not read yet.")
     if topic in reading.privacy_topics:
+        if reading.privacy_request_refusal is not None:
+            refusal = reading.privacy_request_refusal(topic, _payload(body), shop.domain)
+            if refusal is not None:
+                raise Unusable(refusal)
         return TopicResult(Outcome.FOR_A_PERSON, _PRIVACY_REASONS.get(topic, _FOR_A_PERSON))
     if topic not in reading.topics:
         return TopicResult(Outcome.TOPIC_UNUSED, f"The topic {topic!r} does not become an email.")

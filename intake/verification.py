@@ -37,7 +37,9 @@ def _shopify(shop: Shop, headers: HttpHeaders, body: bytes) -> Verified | Refuse
     signature = headers.get("X-Shopify-Hmac-Sha256", "")
     if not shopify.signature_valid(body=body, secret=shop.webhook_secret, signature=signature):
         return Refused(401, "The body is not signed with this shop's client secret (X-Shopify-Hmac-Sha256).")
-    # One app's secret may sign the deliveries of several shops: each must come to its own address.
+    # A public app's secret signs the deliveries of every shop that installed it: each must come to
+    # its own address. (Two connected shops never share a secret, shops/models.py, so this header
+    # is a second guard, not the only one: it is not signed.)
     domain = headers.get("X-Shopify-Shop-Domain", "")
     if domain != shop.domain:
         return Refused(401, f"This delivery is for {domain or 'no shop'}, not {shop.domain}.")

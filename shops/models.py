@@ -45,7 +45,7 @@ class Shop(models.Model):
     # X-Shopify-Shop-Domain; WooCommerce: the store's address; Saleor: its API URL.
     domain = models.CharField(max_length=255)
     # Shopify: the app's client secret; WooCommerce: the webhook's secret. Kept as it is (the
-    # signature check needs it), never shown back in full and never logged.
+    # signature check needs it), never shown back in full and never logged; one shop's alone.
     webhook_secret = models.CharField(max_length=255, blank=True)
     # WooCommerce: a REST API key of the store (read access to orders), for `shop_backfill` to
     # fetch what its webhooks never delivered. Never shown back, never logged, like the secret.
@@ -85,6 +85,16 @@ class Shop(models.Model):
 
     class Meta:
         ordering = ["name"]
+        constraints = [
+            # Shopify and WooCommerce sign the body alone; the header naming the shop is not
+            # signed. Two shops with one secret would each accept the other's deliveries.
+            models.UniqueConstraint(
+                fields=["webhook_secret"],
+                condition=~models.Q(webhook_secret=""),
+                name="shop_secret_not_shared",
+                violation_error_message="Another connected shop has this secret: each shop needs its own.",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.name} ({self.get_platform_display()})"

@@ -351,18 +351,19 @@ def test_a_used_delivery_is_not_run_again(deliver, shop):
 
 
 @pytest.mark.parametrize(
-    ("topic", "outcome"),
+    ("topic", "payload", "outcome"),
     [
-        ("products/update", "topic_unused"),
-        ("customers/redact", "for_a_person"),
-        ("shop/redact", "for_a_person"),
+        ("products/update", {"id": 1}, "topic_unused"),
+        ("customers/redact", shopify.CUSTOMER_REDACT, "for_a_person"),
+        ("shop/redact", shopify.SHOP_REDACT, "for_a_person"),
     ],
+    ids=["products/update", "customers/redact", "shop/redact"],
 )
-def test_topics_that_send_no_email_are_answered_stored_and_counted(deliver, shop, topic, outcome):
+def test_topics_that_send_no_email_are_answered_stored_and_counted(deliver, shop, topic, payload, outcome):
     # given
     before = PLATFORM_DELIVERIES.labels("shopify", outcome)._value.get()
     # when
-    response = deliver(topic, {"id": 1, "shop_domain": shopify.SHOP_DOMAIN})
+    response = deliver(topic, payload)
     # then
     assert (response.status_code, response.json()["detail"]) == (200, outcome)
     assert PlatformDelivery.objects.get().outcome == outcome

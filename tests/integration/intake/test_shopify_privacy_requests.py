@@ -7,9 +7,12 @@ next run."""
 from datetime import timedelta
 
 import pytest
+from django.db import IntegrityError, transaction
+from django.test import Client
 from django.utils import timezone
 
 from intake.models import PlatformDelivery
+from intake.shop_form import ShopForm
 from messaging.retention import retention_run
 from notifications.models import Notification
 from orders.models import Order
@@ -84,3 +87,80 @@ def test_a_data_request_waits_for_a_person_who_exports_and_hands_it_over(shop):
     request = PlatformDelivery.objects.get(topic="customers/data_request")
     assert request.outcome == "for_a_person"
     assert "customer_export" in request.reason
+
+
+def _replay(body: bytes, signature: str, *, topic: str, event_id: str) -> PlatformDelivery:
+    """A captured delivery posted again, bytes and HMAC as they were, under headers of the
+    attacker's choosing (Shopify signs the body alone)."""
+    headers = shopify.signed_headers(body, topic=topic, event_id=event_id)
+    headers["HTTP_X_SHOPIFY_HMAC_SHA256"] = signature
+    response = Client().post("/shops/tea-house/webhook", body, content_type="application/json", **headers)
+    assert response.status_code == 200, response.content
+    return PlatformDelivery.objects.get(event_key=event_id)
+
+
+@pytest.mark.parametrize(
+    ("captured_topic", "captured", "replayed_as"),
+    [
+        ("orders/create", shopify.ORDER, "shop/redact"),
+        ("orders/create", shopify.ORDER, "customers/redact"),
+        ("customers/data_request", shopify.CUSTOMER_DATA_REQUEST, "customers/redact"),
+        ("customers/redact", shopify.CUSTOMER_REDACT, "shop/redact"),
+    ],
+    ids=["an order as the shop's erasure", "an order as a customer's", "an export as an erasure", "a customer's as the shop's"],
+)
+def test_a_captured_delivery_replayed_under_a_privacy_topic_erases_nothing(shop, captured_topic, captured, replayed_as):
+    # given: a delivery of the shop, seen by someone on its way (a proxy's log, a staging copy)
+    _deliver("orders/create", shopify.ORDER, "evt-create")
+    body = shopify.body_of(captured)
+    signature = shopify.signed_headers(body, topic=captured_topic)["HTTP_X_SHOPIFY_HMAC_SHA256"]
+    # when: posted again with another topic and a fresh event id
+    replayed = _replay(body, signature, topic=replayed_as, event_id="evt-replayed")
+    retention_run()
+    # then: kept, with why it cannot be that request, and nobody is erased
+    assert replayed.outcome == "could_not_use"
+    assert f"not a {replayed_as} request" in replayed.reason
+    assert Order.objects.get(platform_order_id=str(shopify.ORDER_ID)).customer_email == "ada@example.com"
+    assert not Erasure.objects.exists()
+
+
+def test_a_privacy_request_naming_another_shop_erases_nothing(shop):
+    # given
+    _deliver("orders/create", shopify.ORDER, "evt-create")
+    elsewhere = dict(shopify.SHOP_REDACT, shop_domain="other-shop.myshopify.com")
+    # when
+    assert _deliver("shop/redact", elsewhere, "evt-shop-redact") == "could_not_use"
+    retention_run()
+    # then
+    reason = PlatformDelivery.objects.get(topic="shop/redact").reason
+    assert "other-shop.myshopify.com" in reason and shopify.SHOP_DOMAIN in reason
+    assert Order.objects.get(platform_order_id=str(shopify.ORDER_ID)).customer_email == "ada@example.com"
+
+
+def test_two_shops_cannot_share_a_secret(shop):
+    # Shopify and WooCommerce sign the body alone, and the header naming the shop is not signed:
+    # a delivery of one shop re-posted at the other's address would verify there.
+    form = ShopForm(
+        data={
+            "name": "Other House",
+            "slug": "other-house",
+            "platform": "shopify",
+            "domain": "other-house.myshopify.com",
+            "webhook_secret": shopify.CLIENT_SECRET,
+            "active": "on",
+        }
+    )
+    assert not form.is_valid()
+    assert form.errors["webhook_secret"] == [
+        "Another connected shop has this secret. Each shop needs its own (Shopify: an app of its own; "
+        "WooCommerce: a secret of its own on its webhooks): the platforms sign the body alone, so a "
+        "delivery for one would be accepted at the other's address."
+    ]
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Shop.objects.create(
+            slug="other-house",
+            name="Other House",
+            platform="woocommerce",
+            domain="https://other-house.example",
+            webhook_secret=shopify.CLIENT_SECRET,
+        )
