@@ -27,6 +27,10 @@ from intake.shop_form import ShopForm
 from shops.models import SHOP_EMAIL_FIELDS, Shop
 
 
+# Typed in, never shown back (intake/shop_form.py), whoever looks.
+_SECRET_FIELDS = frozenset({"webhook_secret", "api_key", "api_secret"})
+
+
 @admin.register(Shop)
 class ShopAdmin(admin.ModelAdmin):
     form = ShopForm
@@ -44,6 +48,18 @@ class ShopAdmin(admin.ModelAdmin):
     ]
     prepopulated_fields = {"slug": ("name",)}
     change_form_template = "admin/intake/shop/change_form.html"
+
+    def get_fieldsets(self, request: HttpRequest, obj: Shop | None = None) -> Any:
+        """Staff who may only view a shop get its page read-only, and Django fills read-only
+        fields from the model, secrets and all: theirs leaves the secrets out (the hint stays)."""
+        fieldsets = super().get_fieldsets(request, obj)
+        if self.has_change_permission(request, obj):
+            return fieldsets
+        shown = [
+            (name, {**options, "fields": [f for f in options["fields"] if f not in _SECRET_FIELDS]})
+            for name, options in fieldsets
+        ]
+        return [(name, options) for name, options in shown if options["fields"]]
 
     def get_urls(self) -> list[URLPattern]:
         view = self.admin_site.admin_view(self.test_delivery_view)

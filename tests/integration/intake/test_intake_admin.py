@@ -46,6 +46,30 @@ def test_a_shop_is_added_with_its_secret_which_is_never_shown_back(admin_client)
         assert f"<code>{topic}</code>" in page
 
 
+def test_staff_who_may_only_view_a_shop_see_no_secret_of_it(client):
+    # given: a WooCommerce store with its webhook secret and REST key, made here (no literal)
+    secret, key, key_secret = (f"{name}-{'7f3a9c' * 6}" for name in ("whsec", "ck", "cs"))
+    shop = Shop.objects.create(
+        slug="tea-house-woo",
+        name="Tea House",
+        platform="woocommerce",
+        domain="https://tea-house.example",
+        webhook_secret=secret,
+        api_key=key,
+        api_secret=key_secret,
+    )
+    client.force_login(staff_user("vera", reviewer=False, otherwise_may_view="view_shop"))
+    # when
+    response = client.get(f"/admin/shops/shop/{shop.pk}/change/")
+    # then: the page is hers to read, with the hint and nothing more
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert "…" + secret[-4:] in page
+    for value in (secret, key, key_secret):
+        assert value not in page
+        assert value[:12] not in page
+
+
 def test_saving_a_shop_with_the_secret_left_empty_keeps_it(admin_client):
     # given
     shop = Shop.objects.create(
