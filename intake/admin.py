@@ -15,6 +15,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.urls import URLPattern, path, reverse
 
+from infra.action_limits import capped_description, selection_within_limit
 from infra.read_only_admin import ReadOnlyAdmin
 from infra.staff_request import StaffRequest
 from intake.models import PlatformDelivery, UnusableDelivery
@@ -186,10 +187,15 @@ class UnusableDeliveryAdmin(DeliveryAdminBase):
     def has_rerun_permission(self, request: HttpRequest) -> bool:
         return request.user.has_perm("intake.rerun_platformdelivery")
 
-    @admin.action(description="Run the selected deliveries again", permissions=["rerun"])
+    @admin.action(
+        description=capped_description("Run the selected deliveries again", "after a fix"), permissions=["rerun"]
+    )
     def run_again(self, request: StaffRequest, queryset: QuerySet[PlatformDelivery]) -> None:
+        selected = selection_within_limit(self, request, queryset, "deliveries")
+        if selected is None:
+            return
         outcomes: dict[str, int] = {}
-        for delivery_id in queryset.values_list("id", flat=True):
+        for delivery_id in (delivery.id for delivery in selected):
             delivery = delivery_rerun(delivery_id, actor=request.user, actor_name=request.user.get_username())
             outcome = delivery.get_outcome_display() if delivery else "applied meanwhile"
             outcomes[outcome] = outcomes.get(outcome, 0) + 1

@@ -155,8 +155,8 @@ SHOP_WITHDRAWAL_DAYS = env.int("SHOP_WITHDRAWAL_DAYS", default=14)
 # The CPU one email's render may take (notifications/content/render_limits.py): a shipped one
 # takes a few milliseconds; a template written in the admin that takes longer is refused.
 EMAIL_RENDER_MAX_CPU_SECONDS = 1.0
-# The most notifications one review action in the admin may take (operations/action_limits.py):
-# a larger selection is refused, since each one runs in the request.
+# The most rows one admin action may take (review actions, mismatches, platform deliveries'
+# "Run again"; infra/action_limits.py): a larger selection is refused, since each runs in the request.
 REVIEW_ACTION_MAX_NOTIFICATIONS = env.int("REVIEW_ACTION_MAX_NOTIFICATIONS", default=100)
 
 STATIC_URL = "static/"

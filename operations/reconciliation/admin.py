@@ -19,7 +19,7 @@ from django.utils.safestring import SafeString
 from infra.read_only_admin import ReadOnlyAdmin
 from infra.staff_request import StaffRequest
 from notifications.models import ReconcileMismatch, ReconcileReport
-from operations.action_limits import capped_description, selection_within_limit
+from infra.action_limits import capped_description, selection_within_limit
 from operations.reconciliation.mismatches import MismatchRefused, mismatch_resolve
 from operations.reviewers import GROUP_NAME
 

@@ -19,7 +19,7 @@ from django.http import HttpRequest
 
 from infra.staff_request import StaffRequest
 from notifications.models import Notification
-from operations.action_limits import capped_description, selection_within_limit
+from infra.action_limits import capped_description, selection_within_limit
 from operations.review.resolve import notification_mark_sent, notification_send_again
 from operations.review.services import (
     ReviewRefused,

@@ -179,6 +179,41 @@ def test_staff_without_the_permission_see_the_list_without_the_action(client):
     assert 'value="run_again"' not in viewer
 
 
+def _unusable_deliveries(count: int) -> list[PlatformDelivery]:
+    shop = Shop.objects.create(
+        slug="tea-house",
+        name="Tea House",
+        platform="shopify",
+        domain=shopify.SHOP_DOMAIN,
+        webhook_secret=shopify.CLIENT_SECRET,
+    )
+    return [
+        PlatformDelivery.objects.create(
+            shop=shop, event_key=f"evt-{n}", topic="orders/create", body="{}", outcome="could_not_use"
+        )
+        for n in range(count)
+    ]
+
+
+def test_run_again_over_more_than_the_cap_is_refused_whole(client, settings):
+    # given: "select all" over more deliveries than an action takes
+    settings.REVIEW_ACTION_MAX_NOTIFICATIONS = 3
+    deliveries = _unusable_deliveries(4)
+    client.force_login(staff_user("rita", reviewer=True))
+    # when
+    response = client.post(
+        UNUSABLE,
+        {"action": "run_again", "select_across": "1", "_selected_action": [deliveries[0].pk], "index": 0},
+        follow=True,
+    )
+    # then
+    page = response.content.decode()
+    assert "Nothing done: 4 deliveries are selected, and an action takes at most 3 at a time" in page
+    assert set(PlatformDelivery.objects.values_list("runs", flat=True)) == {1}
+    assert not OperatorAction.objects.exists()
+    assert "Run the selected deliveries again (after a fix; at most 3 at a time)" in client.get(UNUSABLE).content.decode()
+
+
 def _refund_of(euros: int) -> dict:
     refund = copy.deepcopy(shopify.REFUND)
     refund["transactions"][0]["amount"] = f"{euros}.00"

@@ -1,5 +1,6 @@
-"""How many rows one admin action may take. The review screen's actions and the mismatches'
-"Close with comment" change each selected row inside the person's request, so a selection
+"""How many rows one admin action may take. The review screen's actions, the mismatches'
+"Close with comment" and the platform deliveries' "Run again" change each selected row inside
+the person's request, so a selection
 larger than REVIEW_ACTION_MAX_NOTIFICATIONS is refused whole, never cut short, and the
 drop-down says the cap."""
 
