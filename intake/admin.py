@@ -27,7 +27,6 @@ from intake.sample_delivery import SampleRefused, sample_delivery_send
 from intake.shop_form import ShopForm
 from shops.models import SHOP_EMAIL_FIELDS, Shop
 
-
 # Typed in, never shown back (intake/shop_form.py), whoever looks.
 _SECRET_FIELDS = frozenset({"webhook_secret", "api_key", "api_secret"})
 
@@ -188,7 +187,8 @@ class UnusableDeliveryAdmin(DeliveryAdminBase):
         return request.user.has_perm("intake.rerun_platformdelivery")
 
     @admin.action(
-        description=capped_description("Run the selected deliveries again", "after a fix"), permissions=["rerun"]
+        description=capped_description("Run the selected deliveries again", "after a fix"),
+        permissions=["rerun"],
     )
     def run_again(self, request: StaffRequest, queryset: QuerySet[PlatformDelivery]) -> None:
         selected = selection_within_limit(self, request, queryset, "deliveries")

@@ -183,6 +183,10 @@ API_MAX_BODY_BYTES = env.int("API_MAX_BODY_BYTES", default=64 * 1024)
 # The largest webhook body a connected shop's platform may send (intake/): an order of 250
 # lines from Shopify is about half a megabyte.
 PLATFORM_WEBHOOK_MAX_BODY_BYTES = env.int("PLATFORM_WEBHOOK_MAX_BODY_BYTES", default=2 * 1024 * 1024)
+# Whether fetches from an address a shop's settings name (Saleor's keys, a WooCommerce store's
+# REST API; infra/outbound.py) may reach loopback and private addresses: in development the
+# stand-ins run on this machine; in production such an address is refused (and so is plain HTTP).
+SHOP_FETCH_PRIVATE_ADDRESSES = env.bool("SHOP_FETCH_PRIVATE_ADDRESSES", default=not HTTPS_ONLY)
 SPECTACULAR_SETTINGS = {
     "TITLE": "Order notifications API",
     "DESCRIPTION": "Orders in, customer emails out: never lost, never sent twice.",

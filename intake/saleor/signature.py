@@ -16,6 +16,7 @@ key by publishing a new one), but not more often than REFETCH_AT_MOST_EVERY per 
 deliveries naming made-up key ids cannot make the intake hammer the shop. Keys that cannot be
 fetched are not a bad signature: the delivery is answered 503 and Saleor sends it again."""
 
+import json
 import threading
 from dataclasses import dataclass, field
 from time import monotonic
@@ -26,6 +27,8 @@ import jwt
 import requests
 from jwt import PyJWK, PyJWKSet
 from jwt.exceptions import PyJWKSetError, PyJWTError
+
+from infra.outbound import OutboundRefused, outbound_get
 
 KEYS_FRESH_FOR = 600.0  # seconds
 REFETCH_AT_MOST_EVERY = 30.0  # seconds
@@ -101,7 +104,7 @@ def _detached_unencoded_check(signature: str, header: dict[str, Any]) -> None:
         or header.get("crit") != ["b64"]
     ):
         raise SignatureInvalid(
-            "Saleor-Signature is not a detached JWS of the body (\"<header>..<signature>\" with "
+            'Saleor-Signature is not a detached JWS of the body ("<header>..<signature>" with '
             '"b64": false and "crit": ["b64"]): a token signed over anything else proves nothing '
             "of this body."
         )
@@ -134,16 +137,15 @@ def _key(url: str, kid: str) -> PyJWK:
 
 def _fetched(url: str) -> dict[str, PyJWK]:
     try:
-        response = requests.get(url, timeout=FETCH_TIMEOUT, headers={"Accept": "application/json"})
-    except requests.RequestException as exc:
-        raise KeysUnavailable(f"The keys at {url} could not be fetched: {exc}.") from exc
-    if response.status_code != 200 or len(response.content) > _MAX_JWKS_BYTES:
-        raise KeysUnavailable(
-            f"The keys at {url} could not be fetched: HTTP {response.status_code}, "
-            f"{len(response.content)} bytes."
+        response = outbound_get(
+            url, max_bytes=_MAX_JWKS_BYTES, timeout=FETCH_TIMEOUT, headers={"Accept": "application/json"}
         )
+    except (requests.RequestException, OutboundRefused) as exc:
+        raise KeysUnavailable(f"The keys at {url} could not be fetched: {exc}") from exc
+    if response.status_code != 200:
+        raise KeysUnavailable(f"The keys at {url} could not be fetched: HTTP {response.status_code}.")
     try:
-        document: Any = response.json()
+        document: Any = json.loads(response.content)
         key_set = PyJWKSet.from_dict(document)
     except (ValueError, PyJWKSetError, PyJWTError) as exc:
         raise KeysUnavailable(f"{url} is not a JWKS this service can read: {exc}.") from exc

@@ -24,8 +24,10 @@ def privacy_request_refusal(topic: str, payload: dict[str, Any], shop_domain: st
     """Why the body cannot be the `topic` request of the shop at `shop_domain`; None when it is."""
     fields = _FIELDS[topic]
     has = frozenset(payload)
-    if not fields <= has or (topic in _EXACTLY and has != fields) or (
-        "customer" in fields and not isinstance(payload.get("customer"), dict)
+    if (
+        not fields <= has
+        or (topic in _EXACTLY and has != fields)
+        or ("customer" in fields and not isinstance(payload.get("customer"), dict))
     ):
         return (
             f"The body is not a {topic} request: it has the fields {', '.join(sorted(has)) or 'none'}, "

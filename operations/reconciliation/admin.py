@@ -16,10 +16,10 @@ from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
+from infra.action_limits import capped_description, selection_within_limit
 from infra.read_only_admin import ReadOnlyAdmin
 from infra.staff_request import StaffRequest
 from notifications.models import ReconcileMismatch, ReconcileReport
-from infra.action_limits import capped_description, selection_within_limit
 from operations.reconciliation.mismatches import MismatchRefused, mismatch_resolve
 from operations.reviewers import GROUP_NAME
 

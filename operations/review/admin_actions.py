@@ -17,9 +17,9 @@ from django.contrib.admin.helpers import ActionForm
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
+from infra.action_limits import capped_description, selection_within_limit
 from infra.staff_request import StaffRequest
 from notifications.models import Notification
-from infra.action_limits import capped_description, selection_within_limit
 from operations.review.resolve import notification_mark_sent, notification_send_again
 from operations.review.services import (
     ReviewRefused,

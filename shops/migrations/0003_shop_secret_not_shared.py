@@ -1,6 +1,6 @@
 from django.db import migrations, models
-from django.db.migrations.state import StateApps
 from django.db.backends.base.schema import BaseDatabaseSchemaEditor
+from django.db.migrations.state import StateApps
 
 
 def refuse_shared_secrets(apps: StateApps, schema_editor: BaseDatabaseSchemaEditor) -> None:

@@ -211,7 +211,10 @@ def test_run_again_over_more_than_the_cap_is_refused_whole(client, settings):
     assert "Nothing done: 4 deliveries are selected, and an action takes at most 3 at a time" in page
     assert set(PlatformDelivery.objects.values_list("runs", flat=True)) == {1}
     assert not OperatorAction.objects.exists()
-    assert "Run the selected deliveries again (after a fix; at most 3 at a time)" in client.get(UNUSABLE).content.decode()
+    assert (
+        "Run the selected deliveries again (after a fix; at most 3 at a time)"
+        in client.get(UNUSABLE).content.decode()
+    )
 
 
 def _refund_of(euros: int) -> dict:

@@ -92,7 +92,7 @@ def test_a_data_request_waits_for_a_person_who_exports_and_hands_it_over(shop):
 def _replay(body: bytes, signature: str, *, topic: str, event_id: str) -> PlatformDelivery:
     """A captured delivery posted again, bytes and HMAC as they were, under headers of the
     attacker's choosing (Shopify signs the body alone)."""
-    headers = shopify.signed_headers(body, topic=topic, event_id=event_id)
+    headers: dict = shopify.signed_headers(body, topic=topic, event_id=event_id)
     headers["HTTP_X_SHOPIFY_HMAC_SHA256"] = signature
     response = Client().post("/shops/tea-house/webhook", body, content_type="application/json", **headers)
     assert response.status_code == 200, response.content
@@ -107,9 +107,16 @@ def _replay(body: bytes, signature: str, *, topic: str, event_id: str) -> Platfo
         ("customers/data_request", shopify.CUSTOMER_DATA_REQUEST, "customers/redact"),
         ("customers/redact", shopify.CUSTOMER_REDACT, "shop/redact"),
     ],
-    ids=["an order as the shop's erasure", "an order as a customer's", "an export as an erasure", "a customer's as the shop's"],
+    ids=[
+        "an order as the shop's erasure",
+        "an order as a customer's",
+        "an export as an erasure",
+        "a customer's as the shop's",
+    ],
 )
-def test_a_captured_delivery_replayed_under_a_privacy_topic_erases_nothing(shop, captured_topic, captured, replayed_as):
+def test_a_captured_delivery_replayed_under_a_privacy_topic_erases_nothing(
+    shop, captured_topic, captured, replayed_as
+):
     # given: a delivery of the shop, seen by someone on its way (a proxy's log, a staging copy)
     _deliver("orders/create", shopify.ORDER, "evt-create")
     body = shopify.body_of(captured)
@@ -133,7 +140,8 @@ def test_a_privacy_request_naming_another_shop_erases_nothing(shop):
     retention_run()
     # then
     reason = PlatformDelivery.objects.get(topic="shop/redact").reason
-    assert "other-shop.myshopify.com" in reason and shopify.SHOP_DOMAIN in reason
+    assert "other-shop.myshopify.com" in reason
+    assert shopify.SHOP_DOMAIN in reason
     assert Order.objects.get(platform_order_id=str(shopify.ORDER_ID)).customer_email == "ada@example.com"
 
 
