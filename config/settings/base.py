@@ -9,14 +9,22 @@ import re
 
 from config.settings.environment import env
 from config.settings.logging import logging_config
-from config.settings.safety import DEVELOPMENT_SECRET_KEY, development_hash_key, production_refusals
+from config.settings.safety import (
+    DEVELOPMENT_SECRET_KEY,
+    LOCAL_HOSTS,
+    development_hash_key,
+    implied_environment,
+    production_refusals,
+)
 
 # --- Django core and production safety (docs/security.md) -------------------------------
+ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=list(LOCAL_HOSTS))
 # "development" (make run, make test, the drill, the bench, docker compose) or "production"
 # (the Docker image's default), which refuses what config/settings/safety.py lists (a
 # development key, debug pages, ...), and whose web serves nothing while `check --deploy`
-# reports an error (config/wsgi.py).
-DJANGO_ENV = env("DJANGO_ENV", default="development")
+# reports an error (config/wsgi.py). Unset, it is production as soon as the web answers to a
+# host that is not this machine: a deploy that forgot it must not serve with the development key.
+DJANGO_ENV = env("DJANGO_ENV", default=implied_environment(ALLOWED_HOSTS))
 DEBUG = env.bool("DJANGO_DEBUG", default=False)
 SECRET_KEY = env("DJANGO_SECRET_KEY", default=DEVELOPMENT_SECRET_KEY)
 # The key of the keyed hashes that stand for an address once it is erased (a suppression, an
@@ -28,7 +36,6 @@ PERSONAL_DATA_HASH_KEY = env("PERSONAL_DATA_HASH_KEY", default="") or developmen
 PERSONAL_DATA_ERASURE_STEPS = {"platform_deliveries": "intake.personal_data.deliveries_erase"}
 # And its export (privacy/export.py): (*, order_ids, address, words) -> sections of the document.
 PERSONAL_DATA_EXPORT_STEPS = {"platform_deliveries": "intake.personal_data.deliveries_export"}
-ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[::1]"])
 # HTTPS ends at the TLS proxy in front of web and Flower. Behind it, Django trusts the proxy's
 # X-Forwarded-Proto (DJANGO_SECURE_PROXY_SSL_HEADER=HTTP_X_FORWARDED_PROTO,https), redirects
 # plain HTTP and keeps its cookies off it.

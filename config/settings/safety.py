@@ -15,6 +15,16 @@ def development_hash_key(secret_key: str) -> str:
     return _DEVELOPMENT_HASH_KEY_PREFIX + hashlib.sha256(secret_key.encode()).hexdigest()
 
 
+# The names under which the web answers only on this machine: the default ALLOWED_HOSTS.
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+
+
+def implied_environment(allowed_hosts: list[str]) -> str:
+    """DJANGO_ENV when it is not set: development while every host the web answers to is this
+    machine, production as soon as one is not ("*" included)."""
+    return "development" if all(host in LOCAL_HOSTS for host in allowed_hosts) else "production"
+
+
 # Packages that hold drill and test machinery: production never loads code from them.
 _NOT_PRODUCT = ("tools.", "tests.")
 

@@ -215,6 +215,30 @@ def test_development_runs_with_the_development_key_and_debug_is_off_unless_asked
     assert _settings_seen({"DJANGO_DEBUG": "true"}, "DEBUG") == {"DEBUG": True}
 
 
+@pytest.mark.parametrize("hosts", ["orders.example.com", "127.0.0.1,orders.example.com", "*"])
+def test_a_public_host_without_django_env_runs_as_production_and_refuses_the_development_key(hosts):
+    # given: a Procfile or VM deploy that names its host and forgot DJANGO_ENV
+    deploy = {"DJANGO_ALLOWED_HOSTS": hosts}
+    # then: production's defaults, and the development key refused at start-up
+    assert _settings_seen(
+        {**deploy, "DJANGO_SECRET_KEY": secrets.token_urlsafe(50), "PERSONAL_DATA_HASH_KEY": "k" * 32},
+        "DJANGO_ENV",
+        "SECURE_HSTS_SECONDS",
+        "SESSION_COOKIE_SECURE",
+    ) == {"DJANGO_ENV": "production", "SECURE_HSTS_SECONDS": 365 * 24 * 3600, "SESSION_COOKIE_SECURE": True}
+    done = _manage("check", env=deploy)
+    assert done.returncode != 0
+    assert "ImproperlyConfigured: DJANGO_SECRET_KEY is the development key" in done.stderr
+
+
+def test_local_hosts_or_an_explicit_development_stay_development():
+    assert _settings_seen({"DJANGO_ALLOWED_HOSTS": "localhost,127.0.0.1,[::1]"}, "DJANGO_ENV") == {
+        "DJANGO_ENV": "development"
+    }
+    explicit = {"DJANGO_ALLOWED_HOSTS": "orders.example.com", "DJANGO_ENV": "development"}
+    assert _settings_seen(explicit, "DJANGO_ENV") == {"DJANGO_ENV": "development"}
+
+
 def test_the_image_runs_as_production_and_refuses_to_start_without_a_production_key():
     done = _manage("check", env=image_env())
     assert done.returncode != 0
