@@ -8,6 +8,7 @@ from kombu.transport.native_delayed_delivery import (
     level_name,
 )
 
+from infra.health import Unready
 from messaging.broker.channel import amqp_channel
 from messaging.broker.topology import (
     DEAD_LETTER_EXCHANGE,
@@ -92,10 +93,10 @@ def topology_missing(*, broker_url: str, connect_timeout: float = 3.0) -> list[s
     return missing
 
 
-def topology_problems() -> list[str]:
+def topology_problems() -> list[Unready]:
     """For /readyz (settings READINESS_CHECKS): the broker answers and every queue exists."""
     try:
         missing = topology_missing(broker_url=settings.CELERY_BROKER_URL)
     except Exception as exc:
-        return [f"broker: {type(exc).__name__}: {exc}"]
-    return ["broker: queues not declared: " + ", ".join(missing)] if missing else []
+        return [Unready("broker", f"{type(exc).__name__}: {exc}")]
+    return [Unready("broker", "queues not declared: " + ", ".join(missing))] if missing else []

@@ -4,6 +4,7 @@ import uuid
 
 import pytest
 from django.db import transaction
+from drf_spectacular.generators import SchemaGenerator
 from rest_framework.test import APIClient
 
 from messaging.models import OutboxEvent
@@ -149,6 +150,26 @@ def test_the_openapi_schema_describes_the_order_endpoints(client):
     response = client.get("/api/schema/", HTTP_ACCEPT="application/json")
     assert response.status_code == 200
     assert "/api/orders/" in response.content.decode()
+
+
+def test_the_schema_is_built_once_per_process_whatever_the_query(client, monkeypatch):
+    # given: the schema's generation counted (about a second of CPU each: anyone who reaches
+    # the public schema could otherwise make the web generate it again and again)
+    built = []
+    generate = SchemaGenerator.get_schema
+    monkeypatch.setattr(SchemaGenerator, "get_schema", lambda *a, **k: built.append(1) or generate(*a, **k))
+    first = client.get("/api/schema/", HTTP_ACCEPT="application/json")
+    # when: asked again, with queries that would be new keys for a page cache, and as YAML
+    again = [
+        client.get(f"/api/schema/?{query}", HTTP_ACCEPT="application/json")
+        for query in ("", "lang=de", "version=9", "x=1")
+    ]
+    yaml = client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi")
+    # then
+    assert {response.content for response in again} == {first.content}
+    assert yaml.status_code == 200
+    assert yaml.content.decode().startswith("openapi:")
+    assert len(built) <= 1
 
 
 @pytest.mark.django_db(transaction=True)
