@@ -155,9 +155,14 @@ def test_the_openapi_schema_describes_the_order_endpoints(client):
 def test_the_schema_is_built_once_per_process_whatever_the_query(client, monkeypatch):
     # given: the schema's generation counted (about a second of CPU each: anyone who reaches
     # the public schema could otherwise make the web generate it again and again)
-    built = []
+    built: list[int] = []
     generate = SchemaGenerator.get_schema
-    monkeypatch.setattr(SchemaGenerator, "get_schema", lambda *a, **k: built.append(1) or generate(*a, **k))
+
+    def counted(*args, **kwargs):
+        built.append(1)
+        return generate(*args, **kwargs)
+
+    monkeypatch.setattr(SchemaGenerator, "get_schema", counted)
     first = client.get("/api/schema/", HTTP_ACCEPT="application/json")
     # when: asked again, with queries that would be new keys for a page cache, and as YAML
     again = [
