@@ -65,7 +65,8 @@ class OrderShipmentApi(APIView):
         "the order's confirmation. Sent again with the same shipment_id and body, the answer is 200 "
         "and nothing more happens; with another body, 409 shipment_id_taken. A line not in the order, "
         "or more of one than is left to ship, is 409 shipment_exceeds_order / shipment_lines_unknown; "
-        "a cancelled order, 409 order_cancelled.",
+        "a cancelled order, 409 order_cancelled; an order whose content was erased (its lines are no "
+        "longer known), 409 order_erased.",
     )
     def post(self, request: Request, order_id: UUID) -> Response:
         if not isinstance(request.data, dict):

@@ -71,6 +71,21 @@ def content_totals_check(content: dict[str, Any]) -> None:
         )
 
 
+# What a parcel or a refund naming lines meets in an order whose content was erased
+# (orders/personal_data.py: its customer's erasure, or the end of its retention period).
+CONTENT_ERASED = "order_erased"
+
+
+def content_erased_message(order_name: str) -> str:
+    """Why an erased order takes no parcel and no refund naming lines: the lines it held kept
+    their quantities and amounts only, so nothing can be matched to them."""
+    return (
+        f"What order {order_name} bought was erased with its customer's personal data (at their "
+        "request, or at the end of its retention period): its lines are no longer known, so no "
+        "parcel or refund can be matched to them, and none of its emails is sent."
+    )
+
+
 def lines_ordered(content: dict[str, Any]) -> tuple[Counter[str], dict[str, str]]:
     """How many of each SKU the order's lines hold, and each SKU's name (its first line's):
     what a parcel or a refund may name, and how it is called in their emails."""

@@ -23,7 +23,7 @@ from django.db.models import Sum
 from apiauth.models import ApiToken
 from messaging.outbox import event_record
 from orders.changes import OrderChange, order_cancel, order_lock
-from orders.content import lines_ordered, minor_to_amount
+from orders.content import CONTENT_ERASED, content_erased_message, lines_ordered, minor_to_amount
 from orders.currencies import currency_decimals
 from orders.events import ORDER_REFUNDED
 from orders.models import Order, Refund, Shipment
@@ -151,6 +151,8 @@ def _refund_lines(order: Order, lines: list[dict[str, Any]]) -> list[dict[str, A
             "refund_lines_unknown",
             "This order was placed with the short body and has no lines: announce its refund without lines.",
         )
+    if order.erased_at is not None:
+        raise RefundRefused(CONTENT_ERASED, content_erased_message(str(order.number or order.id)))
     ordered, names = lines_ordered(content)
     refunded: Counter[str] = Counter()
     for refund in Refund.objects.filter(order=order):

@@ -18,7 +18,7 @@ from django.db import transaction
 from apiauth.models import ApiToken
 from messaging.outbox import event_record
 from orders.changes import order_lock
-from orders.content import lines_ordered
+from orders.content import CONTENT_ERASED, content_erased_message, lines_ordered
 from orders.events import ORDER_SHIPPED
 from orders.models import Order, Shipment
 from orders.selectors import order_content
@@ -123,6 +123,8 @@ def _parcel_lines(order: Order, lines: list[dict[str, Any]], earlier: list[Shipm
                 "announce its shipment without lines.",
             )
         return []
+    if order.erased_at is not None:
+        raise ShipmentRefused(CONTENT_ERASED, content_erased_message(str(order.number or order.id)))
     ordered, names = lines_ordered(content)
     shipped: Counter[str] = Counter()
     for shipment in earlier:
