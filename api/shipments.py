@@ -17,9 +17,7 @@ from api.schema import error_responses
 from notifications.selectors import order_get_with_notifications
 from orders.changes import OrderNotFound
 from orders.content import MAX_LINES, MAX_QUANTITY, SHORT_TEXT
-from orders.shipments import ShipmentRefused, shipment_create
-
-TRACKING_URL_MAX = 500
+from orders.shipments import TRACKING_URL_MAX, ShipmentRefused, shipment_create, tracking_url_problem
 
 
 class ShipmentLineInput(StrictSerializer):
@@ -34,10 +32,10 @@ class ShipmentInput(StrictSerializer):
     )
     carrier = text_field(SHORT_TEXT, help_text="Who carries it, as the customer knows them (DHL, UPS).")
     tracking_number = text_field(SHORT_TEXT, required=False)
-    tracking_url = serializers.URLField(
+    tracking_url = serializers.CharField(
         required=False,
-        max_length=TRACKING_URL_MAX,
-        help_text="Where the customer follows the parcel (https).",
+        help_text=f"Where the customer follows the parcel: a whole https:// address, at most "
+        f"{TRACKING_URL_MAX} characters.",
     )
     lines = serializers.ListField(
         child=ShipmentLineInput(),
@@ -48,8 +46,9 @@ class ShipmentInput(StrictSerializer):
     )
 
     def validate_tracking_url(self, value: str) -> str:
-        if not value.startswith("https://"):
-            raise ValidationError("Use an https:// address: the customer opens it from an email.")
+        problem = tracking_url_problem(value)  # the rule a platform's link meets too (intake/apply.py)
+        if problem:
+            raise ValidationError(problem)
         return value
 
 

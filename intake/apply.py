@@ -20,7 +20,7 @@ from orders.currencies import MoneyRefused
 from orders.models import Order, Refund, Shipment
 from orders.refunds import RefundRefused, RefundRequest, refund_record
 from orders.services import order_record
-from orders.shipments import ShipmentRefused, shipment_record
+from orders.shipments import ShipmentRefused, shipment_record, tracking_url_problem
 from shops.models import Shop
 
 
@@ -91,19 +91,24 @@ def order_snapshot_apply(shop: Shop, snapshot: PlatformOrder) -> Applied:
 
 
 def shipment_apply(order: Order, shipment: PlatformShipment) -> list[str]:
+    """A tracking link that the API would refuse (tracking_url_problem) is left out, and the
+    change says why: the parcel is the platform's fact and its customer still hears of it, by
+    carrier and tracking number, but the email's button never leads where the API forbids."""
     if Shipment.objects.filter(order=order, shop_shipment_id=shipment.shipment_id).exists():
         return []
+    problem = tracking_url_problem(shipment.tracking_url) if shipment.tracking_url else ""
     _refusals_as_unusable(
         lambda: shipment_record(
             order,
             shop_shipment_id=shipment.shipment_id,
             carrier=shipment.carrier,
             tracking_number=shipment.tracking_number,
-            tracking_url=shipment.tracking_url,
+            tracking_url="" if problem else shipment.tracking_url,
             lines=shipment.lines,
         )
     )
-    return [f"shipment {shipment.shipment_id} recorded"]
+    recorded = f"shipment {shipment.shipment_id} recorded"
+    return [f"{recorded} without its tracking link: {problem}" if problem else recorded]
 
 
 def refund_apply(order: Order, refund: PlatformRefund, *, in_cancellation: bool = False) -> list[str]:

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
 
+from django.core.exceptions import ValidationError
+from django.core.validators import URLValidator
 from django.db import transaction
 
 from apiauth.models import ApiToken
@@ -22,6 +24,25 @@ from orders.content import CONTENT_ERASED, content_erased_message, lines_ordered
 from orders.events import ORDER_SHIPPED
 from orders.models import Order, Shipment
 from orders.selectors import order_content
+
+TRACKING_URL_MAX = 500  # Shipment.tracking_url's length
+_HTTPS_URL = URLValidator(schemes=["https"])
+
+
+def tracking_url_problem(url: str) -> str:
+    """Why `url` may not be a parcel's tracking link, or "" when it may: the one rule for the
+    API's `tracking_url` and for the link a shop's platform sends. The customer opens it from
+    the button of the parcel's email, so it is a whole https:// address with a valid host
+    (never http, javascript: or data:, never a line break) that fits the column uncut."""
+    if len(url) > TRACKING_URL_MAX:
+        return f"The tracking link has {len(url)} characters; it may have at most {TRACKING_URL_MAX}."
+    if not url.startswith("https://"):
+        return "Use an https:// address: the customer opens it from an email."
+    try:
+        _HTTPS_URL(url)
+    except ValidationError:
+        return "The tracking link is not a valid https:// address."
+    return ""
 
 
 class ShipmentRefused(Exception):

@@ -18,7 +18,7 @@ def shipment_from_payload(payload: dict[str, Any]) -> PlatformShipment | None:
         shipment_id=str(required(payload, "id")),
         carrier=text(carrier, SHORT_TEXT),
         tracking_number=text(payload.get("tracking_number") or "", SHORT_TEXT),
-        tracking_url=str(payload.get("tracking_url") or "")[:500],
+        tracking_url=str(payload.get("tracking_url") or ""),  # checked where it is applied
         lines=[
             {"sku": sku(item), "quantity": int(required(item, "quantity"))}
             for item in payload.get("line_items") or []

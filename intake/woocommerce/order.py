@@ -158,7 +158,7 @@ def _shipments(payload: dict[str, Any]) -> list[PlatformShipment]:
                 item.get("custom_tracking_provider") or item.get("tracking_provider") or "", SHORT_TEXT
             ),
             tracking_number=text(item.get("tracking_number") or "", SHORT_TEXT),
-            tracking_url=str(item.get("custom_tracking_link") or "")[:500],
+            tracking_url=str(item.get("custom_tracking_link") or ""),  # checked where it is applied
         )
     ]
 

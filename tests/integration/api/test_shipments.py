@@ -10,6 +10,7 @@ from apiauth.services import api_token_create
 from messaging.models import OutboxEvent
 from notifications.models import Notification
 from orders.models import Order, Shipment
+from orders.shipments import tracking_url_problem
 from tests.shop_order_bodies import SHOP_ORDER
 
 pytestmark = pytest.mark.django_db
@@ -204,6 +205,26 @@ def test_a_bad_body_is_a_400_naming_the_field_and_stores_nothing(client, shop_or
     response = _ship(client, shop_order, {**PARCEL, **change})
     assert response.status_code == 400, response.content
     assert field in response.json()["fields"], response.json()
+    assert _nothing_shipped(shop_order)
+
+
+@pytest.mark.parametrize(
+    "link",
+    [
+        "http://evil.example/t",
+        "javascript:alert(document.cookie)",
+        "HTTPS://evil.example/t",
+        "https://-not-a-host-/t",
+        "https://www.dhl.de/track?piececode=" + "0" * 500,
+    ],
+)
+def test_a_tracking_link_is_refused_by_the_rule_a_platforms_link_meets(client, shop_order, link):
+    # when
+    response = _ship(client, shop_order, {**PARCEL, "tracking_url": link})
+    # then: 400 with the words of the one rule (orders/shipments.py), which intake applies too
+    assert response.status_code == 400, response.content
+    assert response.json()["fields"]["tracking_url"] == [tracking_url_problem(link)]
+    assert tracking_url_problem(link)
     assert _nothing_shipped(shop_order)
 
 
