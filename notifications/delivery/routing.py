@@ -4,12 +4,14 @@ MAIL_PROVIDER sends. With MAIL_PROVIDER_FALLBACK set, an email goes to the fallb
 first provider's circuit is open (it failed several times in a row, and no probe of it is due
 or free) or an operator paused it, and only if nothing of the email may have reached the first:
 no attempt under its key, or only attempts the first definitely refused (an answer such as 429,
-503 or a 4xx, or a connection that never opened). An email with an attempt whose outcome is
-unknown (no answer in time after sending, a dropped connection, a 5xx, a worker that died
-during the call) is held by that provider: its resend goes there under the same key, where the
-provider's deduplication makes it one email, or it waits for the provider's evidence, its key
-window or a person, exactly as without a fallback. The same holds the other way round: an email
-caught unknown at the fallback stays with the fallback.
+503 or a 4xx, or a connection that never opened). An email with an attempt after which the
+provider may have it (state.PROVIDER_MAY_HAVE_IT: no answer in time after sending, a dropped
+connection, a 5xx, a worker that died during the call; or the provider's own word that it has
+the key: accepted earlier, in flight, key conflict) is held by that provider: its resend, a
+reviewer's retry too, goes there under the same key, where the provider's deduplication makes
+it one email, or it waits for the provider's evidence, its key window or a person, exactly as
+without a fallback. The same holds the other way round: an email caught at the fallback stays
+with the fallback.
 
 The first provider is always tried first: as soon as its circuit lets a call through (one
 probe, then closed), new emails go to it again. A sending-rate limit is not an outage: an email
@@ -37,7 +39,7 @@ def route_choose(
     read: ClaimRead, *, providers: Providers, holder: MailProvider | None, now: datetime
 ) -> Route | WaitError:
     """The provider this email's call goes to now, or why and how long it waits. `holder`:
-    the provider that may have the email already (an unknown outcome there), the only one
+    the provider that may have the email already (state.PROVIDER_MAY_HAVE_IT), the only one
     it may go to. Per provider, a paused or open circuit first: its emails wait for it (or
     move on, taking nothing of it), not at the sending rate's pace (taking a token first sent
     all but a few back every second through a whole outage). Then the token, then the probe:

@@ -6,7 +6,7 @@ from functools import partial
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 from notifications.models import DeliveryAttempt, Notification
 from notifications.providers.base import MailProvider
@@ -92,13 +92,22 @@ def resend_is_safe(notification: Notification, provider: MailProvider, now: date
     return now < notification.first_attempt_at + window - IDEMPOTENCY_WINDOW_MARGIN
 
 
-UNCERTAIN_OUTCOMES = (DeliveryAttempt.Outcome.UNKNOWN, DeliveryAttempt.Outcome.IN_FLIGHT)
+# Every outcome after which the provider called may hold the email: no answer (unknown),
+# still working on the key (in flight), a repeat of a key it accepted before (accepted
+# earlier), something else sent under the key (key conflict). Each pins the email to that
+# provider (routing.py): the other one would send a second copy. The rest say it has nothing.
+PROVIDER_MAY_HAVE_IT = (
+    DeliveryAttempt.Outcome.UNKNOWN,
+    DeliveryAttempt.Outcome.IN_FLIGHT,
+    DeliveryAttempt.Outcome.ACCEPTED_EARLIER,
+    DeliveryAttempt.Outcome.KEY_CONFLICT,
+)
 
 
 def attempts_uncertain(notification: Notification) -> bool:
-    """Whether a finished earlier attempt under the current key may have reached the
-    customer. Attempts under a retired key do not count: a reviewer who sent the email again
-    under a new key accepted that risk (operations/review/resolve.py)."""
+    """Whether an earlier attempt under the current key may have reached the customer.
+    Attempts under a retired key do not count: a reviewer who sent the email again under a new
+    key accepted that risk (operations/review/resolve.py)."""
     return bool(_uncertain_attempts(notification).exists())
 
 
@@ -110,15 +119,19 @@ def uncertain_at(notification: Notification) -> frozenset[str]:
 
 
 def _uncertain_attempts(notification: Notification) -> QuerySet[DeliveryAttempt]:
+    """Those with an outcome that says the provider may have it, and those that never got one
+    (their worker died during the call; a claim closes them as unknown, outcome_uncertain)."""
     return notification.attempts.filter(
-        outcome__in=UNCERTAIN_OUTCOMES, number__gte=notification.key_first_attempt
+        Q(outcome__in=PROVIDER_MAY_HAVE_IT) | Q(finished_at__isnull=True),
+        number__gte=notification.key_first_attempt,
     )
 
 
 def outcome_uncertain(notification: Notification, now: datetime) -> frozenset[str]:
-    """The providers an earlier attempt may have reached: one that ended unknown or in flight,
-    or one that started and never finished (its worker died during the call). Empty when no
-    attempt may have been sent, the only case in which the email may go to any provider."""
+    """The providers an earlier attempt may have reached: one whose outcome says so
+    (PROVIDER_MAY_HAVE_IT), or one that started and never finished (its worker died during the
+    call). Empty when no attempt may have been sent, the only case in which the email may go to
+    any provider."""
     if notification.attempt_count == 0:
         return frozenset()  # the common first delivery: no query
     closed = notification.attempts.filter(finished_at__isnull=True).update(

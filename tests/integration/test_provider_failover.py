@@ -13,6 +13,11 @@ from messaging.dispatch import Delivery, event_dispatch
 from messaging.models import OutboxEvent
 from notifications.events import PROVIDER_EVENT_RECEIVED
 from notifications.models import DeliveryAttempt, Notification, ProviderCircuit
+from notifications.providers.base import OutboundEmail, Outcome
+from notifications.providers.brevo import BrevoProvider
+from notifications.providers.catalogue import mail_provider
+from operations.mail_provider.pause import provider_pause, provider_resume
+from operations.review.services import notification_retry
 from tests.conftest import MailSim
 from tests.factories import DeliveryAttemptFactory, NotificationFactory, OrderFactory
 from tests.integration.delivery_webhook_requests import (
@@ -152,6 +157,63 @@ def test_emails_caught_with_an_unknown_outcome_at_the_first_are_never_moved(
     assert sorted(_keys(mailsim) + _keys(fallback_sim)) == sorted(
         Notification.objects.values_list("idempotency_key", flat=True)
     )
+
+
+@pytest.fixture
+def brevo_first(settings, fallback_sim, start_worker):
+    """Brevo sends (the shared simulator), Resend is its fallback (a simulator of its own): in
+    this process (the reviewer's retry, the operator's pause) and in the worker it starts."""
+    fallback = {
+        "MAIL_PROVIDER_FALLBACK": "resend",
+        "MAIL_PROVIDER_FALLBACK_URL": fallback_sim.url,
+        "MAIL_PROVIDER_FALLBACK_API_KEY": API_KEY,
+    }
+    settings.MAIL_PROVIDER = "brevo"
+    for name, value in fallback.items():
+        setattr(settings, name, value)
+    mail_provider.cache_clear()
+    yield lambda: start_worker(**FAILOVER_SETTINGS, MAIL_PROVIDER="brevo", **fallback)
+    mail_provider.cache_clear()
+
+
+def test_an_email_the_first_accepted_earlier_stays_with_it_through_a_reviewers_retry_while_paused(
+    mailsim, fallback_sim, brevo_first
+):
+    # given: Brevo holds the email under its key already (a send of it went through), so the
+    # worker's call is answered "duplicate": accepted earlier, and the email waits for a person
+    order = OrderFactory.create(customer_email="held@example.com")
+    [email] = _emails_of([order])
+    held = OutboundEmail(
+        idempotency_key=email.idempotency_key,
+        to="held@example.com",
+        subject="Confirmed",
+        text="…",
+        event_id="e",
+    )
+    assert BrevoProvider().send(held).outcome == Outcome.ACCEPTED
+    brevo_first()
+    wait_until(lambda: _statuses([email]) == ["needs_review"], timeout=30, message="accepted earlier")
+    assert list(email.attempts.values_list("provider", "outcome")) == [("brevo", "accepted_earlier")]
+    # when: Brevo is paused for maintenance, and a reviewer retries the email
+    provider_pause(provider="brevo", actor_name="ops", reason="maintenance")
+    notification_retry(notification=email, actor=None, actor_name="reviewer")
+
+    def settled() -> Notification | None:
+        now = Notification.objects.get(pk=email.pk)
+        return now if now.status == "sent" or "paused" in now.last_error else None
+
+    wait_until(settled, timeout=30, message="the retry waiting for Brevo, or sent")
+    time.sleep(4)  # two more of its waits: every chance to move
+    # then: it waits for Brevo, which has it; the fallback never got a second copy
+    assert fallback_sim.messages() == []
+    assert not DeliveryAttempt.objects.filter(notification=email, provider="resend").exists()
+    assert _statuses([email]) == ["pending"]
+    # and once Brevo is back, the resend goes there under the same key: still the one email
+    provider_resume(provider="brevo", actor_name="ops")
+    wait_until(lambda: _statuses([email]) == ["needs_review"], timeout=30, message="back with Brevo")
+    assert set(email.attempts.values_list("provider", flat=True)) == {"brevo"}
+    assert [m["idempotency_key"] for m in mailsim.messages()] == [email.idempotency_key]
+    assert fallback_sim.messages() == []
 
 
 @pytest.mark.parametrize("endpoint", ["resend", "brevo"])

@@ -87,7 +87,8 @@ def test_an_email_the_first_definitely_refused_moves_to_the_fallback(with_fallba
     assert _called(_claim(order)) == "brevo"
 
 
-@pytest.mark.parametrize("outcome", ["unknown", "in_flight", ""])  # "": its worker died in the call
+# "": its worker died in the call; accepted earlier, key conflict: the first holds it already
+@pytest.mark.parametrize("outcome", ["unknown", "in_flight", "", "accepted_earlier", "key_conflict"])
 def test_an_email_with_an_unknown_outcome_at_the_first_is_never_moved(with_fallback, outcome):
     order = OrderFactory.create()
     DeliveryAttemptFactory.create(notification=_confirmation(order), outcome=outcome, provider="resend")
