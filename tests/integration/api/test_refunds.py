@@ -2,8 +2,11 @@
 event and its pending email (or told in the cancellation's), idempotent by the shop's refund
 id; more than was paid and not yet refunded is a 409 naming both amounts, and stores nothing."""
 
+import uuid
+
 import pytest
 
+from apiauth.services import api_token_create
 from messaging.models import OutboxEvent
 from notifications.models import Notification
 from orders.models import Order, Refund
@@ -78,6 +81,39 @@ def test_a_refund_over_what_is_left_is_a_409_naming_both_amounts(client, shop_or
     assert Refund.objects.count() == 1
     # and exactly what is left is taken
     assert _refund(client, shop_order, {"refund_id": "R2", "amount": 2230}).status_code == 201
+
+
+def test_another_clients_order_is_not_found_exactly_as_a_missing_one(client, shop_order):
+    # given: a token of another client
+    _, other = api_token_create(name="another shop")
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {other}")
+    missing_id = uuid.uuid4()
+    # when: it refunds the order, alone and with its cancellation, and an order that does not exist
+    theirs = _refund(client, shop_order, TEA_BACK)
+    missing = _refund(client, Order(id=missing_id), TEA_BACK)
+    cancelled = client.post(f"/api/orders/{shop_order.id}/cancel/", {"refund": TEA_BACK}, format="json")
+    # then: the 404 of an unknown id, and nothing changed
+    assert (theirs.status_code, missing.status_code, cancelled.status_code) == (404, 404, 404)
+    assert theirs.json() == {"error": "not_found", "message": f"No order has the id {shop_order.id}."}
+    assert missing.json() == {"error": "not_found", "message": f"No order has the id {missing_id}."}
+    assert not Refund.objects.exists()
+    assert not _refund_emails(shop_order).exists()
+    assert Order.objects.get(pk=shop_order.pk).status == "created"
+
+
+def test_a_refund_of_more_than_the_order_is_refused_as_over_what_was_paid(client, shop_order):
+    # given: the order is paid, 34.80 EUR, nothing refunded yet
+    assert client.post(f"/api/orders/{shop_order.id}/pay/", format="json").status_code == 200
+    # when: one cent more than the order
+    response = _refund(client, shop_order, {"refund_id": "R1", "amount": 3481})
+    # then
+    assert response.status_code == 409
+    assert response.json() == {
+        "error": "refund_exceeds_paid",
+        "message": "This refund is 34.81 EUR, but only 34.80 EUR of the 34.80 EUR paid is not refunded yet.",
+    }
+    assert not Refund.objects.exists()
+    assert not _refund_emails(shop_order).exists()
 
 
 def test_refunded_lines_must_be_the_orders_and_not_more_than_were_bought(client, shop_order):
