@@ -4,9 +4,9 @@ so the rest of the text (what was done, why) stays readable. A word is matched w
 case: "Ada" in "Ms Ada Lovelace", not in "metadata"."""
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
-from django.db.models import F, Func, Q, Value
+from django.db.models import F, Func, Q, QuerySet, Value
 from django.db.models.expressions import Combinable
 
 ERASED = "(erased)"
@@ -28,6 +28,21 @@ def text_quotes(field: str, words: Iterable[str]) -> Q:
     for word in _longest_first(words):
         query |= Q(**{f"{field}__iregex": _whole(word)})
     return query
+
+
+def text_erase(
+    rows: QuerySet, fields: Sequence[str], *, mine: Q, words: list[str], elsewhere: list[str]
+) -> int:
+    """The customer's words replaced in the rows that are theirs (`mine`: of their orders), and
+    only `elsewhere` (their address) in every other row: a part of a name ("Paid", "EUR") is a
+    word of anybody's text too. Returns how many rows changed."""
+    changed = 0
+    for scope, scrubbed in ((rows.filter(mine), words), (rows.exclude(mine), elsewhere)):
+        quoting = Q(pk__in=[])
+        for field in fields:
+            quoting |= text_quotes(field, scrubbed)
+        changed += scope.filter(quoting).update(**{field: text_scrubbed(field, scrubbed) for field in fields})
+    return changed
 
 
 def _whole(word: str) -> str:

@@ -1,10 +1,12 @@
 """A customer's erasure, on what the shops' platforms sent about them: each delivery's body
-(the platform's whole order: addresses, names, lines) of the customer's orders, and any other
-delivery whose body quotes the address or name (one waiting for its order, one that could not
-be used, a platform's privacy request). What stays: which delivery came, when, for which
-platform order, and what it did, so the intake's history still shows each event stored once.
-Called by the erasure and the export through PERSONAL_DATA_ERASURE_STEPS and
-PERSONAL_DATA_EXPORT_STEPS (privacy/erasure.py, privacy/export.py)."""
+(the platform's whole order: addresses, names, lines) of the customer's orders is blanked; any
+other delivery that quotes the address (a platform's privacy request, one waiting for an order
+that has not arrived) keeps its body with the address replaced, so that it can still be applied.
+A name never makes a delivery the customer's: "EUR" or "Paid" is a word of every order. What
+stays: which delivery came, when, for which platform order, and what it did, so the intake's
+history still shows each event stored once. Called by the erasure and the export through
+PERSONAL_DATA_ERASURE_STEPS and PERSONAL_DATA_EXPORT_STEPS (privacy/erasure.py,
+privacy/export.py)."""
 
 import json
 from datetime import datetime, timedelta
@@ -16,13 +18,25 @@ from django.db.models import Q
 from infra.batched_update import update_in_batches
 from infra.text_scrub import text_quotes, text_scrubbed
 from intake.models import PlatformDelivery
+from orders.models import Order
 
 
-def deliveries_erase(*, order_ids: list, address: str, words: list[str], now: datetime) -> dict[str, int]:
-    deliveries = PlatformDelivery.objects.filter(
-        Q(order_id__in=order_ids) | text_quotes("body", words) | text_quotes("reason", words)
-    ).exclude(body="")
-    return {"platform_deliveries": deliveries.update(body="", reason=text_scrubbed("reason", words))}
+def deliveries_erase(
+    *, order_ids: list, address: str, words: list[str], elsewhere: list[str], now: datetime
+) -> dict[str, int]:
+    """`words`: what the customer's own deliveries' reasons may quote them by; `elsewhere`: what
+    is replaced in any other delivery (their address; nothing for an erasure scoped to one API
+    client, whose orders come from no platform)."""
+    mine = _of_orders(order_ids)
+    theirs = PlatformDelivery.objects.filter(mine).filter(~Q(body="") | text_quotes("reason", words))
+    changed = theirs.update(body="", reason=text_scrubbed("reason", words))
+    quoting = PlatformDelivery.objects.exclude(mine).filter(
+        text_quotes("body", elsewhere) | text_quotes("reason", elsewhere)
+    )
+    changed += quoting.update(
+        body=text_scrubbed("body", elsewhere), reason=text_scrubbed("reason", elsewhere)
+    )
+    return {"platform_deliveries": changed}
 
 
 def delivery_bodies_expire(*, now: datetime, batch_size: int, max_batches: int) -> int:
@@ -40,9 +54,10 @@ def delivery_bodies_expire(*, now: datetime, batch_size: int, max_batches: int) 
     )
 
 
-def deliveries_export(*, order_ids: list, address: str, words: list[str]) -> dict[str, Any]:
-    """What the shops' platforms sent about the customer, each delivery's body as it came."""
-    deliveries = PlatformDelivery.objects.filter(Q(order_id__in=order_ids) | text_quotes("body", words))
+def deliveries_export(*, order_ids: list, address: str, elsewhere: list[str]) -> dict[str, Any]:
+    """What the shops' platforms sent about the customer, each delivery's body as it came: the
+    deliveries of their orders, and (`elsewhere`: the address) any other that quotes it."""
+    deliveries = PlatformDelivery.objects.filter(_of_orders(order_ids) | text_quotes("body", elsewhere))
     return {
         "what the shops' platforms sent": [
             {
@@ -55,6 +70,18 @@ def deliveries_export(*, order_ids: list, address: str, words: list[str]) -> dic
             for delivery in deliveries.select_related("shop").order_by("received_at")
         ]
     }
+
+
+def _of_orders(order_ids: list) -> Q:
+    """The deliveries of these orders: those applied to one, and those that name one and could
+    not be used (they carry the same body)."""
+    named = Q(pk__in=[])
+    platform_orders = Order.objects.filter(id__in=order_ids, shop__isnull=False).values_list(
+        "shop_id", "platform_order_id"
+    )
+    for shop_id, platform_order_id in platform_orders:
+        named |= Q(shop_id=shop_id, platform_order_id=platform_order_id)
+    return Q(order_id__in=order_ids) | named
 
 
 def _parsed(body: str) -> Any:

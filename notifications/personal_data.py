@@ -15,7 +15,7 @@ from typing import Any
 from django.db.models import Case, Q, Value, When
 
 from infra.keyed_hash import address_hash
-from infra.text_scrub import text_quotes, text_scrubbed
+from infra.text_scrub import text_erase, text_scrubbed
 from notifications.delivery.rules import ERASED_REASON
 from notifications.delivery.state import notification_set_status
 from notifications.models import (
@@ -44,13 +44,20 @@ class EmailsInFlight(Exception):
 
 
 def notifications_erase(
-    *, order_ids: list, address: str, words: list[str], now: datetime, everywhere: bool = True
+    *,
+    order_ids: list,
+    address: str,
+    words: list[str],
+    elsewhere: list[str],
+    now: datetime,
+    other_sends: bool,
 ) -> dict[str, int]:
     """In the caller's transaction, which holds the orders' rows locked (so no claim starts on
     them meanwhile). Returns how many rows of each kind were changed. `words`: what people's and
-    providers' words may quote the customer by (the address, names, address lines).
-    `everywhere`: also every attempt and provider event to the address and its suppression,
-    whatever order they are of (False: only those of these orders' emails)."""
+    providers' words about these orders' emails may quote the customer by (the address, names,
+    address lines). `elsewhere`: what is replaced in words about anything else (the address).
+    `other_sends`: also every attempt and provider event to the address, whatever order they
+    are of, and the address's suppression keeps only its hash."""
     emails = list(
         Notification.objects.select_for_update(of=("self",))
         .filter(order_id__in=order_ids)
@@ -62,9 +69,26 @@ def notifications_erase(
     if sending:
         raise EmailsInFlight(len(sending), max(n.lease_expires_at for n in sending if n.lease_expires_at))
     ids = [email.id for email in emails]
+    changed = _emails_erase(emails, now=now)
+    changed.update(_sends_erase(ids=ids, address=address, words=words, other_sends=other_sends))
+    changed.update(
+        _words_erase(
+            order_ids=order_ids,
+            ids=ids,
+            address=address,
+            words=words,
+            elsewhere=elsewhere,
+            suppression=other_sends,
+        )
+    )
+    return changed
+
+
+def _emails_erase(emails: list[Notification], *, now: datetime) -> dict[str, int]:
+    """What each email said, and why it was not sent; one not sent yet never will be."""
     already = Q(email_subject="", email_text="", email_html="", last_error_detail="", delivery_detail="")
     changed = {
-        "emails": Notification.objects.filter(id__in=ids)
+        "emails": Notification.objects.filter(id__in=[email.id for email in emails])
         .exclude(already & Q(last_error__in=["", ERASED_REASON], reviewer_comment=""))
         .update(
             email_subject="",
@@ -82,45 +106,61 @@ def notifications_erase(
         if email.status in _UNSENT or email.status == Status.SENDING:  # a lease that ran out
             notification_set_status(email, Status.SKIPPED, now, reason=ERASED_REASON)
             changed["emails_not_sent"] += 1
-    changed.update(_history_erase(ids=ids, address=address, words=words, everywhere=everywhere))
     return changed
 
 
-def _history_erase(*, ids: list[int], address: str, words: list[str], everywhere: bool) -> dict[str, int]:
-    """The attempts, the provider's events, the suppression, corrections and people's words."""
+def _sends_erase(*, ids: list[int], address: str, words: list[str], other_sends: bool) -> dict[str, int]:
+    """The attempts and the provider's events of these emails (and to the address, with
+    `other_sends`): where each went and what the provider said."""
     mine = Q(notification_id__in=ids)
-    to_the_address = Q(recipient__iexact=address) if everywhere else Q(pk__in=[])
+    to_the_address = Q(recipient__iexact=address) if other_sends else Q(pk__in=[])
     attempts = DeliveryAttempt.objects.filter(mine | to_the_address).exclude(recipient="", error="")
     events = ProviderEvent.objects.filter(mine | to_the_address).exclude(payload={}, recipient="")
-    suppressions = Suppression.objects.filter(
-        Q(address_hash=address_hash(address)) | Q(address_hash="", address__iexact=address)
-    ).exclude(address="", detail="", lift_comment="")
-    if not everywhere:  # it protects the address for every shop: it stays as it is
-        suppressions = suppressions.none()
-    # People's and providers' words: wherever they quote the address or the customer's name.
-    actions = OperatorAction.objects.filter(text_quotes("comment", words) | text_quotes("result", words))
-    mismatches = ReconcileMismatch.objects.filter(
-        text_quotes("detail", words) | text_quotes("subject", words) | text_quotes("resolution", words)
-    )
     return {
         "attempts": attempts.update(recipient="", error=""),
         "provider_events": events.update(
             recipient="", payload={}, description="", result=text_scrubbed("result", words)
         ),
+    }
+
+
+def _words_erase(
+    *,
+    order_ids: list,
+    ids: list[int],
+    address: str,
+    words: list[str],
+    elsewhere: list[str],
+    suppression: bool,
+) -> dict[str, int]:
+    """The suppression, corrections, and people's and providers' words: those about these
+    emails lose the customer's words, any other the address alone (`elsewhere`)."""
+    suppressions = Suppression.objects.filter(
+        Q(address_hash=address_hash(address)) | Q(address_hash="", address__iexact=address)
+    ).exclude(address="", detail="", lift_comment="")
+    if not suppression:  # it protects the address for every shop: it stays as it is
+        suppressions = suppressions.none()
+    corrections = AddressCorrection.objects.all()
+    if not elsewhere:  # an erasure within one client's orders: their corrections only
+        corrections = corrections.filter(order_id__in=order_ids)
+    mine = Q(notification_id__in=ids)
+    return {
         "suppressions": suppressions.update(
             address="", detail="", lift_comment="", address_hash=address_hash(address)
         ),
-        "address_corrections": AddressCorrection.objects.filter(previous_address__iexact=address).update(
+        "address_corrections": corrections.filter(previous_address__iexact=address).update(
             previous_address=""
         )
-        + AddressCorrection.objects.filter(new_address__iexact=address).update(new_address=""),
-        "operator_actions": actions.update(
-            comment=text_scrubbed("comment", words), result=text_scrubbed("result", words)
+        + corrections.filter(new_address__iexact=address).update(new_address=""),
+        "operator_actions": text_erase(
+            OperatorAction.objects.all(), ("comment", "result"), mine=mine, words=words, elsewhere=elsewhere
         ),
-        "reconcile_mismatches": mismatches.update(
-            detail=text_scrubbed("detail", words),
-            subject=text_scrubbed("subject", words),
-            resolution=text_scrubbed("resolution", words),
+        "reconcile_mismatches": text_erase(
+            ReconcileMismatch.objects.all(),
+            ("detail", "subject", "resolution"),
+            mine=mine | Q(order_id__in=order_ids),
+            words=words,
+            elsewhere=elsewhere,
         ),
     }
 

@@ -58,15 +58,22 @@ def customer_erase(
         .order_by("id")
         .values_list("id", flat=True)
     )
-    words = [address, *personal_words(order_ids)]  # read before the orders' content is erased
+    # What the rows of these orders may quote the customer by, read before their content is
+    # erased; any other row loses the address alone: a part of a name is anybody's word.
+    words, elsewhere = [address, *personal_words(order_ids)], [address]
     changed = orders_erase(order_ids, now=now)
     changed.update(
         notifications_erase(
-            order_ids=order_ids, address=address, words=words, now=now, everywhere=shop is None
+            order_ids=order_ids,
+            address=address,
+            words=words,
+            elsewhere=elsewhere,
+            now=now,
+            other_sends=shop is None,
         )
     )
     for step in _steps():
-        changed.update(step(order_ids=order_ids, address=address, words=words, now=now))
+        changed.update(step(order_ids=order_ids, address=address, words=words, elsewhere=elsewhere, now=now))
     return Erasure.objects.create(
         address_hash=address_hash(address),
         via=via,

@@ -29,7 +29,6 @@ def customer_export(
     address = address_checked(address)
     orders = orders_of_address(address)
     order_ids = list(orders.values_list("id", flat=True))
-    names = sorted({name for name in orders.values_list("customer_name", flat=True) if name})
     document: dict[str, Any] = {
         "about": f"Everything this service holds about {address}, as of {timezone.now().isoformat()}.",
         "email address": address,
@@ -37,7 +36,8 @@ def customer_export(
     }
     document.update(notifications_export(order_ids=order_ids, address=address))
     for path in settings.PERSONAL_DATA_EXPORT_STEPS.values():
-        document.update(import_string(path)(order_ids=order_ids, address=address, words=[address, *names]))
+        # What quotes the address belongs in it too; what holds a word of the name does not.
+        document.update(import_string(path)(order_ids=order_ids, address=address, elsewhere=[address]))
     document["erasures of this address's data"] = [
         {
             "at": erasure.erased_at.isoformat(),

@@ -32,9 +32,11 @@ SECRET_KEY = env("DJANGO_SECRET_KEY", default=DEVELOPMENT_SECRET_KEY)
 # under the old key would no longer match its address. Production must set its own.
 PERSONAL_DATA_HASH_KEY = env("PERSONAL_DATA_HASH_KEY", default="") or development_hash_key(SECRET_KEY)
 # A customer's erasure (privacy/erasure.py) on the tables of features above it, by dotted path:
-# a function (*, order_ids, address, words, now) -> rows changed by kind.
+# a function (*, order_ids, address, words, elsewhere, now) -> rows changed by kind: the rows of
+# the orders lose `words` (the address, names, streets), any other row only `elsewhere`.
 PERSONAL_DATA_ERASURE_STEPS = {"platform_deliveries": "intake.personal_data.deliveries_erase"}
-# And its export (privacy/export.py): (*, order_ids, address, words) -> sections of the document.
+# And its export (privacy/export.py): (*, order_ids, address, elsewhere) -> sections of the
+# document: what the orders hold, and what else quotes `elsewhere` (the address).
 PERSONAL_DATA_EXPORT_STEPS = {"platform_deliveries": "intake.personal_data.deliveries_export"}
 # HTTPS ends at the TLS proxy in front of web and Flower. Behind it, Django trusts the proxy's
 # X-Forwarded-Proto (DJANGO_SECURE_PROXY_SSL_HEADER=HTTP_X_FORWARDED_PROTO,https), redirects

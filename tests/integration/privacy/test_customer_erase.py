@@ -161,7 +161,10 @@ def test_the_export_holds_everything_about_the_customer_in_words_and_after_the_e
 
 def test_people_s_words_naming_the_customer_otherwise_lose_the_name_and_the_street_only(ada_s_order):
     comment = "Ms Lovelace, Unter den Linden, called: Ada asked about the metadata of her order."
-    OperatorAction.objects.create(actor_name="rita", action="reject", comment=comment)
+    ada_s_email = Notification.objects.filter(order=ada_s_order).first()
+    OperatorAction.objects.create(
+        actor_name="rita", action="reject", comment=comment, notification=ada_s_email
+    )
     call_command("customer_erase", ADDRESS, "--yes")
     assert OperatorAction.objects.get(actor_name="rita").comment == (
         "Ms (erased), (erased), called: (erased) asked about the metadata of her order."
