@@ -55,9 +55,10 @@ def notifications_erase(
     """In the caller's transaction, which holds the orders' rows locked (so no claim starts on
     them meanwhile). Returns how many rows of each kind were changed. `words`: what people's and
     providers' words about these orders' emails may quote the customer by (the address, names,
-    address lines). `elsewhere`: what is replaced in words about anything else (the address).
+    address lines). `elsewhere`: what is replaced in words about anything else (the address);
+    when given, the address's suppression keeps only its hash (which suppresses as well).
     `other_sends`: also every attempt and provider event to the address, whatever order they
-    are of, and the address's suppression keeps only its hash."""
+    are of."""
     emails = list(
         Notification.objects.select_for_update(of=("self",))
         .filter(order_id__in=order_ids)
@@ -78,7 +79,6 @@ def notifications_erase(
             address=address,
             words=words,
             elsewhere=elsewhere,
-            suppression=other_sends,
         )
     )
     return changed
@@ -131,17 +131,15 @@ def _words_erase(
     address: str,
     words: list[str],
     elsewhere: list[str],
-    suppression: bool,
 ) -> dict[str, int]:
     """The suppression, corrections, and people's and providers' words: those about these
     emails lose the customer's words, any other the address alone (`elsewhere`)."""
     suppressions = Suppression.objects.filter(
         Q(address_hash=address_hash(address)) | Q(address_hash="", address__iexact=address)
     ).exclude(address="", detail="", lift_comment="")
-    if not suppression:  # it protects the address for every shop: it stays as it is
-        suppressions = suppressions.none()
     corrections = AddressCorrection.objects.all()
-    if not elsewhere:  # an erasure within one client's orders: their corrections only
+    if not elsewhere:  # an erasure within one client's orders: the rows of those orders only
+        suppressions = suppressions.none()
         corrections = corrections.filter(order_id__in=order_ids)
     mine = Q(notification_id__in=ids)
     return {

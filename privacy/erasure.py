@@ -47,8 +47,9 @@ def customer_erase(
     customer's emails is being sent (nothing changed: run it again once it is done).
 
     `shop`: a connected shop's request (its platform's privacy webhook) erases what that shop's
-    orders hold, and the words quoting the address anywhere; another shop's orders of the same
-    person, and the suppression that protects the address for every shop, stay."""
+    orders hold, and the address wherever words quote it; another shop's orders of the same
+    person and the attempts to the address for them stay, and so does the suppression that
+    protects the address for every shop, held by the address's keyed hash alone."""
     address = address_checked(address)
     now = timezone.now()
     mine = orders_of_address(address)

@@ -8,9 +8,12 @@ import pytest
 from django.utils import timezone
 from django_celery_results.models import TaskResult
 
+from infra.keyed_hash import address_hash
 from intake.models import PlatformDelivery
+from intake.privacy_requests import platform_erasure_requests_apply
 from messaging.models import DeadLetterRecord
-from notifications.models import OperatorAction
+from notifications.models import OperatorAction, Suppression
+from notifications.tracking.suppression import suppression_active
 from privacy.erasure import customer_erase
 from privacy.export import customer_export
 from privacy.models import Erasure
@@ -19,7 +22,7 @@ from tests import shopify_payloads as shopify
 from tests.connected_shop import tea_house_create, tea_house_deliver
 
 pytestmark = pytest.mark.django_db
-EUR = "eur@example.com"
+ADA, EUR = "ada@example.com", "eur@example.com"
 EUR_ORDER_ID = 7001
 
 
@@ -104,3 +107,17 @@ def test_erasing_a_namesake_leaves_other_people_s_deliveries_and_words_alone(sho
     quoting.refresh_from_db()
     assert quoting.comment == "(erased) phoned"
     assert erasure.changed["platform_deliveries"] == 1
+
+
+def test_a_platform_s_erasure_keeps_the_suppression_by_its_hash_alone(shop):
+    tea_house_deliver("orders/create", shopify.ORDER, "evt-ada")
+    suppression = Suppression.objects.create(
+        address=ADA, address_hash=address_hash(ADA), reason="complained", detail=f"{ADA} marked it as spam"
+    )
+    tea_house_deliver("customers/redact", shopify.CUSTOMER_REDACT, "evt-redact")
+    # when the hourly job carries out Shopify's request
+    assert platform_erasure_requests_apply(now=timezone.now(), batch_size=10, max_batches=1) == 1
+    # then the suppression no longer holds the address, and still suppresses it
+    suppression.refresh_from_db()
+    assert (suppression.address, suppression.detail, suppression.address_hash) == ("", "", address_hash(ADA))
+    assert suppression_active(ADA.upper()) == suppression
