@@ -5,10 +5,13 @@ never in a URL, so no access log or proxy keeps it.
   POST /api/customers/erasure/ {"email": "ada@example.com"}  → 200, what changed
   POST /api/customers/export/  {"email": "ada@example.com"}  → 200, the document
 
-A token may do this for any customer of the deployment: the deployment is the shop's service,
-its tokens the shop's systems. Each erasure is recorded under the token's name, without the
-address (privacy/erasure.py). While one of the customer's emails is being sent, the erasure
-answers 409 with Retry-After and changes nothing.
+A token reaches what the orders its client placed hold about the customer, as every other call
+of the API reaches only those orders (privacy/reach.py): another client's orders, the
+deployment's suppression list and anything else held about the address stay out of its sight
+and reach, so another client's customer answers exactly as an address nobody knows. Each
+erasure is recorded under the token's name and client, without the address (privacy/erasure.py).
+While one of its client's emails to the customer is being sent, the erasure answers 409 with
+Retry-After and changes nothing.
 """
 
 import math
@@ -64,7 +67,11 @@ class CustomerErasureApi(APIView):
         token = client_token(request)
         try:
             erasure = customer_erase(
-                address=address, via=Erasure.Via.API, actor=None, actor_name=f"API token {token.name}"
+                address=address,
+                via=Erasure.Via.API,
+                actor=None,
+                actor_name=f"API token {token.name}",
+                api_token=token,
             )
         except AddressRefused as exc:
             raise ValidationError({"email": [str(exc)]}) from exc
@@ -90,7 +97,9 @@ class CustomerExportApi(APIView):
         token = client_token(request)
         try:
             return Response(
-                customer_export(address, via=Erasure.Via.API, actor_name=f"API token {token.name}")
+                customer_export(
+                    address, via=Erasure.Via.API, actor_name=f"API token {token.name}", api_token=token
+                )
             )
         except AddressRefused as exc:
             raise ValidationError({"email": [str(exc)]}) from exc

@@ -163,9 +163,10 @@ def _words_erase(
     }
 
 
-def notifications_export(*, order_ids: list, address: str) -> dict[str, Any]:
-    """Each email sent or meant for the customer, with what the provider reported about it, the
-    address's suppression, and corrections of it."""
+def notifications_export(*, order_ids: list, address: str, elsewhere: list[str]) -> dict[str, Any]:
+    """Each email sent or meant for the customer, with what the provider reported about it, and
+    corrections of the address; with `elsewhere` (an operator's export: the address), the
+    address's suppression and its corrections in any order."""
     emails = []
     for email in Notification.objects.filter(order_id__in=order_ids).order_by("created_at"):
         emails.append(
@@ -191,6 +192,11 @@ def notifications_export(*, order_ids: list, address: str) -> dict[str, Any]:
     suppressions = Suppression.objects.filter(
         Q(address_hash=address_hash(address)) | Q(address_hash="", address__iexact=address)
     )
+    corrections = AddressCorrection.objects.filter(
+        Q(previous_address__iexact=address) | Q(new_address__iexact=address)
+    )
+    if not elsewhere:  # an API client's: what its orders hold, nothing beyond them
+        suppressions, corrections = suppressions.none(), corrections.filter(order_id__in=order_ids)
     return {
         "emails": emails,
         "suppression (no email is sent to the address)": [
@@ -204,8 +210,6 @@ def notifications_export(*, order_ids: list, address: str) -> dict[str, Any]:
         ],
         "address corrections": [
             {"from": c.previous_address, "to": c.new_address, "at": c.corrected_at.isoformat()}
-            for c in AddressCorrection.objects.filter(
-                Q(previous_address__iexact=address) | Q(new_address__iexact=address)
-            )
+            for c in corrections
         ],
     }

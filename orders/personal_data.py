@@ -16,7 +16,7 @@ from typing import Any
 from django.db.models import Q, QuerySet
 
 from infra.keyed_hash import address_hash
-from orders.models import Order, OrderVersion, Refund, Shipment
+from orders.models import Order, OrderQuerySet, OrderVersion, Refund, Shipment
 
 # Kept from a version's content: amounts and codes, nothing that names or places a person.
 _CONTENT_KEPT = ("number", "currency", "total", "tax_total", "locale")
@@ -25,7 +25,7 @@ _LINE_KEPT = ("quantity", "unit_price", "total")
 _HOUSE_NUMBER = re.compile(r"^\d+\w*[\s,]+|[\s,]+\d+\w*$")
 
 
-def orders_of_address(address: str) -> "QuerySet[Order]":
+def orders_of_address(address: str) -> OrderQuerySet:
     """Every order placed for the address, in any case; also those already erased (they keep
     the address's keyed hash), so that an erasure run again finds them and changes nothing."""
     return Order.objects.filter(

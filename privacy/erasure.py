@@ -22,10 +22,12 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.module_loading import import_string
 
+from apiauth.models import ApiToken
 from infra.keyed_hash import address_hash
 from notifications.personal_data import EmailsInFlight, notifications_erase
-from orders.personal_data import orders_erase, orders_of_address, personal_words
+from orders.personal_data import orders_erase, personal_words
 from privacy.models import Erasure
+from privacy.reach import EVERYTHING, Reach
 from privacy.shared_tables import admin_history_erase, dead_letters_erase, task_results_erase
 from shops.models import Shop
 
@@ -40,28 +42,30 @@ class AddressRefused(ValueError):
 
 @transaction.atomic(durable=True)
 def customer_erase(
-    *, address: str, via: str, actor: User | None, actor_name: str, shop: Shop | None = None
+    *,
+    address: str,
+    via: str,
+    actor: User | None,
+    actor_name: str,
+    shop: Shop | None = None,
+    api_token: ApiToken | None = None,
 ) -> Erasure:
-    """Erase everything personal held about `address`; the record says what changed. Raises
-    AddressRefused for something that is not an address, EmailsInFlight while one of the
-    customer's emails is being sent (nothing changed: run it again once it is done).
-
-    `shop`: a connected shop's request (its platform's privacy webhook) erases what that shop's
-    orders hold, and the address wherever words quote it; another shop's orders of the same
-    person and the attempts to the address for them stay, and so does the suppression that
-    protects the address for every shop, held by the address's keyed hash alone."""
+    """Erase everything personal held about `address` that the asker may reach (privacy/reach.py:
+    `shop` for a connected shop's platform, `api_token` for an API client); the record says what
+    changed. Raises AddressRefused for something that is not an address, EmailsInFlight while
+    one of the customer's emails is being sent (nothing changed: run it again once it is done)."""
     address = address_checked(address)
+    reach = Reach(shop=shop, api_token=api_token)
     now = timezone.now()
-    mine = orders_of_address(address)
     order_ids = list(
-        (mine.filter(shop=shop) if shop is not None else mine)
+        reach.orders(address)
         .select_for_update(no_key=True, of=("self",))
         .order_by("id")
         .values_list("id", flat=True)
     )
     # What the rows of these orders may quote the customer by, read before their content is
     # erased; any other row loses the address alone: a part of a name is anybody's word.
-    words, elsewhere = [address, *personal_words(order_ids)], [address]
+    words, elsewhere = [address, *personal_words(order_ids)], reach.elsewhere(address)
     changed = orders_erase(order_ids, now=now)
     changed.update(
         notifications_erase(
@@ -70,7 +74,7 @@ def customer_erase(
             words=words,
             elsewhere=elsewhere,
             now=now,
-            other_sends=shop is None,
+            other_sends=reach.other_sends,
         )
     )
     for step in _steps():
@@ -80,6 +84,7 @@ def customer_erase(
         via=via,
         actor=actor,
         actor_name=actor_name,
+        client=reach.client,
         changed=changed,
         erased_at=now,
     )
@@ -95,9 +100,13 @@ def address_checked(address: str) -> str:
     return address
 
 
-def erasures_of(address: str) -> "list[Erasure]":
-    """The recorded erasures of an address (found by its keyed hash), newest first."""
-    return list(Erasure.objects.filter(address_hash=address_hash(address.strip())))
+def erasures_of(address: str, reach: Reach = EVERYTHING) -> "list[Erasure]":
+    """The recorded erasures of an address (found by its keyed hash), newest first; for an API
+    client, those it asked for."""
+    erasures = Erasure.objects.filter(address_hash=address_hash(address.strip()))
+    if reach.api_token is not None:
+        erasures = erasures.filter(client=reach.client)
+    return list(erasures)
 
 
 def _steps() -> list[Step]:

@@ -19,6 +19,9 @@ class Erasure(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     actor_name = models.CharField(max_length=150)  # the OS user for the command, the token's name for the API
+    # For an erasure through the API, the client whose token asked (ApiToken.client): it reached
+    # that client's orders only, and only that client's export lists it. NULL for the others.
+    client = models.UUIDField(null=True, blank=True)
     changed = models.JSONField(default=dict)  # rows changed by kind: {"orders": 2, "emails": 5, …}
     erased_at = models.DateTimeField()
 
