@@ -19,6 +19,7 @@ from infra.batched_update import update_in_batches
 from infra.text_scrub import text_quotes, text_scrubbed
 from intake.models import PlatformDelivery
 from orders.models import Order
+from orders.personal_data import orders_erase
 
 
 def deliveries_erase(
@@ -37,6 +38,28 @@ def deliveries_erase(
         body=text_scrubbed("body", elsewhere), reason=text_scrubbed("reason", elsewhere)
     )
     return {"platform_deliveries": changed}
+
+
+def delivery_of_erased_order_erase(delivery: PlatformDelivery, order: Order | None) -> None:
+    """A delivery about an order whose customer had their data erased (a late orders/updated,
+    a parcel, a refund), applied to it or refused: the address and what else it carries are
+    not kept again. Its body goes as the erasure took the order's other deliveries', and what
+    applying it wrote of the person (a parcel's tracking, a refund's reason) as the erasure took
+    the rest; what it did to the order (paid, cancelled, the amounts) stays for the shop's books."""
+    if (
+        order is None
+        and delivery.outcome == PlatformDelivery.Outcome.COULD_NOT_USE
+        and delivery.platform_order_id
+    ):
+        # Refused (its changes undone): it names its order, which the result does not carry.
+        order = Order.objects.filter(
+            shop_id=delivery.shop_id, platform_order_id=delivery.platform_order_id
+        ).first()
+    if order is None or order.erased_at is None:
+        return
+    orders_erase([order.pk], now=order.erased_at)
+    PlatformDelivery.objects.filter(pk=delivery.pk).update(body="")
+    delivery.body = ""
 
 
 def delivery_bodies_expire(*, now: datetime, batch_size: int, max_batches: int) -> int:

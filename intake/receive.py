@@ -18,6 +18,7 @@ from django.utils import timezone
 from infra.insert_once import insert_unless_present
 from infra.prepared import prepared_cursor
 from intake.models import PlatformDelivery
+from intake.personal_data import delivery_of_erased_order_erase
 from intake.shapes import OrderNotYetReceived, Unusable
 from intake.topics import TopicResult, platform_order_id_of, topic_apply
 from notifications.audit import action_done
@@ -94,6 +95,7 @@ def delivery_apply(delivery: PlatformDelivery) -> None:
     delivery.applied_at = timezone.now()
     # Its row exists (written by insert_unless_present, or read): an UPDATE, never an INSERT.
     delivery.save(update_fields=["outcome", "reason", "order", "applied_at", "runs"], force_update=True)
+    delivery_of_erased_order_erase(delivery, result.order)
     logger.info(
         "platform delivery applied",
         extra={

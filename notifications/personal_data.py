@@ -25,6 +25,7 @@ from notifications.models import (
     OperatorAction,
     ProviderEvent,
     ReconcileMismatch,
+    RetiredKey,
     Suppression,
 )
 
@@ -111,10 +112,17 @@ def _emails_erase(emails: list[Notification], *, now: datetime) -> dict[str, int
 
 def _sends_erase(*, ids: list[int], address: str, words: list[str], other_sends: bool) -> dict[str, int]:
     """The attempts and the provider's events of these emails (and to the address, with
-    `other_sends`): where each went and what the provider said."""
-    mine = Q(notification_id__in=ids)
+    `other_sends`): where each went and what the provider said. Their keyed hashes stay: a late
+    complaint still suppresses the address. An event not applied yet names its email by key."""
     to_the_address = Q(recipient__iexact=address) if other_sends else Q(pk__in=[])
-    attempts = DeliveryAttempt.objects.filter(mine | to_the_address).exclude(recipient="", error="")
+    attempts = DeliveryAttempt.objects.filter(Q(notification_id__in=ids) | to_the_address).exclude(
+        recipient="", error=""
+    )
+    keys = [
+        *Notification.objects.filter(id__in=ids).values_list("idempotency_key", flat=True),
+        *RetiredKey.objects.filter(notification_id__in=ids).values_list("key", flat=True),
+    ]
+    mine = Q(notification_id__in=ids) | Q(notification__isnull=True, idempotency_key__in=keys)
     events = ProviderEvent.objects.filter(mine | to_the_address).exclude(payload={}, recipient="")
     return {
         "attempts": attempts.update(recipient="", error=""),

@@ -26,6 +26,7 @@ from django.db import transaction
 from django.utils import timezone
 from factory.django import DjangoModelFactory
 
+from infra.keyed_hash import address_hash
 from messaging.models import OutboxEvent
 from messaging.outbox import outbox_event_build
 from messaging.registry import event_type_get
@@ -144,6 +145,7 @@ class DeliveryAttemptFactory(DjangoModelFactory[DeliveryAttempt]):
     worker = "w"
     started_at = factory.LazyFunction(timezone.now)
     recipient = factory.LazyAttribute(lambda a: a.notification.order.customer_email)  # as the claim writes
+    recipient_hash = factory.LazyAttribute(lambda a: address_hash(a.recipient) if a.recipient else "")
     outcome = ""
     finished_at = factory.LazyAttribute(lambda a: a.started_at if a.outcome else None)
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from django.conf import settings
 
+from infra.keyed_hash import address_hash
 from messaging.identity import current_process_name
 from notifications.content.errors import RenderError
 from notifications.content.snapshot import snapshot_exists, snapshot_take
@@ -53,10 +54,11 @@ def attempt_start_claimed(
     }
     render_error = _snapshot_render(read, now, into=fields)
     # The notification's UPDATE and the attempt's INSERT in one round trip (statements.py).
-    # The attempt keeps the address it goes to: the provider call sends to that one.
-    recipient = order.customer_email
+    # The attempt keeps the address it goes to (the provider call sends to that one), and its
+    # keyed hash: a complaint after the customer's erasure still suppresses the address.
+    recipient, recipient_hash = order.customer_email, address_hash(order.customer_email)
     attempt_id, number = attempt_start(
-        notification, event_id=event_id, worker=worker, recipient=recipient, now=now, fields=fields
+        notification, event_id=event_id, worker=worker, to=(recipient, recipient_hash), now=now, fields=fields
     )
     for attname, value in fields.items():
         setattr(notification, attname, value)
@@ -69,6 +71,7 @@ def attempt_start_claimed(
         worker=worker,
         started_at=now,
         recipient=recipient,
+        recipient_hash=recipient_hash,
         provider=provider,
     )
     return Claim(

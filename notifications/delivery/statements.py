@@ -26,13 +26,13 @@ def attempt_start(
     *,
     event_id: uuid.UUID,
     worker: str,
-    recipient: str,
+    to: tuple[str, str],
     now: datetime,
     fields: dict[str, Any],
 ) -> tuple[int, int]:
-    """Write the notification's `fields` and the next attempt row, sent to `recipient`, in one
-    statement; return the attempt's (id, number). `attempt_count` is incremented by the
-    statement itself."""
+    """Write the notification's `fields` and the next attempt row, sent `to` (the recipient and
+    its keyed hash, which outlives the address's erasure), in one statement; return the
+    attempt's (id, number). `attempt_count` is incremented by the statement itself."""
     assignments = ", ".join(
         f"{connection.ops.quote_name(_NOTIFICATION_COLUMNS[name])} = %({name})s" for name in fields
     )
@@ -45,9 +45,9 @@ def attempt_start(
         )
         INSERT INTO {DeliveryAttempt._meta.db_table}
                (notification_id, event_id, number, worker, started_at, outcome, error, provider_message_id,
-                recipient, provider)
+                recipient, recipient_hash, provider)
         SELECT %(notification_id)s, %(event_id)s, attempt_count, %(worker)s, %(now)s, '', '', '',
-               %(recipient)s, %(provider)s
+               %(recipient)s, %(recipient_hash)s, %(provider)s
           FROM claimed
         RETURNING id, number
     """
@@ -59,7 +59,8 @@ def attempt_start(
                 "notification_id": notification.pk,
                 "event_id": event_id,
                 "worker": worker,
-                "recipient": recipient,
+                "recipient": to[0],
+                "recipient_hash": to[1],
                 "now": now,
             },
         )

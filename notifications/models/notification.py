@@ -194,6 +194,10 @@ class DeliveryAttempt(models.Model):
     # writes here first (operations/review/resolve.py). A database default too: a
     # worker of the previous release, during a rolling deploy, inserts without naming it.
     recipient = models.EmailField(max_length=254, blank=True, default="", db_default="")
+    # Its keyed hash (infra/keyed_hash.py), which stays when the customer's erasure blanks the
+    # address: a complaint or a hard bounce that comes after still suppresses the address this
+    # call went to. Empty on attempts from before it was stored: then the recipient's hash.
+    recipient_hash = models.CharField(max_length=64, blank=True, default="", db_default="")
     # Which provider this call went to (its name, as ProviderCircuit's): an email whose outcome
     # is unknown at one provider is never moved to the other (delivery/routing.py). Empty on
     # attempts from before a fallback existed: the email's `provider` then.

@@ -23,6 +23,9 @@ class ProviderEvent(models.Model):
     provider_message_id = models.CharField(max_length=255, blank=True)
     idempotency_key = models.CharField(max_length=64, blank=True)  # ours, from the send's tag
     recipient = models.CharField(max_length=254, blank=True)
+    # Its keyed hash: an event about an erased email is stored without the address, and this
+    # tells whether it names the address that email went to (notifications/tracking/apply.py).
+    recipient_hash = models.CharField(max_length=64, blank=True, default="", db_default="")
     hard_bounce = models.BooleanField(default=False)  # a soft bounce does not suppress
     description = models.TextField(blank=True)  # the provider's words, e.g. why it bounced
     payload = models.JSONField()  # what the provider posted, for the person who checks

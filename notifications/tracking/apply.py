@@ -17,7 +17,7 @@ from notifications.models import Notification, ProviderEvent, RetiredKey
 from notifications.providers.base import TEST_KEY_PREFIX
 from notifications.tracking.evidence import evidence_settle
 from notifications.tracking.normalised import DELIVERY_STATUS_OF_KIND, DELIVERY_STATUS_RANK
-from notifications.tracking.sends import address_agrees, event_send_locked
+from notifications.tracking.sends import event_send_locked, recipient_agrees
 from notifications.tracking.suppression import suppression_add
 
 logger = logging.getLogger(__name__)
@@ -53,7 +53,7 @@ def _apply(event: ProviderEvent) -> str:
     if send is None:
         return "no notification carries this key or message id; stored for the record"
     event.notification = send.notification
-    if send.address and not address_agrees(event.recipient, send.address):
+    if not recipient_agrees(event, send):
         # The provider reports the address it was given, and under one key we give one. An
         # event naming another is not about our send (misattributed, or forged): acting on it
         # would suppress an address we never wrote to (perhaps another customer's) or settle an
@@ -71,10 +71,11 @@ def _apply(event: ProviderEvent) -> str:
         ]
     else:
         results = [_history(send.retired_key)]
-    if (event.kind == ProviderEvent.Kind.COMPLAINED or event.hard_bounce) and send.address:
+    if (event.kind == ProviderEvent.Kind.COMPLAINED or event.hard_bounce) and send.address_hash:
         # The address that send went to bounced (or its owner complained): after a correction
         # the old, mistyped one, which no order should write to again; never the corrected one.
-        suppressed = suppression_add(address=send.address, event=event)
+        # After the customer's erasure, by the address's keyed hash alone.
+        suppressed = suppression_add(address=send.address, hashed=send.address_hash, event=event)
         results.append("address suppressed" if suppressed else "")
     return "; ".join(result for result in results if result) or "nothing to change"
 

@@ -5,27 +5,35 @@ import uuid
 
 from django.db import transaction
 
+from infra.keyed_hash import address_hash
 from messaging.outbox import event_record
 from notifications.events import PROVIDER_EVENT_RECEIVED
 from notifications.models import ProviderEvent
 from notifications.tracking.normalised import TrackingEvent
+from notifications.tracking.sends import email_erased
 
 
 @transaction.atomic
 def provider_event_store(event: TrackingEvent) -> bool:
-    """True if the event is new; False if it was stored before (then nothing is written)."""
+    """True if the event is new; False if it was stored before (then nothing is written). An
+    event about an email whose customer had their data erased is stored as the erasure leaves
+    one: without the recipient, the provider's words or what it posted, which all may quote the
+    address; the recipient's keyed hash tells whether it is the address the email went to."""
+    key, message_id = event.idempotency_key[:64], event.provider_message_id[:255]
+    erased = email_erased(idempotency_key=key, provider_message_id=message_id)
     row = ProviderEvent(
         id=uuid.uuid4(),
         provider=event.provider,
         provider_event_id=event.provider_event_id,
         kind=event.kind,
         occurred_at=event.occurred_at,
-        provider_message_id=event.provider_message_id[:255],
-        idempotency_key=event.idempotency_key[:64],
-        recipient=event.recipient[:254],
+        provider_message_id=message_id,
+        idempotency_key=key,
+        recipient="" if erased else event.recipient[:254],
+        recipient_hash=address_hash(event.recipient) if event.recipient else "",
         hard_bounce=event.hard_bounce,
-        description=event.description,
-        payload=event.payload,
+        description="" if erased else event.description,
+        payload={} if erased else event.payload,
     )
     # ON CONFLICT DO NOTHING on (provider, provider_event_id): a concurrent copy of the same
     # event waits for ours to commit, then inserts nothing.

@@ -6,13 +6,17 @@ The provider's events name the key the email was sent under (or the provider's m
 and arrive late, by up to its webhook retries (Resend: about 32 hours), so an event may be
 about an earlier send than the current one. It then describes that send, to the address
 that send went to, and says nothing about the current send or the corrected address.
+
+After the customer's erasure the address is gone from the send; its keyed hash stays (the
+attempt's, else the order's), and an event is compared with it by the recipient's hash.
 """
 
 from contextlib import suppress
 from dataclasses import dataclass
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
+from infra.keyed_hash import address_hash
 from notifications.models import DeliveryAttempt, Notification, ProviderEvent, RetiredKey
 from orders.models import Order
 
@@ -21,7 +25,8 @@ from orders.models import Order
 class EventSend:
     notification: Notification  # locked, with its order
     retired_key: RetiredKey | None  # the key it went out under, if a reviewer has replaced it
-    address: str  # where it went; "" if unknown: no attempt of ours went out under a retired key
+    address: str  # where it went; "" if unknown (no attempt of ours went out under a retired key) or erased
+    address_hash: str  # its keyed hash, which outlives the address's erasure; "" if unknown
 
 
 def event_send_locked(event: ProviderEvent) -> EventSend | None:
@@ -32,7 +37,28 @@ def event_send_locked(event: ProviderEvent) -> EventSend | None:
     if notification is None:
         return None
     retired = _retired_key_of(notification, event)
-    return EventSend(notification, retired, _address_sent(notification, retired))
+    return EventSend(notification, retired, *_address_sent(notification, retired))
+
+
+def email_erased(*, idempotency_key: str, provider_message_id: str) -> bool:
+    """Whether the email an event names (by our key, current or retired, or else the provider's
+    message id) is of an order whose customer had their data erased."""
+    if idempotency_key:
+        named = Q(idempotency_key=idempotency_key) | Q(retired_keys__key=idempotency_key)
+    elif provider_message_id:
+        named = Q(provider_message_id=provider_message_id)
+    else:
+        return False
+    return Notification.objects.filter(named, order__erased_at__isnull=False).exists()
+
+
+def recipient_agrees(event: ProviderEvent, send: EventSend) -> bool:
+    """Whether the provider's recipient (none: it named none) is the address the send went to;
+    by their keyed hashes once the customer's erasure took the address from both."""
+    if send.address:
+        return address_agrees(event.recipient, send.address)
+    named = event.recipient_hash or (address_hash(event.recipient) if event.recipient else "")
+    return not named or not send.address_hash or named == send.address_hash
 
 
 def address_agrees(recipient: str, address: str) -> bool:
@@ -74,15 +100,25 @@ def _retired_key_of(notification: Notification, event: ProviderEvent) -> Retired
     )
 
 
-def _address_sent(notification: Notification, retired: RetiredKey | None) -> str:
-    """The address of the send's last attempt. Its empty recipient (an attempt from before
-    attempts kept theirs) means the order's address: a correction writes the previous one
-    into such attempts before it changes the order's."""
-    last = _attempts_under(notification, retired).order_by("-number").values_list("recipient", flat=True)
-    recipient = last.first()
-    if recipient is None and retired is not None:
-        return ""  # no attempt went out under that key: nothing we sent can have bounced
-    return recipient or notification.order.customer_email
+def _address_sent(notification: Notification, retired: RetiredKey | None) -> tuple[str, str]:
+    """The address of the send's last attempt, and its keyed hash. Its empty recipient (an
+    attempt from before attempts kept theirs) means the order's address: a correction writes
+    the previous one into such attempts before it changes the order's. Erased: the hash alone."""
+    last = (
+        _attempts_under(notification, retired).order_by("-number").values_list("recipient", "recipient_hash")
+    )
+    row = last.first()
+    if row is None and retired is not None:
+        return "", ""  # no attempt went out under that key: nothing we sent can have bounced
+    recipient, recipient_hash = row or ("", "")
+    if recipient:
+        return recipient, recipient_hash or address_hash(recipient)
+    if recipient_hash:
+        return "", recipient_hash
+    order = notification.order
+    if order.customer_email:
+        return order.customer_email, address_hash(order.customer_email)
+    return "", order.customer_email_hash  # erased, from an attempt that kept no hash
 
 
 def _attempts_under(notification: Notification, retired: RetiredKey | None) -> QuerySet[DeliveryAttempt]:

@@ -16,28 +16,25 @@ def suppression_active(address: str) -> Suppression | None:
     """The address's active suppression, found by its keyed hash (which outlives the address's
     erasure) or, for a row of the previous release without one, by the address; each through
     its partial unique index."""
-    return (
-        Suppression.objects.alias(address_lower=Lower("address"))
-        .filter(Q(address_hash=address_hash(address)) | Q(address_hash="", address_lower=address.lower()))
-        .filter(lifted_at__isnull=True)
-        .first()
-    )
+    return _active(Q(address_hash=address_hash(address)) | Q(address_hash="", address_lower=address.lower()))
 
 
-def suppression_add(*, address: str, event: ProviderEvent) -> bool:
-    """Suppress the address after a hard bounce or a complaint; False if it already was."""
+def suppression_add(*, event: ProviderEvent, address: str, hashed: str = "") -> bool:
+    """Suppress the address after a hard bounce or a complaint; False if it already was. Once
+    its owner had it erased (`address` empty), by its keyed hash alone (`hashed`)."""
     reason = (
         Suppression.Reason.COMPLAINED
         if event.kind == ProviderEvent.Kind.COMPLAINED
         else Suppression.Reason.BOUNCED
     )
-    if suppression_active(address) is not None:
+    hashed = address_hash(address) if address else hashed
+    if (suppression_active(address) if address else _active(Q(address_hash=hashed))) is not None:
         return False
     try:
         with transaction.atomic():  # a savepoint: a concurrent insert only undoes this one
             Suppression.objects.create(
                 address=address,
-                address_hash=address_hash(address),
+                address_hash=hashed,
                 reason=reason,
                 detail=event.description,
                 provider_event=event,
@@ -45,6 +42,15 @@ def suppression_add(*, address: str, event: ProviderEvent) -> bool:
     except IntegrityError:  # a partial unique index (the address, its hash): suppressed already
         return False
     return True
+
+
+def _active(matching: Q) -> Suppression | None:
+    return (
+        Suppression.objects.alias(address_lower=Lower("address"))
+        .filter(matching)
+        .filter(lifted_at__isnull=True)
+        .first()
+    )
 
 
 def suppression_reason(suppression: Suppression) -> str:
