@@ -7,7 +7,7 @@ from typing import Any
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from infra.keyed_hash import address_hash
+from infra.keyed_hash import address_hashes
 
 
 class AddressHashSearch:
@@ -20,5 +20,5 @@ class AddressHashSearch:
             request, queryset, search_term
         )
         if "@" in search_term:
-            found |= queryset.filter(address_hash=address_hash(search_term))
+            found |= queryset.filter(address_hash__in=address_hashes(search_term))
         return found, may_have_duplicates

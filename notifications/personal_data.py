@@ -12,9 +12,10 @@ needs to show that each email went once, without saying to whom.
 from datetime import datetime
 from typing import Any
 
-from django.db.models import Case, Q, Value, When
+from django.db.models import Case, Q, QuerySet, Value, When
 
-from infra.keyed_hash import address_hash
+from infra.addresses import address_forms
+from infra.keyed_hash import address_hash, address_hashes
 from infra.text_scrub import text_erase, text_scrubbed
 from notifications.delivery.rules import ERASED_REASON
 from notifications.delivery.state import notification_set_status
@@ -26,8 +27,8 @@ from notifications.models import (
     ProviderEvent,
     ReconcileMismatch,
     RetiredKey,
-    Suppression,
 )
+from notifications.tracking.suppression import suppressions_of
 
 _UNSENT = (Notification.Status.PENDING, Notification.Status.FAILED, Notification.Status.NEEDS_REVIEW)
 Status = Notification.Status
@@ -114,7 +115,11 @@ def _sends_erase(*, ids: list[int], address: str, words: list[str], other_sends:
     """The attempts and the provider's events of these emails (and to the address, with
     `other_sends`): where each went and what the provider said. Their keyed hashes stay: a late
     complaint still suppresses the address. An event not applied yet names its email by key."""
-    to_the_address = Q(recipient__iexact=address) if other_sends else Q(pk__in=[])
+    to_the_address = Q(pk__in=[])
+    if other_sends:
+        to_the_address = Q(recipient_hash__in=address_hashes(address))
+        for form in address_forms(address):  # rows from before their hash was kept
+            to_the_address |= Q(recipient__iexact=form)
     attempts = DeliveryAttempt.objects.filter(Q(notification_id__in=ids) | to_the_address).exclude(
         recipient="", error=""
     )
@@ -142,10 +147,8 @@ def _words_erase(
 ) -> dict[str, int]:
     """The suppression, corrections, and people's and providers' words: those about these
     emails lose the customer's words, any other the address alone (`elsewhere`)."""
-    suppressions = Suppression.objects.filter(
-        Q(address_hash=address_hash(address)) | Q(address_hash="", address__iexact=address)
-    ).exclude(address="", detail="", lift_comment="")
-    corrections = AddressCorrection.objects.all()
+    suppressions = suppressions_of(address).exclude(address="", detail="", lift_comment="")
+    corrections = corrections_of(address)
     if not elsewhere:  # an erasure within one client's orders: the rows of those orders only
         suppressions = suppressions.none()
         corrections = corrections.filter(order_id__in=order_ids)
@@ -154,10 +157,10 @@ def _words_erase(
         "suppressions": suppressions.update(
             address="", detail="", lift_comment="", address_hash=address_hash(address)
         ),
-        "address_corrections": corrections.filter(previous_address__iexact=address).update(
+        "address_corrections": corrections.filter(_written("previous_address", address)).update(
             previous_address=""
         )
-        + corrections.filter(new_address__iexact=address).update(new_address=""),
+        + corrections.filter(_written("new_address", address)).update(new_address=""),
         "operator_actions": text_erase(
             OperatorAction.objects.all(), ("comment", "result"), mine=mine, words=words, elsewhere=elsewhere
         ),
@@ -197,12 +200,7 @@ def notifications_export(*, order_ids: list, address: str, elsewhere: list[str])
                 ],
             }
         )
-    suppressions = Suppression.objects.filter(
-        Q(address_hash=address_hash(address)) | Q(address_hash="", address__iexact=address)
-    )
-    corrections = AddressCorrection.objects.filter(
-        Q(previous_address__iexact=address) | Q(new_address__iexact=address)
-    )
+    suppressions, corrections = suppressions_of(address), corrections_of(address)
     if not elsewhere:  # an API client's: what its orders hold, nothing beyond them
         suppressions, corrections = suppressions.none(), corrections.filter(order_id__in=order_ids)
     return {
@@ -221,3 +219,17 @@ def notifications_export(*, order_ids: list, address: str, elsewhere: list[str])
             for c in corrections
         ],
     }
+
+
+def corrections_of(address: str) -> QuerySet[AddressCorrection]:
+    """The corrections from or to the address, in any case and either form of its domain."""
+    return AddressCorrection.objects.filter(
+        _written("previous_address", address) | _written("new_address", address)
+    )
+
+
+def _written(field: str, address: str) -> Q:
+    written = Q(pk__in=[])
+    for form in address_forms(address):
+        written |= Q(**{f"{field}__iexact": form})
+    return written

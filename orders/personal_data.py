@@ -15,7 +15,8 @@ from typing import Any
 
 from django.db.models import Q, QuerySet
 
-from infra.keyed_hash import address_hash
+from infra.addresses import address_forms
+from infra.keyed_hash import address_hashes
 from orders.models import Order, OrderQuerySet, OrderVersion, Refund, Shipment
 
 # Kept from a version's content: amounts and codes, nothing that names or places a person.
@@ -26,11 +27,14 @@ _HOUSE_NUMBER = re.compile(r"^\d+\w*[\s,]+|[\s,]+\d+\w*$")
 
 
 def orders_of_address(address: str) -> OrderQuerySet:
-    """Every order placed for the address, in any case; also those already erased (they keep
-    the address's keyed hash), so that an erasure run again finds them and changes nothing."""
+    """Every order placed for the address, in any case and either form of its domain; also
+    those already erased (they keep the address's keyed hash), so that an erasure run again
+    finds them and changes nothing."""
+    written = Q(pk__in=[])
+    for form in address_forms(address):
+        written |= Q(customer_email__iexact=form)
     return Order.objects.filter(
-        Q(customer_email_hash=address_hash(address))
-        | Q(customer_email_hash="", customer_email__iexact=address.strip())
+        Q(customer_email_hash__in=address_hashes(address)) | (Q(customer_email_hash="") & written)
     )
 
 

@@ -23,7 +23,8 @@ from django.utils import timezone
 from django.utils.module_loading import import_string
 
 from apiauth.models import ApiToken
-from infra.keyed_hash import address_hash
+from infra.addresses import address_forms
+from infra.keyed_hash import address_hash, address_hashes
 from notifications.personal_data import EmailsInFlight, notifications_erase
 from orders.personal_data import orders_erase, personal_words
 from privacy.models import Erasure
@@ -65,7 +66,7 @@ def customer_erase(
     )
     # What the rows of these orders may quote the customer by, read before their content is
     # erased; any other row loses the address alone: a part of a name is anybody's word.
-    words, elsewhere = [address, *personal_words(order_ids)], reach.elsewhere(address)
+    words, elsewhere = [*address_forms(address), *personal_words(order_ids)], reach.elsewhere(address)
     changed = orders_erase(order_ids, now=now)
     changed.update(
         notifications_erase(
@@ -103,7 +104,7 @@ def address_checked(address: str) -> str:
 def erasures_of(address: str, reach: Reach = EVERYTHING) -> "list[Erasure]":
     """The recorded erasures of an address (found by its keyed hash), newest first; for an API
     client, those it asked for."""
-    erasures = Erasure.objects.filter(address_hash=address_hash(address.strip()))
+    erasures = Erasure.objects.filter(address_hash__in=address_hashes(address))
     if reach.api_token is not None:
         erasures = erasures.filter(client=reach.client)
     return list(erasures)

@@ -15,6 +15,7 @@ import uuid
 from dataclasses import dataclass
 
 from apiauth.models import ApiToken
+from infra.addresses import address_forms
 from orders.models import OrderQuerySet
 from orders.personal_data import orders_of_address
 from shops.models import Shop
@@ -35,8 +36,8 @@ class Reach:
 
     def elsewhere(self, address: str) -> list[str]:
         """What rows beyond the orders lose (or, in an export, show) by quoting it: the
-        address; nothing for an API client."""
-        return [] if self.api_token is not None else [address]
+        address, in either form of its domain; nothing for an API client."""
+        return [] if self.api_token is not None else address_forms(address)
 
     @property
     def other_sends(self) -> bool:

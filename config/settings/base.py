@@ -28,9 +28,11 @@ DJANGO_ENV = env("DJANGO_ENV", default=implied_environment(ALLOWED_HOSTS))
 DEBUG = env.bool("DJANGO_DEBUG", default=False)
 SECRET_KEY = env("DJANGO_SECRET_KEY", default=DEVELOPMENT_SECRET_KEY)
 # The key of the keyed hashes that stand for an address once it is erased (a suppression, an
-# erasure's record: infra/keyed_hash.py). Never rotate it: a suppression held only as a hash
-# under the old key would no longer match its address. Production must set its own.
+# erasure's record: infra/keyed_hash.py). Production must set its own.
 PERSONAL_DATA_HASH_KEY = env("PERSONAL_DATA_HASH_KEY", default="") or development_hash_key(SECRET_KEY)
+# The key before a rotation (docs/security.md, "Rotating credentials"): every lookup also
+# matches hashes made under it, since a hash whose address was erased cannot be remade.
+PERSONAL_DATA_HASH_KEY_PREVIOUS = env("PERSONAL_DATA_HASH_KEY_PREVIOUS", default="")
 # A customer's erasure (privacy/erasure.py) on the tables of features above it, by dotted path:
 # a function (*, order_ids, address, words, elsewhere, now) -> rows changed by kind: the rows of
 # the orders lose `words` (the address, names, streets), any other row only `elsewhere`.

@@ -57,7 +57,7 @@ def production_refusals(
         # development default could be recomputed by anyone, and a guessed address confirmed.
         raise ImproperlyConfigured(
             "PERSONAL_DATA_HASH_KEY is unset or shorter than 32 characters; production needs its own, "
-            'kept for good (never rotated): python -c "import secrets; print(secrets.token_urlsafe(32))"'
+            'kept in the secret store: python -c "import secrets; print(secrets.token_urlsafe(32))"'
         )
     # The fault switches of the drills: a crash point kills the process on purpose, and a
     # drill catalogue swaps a handler for a deliberately broken one.

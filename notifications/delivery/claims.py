@@ -28,10 +28,11 @@ from notifications.delivery.state import (
     resend_is_safe,
 )
 from notifications.events import EMAIL_KIND_OF_EVENT
-from notifications.models import Notification, Suppression
+from notifications.models import Notification
 from notifications.providers.base import MailProvider
 from notifications.providers.catalogue import Providers
 from notifications.services import notification_create_pending
+from notifications.tracking.suppression import suppression_found
 from orders.events import AGGREGATE as ORDER_AGGREGATE
 from orders.models import Order
 
@@ -146,7 +147,7 @@ def _claim_decide(
         return AlreadyDone(result=reasons.AWAITING_REVIEW.format(status=status))
     if status == Notification.Status.SENDING and lease_is_live(notification, now):
         return InFlightError(f"Another worker ({notification.lease_owner}) is sending this email right now.")
-    suppression = Suppression.objects.get(pk=read.suppression_id) if read.suppression_id else None
+    suppression = suppression_found(read.suppression_id, order.customer_email)
     decision = notification_decide(notification=notification, order=order, suppression=suppression)
     holders = outcome_uncertain(notification, now)  # the providers an earlier attempt may have reached
     # Skipping is only honest if no earlier attempt may have gone out; otherwise the resend

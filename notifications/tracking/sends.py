@@ -11,12 +11,12 @@ After the customer's erasure the address is gone from the send; its keyed hash s
 attempt's, else the order's), and an event is compared with it by the recipient's hash.
 """
 
-from contextlib import suppress
 from dataclasses import dataclass
 
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 
-from infra.keyed_hash import address_hash
+from infra.addresses import address_comparable
+from infra.keyed_hash import address_hash, address_hashes
 from notifications.models import DeliveryAttempt, Notification, ProviderEvent, RetiredKey
 from orders.models import Order
 
@@ -43,13 +43,7 @@ def event_send_locked(event: ProviderEvent) -> EventSend | None:
 def email_erased(*, idempotency_key: str, provider_message_id: str) -> bool:
     """Whether the email an event names (by our key, current or retired, or else the provider's
     message id) is of an order whose customer had their data erased."""
-    if idempotency_key:
-        named = Q(idempotency_key=idempotency_key) | Q(retired_keys__key=idempotency_key)
-    elif provider_message_id:
-        named = Q(provider_message_id=provider_message_id)
-    else:
-        return False
-    return Notification.objects.filter(named, order__erased_at__isnull=False).exists()
+    return _named(idempotency_key, provider_message_id).filter(order__erased_at__isnull=False).exists()
 
 
 def recipient_agrees(event: ProviderEvent, send: EventSend) -> bool:
@@ -57,38 +51,36 @@ def recipient_agrees(event: ProviderEvent, send: EventSend) -> bool:
     by their keyed hashes once the customer's erasure took the address from both."""
     if send.address:
         return address_agrees(event.recipient, send.address)
-    named = event.recipient_hash or (address_hash(event.recipient) if event.recipient else "")
-    return not named or not send.address_hash or named == send.address_hash
+    if event.recipient:  # stored before the erasure: its hash under whichever key the send's is
+        return not send.address_hash or send.address_hash in address_hashes(event.recipient)
+    return not event.recipient_hash or not send.address_hash or event.recipient_hash == send.address_hash
 
 
 def address_agrees(recipient: str, address: str) -> bool:
     """Whether the provider's recipient (empty: it named none) is the address we sent to."""
-    return not recipient or _comparable(recipient) == _comparable(address)
-
-
-def _comparable(address: str) -> str:
     # Compared as the suppression list compares (whatever the case), and with the domain in
     # its ASCII form: a provider may report ada@münchen.de as ada@xn--mnchen-3ya.de.
-    local, _, domain = address.strip().rpartition("@")
-    with suppress(UnicodeError):  # a domain IDNA refuses (an empty or too long label) stays as is
-        domain = domain.encode("idna").decode("ascii")
-    return f"{local}@{domain}".lower()
+    return not recipient or address_comparable(recipient) == address_comparable(address)
 
 
 def _notification_locked(event: ProviderEvent) -> Notification | None:
-    found = Notification.objects.none()
-    if event.idempotency_key:
-        found = Notification.objects.filter(idempotency_key=event.idempotency_key)
-        if not found.exists():  # sent under a key a reviewer has since replaced
-            found = Notification.objects.filter(retired_keys__key=event.idempotency_key)
-    elif event.provider_message_id:
-        found = Notification.objects.filter(provider_message_id=event.provider_message_id)
-    ids = found.values_list("pk", "order_id").first()
+    ids = _named(event.idempotency_key, event.provider_message_id).values_list("pk", "order_id").first()
     if ids is None:
         return None
     # The lock order of every writer: the order row, then the notification.
     Order.objects.select_for_update(no_key=True).filter(pk=ids[1]).first()
     return Notification.objects.select_for_update().select_related("order").get(pk=ids[0])
+
+
+def _named(idempotency_key: str, provider_message_id: str) -> QuerySet[Notification]:
+    """The notification an event names: by our key, else by a key a reviewer has since
+    replaced; an event without our key, by the provider's message id."""
+    if idempotency_key:
+        found = Notification.objects.filter(idempotency_key=idempotency_key)
+        return found if found.exists() else Notification.objects.filter(retired_keys__key=idempotency_key)
+    if provider_message_id:
+        return Notification.objects.filter(provider_message_id=provider_message_id)
+    return Notification.objects.none()
 
 
 def _retired_key_of(notification: Notification, event: ProviderEvent) -> RetiredKey | None:

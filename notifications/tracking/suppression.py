@@ -4,19 +4,38 @@ reviewer lifts a suppression in the admin, audited."""
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
-from django.db.models import Q
+from django.db.models import Q, QuerySet
 from django.db.models.functions import Lower
 from django.utils import timezone
 
-from infra.keyed_hash import address_hash
+from infra.addresses import address_forms
+from infra.keyed_hash import address_hash, address_hashes
 from notifications.models import OperatorAction, ProviderEvent, Suppression
 
 
+def suppressions_of(address: str) -> QuerySet[Suppression]:
+    """The address's suppressions, lifted ones too, found by its keyed hash (which outlives the
+    address's erasure; any of infra/keyed_hash.py's `address_hashes`) or, for a row of the
+    previous release without one, by the address in either form of its domain."""
+    hashed = Q(address_hash__in=address_hashes(address))
+    written = Q(address_hash="", address_lower__in=address_forms(address))
+    return Suppression.objects.alias(address_lower=Lower("address")).filter(hashed | written)
+
+
 def suppression_active(address: str) -> Suppression | None:
-    """The address's active suppression, found by its keyed hash (which outlives the address's
-    erasure) or, for a row of the previous release without one, by the address; each through
-    its partial unique index."""
-    return _active(Q(address_hash=address_hash(address)) | Q(address_hash="", address_lower=address.lower()))
+    """The address's active suppression (each lookup through a partial unique index)."""
+    return suppressions_of(address).filter(lifted_at__isnull=True).first()
+
+
+def suppression_found(suppression_id: int | None, address: str) -> Suppression | None:
+    """The suppression the claim's read found for an order's address; without one, the address's
+    own look-up where a hash of it may differ from the order's: during a key rotation, or for an
+    internationalised domain hashed before domains were normalised (the read matches one hash)."""
+    if suppression_id is not None:
+        return Suppression.objects.get(pk=suppression_id)
+    if address and len(address_hashes(address)) > 1:
+        return suppression_active(address)
+    return None
 
 
 def suppression_add(*, event: ProviderEvent, address: str, hashed: str = "") -> bool:
@@ -28,7 +47,8 @@ def suppression_add(*, event: ProviderEvent, address: str, hashed: str = "") -> 
         else Suppression.Reason.BOUNCED
     )
     hashed = address_hash(address) if address else hashed
-    if (suppression_active(address) if address else _active(Q(address_hash=hashed))) is not None:
+    found = suppressions_of(address) if address else Suppression.objects.filter(address_hash=hashed)
+    if found.filter(lifted_at__isnull=True).exists():
         return False
     try:
         with transaction.atomic():  # a savepoint: a concurrent insert only undoes this one
@@ -42,15 +62,6 @@ def suppression_add(*, event: ProviderEvent, address: str, hashed: str = "") -> 
     except IntegrityError:  # a partial unique index (the address, its hash): suppressed already
         return False
     return True
-
-
-def _active(matching: Q) -> Suppression | None:
-    return (
-        Suppression.objects.alias(address_lower=Lower("address"))
-        .filter(matching)
-        .filter(lifted_at__isnull=True)
-        .first()
-    )
 
 
 def suppression_reason(suppression: Suppression) -> str:
