@@ -10,6 +10,7 @@ from django.core.validators import validate_email
 from django.db import models
 
 from shops.models import SHOP_EMAIL_FIELDS, Shop
+from shops.sites import site_of
 
 
 def _formfield(field: models.Field, **kwargs: Any) -> forms.Field | None:
@@ -66,11 +67,38 @@ class ShopForm(forms.ModelForm):
             )
         return secret
 
+    def clean_domain(self) -> str:
+        domain: str = self.cleaned_data["domain"].strip()
+        # A Saleor's keys sign for every shop that names its API URL: two shops naming one place
+        # would each accept the other's deliveries (as two shops sharing a secret would).
+        others = Shop.objects.exclude(pk=self.instance.pk).values_list("domain", flat=True)
+        if any(site_of(other) == site_of(domain) for other in others):
+            raise forms.ValidationError(
+                "Another connected shop is at this address: each shop is connected once, so that a "
+                "delivery proven to come from it can only be that shop's."
+            )
+        return domain
+
     def clean_api_key(self) -> str:
         return self._kept("api_key")
 
     def clean_api_secret(self) -> str:
         return self._kept("api_secret")
+
+    def clean(self) -> dict[str, Any] | None:
+        cleaned = super().clean()
+        # The backfill sends the stored REST key to the store's address. Whoever may change the
+        # shop never sees the key: if a new address kept it, they could have it sent to their own
+        # server. So a new address takes a key only typed along with it.
+        moved = self.instance.pk and "domain" in self.changed_data
+        kept = not (self.data.get("api_key") and self.data.get("api_secret"))
+        if moved and kept and (self.instance.api_key or self.instance.api_secret):
+            self.add_error(
+                "api_key",
+                "The store's address changed: type its REST API key and secret again. A stored key "
+                "is never sent to a new address.",
+            )
+        return cleaned
 
     def _kept(self, name: str) -> str:
         typed: str = self.cleaned_data[name]

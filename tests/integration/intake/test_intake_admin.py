@@ -3,6 +3,7 @@ shown back; its page says the webhook address and topics to register; a reviewer
 deliveries that could not be used, with their reasons, and runs them again, audited."""
 
 import copy
+import hashlib
 
 import pytest
 
@@ -68,6 +69,68 @@ def test_staff_who_may_only_view_a_shop_see_no_secret_of_it(client):
     for value in (secret, key, key_secret):
         assert value not in page
         assert value[:12] not in page
+
+
+def test_a_store_s_new_address_takes_its_rest_key_only_typed_again(client):
+    # given: a WooCommerce store with its REST key, and staff who may change the shop but never
+    # see the key; the nightly backfill sends the key to the store's address
+    key, key_secret = (hashlib.sha256(name).hexdigest()[:27] for name in (b"ck", b"cs"))
+    shop = Shop.objects.create(
+        slug="tea-house-woo",
+        name="Tea House",
+        platform="woocommerce",
+        domain="https://tea-house.example",
+        webhook_secret=hashlib.sha256(b"whsec").hexdigest(),
+        api_key=key,
+        api_secret=key_secret,
+    )
+    client.force_login(staff_user("olga", reviewer=False, otherwise_may_view="change_shop"))
+    form = {
+        "name": "Tea House",
+        "slug": "tea-house-woo",
+        "platform": "woocommerce",
+        "domain": "https://olgas-server.example",
+        "webhook_secret": "",
+        "api_key": "",
+        "api_secret": "",
+        "active": "on",
+    }
+    # when: the address changes with the key left as stored
+    refused = client.post(f"/admin/shops/shop/{shop.pk}/change/", form)
+    # then: nothing changes, and the page says why
+    assert refused.status_code == 200
+    assert (
+        "The store&#x27;s address changed: type its REST API key and secret again" in refused.content.decode()
+    )
+    shop.refresh_from_db()
+    assert (shop.domain, shop.api_key, shop.api_secret) == ("https://tea-house.example", key, key_secret)
+    # and with the key typed again (whoever types it knows it), the new address is saved
+    typed = {**form, "api_key": key[::-1], "api_secret": key_secret[::-1]}
+    assert client.post(f"/admin/shops/shop/{shop.pk}/change/", typed).status_code == 302
+    shop.refresh_from_db()
+    assert (shop.domain, shop.api_key) == ("https://olgas-server.example", key[::-1])
+
+
+def test_a_second_shop_at_the_same_address_is_refused(admin_client):
+    # given: a Saleor shop; its keys sign every delivery of that Saleor
+    Shop.objects.create(
+        slug="tea-saleor", name="Tea House", platform="saleor", domain="https://tea.saleor.example/graphql/"
+    )
+    # when: another shop names the same Saleor, spelled a little differently
+    response = admin_client.post(
+        "/admin/shops/shop/add/",
+        {
+            "name": "Other House",
+            "slug": "other-saleor",
+            "platform": "saleor",
+            "domain": "https://TEA.saleor.example/graphql",
+            "active": "on",
+        },
+    )
+    # then
+    assert response.status_code == 200
+    assert "Another connected shop is at this address" in response.content.decode()
+    assert Shop.objects.count() == 1
 
 
 def test_saving_a_shop_with_the_secret_left_empty_keeps_it(admin_client):
