@@ -6,6 +6,7 @@ in `.env.example`.
 """
 
 import re
+from datetime import timedelta
 
 from config.settings.environment import env
 from config.settings.logging import logging_config
@@ -83,6 +84,7 @@ INSTALLED_APPS = [
     "anymail",  # ESP backends and tracking webhooks (notifications/providers, notifications/tracking)
     "infra",
     "observability",
+    "axes",  # the admin login's failed attempts and lockouts (below)
 ]
 
 MIDDLEWARE = [
@@ -96,7 +98,28 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "axes.middleware.AxesMiddleware",  # answers a locked-out login 429 (django-axes: last)
 ]
+
+# --- The admin's login ----------------------------------------------------------------------
+# Staff passwords that are worth guessing: Django's four validators, at least 12 characters.
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 12}},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+# django-axes counts failed logins per user name and address (REMOTE_ADDR: behind the TLS proxy
+# that is the proxy's, so the count is per user name there) and refuses the login, the right
+# password included, for a while after too many: guessing a password takes years, and a
+# guesser can lock out one user name from one place for minutes at most.
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
+AXES_FAILURE_LIMIT = env.int("ADMIN_LOGIN_FAILURE_LIMIT", default=10)
+AXES_COOLOFF_TIME = timedelta(minutes=env.int("ADMIN_LOGIN_COOLOFF_MINUTES", default=15))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+# No log of every successful login: the operator's actions have their own record (OperatorAction).
+AXES_DISABLE_ACCESS_LOG = True
 
 ROOT_URLCONF = "config.urls"
 WSGI_APPLICATION = "config.wsgi.application"
