@@ -120,6 +120,7 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 # No log of every successful login: the operator's actions have their own record (OperatorAction).
 AXES_DISABLE_ACCESS_LOG = True
+AXES_VERBOSE = False  # no banner in every process's log; lockouts are still logged as warnings
 
 ROOT_URLCONF = "config.urls"
 WSGI_APPLICATION = "config.wsgi.application"
