@@ -122,3 +122,21 @@ def test_woocommerce_an_unsafe_tracking_link_is_left_out_and_the_parcel_still_em
     delivery = _woocommerce_deliver("order.updated", _woocommerce_completed(link))
     # then
     _the_parcel_emailed_without_the_link(delivery, Shipment.objects.get(), why)
+
+
+def test_a_link_stored_before_the_rule_is_left_out_of_the_email_too():
+    # given: a parcel recorded by an older release, its http link stored as the platform sent it
+    tea_house_create()
+    tea_house_deliver("orders/create", shopify.ORDER, "evt-order")
+    assert (
+        tea_house_deliver("fulfillments/create", copy.deepcopy(shopify.FULFILLMENT), "evt-parcel") == "used"
+    )
+    shipment = Shipment.objects.get()
+    Shipment.objects.filter(pk=shipment.pk).update(tracking_url="http://evil.example/t")
+    # when: its email is rendered (a first send, or a reviewer's resend after the snapshot expired)
+    email = Notification.objects.get(order=shipment.order, kind="order_shipment")
+    rendered = notification_preview_now(email).email
+    # then
+    assert rendered is not None
+    assert "evil.example" not in rendered.text + rendered.html
+    assert "00340434161234567890" in rendered.text
