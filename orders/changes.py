@@ -9,9 +9,11 @@ token (by the product's own tools and tests)."""
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from uuid import UUID
 
 from django.db import transaction
+from django.utils import timezone
 
 from apiauth.models import ApiToken
 from infra.keyed_hash import address_hash
@@ -84,6 +86,15 @@ def order_lock(*, order_id: UUID, api_token: ApiToken | None) -> Order:
     return order
 
 
+def order_paid_at(order: Order) -> datetime | None:
+    """When the order was paid; None if it never was. An order paid by a process of the
+    previous release during a rolling deploy is paid without `paid_at`: its last change is the
+    best time known (as migration 0013 fills it in)."""
+    if order.paid_at is None and order.status == Order.Status.PAID:
+        return order.updated_at
+    return order.paid_at
+
+
 def order_not_found_message(order_id: UUID) -> str:
     """The one wording of "not found", for an id that does not exist and for another
     token's order alike."""
@@ -124,9 +135,11 @@ def order_change_apply(
         )
     if order.status not in allowed_from:
         raise OrderChangeConflict(f"A {order.status} order cannot be {target}.")
+    # Paid once, at its payment; a cancellation keeps it (a refund may still follow).
+    order.paid_at = order_paid_at(order) or (timezone.now() if target == Order.Status.PAID else None)
     order.status = target
     order.version += 1
-    order.save(update_fields=["status", "version", "updated_at"])
+    order.save(update_fields=["status", "version", "paid_at", "updated_at"])
     if also is not None:
         also(order, True)
     event_record(event_type=event_type, aggregate_id=order.id)

@@ -74,6 +74,10 @@ class Order(models.Model):
     # When the customer's personal data was erased at their request (orders/personal_data.py):
     # the address, name and what was bought are gone, the amounts stay; no email of it is sent.
     erased_at = models.DateTimeField(null=True, blank=True)
+    # When the order was paid: set once by its payment (orders/changes.py, or its creation
+    # already paid by a platform), kept by its cancellation. NULL: never paid, so nothing of it
+    # can be refunded (orders/refunds.py).
+    paid_at = models.DateTimeField(null=True, blank=True)
 
     objects = OrderQuerySet.as_manager()
 

@@ -4,10 +4,11 @@ order's cancellation is stored in the cancellation's transaction instead, withou
 its own: the cancellation's email tells it.
 
 The shop's own refund id makes the call idempotent, as for shipments. What was paid is the
-order's total (the service keeps no ledger of payments: a shop that refunds took the money),
-so a refund is refused, naming both amounts, when it is more than the total less what earlier
-refunds gave back; refunded lines must be the order's, never more of one than was ordered
-less what earlier refunds named."""
+order's total once the order is paid (`paid_at`), and nothing before: money that never came in
+cannot go back. A refund is refused when it is more than what was paid less what earlier
+refunds gave back: naming both amounts, or saying that the order was never paid. Refunded
+lines must be the order's, never more of one than was ordered less what earlier refunds
+named."""
 
 import hashlib
 import json
@@ -22,7 +23,7 @@ from django.db.models import Sum
 
 from apiauth.models import ApiToken
 from messaging.outbox import event_record
-from orders.changes import OrderChange, order_cancel, order_lock
+from orders.changes import OrderChange, order_cancel, order_lock, order_paid_at
 from orders.content import CONTENT_ERASED, content_erased_message, lines_ordered, minor_to_amount
 from orders.currencies import currency_decimals
 from orders.events import ORDER_REFUNDED
@@ -127,17 +128,24 @@ def _answered_shipment(order: Order, shop_shipment_id: str) -> Shipment | None:
 
 
 def _refundable_check(order: Order, amount_minor: int) -> None:
-    total = order_total_minor(order)
-    refunded = Refund.objects.filter(order=order).aggregate(sum=Sum("amount_minor"))["sum"] or 0
-    left = total - refunded
-    if amount_minor > left:
+    """At most what was paid less earlier refunds; an order never paid took nothing (a
+    cancellation runs this after its status change, and keeps `paid_at`)."""
 
-        def money(minor: int) -> str:
-            return f"{minor_to_amount(minor, order.currency)} {order.currency}"
+    def money(minor: int) -> str:
+        return f"{minor_to_amount(minor, order.currency)} {order.currency}"
 
+    if order_paid_at(order) is None:
         raise RefundRefused(
             "refund_exceeds_paid",
-            f"This refund is {money(amount_minor)}, but only {money(left)} of the {money(total)} paid "
+            f"This refund is {money(amount_minor)}, but this order was never paid: nothing can go back.",
+        )
+    paid = order_total_minor(order)
+    refunded = Refund.objects.filter(order=order).aggregate(sum=Sum("amount_minor"))["sum"] or 0
+    left = paid - refunded
+    if amount_minor > left:
+        raise RefundRefused(
+            "refund_exceeds_paid",
+            f"This refund is {money(amount_minor)}, but only {money(left)} of the {money(paid)} paid "
             "is not refunded yet.",
         )
 

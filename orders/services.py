@@ -7,6 +7,7 @@ from functools import partial
 from typing import Any
 
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 
 from apiauth.models import ApiToken
 from infra.insert_once import row_insert
@@ -86,6 +87,7 @@ def order_record(
         Order(
             status=Order.Status.PAID if paid else Order.Status.CREATED,
             version=2 if paid else 1,  # as an order created, then paid: each change counts
+            paid_at=timezone.now() if paid else None,
             customer_email=customer_email,
             customer_email_hash=address_hash(customer_email),
             amount=money_check(amount=amount, currency=currency),

@@ -4,7 +4,9 @@
   `order.created` event is in the outbox and its confirmation is pending, in one commit, exactly
   as in production; the event is published on commit. In a transactional test that publish
   goes to the run's vhost (ask for `broker`); inside the test transaction nothing commits, and
-  the `order` fixture (tests/integration/conftest.py) also captures the publish.
+  the `order` fixture (tests/integration/conftest.py) also captures the publish. `paid=True`:
+  then paid as a shop pays it (`orders.changes.order_pay`, with its `order.paid` event and
+  `paid_at`), as an order must be before it takes a refund.
 - `UnpublishedOrderFactory`: the same rows, left by a process that died between the commit and
   its on-commit publish: only the relay's sweep will publish the event.
 - `NotificationFactory`: an order's notification brought to the state a test needs (traits
@@ -38,6 +40,7 @@ from notifications.events import EMAIL_KIND_OF_EVENT
 from notifications.models import DeliveryAttempt, EmailTemplateVersion, Notification
 from notifications.providers.catalogue import mail_provider
 from operations.reviewers import GROUP_NAME
+from orders.changes import order_pay
 from orders.events import ORDER_CREATED
 from orders.models import Order
 from orders.selectors import order_content
@@ -55,8 +58,11 @@ class OrderFactory(DjangoModelFactory[Order]):
     currency = "EUR"
 
     @classmethod
-    def _create(cls, model_class, *args, **kwargs) -> Order:
-        return order_create(**kwargs)
+    def _create(cls, model_class, *args, paid: bool = False, **kwargs) -> Order:
+        order = order_create(**kwargs)
+        if paid:
+            order = order_pay(order_id=order.id, api_token=order.api_token).order
+        return order
 
 
 class UnpublishedOrderFactory(OrderFactory):

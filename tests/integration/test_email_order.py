@@ -16,6 +16,7 @@ from messaging.dispatch import Delivery, event_dispatch
 from messaging.errors import InFlightError, WaitError
 from messaging.models import OutboxEvent
 from notifications.models import Notification
+from orders.changes import order_pay
 from orders.content import ShopOrder
 from orders.models import Order
 from orders.refunds import RefundRequest, order_cancel_with_refund, refund_create
@@ -30,10 +31,12 @@ MAX_DELIVERIES = 40  # a case that has not settled by then is a failure, not a l
 
 
 def _order(address: str) -> Order:
+    """A shop's order, placed and paid (its refunds give back what was paid)."""
     shop_order = ShopOrder(shop_order_body(customer_email=address))
-    return order_create(
+    order = order_create(
         customer_email=address, amount=shop_order.amount, currency="EUR", shop_order=shop_order
     )
+    return order_pay(order_id=order.id, api_token=None).order
 
 
 def _envelopes(order: Order, *event_types: str) -> list[dict]:

@@ -43,6 +43,17 @@ def test_an_order_of_the_factory_has_its_event_and_its_pending_confirmation(
     assert len(publishes) == 1  # the on-commit publish, as order_create registers it
 
 
+def test_a_paid_order_of_the_factory_is_paid_as_a_shop_pays_it(django_capture_on_commit_callbacks):
+    before = timezone.now()
+    with django_capture_on_commit_callbacks(execute=False):
+        order = OrderFactory.create(paid=True)
+    assert (order.status, order.version) == ("paid", 2)
+    assert order.paid_at is not None
+    assert before <= order.paid_at <= timezone.now()
+    events, _ = _rows(order)
+    assert [event_type for event_type, *_ in events] == ["order.created", "order.paid"]
+
+
 def test_an_unpublished_order_has_the_same_rows_its_event_unclaimed_and_no_publish(
     django_capture_on_commit_callbacks,
 ):

@@ -19,7 +19,7 @@ from notifications.models import Notification, OperatorAction, ProviderEvent, Re
 from operations.reconciliation.mismatches import DUE_AFTER, MismatchRefused, mismatch_resolve
 from operations.reconciliation.run import reconcile_run
 from operations.reviewers import reviewers_group_ensure
-from orders.changes import order_cancel
+from orders.changes import order_cancel, order_pay
 from orders.content import ShopOrder
 from orders.refunds import RefundRequest, order_cancel_with_refund, refund_create
 from orders.services import order_create
@@ -271,7 +271,7 @@ def test_closing_more_mismatches_than_an_action_takes_is_refused_whole(client, s
 def test_parcels_and_refunds_are_counted_and_summed_per_kind_and_a_missing_email_is_found(
     reviewers, django_capture_on_commit_callbacks
 ):
-    # given a shop's order with a parcel whose email was lost, a refund emailed, and a refund
+    # given a shop's paid order with a parcel whose email was lost, a refund emailed, and a refund
     # told by the cancellation (it expects no email of its own)
     with django_capture_on_commit_callbacks(execute=False):
         shop_order = ShopOrder(shop_order_body(customer_email="parts@example.com"))
@@ -281,6 +281,7 @@ def test_parcels_and_refunds_are_counted_and_summed_per_kind_and_a_missing_email
             currency="EUR",
             shop_order=shop_order,
         )
+        order_pay(order_id=order.id, api_token=None)
         parcel = shipment_create(
             order_id=order.id, api_token=None, shop_shipment_id="P1", carrier="DHL"
         ).shipment

@@ -1,6 +1,7 @@
 """During a rolling deploy the previous release's processes keep writing while the new schema
 is in place: their INSERTs name only the columns they know. The columns this release added
-have database defaults, so those orders, notifications and attempts are stored, not refused."""
+have database defaults, so those orders, notifications and attempts are stored, not refused;
+an order such a process paid is paid without `paid_at`, and is still known as paid."""
 
 import uuid
 
@@ -9,7 +10,9 @@ from django.db import connection
 
 from apiauth.models import ApiToken
 from notifications.models import DeliveryAttempt, Notification
-from orders.models import Order
+from orders.models import Order, Refund
+from orders.refunds import RefundRequest, order_cancel_with_refund, refund_create
+from tests.factories import OrderFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -61,3 +64,21 @@ def test_a_token_made_by_the_previous_release_speaks_for_a_client_of_its_own():
         )
     clients = set(ApiToken.objects.filter(name__startswith="old-").values_list("client", flat=True))
     assert len(clients) == 2
+
+
+def test_an_order_paid_by_the_previous_release_takes_its_refund_alone_and_with_its_cancellation(order):
+    # given: two orders paid by a process of the previous release (its UPDATE knows no paid_at)
+    other = OrderFactory.create(customer_email="bob@example.com", amount="49.90", currency="EUR")
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "UPDATE orders_order SET status = 'paid', version = 2, updated_at = now() WHERE id IN (%s, %s)",
+            [order.id, other.id],
+        )
+    # when: this release refunds one, and cancels the other with its refund
+    refund_create(order_id=order.id, api_token=None, request=RefundRequest("R1", amount_minor=1250))
+    order_cancel_with_refund(order_id=other.id, api_token=None, refund=RefundRequest("C1", amount_minor=4990))
+    # then: both were taken, and the cancelled one keeps when it was paid (its last change)
+    assert Refund.objects.filter(order__in=[order, other]).count() == 2
+    other.refresh_from_db()
+    assert other.status == "cancelled"
+    assert other.paid_at is not None

@@ -181,6 +181,7 @@ def test_a_refund_follows_the_confirmation_and_a_cancellation_tells_its_own(api_
     order = _place(api_token, shop_order_body(customer_email="refunds@example.com"))
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {api_token}")
+    assert client.post(f"/api/orders/{order.id}/pay/", format="json").status_code == 200
     # when a line is refunded at once, then the rest with the cancellation
     refunded = client.post(
         f"/api/orders/{order.id}/refunds/",

@@ -43,7 +43,7 @@ def _at_once(calls: list[Callable[[], requests.Response]]) -> list[requests.Resp
 
 
 def test_two_refunds_of_sixty_percent_at_once_give_exactly_one_409(start_web):
-    # given: the API in two web processes, and five orders of 34.80 EUR (five tries at the race)
+    # given: the API in two web processes, and five paid orders of 34.80 EUR (five tries at the race)
     _, token = api_token_create(name="concurrent refunds")
     url = start_web(workers=2)
     headers = {"Authorization": f"Bearer {token}", "Connection": "close"}
@@ -55,6 +55,7 @@ def test_two_refunds_of_sixty_percent_at_once_give_exactly_one_409(start_web):
         placed = post("/api/orders/", shop_order_body(number=number))
         assert placed.status_code == 201, placed.text
         order_id = placed.json()["id"]
+        assert post(f"/api/orders/{order_id}/pay/", {}).status_code == 200
         refunds = f"/api/orders/{order_id}/refunds/"
         # when: two refunds of 60 % each, with their own refund ids, at the same moment
         answers = _at_once(

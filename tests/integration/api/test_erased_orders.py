@@ -41,10 +41,11 @@ def _erased_at_the_end_of_its_retention(order: Order) -> None:
     ids=["at the customer's request", "at the end of its retention"],
 )
 def erased_order(client, request) -> Order:
-    """The shop's order 1001, placed through the API, then erased one way or the other."""
+    """The shop's order 1001, placed and paid through the API, then erased one way or the other."""
     response = client.post("/api/orders/", SHOP_ORDER, format="json")
     assert response.status_code == 201, response.content
     order = Order.objects.get(id=response.json()["id"])
+    assert client.post(f"/api/orders/{order.id}/pay/", format="json").status_code == 200
     request.param(order)
     order.refresh_from_db()
     assert order.erased_at is not None
