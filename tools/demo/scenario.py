@@ -109,14 +109,14 @@ class ShopStream:
             self.placed.refused.append(order_id)
         if address.startswith("bounces-"):
             self.placed.bounced_addresses.append(address)
-        change = self.rng.random()
+        change, paid = self.rng.random(), False
         # While the provider is down the confirmation waits, so a cancellation skips it.
         if change < (0.25 if during_outage else 0.05):
             self._change(order_id, "cancel")
         elif change < 0.35:
-            self._change(order_id, "pay")
+            paid = self._change(order_id, "pay")
         if "lines" in body and self.rng.random() < 0.3:
-            self._ship_in_two_parcels(order_id, body)
+            self._ship_in_two_parcels(order_id, body, paid=paid)
 
     def _shop_order(self, number: int, address: str) -> dict:
         """A shop's order of one to four lines, with shipping and now and then a discount."""
@@ -161,9 +161,10 @@ class ShopStream:
         amount = f"{self.rng.randint(500, 25000) / 100:.2f}"
         return {"customer_email": address, "amount": amount, "currency": self.rng.choice(["EUR", "USD"])}
 
-    def _ship_in_two_parcels(self, order_id: str, body: dict) -> None:
+    def _ship_in_two_parcels(self, order_id: str, body: dict, *, paid: bool) -> None:
         """The first line in one parcel, the rest in a second; then, for some, the first line
-        refunded (a return of the first parcel)."""
+        refunded (a return of the first parcel), the order paid first if it was not: the API
+        refunds only what was paid."""
         first, *rest = body["lines"]
         parcels = [("P1", [first]), ("P2", rest)] if rest else [("P1", [first])]
         for parcel_id, lines in parcels:
@@ -181,6 +182,8 @@ class ShopStream:
                 return
             self.placed.parcels += 1
         if self.rng.random() < 0.5:
+            if not paid and not self._change(order_id, "pay"):
+                return
             refunded = self.session.post(
                 f"{self.web}/api/orders/{order_id}/refunds/",
                 json={
@@ -195,10 +198,12 @@ class ShopStream:
             if refunded.status_code == 201:
                 self.placed.refunds += 1
 
-    def _change(self, order_id: str, change: str) -> None:
+    def _change(self, order_id: str, change: str) -> bool:
+        """Whether the API made the change."""
         response = self.session.post(f"{self.web}/api/orders/{order_id}/{change}/", json={}, timeout=10)
         if response.status_code in (200, 201):
             if change == "cancel":
                 self.placed.cancelled += 1
             else:
                 self.placed.paid += 1
+        return response.status_code in (200, 201)

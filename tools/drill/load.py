@@ -1,10 +1,11 @@
 """A steady stream of orders through the real API, with pays, cancels, parcels and refunds,
 written the way a careful client would: most orders are a shop's, with one to three lines
-(every fourth in the short body), and some of those ship in two parcels and refund the first;
-every order carries an Idempotency-Key (a parcel and a refund their shop's ids), a request that
-fails for any reason (a killed web worker, a dropped database connection) is retried with it,
-and a 429 is waited out for as long as its Retry-After says, then retried with the same key.
-Each request has a deadline; past it the client gives up, and a request given up is work not
+(every fourth in the short body), and some of those ship in two parcels and refund the first
+(paying the order first if it is not paid: only money that came in can go back); every order
+carries an Idempotency-Key (a parcel and a refund their shop's ids), a request that fails for
+any reason (a killed web worker, a dropped database connection) is retried with it, and a 429
+is waited out for as long as its Retry-After says, then retried with the same key. Each
+request has a deadline; past it the client gives up, and a request given up is work not
 done."""
 
 import math
@@ -194,6 +195,8 @@ class OrderStream:
                 return
             self.result.shipments[_ours(response.json()["shipments"], "shipment_id", parcel_id)] = order_id
         if self.rng.random() < REFUNDED_SHARE:
+            if order_id not in self.result.paid:
+                self._change(order_id, "pay")  # its one pay: the API refunds only a paid order
             body = {
                 "refund_id": "R1",
                 "amount": first["total"],
