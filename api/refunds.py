@@ -66,9 +66,10 @@ class OrderRefundApi(APIView):
         },
         description='Money goes back to the customer: a "refunded" email, after the confirmation (and '
         "after the cancellation, or the email of the parcel it answers). The same refund_id and body "
-        "again is 200 and nothing more; another body, 409 refund_id_taken. More than the order's total "
-        "less earlier refunds is 409 refund_exceeds_paid naming both amounts; lines of an order whose "
-        "content was erased, 409 order_erased.",
+        "again is 200 and nothing more; another body, 409 refund_id_taken. More than was paid (the "
+        "order's total once it is paid, nothing before) less earlier refunds is 409 refund_exceeds_paid "
+        "naming both amounts, or saying that the order was never paid; lines of an order whose content "
+        "was erased, 409 order_erased.",
     )
     def post(self, request: Request, order_id: UUID) -> Response:
         if not isinstance(request.data, dict):
