@@ -4,6 +4,7 @@ says it. An order snapshot that says paid and refunded applies the payment first
 "paid, then refunded" order takes its refund."""
 
 import copy
+import uuid
 
 import pytest
 
@@ -13,6 +14,7 @@ from notifications.models import Notification
 from orders.models import Order, Refund
 from shops.models import Shop
 from tests import shopify_payloads as shopify
+from tests import woocommerce_payloads as woo
 
 pytestmark = pytest.mark.django_db
 
@@ -87,3 +89,30 @@ def test_an_order_that_arrives_paid_and_refunded_takes_its_refund(deliver, shop)
     order = Order.objects.get()
     assert (order.status, order.paid_at is not None) == ("paid", True)
     assert Refund.objects.get().amount_minor == 1290
+
+
+def test_a_woocommerce_order_not_paid_whose_snapshot_lists_a_refund_is_kept_with_the_reason(client):
+    # given: a WooCommerce store, and its order awaiting a bank transfer (on hold, no payment date)
+    Shop.objects.create(
+        slug="tea-house-woo",
+        name="Tea House",
+        platform=Shop.Platform.WOOCOMMERCE,
+        domain="https://tea-house.example",
+        webhook_secret=woo.WEBHOOK_SECRET,
+    )
+    unpaid = woo.order(
+        status="on-hold",
+        date_paid=None,
+        date_paid_gmt=None,
+        refunds=[{"id": 801, "reason": "Goodwill", "total": "-12.90"}],
+    )
+    body = woo.body_of(unpaid)
+    headers = woo.signed_headers(body, topic="order.created", delivery_id=uuid.uuid4().hex)
+    # when
+    response = client.post("/shops/tea-house-woo/webhook", body, content_type="application/json", **headers)
+    # then: the whole delivery is kept, with the reason, and nothing of it applied
+    assert (response.status_code, response.json()["detail"]) == (200, "could_not_use")
+    delivery = PlatformDelivery.objects.get()
+    assert delivery.reason == "This refund is 12.90 EUR, but this order was never paid: nothing can go back."
+    assert not Order.objects.exists()
+    assert not Refund.objects.exists()
