@@ -14,6 +14,9 @@ from typing import Any
 from django.db import connection
 
 from intake.shapes import OrderNotYetReceived, PlatformOrder, PlatformRefund, PlatformShipment, Unusable
+from notifications.address_change import order_address_change
+from notifications.audit import action_done
+from notifications.models import OperatorAction
 from orders.changes import OrderChangeConflict, order_change_apply
 from orders.content import ShopOrder
 from orders.currencies import MoneyRefused
@@ -68,6 +71,8 @@ def order_snapshot_apply(shop: Shop, snapshot: PlatformOrder) -> Applied:
         changes.extend(["order created", "paid"] if snapshot.paid else ["order created"])
     elif order.platform_updated_at is not None and snapshot.updated_at < order.platform_updated_at:
         return Applied(order=order, changes=[], stale=True)
+    else:
+        changes.extend(_address_apply(shop, order, snapshot.customer_email))
     if snapshot.paid and order.status == Order.Status.CREATED:
         _refusals_as_unusable(lambda: order_change_apply(order, change="pay"))
         changes.append("paid")
@@ -88,6 +93,23 @@ def order_snapshot_apply(shop: Shop, snapshot: PlatformOrder) -> Applied:
         order.platform_updated_at = snapshot.updated_at
         order.save(update_fields=["platform_updated_at"])
     return Applied(order=order, changes=changes)
+
+
+def _address_apply(shop: Shop, order: Order, address: str) -> list[str]:
+    """The shop corrected the customer's address on its platform (a mistyped one): the emails to
+    come go to the new one, as after a reviewer's correction, and the change is recorded. An
+    erased order keeps its blank address."""
+    if not address or order.erased_at is not None or address.lower() == order.customer_email.lower():
+        return []
+    record = action_done(
+        action=OperatorAction.Action.PLATFORM_ADDRESS,
+        actor=None,
+        actor_name=f"{shop.get_platform_display()} {shop.slug}",
+        comment=f"order {order.number or order.id}",
+        result="the order's emails from now on go to the address the platform sent",
+    )
+    order_address_change(order=order, address=address, record=record)
+    return ["address changed by the platform"]
 
 
 def shipment_apply(order: Order, shipment: PlatformShipment) -> list[str]:

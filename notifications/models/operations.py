@@ -26,6 +26,8 @@ class OperatorAction(models.Model):
         PROVIDER_FORCE = "provider_force", "send through one mail provider only"
         RESOLVE_MISMATCH = "resolve_mismatch", "close a reconcile mismatch"
         RERUN_DELIVERY = "rerun_delivery", "run a shop platform's delivery again"
+        # The shop corrected the customer's address on its platform (intake/apply.py).
+        PLATFORM_ADDRESS = "platform_address", "the shop's platform changed the address"
 
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -70,7 +72,8 @@ class RetiredKey(models.Model):
 
 
 class AddressCorrection(models.Model):
-    """A reviewer changed an order's address (a mistyped one), before sending again."""
+    """An order's address was changed (a mistyped one): by a reviewer before sending again, or
+    by the shop on its platform (notifications/address_change.py)."""
 
     order = models.ForeignKey("orders.Order", on_delete=models.CASCADE, related_name="address_corrections")
     previous_address = models.EmailField(max_length=254)

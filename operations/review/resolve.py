@@ -22,13 +22,13 @@ from django.db import transaction
 from django.utils import timezone
 
 from messaging.outbox import event_record
+from notifications.address_change import order_address_change
 from notifications.audit import action_done, action_finish, action_start
 from notifications.delivery.state import notification_set_status
 from notifications.events import EVENT_OF_EMAIL_KIND
-from notifications.models import AddressCorrection, DeliveryAttempt, Notification, OperatorAction, RetiredKey
+from notifications.models import Notification, OperatorAction, RetiredKey
 from notifications.services import notification_idempotency_key
 from operations.review.services import REVIEWABLE, ReviewRefused
-from orders.changes import order_address_correct
 from orders.models import Order
 
 SECOND_EMAIL_RISK = (
@@ -120,18 +120,7 @@ def notification_send_again(
 def _address_correct(order: Order, new_address: str, record: OperatorAction) -> None:
     if new_address.lower() == order.customer_email.lower():
         raise ReviewRefused("The new address is the one the order already has.")
-    previous = order_address_correct(order=order, address=new_address)
-    # Every send so far went to the previous address. Attempts from before each one kept its
-    # address say "the order's" (empty): from now on that is another address, so they get
-    # theirs written, and a provider's late event about them never acts on the new one.
-    DeliveryAttempt.objects.filter(notification__order=order, recipient="").update(recipient=previous)
-    AddressCorrection.objects.create(
-        order=order,
-        previous_address=previous,
-        new_address=new_address,
-        action=record,
-        corrected_at=record.created_at,
-    )
+    order_address_change(order=order, address=new_address, record=record)
 
 
 def _locked_reviewable(notification_id: int, what: str) -> Notification:
