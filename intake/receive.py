@@ -2,6 +2,12 @@
 transaction (the delivery's row, the order, its events), so the platform's 2xx means all of it
 committed, and a failure commits none of it and leaves the platform to retry.
 
+A verified delivery is never answered 500 for what it holds: a platform that gets errors stops
+sending (WooCommerce disables the webhook after five, Shopify removes the subscription after its
+retries), and every later order's emails would be lost. What the readers refuse is Unusable;
+what gets past them and fails (`_PAYLOAD_ERRORS`) is kept as "could not use" too, with its
+traceback logged, for a person to re-run after a fix.
+
 The delivery's row is written first with ON CONFLICT DO NOTHING on (shop, event key): a second
 copy of the same event, even a concurrent one, waits for the first to commit and then finds it,
 and changes nothing. The hot statements (that insert, the look for deliveries waiting for a new
@@ -12,11 +18,12 @@ import uuid
 from dataclasses import dataclass
 
 from django.contrib.auth.models import User
-from django.db import transaction
+from django.db import DataError, transaction
 from django.utils import timezone
 
 from infra.insert_once import insert_unless_present
 from infra.prepared import prepared_cursor
+from infra.storable_text import storable
 from intake.models import PlatformDelivery
 from intake.personal_data import delivery_of_erased_order_erase
 from intake.shapes import OrderNotYetReceived, Unusable
@@ -28,6 +35,16 @@ from shops.models import Shop
 logger = logging.getLogger(__name__)
 Outcome = PlatformDelivery.Outcome
 
+# What applying a verified delivery raises when its payload holds what the readers did not
+# foresee: a value the database refuses (DataError: too long, NUL, out of range) or one Python
+# cannot read as expected (ValueError with UnicodeError, TypeError, LookupError for KeyError and
+# IndexError, AttributeError, ArithmeticError for OverflowError and decimal's signals). The same
+# body raises it again at every retry, so it is kept for a person instead. Every other error
+# passes and is answered 500: a lost connection, a deadlock, a serialisation failure or a lock
+# timeout (OperationalError), or an IntegrityError (a concurrent delivery's row), are gone when
+# the platform sends the delivery again.
+_PAYLOAD_ERRORS = (DataError, ValueError, TypeError, LookupError, AttributeError, ArithmeticError)
+
 
 @dataclass(frozen=True)
 class Received:
@@ -37,6 +54,9 @@ class Received:
 
 @transaction.atomic(durable=True)
 def delivery_receive(*, shop: Shop, event_key: str, webhook_id: str, topic: str, body: str) -> Received:
+    # A NUL byte (JSON writes it as the escape \u0000, so a body holding one is no JSON) is kept
+    # as U+FFFD: the text column refuses it, and the row must be written to keep the delivery.
+    body = storable(body)
     delivery = PlatformDelivery(
         id=uuid.uuid4(),
         shop=shop,
@@ -82,15 +102,9 @@ def delivery_rerun(delivery_id: uuid.UUID, *, actor: User | None, actor_name: st
 def delivery_apply(delivery: PlatformDelivery) -> None:
     """In the caller's transaction. What it could not use is undone (a savepoint) and kept with
     its reason; what it could is recorded with its outcome."""
-    try:
-        with transaction.atomic():
-            result = topic_apply(delivery.shop, delivery.topic, delivery.body)
-    except Unusable as exc:
-        result = TopicResult(Outcome.COULD_NOT_USE, str(exc))
-    except OrderNotYetReceived as exc:
-        result = TopicResult(Outcome.WAITING, str(exc))
+    result = _applied(delivery)
     delivery.outcome = result.outcome
-    delivery.reason = result.reason
+    delivery.reason = storable(result.reason)  # it may quote what the payload holds
     delivery.order = result.order
     delivery.applied_at = timezone.now()
     # Its row exists (written by insert_unless_present, or read): an UPDATE, never an INSERT.
@@ -107,6 +121,27 @@ def delivery_apply(delivery: PlatformDelivery) -> None:
     )
     if result.order_created:
         _waiting_apply(delivery)
+
+
+def _applied(delivery: PlatformDelivery) -> TopicResult:
+    try:
+        with transaction.atomic():
+            return topic_apply(delivery.shop, delivery.topic, delivery.body)
+    except Unusable as exc:
+        return TopicResult(Outcome.COULD_NOT_USE, str(exc))
+    except OrderNotYetReceived as exc:
+        return TopicResult(Outcome.WAITING, str(exc))
+    except _PAYLOAD_ERRORS as exc:
+        logger.exception(
+            "platform delivery could not be applied: kept for a person",
+            extra={"delivery_id": str(delivery.id), "topic": delivery.topic},
+        )
+        cause = (str(exc).splitlines() or [""])[0][:300]
+        return TopicResult(
+            Outcome.COULD_NOT_USE,
+            f"Applying it failed on what this service did not foresee ({type(exc).__name__}: {cause}); "
+            "the error is logged with its traceback. Run it again once its cause is fixed.",
+        )
 
 
 def _waiting_apply(created_by: PlatformDelivery) -> None:

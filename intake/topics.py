@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from infra.json_nesting import json_nesting_refusal
+from infra.storable_text import storable
 from intake.apply import (
     Applied,
     order_of_delivery,
@@ -43,7 +44,8 @@ def platform_order_id_of(shop: Shop, topic: str, body: str) -> str:
         return ""
     if not isinstance(payload, dict):
         return ""
-    return reading.platform_order_id_of(topic, payload)[:64]
+    # Stored in the delivery's row, which must be written whatever the body holds.
+    return storable(reading.platform_order_id_of(topic, payload)[:64])
 
 
 _FOR_A_PERSON = "A privacy request: stored here for a person to answer."

@@ -18,6 +18,7 @@ from django.core.validators import URLValidator
 from django.db import transaction
 
 from apiauth.models import ApiToken
+from infra.storable_text import unstorable_character, unstorable_named
 from messaging.outbox import event_record
 from orders.changes import order_lock
 from orders.content import CONTENT_ERASED, content_erased_message, lines_ordered
@@ -33,9 +34,13 @@ def tracking_url_problem(url: str) -> str:
     """Why `url` may not be a parcel's tracking link, or "" when it may: the one rule for the
     API's `tracking_url` and for the link a shop's platform sends. The customer opens it from
     the button of the parcel's email, so it is a whole https:// address with a valid host
-    (never http, javascript: or data:, never a line break) that fits the column uncut."""
+    (never http, javascript: or data:, never a line break) that fits the column uncut, without a
+    character no text column holds (URLValidator lets a NUL or a lone surrogate through)."""
     if len(url) > TRACKING_URL_MAX:
         return f"The tracking link has {len(url)} characters; it may have at most {TRACKING_URL_MAX}."
+    character = unstorable_character(url)
+    if character is not None:
+        return f"The tracking link contains {unstorable_named(character)}."
     if not url.startswith("https://"):
         return "Use an https:// address: the customer opens it from an email."
     try:

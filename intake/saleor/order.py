@@ -20,11 +20,15 @@ from typing import Any
 from intake.payload_fields import (
     address_shaped,
     content_check,
+    count,
     decimal,
     email_address,
+    full_name,
     iso_time,
     locale_offered,
+    mapping,
     no_address,
+    objects,
     required,
     text,
     to_minor,
@@ -33,6 +37,17 @@ from intake.shapes import PlatformOrder, PlatformRefund, PlatformShipment, Unusa
 from orders.content import NAME_TEXT, SHORT_TEXT
 
 PAID_CHARGE_STATUSES = frozenset({"FULL", "OVERCHARGED"})
+# Our address's fields (payload_fields.ADDRESS_FIELDS), each as Saleor's Address names it.
+ADDRESS_KEYS = {
+    "company": "companyName",
+    "line1": "streetAddress1",
+    "line2": "streetAddress2",
+    "postal_code": "postalCode",
+    "city": "city",
+    "region": "countryArea",
+    "country": "country.code",
+    "phone": "phone",
+}
 
 
 def order_from_payload(payload: dict[str, Any]) -> PlatformOrder:
@@ -42,7 +57,7 @@ def order_from_payload(payload: dict[str, Any]) -> PlatformOrder:
             "The delivery carries no order: the webhook's subscription query must be this "
             "service's (the shop's page in the admin shows it)."
         )
-    currency = str(required(required(order, "total"), "currency"))
+    currency = str(required(mapping(required(order, "total"), "total"), "currency"))
     content = _content(order, currency)
     content_check(content)
     refunds = _refunds(order, currency)
@@ -54,45 +69,52 @@ def order_from_payload(payload: dict[str, Any]) -> PlatformOrder:
         content=content,
         paid=bool(order.get("isPaid")) or order.get("chargeStatus") in PAID_CHARGE_STATUSES or bool(refunds),
         cancelled=order.get("status") == "CANCELED",
-        shipments=[_shipment(f) for f in order.get("fulfillments") or [] if f.get("status") == "FULFILLED"],
+        shipments=[
+            _shipment(fulfillment)
+            for fulfillment in objects(order.get("fulfillments"), "fulfillments")
+            if fulfillment.get("status") == "FULFILLED"
+        ],
         refunds=refunds,
     )
 
 
 def _content(order: dict[str, Any], currency: str) -> dict[str, Any]:
-    lines = [_line(line, currency) for line in required(order, "lines")]
+    lines = [_line(line, currency) for line in objects(required(order, "lines"), "lines")]
     if not lines:
         raise Unusable("The order has no lines.")
-    billing, shipping_address = order.get("billingAddress"), order.get("shippingAddress")
-    total = required(order, "total")
+    billing = mapping(order.get("billingAddress"), "billingAddress")
+    shipping_address = mapping(order.get("shippingAddress"), "shippingAddress")
+    named = "billingAddress" if billing else "shippingAddress"
+    total = mapping(required(order, "total"), "total")
     content: dict[str, Any] = {
-        "number": text(required(order, "number"), SHORT_TEXT),
+        "number": text(required(order, "number"), SHORT_TEXT, "number"),
         "customer_email": email_address(order.get("userEmail"), "userEmail"),
-        "customer_name": text(_name(billing or shipping_address or {}), NAME_TEXT),
+        "customer_name": full_name(billing or shipping_address, named, ("firstName", "lastName")),
         "currency": currency,
         "lines": lines,
         "shipping_address": _address(shipping_address, "shippingAddress"),
         "total": _money(total.get("gross"), "total.gross", currency),
         "tax_total": _money(total.get("tax"), "total.tax", currency),
     }
-    locale = locale_offered(str(order.get("languageCodeEnum") or ""))
+    locale = locale_offered(order.get("languageCodeEnum"), "languageCodeEnum")
     if locale:
         content["locale"] = locale
     if billing:
         content["billing_address"] = _address(billing, "billingAddress")
-    shipping_gross = (order.get("shippingPrice") or {}).get("gross") or {"amount": 0}
+    shipping_gross = mapping(order.get("shippingPrice"), "shippingPrice").get("gross") or {"amount": 0}
     shipping_price = _money(shipping_gross, "shippingPrice.gross", currency)
     if order.get("shippingMethodName") or shipping_price:
         content["shipping"] = {
-            "method": text(order.get("shippingMethodName") or "Shipping", NAME_TEXT),
+            "method": text(order.get("shippingMethodName") or "Shipping", NAME_TEXT, "shippingMethodName"),
             "price": shipping_price,
         }
     discounts = _order_discounts(order, currency, content)
     if discounts:
         content["discounts"] = discounts
-    methods = sorted({str(t["name"]) for t in order.get("transactions") or [] if t.get("name")})
+    transactions = objects(order.get("transactions"), "transactions")
+    methods = sorted({str(t["name"]) for t in transactions if t.get("name")})
     if methods:
-        content["payment_method"] = text(", ".join(methods), NAME_TEXT)
+        content["payment_method"] = text(", ".join(methods), NAME_TEXT, "transactions[].name")
     return content
 
 
@@ -106,7 +128,7 @@ def _order_discounts(order: dict[str, Any], currency: str, content: dict[str, An
     )
     found = [
         (_money(d.get("total"), "discounts[].total", currency), str(d.get("name") or ""))
-        for d in order.get("discounts") or []
+        for d in objects(order.get("discounts"), "discounts")
     ]
     found = [(amount, name) for amount, name in found if amount > 0]
     if gap <= 0 or sum(amount for amount, _ in found) != gap:
@@ -115,19 +137,27 @@ def _order_discounts(order: dict[str, Any], currency: str, content: dict[str, An
     for index, (amount, name) in enumerate(found):
         entry: dict[str, Any] = {"amount": amount}
         if name:
-            entry["description"] = text(name, NAME_TEXT)
+            entry["description"] = text(name, NAME_TEXT, "discounts[].name")
         if index == 0 and order.get("voucherCode"):
-            entry["code"] = text(order["voucherCode"], SHORT_TEXT)
+            entry["code"] = text(order["voucherCode"], SHORT_TEXT, "voucherCode")
         shown.append(entry)
     return shown
 
 
 def _line(line: dict[str, Any], currency: str) -> dict[str, Any]:
-    quantity = int(required(line, "quantity"))
+    quantity = count(required(line, "quantity"), "lines[].quantity")
     if quantity <= 0:
         raise Unusable(f"Line {line.get('id')}: quantity {quantity}.")
-    unit_price = _money((required(line, "unitPrice")).get("gross"), "lines[].unitPrice.gross", currency)
-    total = _money((required(line, "totalPrice")).get("gross"), "lines[].totalPrice.gross", currency)
+    unit_price = _money(
+        mapping(required(line, "unitPrice"), "lines[].unitPrice").get("gross"),
+        "lines[].unitPrice.gross",
+        currency,
+    )
+    total = _money(
+        mapping(required(line, "totalPrice"), "lines[].totalPrice").get("gross"),
+        "lines[].totalPrice.gross",
+        currency,
+    )
     if total != unit_price * quantity:
         raise Unusable(
             f"Line {line.get('id')}: {quantity} x {unit_price} is not its total {total} (minor units): "
@@ -136,12 +166,12 @@ def _line(line: dict[str, Any], currency: str) -> dict[str, Any]:
     rate = decimal(line.get("taxRate") or 0, "lines[].taxRate")
     if not 0 <= rate <= 1:
         raise Unusable(f"Line {line.get('id')}: its tax rate {rate} is not a fraction between 0 and 1.")
-    name = str(required(line, "productName"))
+    name = text(required(line, "productName"), NAME_TEXT, "lines[].productName")
     if line.get("variantName"):
-        name = f"{name} ({line['variantName']})"
+        name = f"{name} ({text(line['variantName'], NAME_TEXT, 'lines[].variantName')})"
     return {
         "sku": _sku(line),
-        "name": text(name, NAME_TEXT),
+        "name": text(name, NAME_TEXT, "lines[].productName"),
         "quantity": quantity,
         "unit_price": unit_price,
         "total": total,
@@ -153,10 +183,15 @@ def _shipment(fulfillment: dict[str, Any]) -> PlatformShipment:
     return PlatformShipment(
         shipment_id=str(required(fulfillment, "id")),
         carrier="",
-        tracking_number=text(fulfillment.get("trackingNumber") or "", SHORT_TEXT),
+        tracking_number=text(
+            fulfillment.get("trackingNumber") or "", SHORT_TEXT, "fulfillments[].trackingNumber"
+        ),
         lines=[
-            {"sku": _sku(required(item, "orderLine")), "quantity": int(required(item, "quantity"))}
-            for item in fulfillment.get("lines") or []
+            {
+                "sku": _sku(mapping(required(item, "orderLine"), "fulfillments[].lines[].orderLine")),
+                "quantity": count(required(item, "quantity"), "fulfillments[].lines[].quantity"),
+            }
+            for item in objects(fulfillment.get("lines"), "fulfillments[].lines")
         ],
     )
 
@@ -166,10 +201,10 @@ def _refunds(order: dict[str, Any], currency: str) -> list[PlatformRefund]:
         PlatformRefund(
             refund_id=str(required(event, "id")),
             amount_minor=_money(event.get("amount"), "transactions[].events[].amount", currency),
-            reason=text(event.get("message") or "", NAME_TEXT),
+            reason=text(event.get("message") or "", NAME_TEXT, "transactions[].events[].message"),
         )
-        for transaction in order.get("transactions") or []
-        for event in transaction.get("events") or []
+        for transaction in objects(order.get("transactions"), "transactions")
+        for event in objects(transaction.get("events"), "transactions[].events")
         if event.get("type") == "REFUND_SUCCESS"
     ]
     refunds += [
@@ -177,7 +212,7 @@ def _refunds(order: dict[str, Any], currency: str) -> list[PlatformRefund]:
             refund_id=str(required(event, "id")),
             amount_minor=to_minor(required(event, "amount"), "events[].amount", currency),
         )
-        for event in order.get("events") or []
+        for event in objects(order.get("events"), "events")
         if event.get("type") == "PAYMENT_REFUNDED"
     ]
     return [refund for refund in refunds if refund.amount_minor > 0]
@@ -193,33 +228,20 @@ def _sku(line: dict[str, Any]) -> str:
     """The SKU, or the line's own id where the product has none (Saleor's SKU is optional):
     its key, not its global id (the base64 of "OrderLine:<uuid>", too long to keep whole)."""
     if line.get("productSku"):
-        return text(line["productSku"], SHORT_TEXT)
+        return text(line["productSku"], SHORT_TEXT, "lines[].productSku")
     line_id = str(required(line, "id"))
     try:
         type_name, _, key = base64.b64decode(line_id, validate=True).decode().partition(":")
     except (ValueError, UnicodeDecodeError):
         type_name, key = "", ""
-    return text(f"item-{key if type_name == 'OrderLine' and key else line_id}", SHORT_TEXT)
+    return text(f"item-{key if type_name == 'OrderLine' and key else line_id}", SHORT_TEXT, "lines[].id")
 
 
-def _name(person: dict[str, Any]) -> str:
-    return " ".join(part for part in (person.get("firstName"), person.get("lastName")) if part)
-
-
-def _address(address: dict[str, Any] | None, field: str) -> dict[str, Any]:
-    if not address or not address.get("streetAddress1"):
+def _address(value: Any, field: str) -> dict[str, Any]:
+    address = mapping(value, field)
+    if not address.get("streetAddress1"):
         raise no_address(field)
-    return address_shaped(
-        {
-            "name": _name(address),
-            "company": address.get("companyName"),
-            "line1": address.get("streetAddress1"),
-            "line2": address.get("streetAddress2"),
-            "postal_code": address.get("postalCode"),
-            "city": address.get("city"),
-            "region": address.get("countryArea"),
-            "country": (address.get("country") or {}).get("code"),
-            "phone": address.get("phone"),
-        },
-        field,
-    )
+    values = {ours: address.get(theirs) for ours, theirs in ADDRESS_KEYS.items() if ours != "country"}
+    country = mapping(address.get("country"), f"{field}.country").get("code")
+    name = full_name(address, field, ("firstName", "lastName"))
+    return address_shaped({"name": name, "country": country, **values}, field, ADDRESS_KEYS)

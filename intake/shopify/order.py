@@ -7,10 +7,15 @@ from typing import Any
 from intake.payload_fields import (
     address_shaped,
     content_check,
+    count,
     decimal,
     email_address,
+    full_name,
+    listed,
     locale_offered,
+    mapping,
     no_address,
+    objects,
     required,
     text,
 )
@@ -20,6 +25,17 @@ from intake.shopify.parcels import refund_from_payload, shipment_from_payload
 from orders.content import NAME_TEXT, SHORT_TEXT
 
 PAID_STATUSES = frozenset({"paid", "partially_refunded", "refunded"})
+# Our address's fields (payload_fields.ADDRESS_FIELDS), each as Shopify's MailingAddress names it.
+ADDRESS_KEYS = {
+    "company": "company",
+    "line1": "address1",
+    "line2": "address2",
+    "postal_code": "zip",
+    "city": "city",
+    "region": "province",
+    "country": "country_code",
+    "phone": "phone",
+}
 
 
 def order_from_payload(payload: dict[str, Any]) -> PlatformOrder:
@@ -36,12 +52,12 @@ def order_from_payload(payload: dict[str, Any]) -> PlatformOrder:
         cancelled=payload.get("cancelled_at") is not None,
         shipments=[
             shipment
-            for fulfillment in payload.get("fulfillments") or []
+            for fulfillment in objects(payload.get("fulfillments"), "fulfillments")
             if (shipment := shipment_from_payload(fulfillment)) is not None
         ],
         refunds=[
             refund
-            for refund_payload in payload.get("refunds") or []
+            for refund_payload in objects(payload.get("refunds"), "refunds")
             if (refund := refund_from_payload(refund_payload, currency)) is not None
         ],
     )
@@ -53,11 +69,11 @@ def _content(payload: dict[str, Any], currency: str) -> dict[str, Any]:
             "The order's taxes are added on top of its prices (taxes_included is false): "
             "this service takes orders whose prices include their taxes only, for now."
         )
-    lines = [_line(item, currency) for item in required(payload, "line_items")]
+    lines = [_line(item, currency) for item in objects(required(payload, "line_items"), "line_items")]
     if not lines:
         raise Unusable("The order has no line_items.")
     content: dict[str, Any] = {
-        "number": text(required(payload, "name"), SHORT_TEXT),
+        "number": text(required(payload, "name"), SHORT_TEXT, "name"),
         "customer_email": _customer_email(payload),
         "customer_name": _customer_name(payload),
         "currency": currency,
@@ -65,7 +81,7 @@ def _content(payload: dict[str, Any], currency: str) -> dict[str, Any]:
         "shipping_address": _address(payload.get("shipping_address"), "shipping_address"),
         "total": minor(payload, "total_price", currency),
     }
-    locale = locale_offered(payload.get("customer_locale") or "")
+    locale = locale_offered(payload.get("customer_locale"), "customer_locale")
     if locale:
         content["locale"] = locale
     if payload.get("billing_address"):
@@ -73,23 +89,28 @@ def _content(payload: dict[str, Any], currency: str) -> dict[str, Any]:
     content.update(_shipping_and_discounts(payload, currency))
     if payload.get("total_tax") is not None:
         content["tax_total"] = minor(payload, "total_tax", currency)
-    gateways = [str(name) for name in payload.get("payment_gateway_names") or [] if name]
+    gateways = [
+        name for name in listed(payload.get("payment_gateway_names"), "payment_gateway_names") if name
+    ]
     if gateways:
-        content["payment_method"] = text(", ".join(gateways), NAME_TEXT)
+        content["payment_method"] = text(", ".join(map(str, gateways)), NAME_TEXT, "payment_gateway_names")
     return content
 
 
 def _shipping_and_discounts(payload: dict[str, Any], currency: str) -> dict[str, Any]:
-    shipping_lines = payload.get("shipping_lines") or []
+    shipping_lines = objects(payload.get("shipping_lines"), "shipping_lines")
     found: dict[str, Any] = {}
     if shipping_lines:
         method = ", ".join(str(line.get("title") or "") for line in shipping_lines).strip(", ")
         price = sum(minor(line, "price", currency) for line in shipping_lines)
-        found["shipping"] = {"method": text(method or "Shipping", NAME_TEXT), "price": price}
+        found["shipping"] = {
+            "method": text(method or "Shipping", NAME_TEXT, "shipping_lines[].title"),
+            "price": price,
+        }
     shipping_discounts = sum(
         minor(allocation, "amount", currency)
         for line in shipping_lines
-        for allocation in line.get("discount_allocations") or []
+        for allocation in objects(line.get("discount_allocations"), "shipping_lines[].discount_allocations")
     )
     # What discounts took off the items: the lines' prices less the subtotal after discounts,
     # both Shopify's own figures, so a discount of any kind (code, automatic, per line) counts.
@@ -97,19 +118,27 @@ def _shipping_and_discounts(payload: dict[str, Any], currency: str) -> dict[str,
         payload, "subtotal_price", currency
     )
     if item_discounts + shipping_discounts > 0:
-        codes = [str(code["code"]) for code in payload.get("discount_codes") or [] if code.get("code")]
+        codes = [
+            str(code["code"])
+            for code in objects(payload.get("discount_codes"), "discount_codes")
+            if code.get("code")
+        ]
         discount: dict[str, Any] = {"amount": item_discounts + shipping_discounts}
         if codes:
-            discount["code"] = text(", ".join(codes), SHORT_TEXT)
+            discount["code"] = text(", ".join(codes), SHORT_TEXT, "discount_codes[].code")
         found["discounts"] = [discount]
     return found
 
 
 def _line(item: dict[str, Any], currency: str) -> dict[str, Any]:
-    quantity = int(required(item, "quantity"))
+    quantity = count(required(item, "quantity"), "line_items[].quantity")
     unit_price = minor(item, "price", currency)
     rate = sum(
-        (decimal(tax.get("rate"), "tax_lines[].rate") for tax in item.get("tax_lines") or []), Decimal(0)
+        (
+            decimal(tax.get("rate"), "line_items[].tax_lines[].rate")
+            for tax in objects(item.get("tax_lines"), "line_items[].tax_lines")
+        ),
+        Decimal(0),
     )
     if not 0 <= rate <= 1:
         raise Unusable(
@@ -120,7 +149,7 @@ def _line(item: dict[str, Any], currency: str) -> dict[str, Any]:
         raise Unusable(f"Line {item.get('id')} has neither name nor title.")
     return {
         "sku": sku(item),
-        "name": text(name, NAME_TEXT),
+        "name": text(name, NAME_TEXT, "line_items[].name"),
         "quantity": quantity,
         "unit_price": unit_price,
         "total": quantity * unit_price,
@@ -129,44 +158,34 @@ def _line(item: dict[str, Any], currency: str) -> dict[str, Any]:
 
 
 def _customer_email(payload: dict[str, Any]) -> str:
-    customer = payload.get("customer") or {}
-    address = payload.get("email") or payload.get("contact_email") or customer.get("email")
-    return email_address(address, "email, contact_email, customer.email")
+    customer = mapping(payload.get("customer"), "customer")
+    for where, address in (
+        ("email", payload.get("email")),
+        ("contact_email", payload.get("contact_email")),
+        ("customer.email", customer.get("email")),
+    ):
+        if address:
+            return email_address(address, where)
+    return email_address(None, "email, contact_email, customer.email")
 
 
 def _customer_name(payload: dict[str, Any]) -> str:
-    customer = payload.get("customer") or {}
-    address = payload.get("billing_address") or payload.get("shipping_address") or {}
-    for first, last in (
-        (customer.get("first_name"), customer.get("last_name")),
-        (address.get("first_name"), address.get("last_name")),
-    ):
-        name = " ".join(part for part in (first, last) if part)
+    where = "billing_address" if payload.get("billing_address") else "shipping_address"
+    address = mapping(payload.get(where), where)
+    for field, person in (("customer", mapping(payload.get("customer"), "customer")), (where, address)):
+        name = full_name(person, field, ("first_name", "last_name"))
         if name:
-            return text(name, NAME_TEXT)
-    return text(address.get("name") or "", NAME_TEXT)
+            return name
+    return text(address.get("name") or "", NAME_TEXT, f"{where}.name")
 
 
-def _address(address: dict[str, Any] | None, field: str) -> dict[str, Any]:
+def _address(value: Any, field: str) -> dict[str, Any]:
+    address = mapping(value, field)
     if not address:
         raise no_address(field)
-    name = address.get("name") or " ".join(
-        p for p in (address.get("first_name"), address.get("last_name")) if p
-    )
-    return address_shaped(
-        {
-            "name": name,
-            "company": address.get("company"),
-            "line1": address.get("address1"),
-            "line2": address.get("address2"),
-            "postal_code": address.get("zip"),
-            "city": address.get("city"),
-            "region": address.get("province"),
-            "country": address.get("country_code"),
-            "phone": address.get("phone"),
-        },
-        field,
-    )
+    name = address.get("name") or full_name(address, field, ("first_name", "last_name"))
+    values = {ours: address.get(theirs) for ours, theirs in ADDRESS_KEYS.items()}
+    return address_shaped({"name": name, **values}, field, {"name": "name", **ADDRESS_KEYS})
 
 
 def _currency(payload: dict[str, Any]) -> str:

@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from intake.payload_fields import required, text
+from intake.payload_fields import count, mapping, objects, required, text
 from intake.shapes import PlatformRefund, PlatformShipment
 from intake.shopify.fields import minor, sku
 from orders.content import NAME_TEXT, SHORT_TEXT
@@ -16,12 +16,12 @@ def shipment_from_payload(payload: dict[str, Any]) -> PlatformShipment | None:
     carrier = payload.get("tracking_company") or ""
     return PlatformShipment(
         shipment_id=str(required(payload, "id")),
-        carrier=text(carrier, SHORT_TEXT),
-        tracking_number=text(payload.get("tracking_number") or "", SHORT_TEXT),
+        carrier=text(carrier, SHORT_TEXT, "tracking_company"),
+        tracking_number=text(payload.get("tracking_number") or "", SHORT_TEXT, "tracking_number"),
         tracking_url=str(payload.get("tracking_url") or ""),  # checked where it is applied
         lines=[
-            {"sku": sku(item), "quantity": int(required(item, "quantity"))}
-            for item in payload.get("line_items") or []
+            {"sku": sku(item), "quantity": count(required(item, "quantity"), "line_items[].quantity")}
+            for item in objects(payload.get("line_items"), "line_items")
         ],
     )
 
@@ -30,7 +30,7 @@ def refund_from_payload(payload: dict[str, Any], currency: str) -> PlatformRefun
     """A Refund; None when no money went back (a restock, an adjustment of zero)."""
     amount = sum(
         minor(transaction, "amount", currency)
-        for transaction in payload.get("transactions") or []
+        for transaction in objects(payload.get("transactions"), "transactions")
         if transaction.get("kind") == "refund" and transaction.get("status") == "success"
     )
     if amount <= 0:
@@ -39,9 +39,12 @@ def refund_from_payload(payload: dict[str, Any], currency: str) -> PlatformRefun
         refund_id=str(required(payload, "id")),
         amount_minor=amount,
         lines=[
-            {"sku": sku(required(item, "line_item")), "quantity": int(required(item, "quantity"))}
-            for item in payload.get("refund_line_items") or []
-            if int(item.get("quantity") or 0) > 0
+            {
+                "sku": sku(mapping(required(item, "line_item"), "refund_line_items[].line_item")),
+                "quantity": count(item["quantity"], "refund_line_items[].quantity"),
+            }
+            for item in objects(payload.get("refund_line_items"), "refund_line_items")
+            if count(item.get("quantity") or 0, "refund_line_items[].quantity") > 0
         ],
-        reason=text(payload.get("note") or "", NAME_TEXT),
+        reason=text(payload.get("note") or "", NAME_TEXT, "note"),
     )

@@ -17,9 +17,14 @@ from typing import Any
 from intake.payload_fields import (
     address_shaped,
     content_check,
+    count,
+    decimal,
     email_address,
+    full_name,
     iso_time,
+    mapping,
     no_address,
+    objects,
     required,
     text,
     to_minor,
@@ -29,6 +34,17 @@ from orders.content import NAME_TEXT, SHORT_TEXT
 
 PAID_STATUSES = frozenset({"processing", "completed", "refunded"})
 TRACKING_ITEMS = "_wc_shipment_tracking_items"
+# Our address's fields (payload_fields.ADDRESS_FIELDS), each as WooCommerce's address names it.
+ADDRESS_KEYS = {
+    "company": "company",
+    "line1": "address_1",
+    "line2": "address_2",
+    "postal_code": "postcode",
+    "city": "city",
+    "region": "state",
+    "country": "country",
+    "phone": "phone",
+}
 
 
 def order_from_payload(payload: dict[str, Any]) -> PlatformOrder:
@@ -49,9 +65,9 @@ def order_from_payload(payload: dict[str, Any]) -> PlatformOrder:
             PlatformRefund(
                 refund_id=str(required(refund, "id")),
                 amount_minor=abs(to_minor(required(refund, "total"), "refunds[].total", currency)),
-                reason=text(refund.get("reason") or "", NAME_TEXT),
+                reason=text(refund.get("reason") or "", NAME_TEXT, "refunds[].reason"),
             )
-            for refund in payload.get("refunds") or []
+            for refund in objects(payload.get("refunds"), "refunds")
         ],
     )
 
@@ -61,15 +77,19 @@ def _content(payload: dict[str, Any], currency: str) -> dict[str, Any]:
         return to_minor(obj.get(amount) or 0, amount, currency) + to_minor(obj.get(tax) or 0, tax, currency)
 
     _not_taken_yet(payload, currency)
-    rates = {tax.get("rate_id"): tax.get("rate_percent") for tax in payload.get("tax_lines") or []}
-    lines = [_line(item, currency, rates) for item in required(payload, "line_items")]
+    # By the rate's id, as text: an id of another type must not fail the look-up.
+    rates = {
+        str(tax.get("rate_id")): tax.get("rate_percent")
+        for tax in objects(payload.get("tax_lines"), "tax_lines")
+    }
+    lines = [_line(item, currency, rates) for item in objects(required(payload, "line_items"), "line_items")]
     if not lines:
         raise Unusable("The order has no line_items.")
-    billing = payload.get("billing") or {}
+    billing = mapping(payload.get("billing"), "billing")
     content: dict[str, Any] = {
-        "number": text(required(payload, "number"), SHORT_TEXT),
+        "number": text(required(payload, "number"), SHORT_TEXT, "number"),
         "customer_email": email_address(billing.get("email"), "billing.email"),
-        "customer_name": text(_name(billing), NAME_TEXT),
+        "customer_name": full_name(billing, "billing", ("first_name", "last_name")),
         "currency": currency,
         "lines": lines,
         "shipping_address": _address(payload.get("shipping"), "shipping"),
@@ -78,21 +98,21 @@ def _content(payload: dict[str, Any], currency: str) -> dict[str, Any]:
     }
     if billing.get("address_1"):
         content["billing_address"] = _address(billing, "billing")
-    shipping_lines = payload.get("shipping_lines") or []
+    shipping_lines = objects(payload.get("shipping_lines"), "shipping_lines")
     if shipping_lines:
         method = ", ".join(str(line.get("method_title") or "") for line in shipping_lines).strip(", ")
         content["shipping"] = {
-            "method": text(method or "Shipping", NAME_TEXT),
+            "method": text(method or "Shipping", NAME_TEXT, "shipping_lines[].method_title"),
             "price": gross(payload, "shipping_total", "shipping_tax"),
         }
     discount = gross(payload, "discount_total", "discount_tax")
     if discount > 0:
-        codes = [str(coupon["code"]) for coupon in payload.get("coupon_lines") or [] if coupon.get("code")]
-        content["discounts"] = [
-            {"amount": discount, **({"code": text(", ".join(codes), SHORT_TEXT)} if codes else {})}
-        ]
+        coupons = objects(payload.get("coupon_lines"), "coupon_lines")
+        codes = [str(coupon["code"]) for coupon in coupons if coupon.get("code")]
+        code = {"code": text(", ".join(codes), SHORT_TEXT, "coupon_lines[].code")} if codes else {}
+        content["discounts"] = [{"amount": discount, **code}]
     if payload.get("payment_method_title"):
-        content["payment_method"] = text(payload["payment_method_title"], NAME_TEXT)
+        content["payment_method"] = text(payload["payment_method_title"], NAME_TEXT, "payment_method_title")
     return content
 
 
@@ -106,15 +126,15 @@ def _not_taken_yet(payload: dict[str, Any], currency: str) -> None:
         )
     if any(
         to_minor(fee.get("total") or 0, "fee_lines[].total", currency)
-        for fee in payload.get("fee_lines") or []
+        for fee in objects(payload.get("fee_lines"), "fee_lines")
     ):
         raise Unusable(
             "The order has fees (fee_lines): an order of lines, shipping and discounts only, for now."
         )
 
 
-def _line(item: dict[str, Any], currency: str, rates: dict[Any, Any]) -> dict[str, Any]:
-    quantity = int(required(item, "quantity"))
+def _line(item: dict[str, Any], currency: str, rates: dict[str, Any]) -> dict[str, Any]:
+    quantity = count(required(item, "quantity"), "line_items[].quantity")
     if quantity <= 0:
         raise Unusable(f"Line {item.get('id')}: quantity {quantity}.")
     subtotal = to_minor(required(item, "subtotal"), "line_items[].subtotal", currency)
@@ -126,15 +146,15 @@ def _line(item: dict[str, Any], currency: str, rates: dict[Any, Any]) -> dict[st
         )
     percent = sum(
         (
-            Decimal(str(rates.get(tax.get("id")) or 0))
-            for tax in item.get("taxes") or []
+            decimal(rates.get(str(tax.get("id"))) or 0, "tax_lines[].rate_percent")
+            for tax in objects(item.get("taxes"), "line_items[].taxes")
             if tax.get("total") not in (None, "", "0", "0.00")
         ),
         Decimal(0),
     )
     return {
-        "sku": text(item.get("sku") or f"item-{required(item, 'id')}", SHORT_TEXT),
-        "name": text(required(item, "name"), NAME_TEXT),
+        "sku": text(item.get("sku") or f"item-{required(item, 'id')}", SHORT_TEXT, "line_items[].sku"),
+        "name": text(required(item, "name"), NAME_TEXT, "line_items[].name"),
         "quantity": quantity,
         "unit_price": line_gross // quantity,
         "total": line_gross,
@@ -147,7 +167,11 @@ def _shipments(payload: dict[str, Any]) -> list[PlatformShipment]:
     extension's first item says (a parcel without one names no carrier). WooCommerce does not
     say which lines went in which of several tracked parcels: one email tells the first."""
     tracked = next(
-        (meta.get("value") for meta in payload.get("meta_data") or [] if meta.get("key") == TRACKING_ITEMS),
+        (
+            meta.get("value")
+            for meta in objects(payload.get("meta_data"), "meta_data")
+            if meta.get("key") == TRACKING_ITEMS
+        ),
         None,
     )
     item = tracked[0] if isinstance(tracked, list) and tracked and isinstance(tracked[0], dict) else {}
@@ -155,32 +179,24 @@ def _shipments(payload: dict[str, Any]) -> list[PlatformShipment]:
         PlatformShipment(
             shipment_id=f"completed-{payload['id']}",
             carrier=text(
-                item.get("custom_tracking_provider") or item.get("tracking_provider") or "", SHORT_TEXT
+                item.get("custom_tracking_provider") or item.get("tracking_provider") or "",
+                SHORT_TEXT,
+                f"meta_data {TRACKING_ITEMS}[0].tracking_provider",
             ),
-            tracking_number=text(item.get("tracking_number") or "", SHORT_TEXT),
+            tracking_number=text(
+                item.get("tracking_number") or "",
+                SHORT_TEXT,
+                f"meta_data {TRACKING_ITEMS}[0].tracking_number",
+            ),
             tracking_url=str(item.get("custom_tracking_link") or ""),  # checked where it is applied
         )
     ]
 
 
-def _name(person: dict[str, Any]) -> str:
-    return " ".join(part for part in (person.get("first_name"), person.get("last_name")) if part)
-
-
-def _address(address: dict[str, Any] | None, field: str) -> dict[str, Any]:
-    if not address or not address.get("address_1"):
+def _address(value: Any, field: str) -> dict[str, Any]:
+    address = mapping(value, field)
+    if not address.get("address_1"):
         raise no_address(field)
-    return address_shaped(
-        {
-            "name": _name(address),
-            "company": address.get("company"),
-            "line1": address.get("address_1"),
-            "line2": address.get("address_2"),
-            "postal_code": address.get("postcode"),
-            "city": address.get("city"),
-            "region": address.get("state"),
-            "country": address.get("country"),
-            "phone": address.get("phone"),
-        },
-        field,
-    )
+    name = full_name(address, field, ("first_name", "last_name"))
+    values = {ours: address.get(theirs) for ours, theirs in ADDRESS_KEYS.items()}
+    return address_shaped({"name": name, **values}, field, ADDRESS_KEYS)

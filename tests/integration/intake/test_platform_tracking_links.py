@@ -28,8 +28,11 @@ UNSAFE = [
     ("https://evil.example/t\nBcc: x", "not a valid https:// address"),
     ("https://-not-a-host-/t", "not a valid https:// address"),
     ("https://www.dhl.de/track?piececode=" + "0" * 500, "at most 500"),
+    # Past Django's URLValidator, which the database would refuse: the delivery was a 500.
+    ("https://evil.example/t\u0000", "contains U+0000"),
+    ("https://evil.example/t\ud800", "contains U+D800"),
 ]
-UNSAFE_IDS = ["http", "javascript", "a line break", "no valid host", "too long"]
+UNSAFE_IDS = ["http", "javascript", "a line break", "no valid host", "too long", "a NUL", "a lone surrogate"]
 
 
 def _the_parcel_emailed_without_the_link(delivery: PlatformDelivery, shipment: Shipment, why: str) -> None:
