@@ -4,6 +4,8 @@ secret; an event of another ESP is refused. The attack these close: a forged Pos
 complaint or bounce naming one of our emails' keys, which would suppress the customer's
 address or settle an email waiting for review as sent."""
 
+import json
+
 import pytest
 from anymail import urls as anymail_urls
 from anymail.exceptions import AnymailWebhookValidationFailure
@@ -22,6 +24,7 @@ from tests.integration.delivery_webhook_requests import (
     hard_bounce,
     postmark_record,
     provider_configure,
+    svix_headers,
     webhook_post,
 )
 
@@ -158,6 +161,41 @@ def test_production_refuses_to_start_while_the_configured_webhook_has_no_secret(
     assert [e.level for e in refused] == [checks.ERROR]
     assert ENDPOINTS[endpoint][0].removeprefix("/webhooks/") in refused[0].msg
     assert accepted == []
+
+
+@pytest.mark.parametrize("character", ["\\u0000", "\\ud800"], ids=["a NUL", "a lone surrogate"])
+@pytest.mark.parametrize("endpoint", ENDPOINTS)
+def test_a_genuine_bounce_whose_words_hold_a_nul_or_a_lone_surrogate_is_stored_and_suppresses(
+    settings, endpoint, character
+):
+    # given: the remote mail server's words (chosen by whoever runs the recipient's domain), as
+    # the ESP passes them on, with a character no text column holds (written as its JSON escape)
+    path = provider_configure(settings, endpoint)
+    sent = NotificationFactory.create(status="sent", provider=endpoint)
+    body, headers = hard_bounce(
+        endpoint, key=sent.idempotency_key, address=sent.order.customer_email, genuine=True
+    )
+    # SES's event is JSON inside the SNS envelope's string: its escape is escaped once more
+    written = character.replace("\\", "\\\\") if endpoint == "ses" else character
+    for words in (b"does not exist", b"no such user"):
+        body = body.replace(words, words + written.encode())
+    assert written.encode() in body
+    body, headers = _signed_again(endpoint, body, headers)
+    # when
+    response = webhook_post(path, body, headers)
+    # then: stored, the character replaced by U+FFFD, and applied: the address is suppressed
+    assert response.status_code == 200, response.content
+    stored = ProviderEvent.objects.get()
+    assert "\ufffd" in stored.description + json.dumps(stored.payload, ensure_ascii=False)
+    assert _apply_all() == ["delivery status bounced; address suppressed"]
+    assert Suppression.objects.get().address == sent.order.customer_email
+
+
+def _signed_again(endpoint: str, body: bytes, headers: dict[str, str]) -> tuple[bytes, dict[str, str]]:
+    """Resend's Svix signature covers the body: sign the changed body again."""
+    if endpoint != "resend":
+        return body, headers
+    return body, svix_headers(body)
 
 
 @pytest.mark.parametrize("configured", ["resend", "brevo", "postmark"])
