@@ -16,6 +16,8 @@ from django.conf import settings
 from django.db.models import Q
 
 from infra.batched_update import update_in_batches
+from infra.json_nesting import json_nesting_refusal
+from infra.storable_text import storable_json
 from infra.text_scrub import text_quotes, text_scrubbed
 from intake.models import PlatformDelivery
 from orders.models import Order
@@ -108,7 +110,14 @@ def _of_orders(order_ids: list) -> Q:
 
 
 def _parsed(body: str) -> Any:
+    """The body parsed, to be read in the export; as its text when it cannot be: not JSON, or
+    nested deeper than any delivery is (a delivery kept as "could not use" keeps such a body,
+    and parsing it would fail the export with RecursionError). A lone surrogate escape in it
+    ("\\ud800", no character: the export could not be written as UTF-8) or a NUL is replaced by
+    U+FFFD (infra/storable_text.py)."""
+    if not body or json_nesting_refusal(body) is not None:
+        return body or None
     try:
-        return json.loads(body) if body else None
+        return storable_json(json.loads(body))
     except ValueError:
         return body

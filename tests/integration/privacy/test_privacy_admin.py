@@ -9,6 +9,7 @@ import re
 from datetime import timedelta
 
 import pytest
+from django.test import Client
 from django.utils import timezone
 
 from notifications.models import Notification
@@ -16,6 +17,8 @@ from orders.models import Order
 from privacy.erasure import customer_erase
 from privacy.models import Erasure, Export
 from privacy.officers import officers_group_ensure
+from tests import shopify_payloads as shopify
+from tests.connected_shop import tea_house_create
 from tests.factories import OrderFactory, UnpublishedOrderFactory, staff_user
 
 pytestmark = pytest.mark.django_db
@@ -236,3 +239,34 @@ def test_staff_without_the_permissions_see_no_way_to_the_page(client, orders):
     client.force_login(staff_user("sam", reviewer=False, otherwise_may_view="view_order"))
     assert PAGE not in client.get("/admin/").content.decode()
     assert PAGE not in client.get(f"/admin/orders/order/{orders[ADDRESS].pk}/change/").content.decode()
+
+
+# Grace's address quoted in a body nested deeper than Python's parser can descend, and in one
+# with a lone surrogate escape (no character: it cannot be written as UTF-8).
+DEEP = b'{"note": "grace@example.com", "x": ' + b"[" * 5000 + b"]" * 5000 + b"}"
+LONE_SURROGATE = b'{"note": "grace@example.com \\ud800"}'
+
+
+@pytest.mark.parametrize(
+    ("body", "as_sent"),
+    [(DEEP, DEEP.decode()), (LONE_SURROGATE, {"note": "grace@example.com \ufffd"})],
+    ids=["nested 5,000 levels deep", "a lone surrogate"],
+)
+def test_a_kept_delivery_the_parser_or_utf8_cannot_take_as_is_is_still_exported_and_erased(
+    officer, orders, body, as_sent
+):
+    # given: a signed delivery that cannot be used (it holds no order), kept with its body
+    tea_house_create()
+    headers: dict = shopify.signed_headers(body, topic="orders/create", event_id="kept")
+    response = Client().post("/shops/tea-house/webhook", body, content_type="application/json", **headers)
+    assert response.json()["detail"] == "could_not_use"
+    # when: Grace's export, and the first step of her erasure
+    download = officer.post(EXPORT, {"address": OTHER})
+    step_one = officer.post(ERASE, {"address": OTHER})
+    # then: the export holds it (as its text when it nests too deep to be parsed), and the
+    # erasure asks for the address again
+    assert download.status_code == 200
+    [kept] = json.loads(download.content)["what the shops' platforms sent"]
+    assert kept["as sent"] == as_sent
+    assert step_one.status_code == 200
+    assert 'name="retyped"' in step_one.content.decode()
