@@ -14,9 +14,18 @@ The keys are the JWKS at /.well-known/jwks.json of the shop's API URL, kept by e
 KEYS_FRESH_FOR. A key id the process does not hold fetches them again at once (Saleor rotates its
 key by publishing a new one), but not more often than REFETCH_AT_MOST_EVERY per shop, so that
 deliveries naming made-up key ids cannot make the intake hammer the shop. Keys that cannot be
-fetched are not a bad signature: the delivery is answered 503 and Saleor sends it again."""
+fetched are not a bad signature: the delivery is answered 503 and Saleor sends it again. That
+answer goes to whoever posted, signed or not, so it says no more than that; why (a network
+error, the address the shop's host resolved to) goes to the log, and to staff through the
+admin's connection check (`keys_fetched_now`).
 
+The token's header is JSON that PyJWT parses with no bound on its nesting (and it catches only
+ValueError around it): its depth is measured first (infra/json_nesting.py), so a header of a few
+kilobytes nested a thousand levels deep is a 401, not a RecursionError."""
+
+import base64
 import json
+import logging
 import threading
 from dataclasses import dataclass, field
 from time import monotonic
@@ -28,12 +37,16 @@ import requests
 from jwt import PyJWK, PyJWKSet
 from jwt.exceptions import PyJWKSetError, PyJWTError
 
+from infra.json_nesting import MAX_JSON_NESTING, json_nesting
 from infra.outbound import OutboundRefused, outbound_get
 
 KEYS_FRESH_FOR = 600.0  # seconds
 REFETCH_AT_MOST_EVERY = 30.0  # seconds
 FETCH_TIMEOUT = (2.0, 3.0)  # connect, read: inside a webhook request, so short
 _MAX_JWKS_BYTES = 64 * 1024
+KEYS_UNAVAILABLE = "the shop's keys cannot be fetched now; Saleor sends the delivery again"
+
+logger = logging.getLogger(__name__)
 
 
 class SignatureInvalid(Exception):
@@ -71,6 +84,7 @@ def jwks_url(api_url: str) -> str:
 def signature_check(*, api_url: str, body: bytes, signature: str) -> None:
     """Returns when the body is signed with a key the shop publishes; raises SignatureInvalid
     or KeysUnavailable."""
+    _header_nesting_check(signature)
     try:
         header = jwt.get_unverified_header(signature)
     except PyJWTError as exc:
@@ -82,11 +96,32 @@ def signature_check(*, api_url: str, body: bytes, signature: str) -> None:
     kid = header.get("kid")
     if not isinstance(kid, str) or not kid:
         raise SignatureInvalid("The signature's JWS header names no key (kid).")
-    key = _key(jwks_url(api_url), kid)
+    url = jwks_url(api_url)
+    try:
+        key = _key(url, kid)
+    except KeysUnavailable as exc:
+        logger.warning("Saleor keys at %s cannot be fetched: %s", url, exc)
+        raise KeysUnavailable(KEYS_UNAVAILABLE) from exc
     try:
         jwt.api_jws.decode_complete(signature, key.key, algorithms=["RS256"], detached_payload=body)
     except PyJWTError as exc:
         raise SignatureInvalid(f"The body does not verify with the shop's key {kid}: {exc}.") from exc
+
+
+def _header_nesting_check(signature: str) -> None:
+    """Refuses a JWS header nested deeper than any JSON this service reads, before PyJWT parses
+    it. A header that is not base64url or not UTF-8 is left to PyJWT, which refuses it."""
+    segment = signature.split(".", 1)[0]
+    try:
+        header = base64.urlsafe_b64decode(segment + "=" * (-len(segment) % 4)).decode()
+    except ValueError:  # binascii.Error and UnicodeDecodeError are ValueErrors
+        return
+    depth = json_nesting(header)
+    if depth > MAX_JSON_NESTING:
+        raise SignatureInvalid(
+            f"Saleor-Signature is not a JWS: its header nests {depth} levels deep; at most "
+            f"{MAX_JSON_NESTING} are accepted."
+        )
 
 
 def _detached_unencoded_check(signature: str, header: dict[str, Any]) -> None:

@@ -3,7 +3,9 @@ published keys (fetched over HTTP, kept, fetched again for a key it does not kno
 than once in the refetch interval), each delivery stored once by its body (a retry sends the same
 bytes), and the order's life (paid, parcels, refunds, cancelled) turned into its emails once."""
 
+import base64
 import copy
+import logging
 from collections.abc import Iterator
 
 import jwt
@@ -265,6 +267,44 @@ def test_keys_that_cannot_be_fetched_answer_503_so_saleor_sends_again(deliver, k
     clock[0] += signature.REFETCH_AT_MOST_EVERY
     # then
     assert deliver("order_created", payload).json()["detail"] == "used"
+
+
+def test_keys_that_cannot_be_fetched_answer_503_without_the_cause_which_goes_to_the_log(
+    deliver, keys, shop, settings, caplog
+):
+    # given: production, where the keys are never asked of this machine: the fetch's refusal
+    # names the address the shop's host resolved to
+    settings.HTTPS_ONLY = True
+    settings.SHOP_FETCH_PRIVATE_ADDRESSES = False
+    # when: anyone posts a delivery
+    with caplog.at_level(logging.WARNING, logger="intake.saleor.signature"):
+        refused = deliver("order_created", saleor.event("OrderCreated", saleor.ORDER))
+    # then: the caller hears that the keys cannot be fetched now, not why
+    assert refused.status_code == 503
+    detail = refused.json()["detail"]
+    assert "the shop's keys cannot be fetched now" in detail
+    assert "127.0.0.1" not in detail
+    assert "not asked" not in detail
+    # and the cause is in the log, for the operators
+    assert any("not asked" in r.getMessage() for r in caplog.records if r.name == "intake.saleor.signature")
+    assert keys.fetches == 0
+    assert not PlatformDelivery.objects.exists()
+
+
+def test_a_jws_header_nested_deep_is_refused_401_before_any_parser_or_key(client, keys, shop):
+    # given: a Saleor-Signature whose header is JSON nested 1,500 levels (4 kB, well within the
+    # web servers' header limits), which PyJWT's parser would recurse into until RecursionError
+    header = b'{"a":' + b"[" * 1500 + b"]" * 1500 + b"}"
+    token = base64.urlsafe_b64encode(header).rstrip(b"=").decode() + "..AAAA"
+    body = saleor.body_of(saleor.event("OrderCreated", saleor.ORDER))
+    headers = saleor.delivery_headers(event_type="order_created", signature=token, api_url=keys.api_url)
+    # when
+    response = client.post(WEBHOOK, body, content_type="application/json", **headers)
+    # then
+    assert response.status_code == 401
+    assert "header nests 1501 levels deep" in response.json()["detail"]
+    assert keys.fetches == 0
+    assert not PlatformDelivery.objects.exists()
 
 
 def test_the_life_of_an_order_becomes_its_emails_each_once(deliver, shop):
