@@ -11,9 +11,11 @@ person: its export is handed to the shop owner by someone who can check who asks
 """
 
 import json
+import logging
 from datetime import datetime
 from typing import Any
 
+from django.db import InterfaceError, OperationalError
 from django.db.models import QuerySet
 from django.utils import timezone
 
@@ -22,18 +24,39 @@ from orders.models import Order
 from privacy.erasure import AddressRefused, EmailsInFlight, customer_erase
 from privacy.models import Erasure
 
+logger = logging.getLogger(__name__)
 ERASING_TOPICS = ("customers/redact", "shop/redact")
 _SHOP_REDACT_ADDRESSES_PER_RUN = 500  # a large shop's customers over several runs
 Outcome = PlatformDelivery.Outcome
 
 
 def platform_erasure_requests_apply(*, now: datetime, batch_size: int, max_batches: int) -> int:
-    """Carry out the stored erasure requests, oldest first; how many customers were erased."""
+    """Carry out the stored erasure requests, oldest first; how many customers were erased.
+    Each on its own: one that fails is set aside for a person, and the others (any shop's) are
+    still carried out, this run and every later one."""
     erased = 0
     pending = PlatformDelivery.objects.filter(topic__in=ERASING_TOPICS, outcome=Outcome.FOR_A_PERSON)
     for delivery in pending.select_related("shop").order_by("received_at")[:batch_size]:
-        erased += _request_apply(delivery)
+        try:
+            erased += _request_apply(delivery)
+        except (OperationalError, InterfaceError):
+            # The database, briefly (a lock, a lost connection): not the request's fault.
+            logger.exception("erasure request %s left for the next run", delivery.event_key)
+        except Exception as exc:
+            logger.exception("erasure request %s failed: set aside for a person", delivery.event_key)
+            _set_aside(delivery, exc)
     return erased
+
+
+def _set_aside(delivery: PlatformDelivery, exc: Exception) -> None:
+    """Kept among the deliveries we could not use: a person runs it again once the cause is
+    fixed (it is then carried out by the next run)."""
+    PlatformDelivery.objects.filter(pk=delivery.pk).update(
+        outcome=Outcome.COULD_NOT_USE,
+        reason=f"The erasure it asks for failed ({type(exc).__name__}: {exc}); what it erased before "
+        "the failure stays erased. Run it again once the cause is fixed.",
+        applied_at=timezone.now(),
+    )
 
 
 def _request_apply(delivery: PlatformDelivery) -> int:

@@ -4,15 +4,17 @@ customer of the shop, both by the hourly job after the delivery was stored and a
 `customers/data_request` waits for a person. An email in flight holds an erasure over to the
 next run."""
 
+import threading
 from datetime import timedelta
 
 import pytest
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.test import Client
 from django.utils import timezone
 
 from intake.models import PlatformDelivery
 from intake.shop_form import ShopForm
+from messaging.models import RetentionRun
 from messaging.retention import retention_run
 from notifications.models import Notification
 from orders.models import Order
@@ -172,3 +174,136 @@ def test_two_shops_cannot_share_a_secret(shop):
             domain="https://other-house.example",
             webhook_secret=shopify.CLIENT_SECRET,
         )
+
+
+_REDACT, _SHOP_REDACT, _DATA_REQUEST = (
+    shopify.CUSTOMER_REDACT,
+    shopify.SHOP_REDACT,
+    shopify.CUSTOMER_DATA_REQUEST,
+)
+
+
+@pytest.mark.parametrize(
+    ("topic", "request_body", "field"),
+    [
+        ("customers/redact", _REDACT | {"orders_to_redact": 5}, "orders_to_redact"),
+        ("customers/redact", _REDACT | {"orders_to_redact": True}, "orders_to_redact"),
+        ("customers/redact", _REDACT | {"orders_to_redact": ["\u0000"]}, "orders_to_redact"),
+        ("customers/redact", _REDACT | {"orders_to_redact": [1.5, True]}, "orders_to_redact"),
+        ("customers/redact", _REDACT | {"customer": {"email": ["ada@example.com"]}}, "customer"),
+        ("customers/redact", _REDACT | {"shop_id": "954889"}, "shop_id"),
+        ("shop/redact", _SHOP_REDACT | {"shop_id": True}, "shop_id"),
+        ("shop/redact", _SHOP_REDACT | {"shop_domain": [shopify.SHOP_DOMAIN]}, "shop_domain"),
+        ("customers/data_request", _DATA_REQUEST | {"orders_requested": "1"}, "orders_requested"),
+        ("customers/data_request", _DATA_REQUEST | {"data_request": [9999]}, "data_request"),
+    ],
+    ids=[
+        "orders an int",
+        "orders true",
+        "an order id with a NUL",
+        "an order id a fraction",
+        "an email a list",
+        "the shop's id a string",
+        "the shop's id true",
+        "the shop's domain a list",
+        "orders requested a string",
+        "the data request a list",
+    ],
+)
+def test_a_privacy_request_whose_fields_are_not_of_their_type_is_kept_with_the_reason(
+    shop, topic, request_body, field
+):
+    _deliver("orders/create", shopify.ORDER, "evt-create")
+    # when
+    assert _deliver(topic, request_body, "evt-malformed") == "could_not_use"
+    retention_run()  # and the hourly job runs, and is recorded
+    # then
+    request = PlatformDelivery.objects.get(topic=topic)
+    assert f"`{field}`" in request.reason
+    assert Order.objects.get(platform_order_id=str(shopify.ORDER_ID)).customer_email == "ada@example.com"
+    assert RetentionRun.objects.exists()
+
+
+def test_a_customer_with_no_email_and_order_ids_as_strings_is_a_request_carried_out(shop):
+    # Shopify's customer may have a phone and no email; its ids may come as strings.
+    _deliver("orders/create", shopify.ORDER, "evt-create")
+    request = shopify.CUSTOMER_REDACT | {
+        "customer": {"id": 191167, "email": None, "phone": "555-625-1199"},
+        "orders_to_redact": [str(shopify.ORDER_ID)],
+    }
+    # when
+    assert _deliver("customers/redact", request, "evt-redact") == "for_a_person"
+    retention_run()
+    # then: the order it names is erased
+    assert Order.objects.get(platform_order_id=str(shopify.ORDER_ID)).customer_email == ""
+    assert PlatformDelivery.objects.get(topic="customers/redact").outcome == "used"
+
+
+@pytest.mark.parametrize("poison", [5, True, ["\u0000"]], ids=["an int", "true", "a NUL id"])
+def test_a_stored_request_that_fails_is_set_aside_and_the_job_carries_on(shop, poison, caplog):
+    # given: a request stored as one to carry out (before its fields' types were checked), first
+    coffee = Shop.objects.create(
+        slug="coffee",
+        name="Coffee",
+        platform="shopify",
+        domain="coffee.myshopify.com",
+        webhook_secret="c" * 38,
+    )
+    request = _REDACT | {"shop_domain": coffee.domain, "orders_to_redact": poison}
+    malformed = PlatformDelivery.objects.create(
+        shop=coffee,
+        event_key="coffee-poison",
+        topic="customers/redact",
+        body=shopify.body_of(request).decode(),
+        outcome="for_a_person",
+    )
+    # and another shop's genuine one after it
+    _deliver("orders/create", shopify.ORDER, "evt-create")
+    _deliver("customers/redact", shopify.CUSTOMER_REDACT, "evt-redact")
+    # when: the hourly job runs
+    retention_run()
+    # then: the malformed request is kept for a person, with why, and its traceback logged
+    malformed.refresh_from_db()
+    assert malformed.outcome == "could_not_use"
+    assert malformed.reason.startswith("The erasure it asks for failed")
+    assert any(record.exc_info and "coffee-poison" in record.getMessage() for record in caplog.records)
+    # and the genuine one is carried out, and the run recorded
+    assert Order.objects.get(platform_order_id=str(shopify.ORDER_ID)).customer_email == ""
+    assert PlatformDelivery.objects.get(shop=shop, topic="customers/redact").outcome == "used"
+    assert RetentionRun.objects.count() == 1
+
+
+def test_a_request_the_database_holds_up_waits_for_the_next_run(shop):
+    # given: a genuine request, and its customer's order locked by another transaction
+    _deliver("orders/create", shopify.ORDER, "evt-create")
+    _deliver("customers/redact", shopify.CUSTOMER_REDACT, "evt-redact")
+    order = Order.objects.get(platform_order_id=str(shopify.ORDER_ID))
+    locked, release = threading.Event(), threading.Event()
+
+    def hold_the_order() -> None:
+        try:
+            with transaction.atomic():
+                Order.objects.select_for_update().get(pk=order.pk)
+                locked.set()
+                release.wait(10)
+        finally:
+            connection.close()  # this thread's own connection
+
+    holder = threading.Thread(target=hold_the_order)
+    holder.start()
+    assert locked.wait(10)
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SET lock_timeout = '200ms'")
+        # when: the job runs while the lock is held (it gives up waiting: OperationalError)
+        retention_run()
+    finally:
+        release.set()
+        holder.join()
+        with connection.cursor() as cursor:
+            cursor.execute("RESET lock_timeout")
+    # then: the request waits for the next run, not for a person
+    assert PlatformDelivery.objects.get(topic="customers/redact").outcome == "for_a_person"
+    retention_run()
+    assert PlatformDelivery.objects.get(topic="customers/redact").outcome == "used"
+    assert Order.objects.get(pk=order.pk).customer_email == ""
