@@ -31,6 +31,7 @@ from api.schema import error_responses
 from privacy.erasure import AddressRefused, EmailsInFlight, customer_erase
 from privacy.export import customer_export
 from privacy.models import Erasure
+from privacy.reach import Reach
 
 
 class CustomerInput(StrictSerializer):
@@ -71,7 +72,7 @@ class CustomerErasureApi(APIView):
                 via=Erasure.Via.API,
                 actor=None,
                 actor_name=f"API token {token.name}",
-                api_token=token,
+                reach=Reach(api_token=token),
             )
         except AddressRefused as exc:
             raise ValidationError({"email": [str(exc)]}) from exc

@@ -22,20 +22,24 @@ from infra.text_scrub import text_quotes, text_scrubbed
 from intake.models import PlatformDelivery
 from orders.models import Order
 from orders.personal_data import orders_erase
+from privacy.reach import Reach
 
 
 def deliveries_erase(
-    *, order_ids: list, address: str, words: list[str], elsewhere: list[str], now: datetime
+    *, order_ids: list, address: str, words: list[str], elsewhere: list[str], now: datetime, reach: Reach
 ) -> dict[str, int]:
     """`words`: what the customer's own deliveries' reasons may quote them by; `elsewhere`: what
-    is replaced in any other delivery (their address; nothing for an erasure scoped to one API
-    client, whose orders come from no platform)."""
+    is replaced in any other delivery it reaches (their address; nothing for an erasure scoped
+    to one API client, whose orders come from no platform). A shop's request reaches that
+    shop's deliveries alone: another shop's quoting the same address stay as they came (one it
+    could not use can still be run again)."""
     mine = _of_orders(order_ids)
     theirs = PlatformDelivery.objects.filter(mine).filter(~Q(body="") | text_quotes("reason", words))
     changed = theirs.update(body="", reason=text_scrubbed("reason", words))
-    quoting = PlatformDelivery.objects.exclude(mine).filter(
-        text_quotes("body", elsewhere) | text_quotes("reason", elsewhere)
-    )
+    others = PlatformDelivery.objects.exclude(mine)
+    if reach.shop is not None:
+        others = others.filter(shop=reach.shop)
+    quoting = others.filter(text_quotes("body", elsewhere) | text_quotes("reason", elsewhere))
     changed += quoting.update(
         body=text_scrubbed("body", elsewhere), reason=text_scrubbed("reason", elsewhere)
     )

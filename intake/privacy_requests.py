@@ -23,6 +23,7 @@ from intake.models import PlatformDelivery
 from orders.models import Order
 from privacy.erasure import AddressRefused, EmailsInFlight, customer_erase
 from privacy.models import Erasure
+from privacy.reach import Reach
 
 logger = logging.getLogger(__name__)
 ERASING_TOPICS = ("customers/redact", "shop/redact")
@@ -64,12 +65,13 @@ def _request_apply(delivery: PlatformDelivery) -> int:
     addresses = _addresses_to_erase(delivery)
     shop = delivery.shop
     asked_by = f"{shop.get_platform_display()} {shop.slug} ({delivery.topic})"
+    reach = Reach(shop=shop)
     erasures: list[Erasure] = []
     handled = 0
     for address in addresses[:_SHOP_REDACT_ADDRESSES_PER_RUN]:
         try:
             erasure = customer_erase(
-                address=address, via=Erasure.Via.PLATFORM, actor=None, actor_name=asked_by, shop=shop
+                address=address, via=Erasure.Via.PLATFORM, actor=None, actor_name=asked_by, reach=reach
             )
         except EmailsInFlight:
             break  # this customer's turn comes on the next run

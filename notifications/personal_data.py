@@ -53,14 +53,16 @@ def notifications_erase(
     elsewhere: list[str],
     now: datetime,
     other_sends: bool,
+    suppression: bool,
 ) -> dict[str, int]:
     """In the caller's transaction, which holds the orders' rows locked (so no claim starts on
     them meanwhile). Returns how many rows of each kind were changed. `words`: what people's and
     providers' words about these orders' emails may quote the customer by (the address, names,
-    address lines). `elsewhere`: what is replaced in words about anything else (the address);
-    when given, the address's suppression keeps only its hash (which suppresses as well).
-    `other_sends`: also every attempt and provider event to the address, whatever order they
-    are of."""
+    address lines). `elsewhere`: what is replaced in words about anything else, and in the
+    corrections of other orders (the address, for an operator; nothing for an erasure a shop or
+    an API client asked for: those rows are not theirs). `other_sends`: also every attempt and
+    provider event to the address, whatever order they are of. `suppression`: the address's
+    suppression keeps only its hash (which suppresses as well)."""
     emails = list(
         Notification.objects.select_for_update(of=("self",))
         .filter(order_id__in=order_ids)
@@ -81,6 +83,7 @@ def notifications_erase(
             address=address,
             words=words,
             elsewhere=elsewhere,
+            suppression=suppression,
         )
     )
     return changed
@@ -144,13 +147,15 @@ def _words_erase(
     address: str,
     words: list[str],
     elsewhere: list[str],
+    suppression: bool,
 ) -> dict[str, int]:
     """The suppression, corrections, and people's and providers' words: those about these
     emails lose the customer's words, any other the address alone (`elsewhere`)."""
     suppressions = suppressions_of(address).exclude(address="", detail="", lift_comment="")
-    corrections = corrections_of(address)
-    if not elsewhere:  # an erasure within one client's orders: the rows of those orders only
+    if not suppression:
         suppressions = suppressions.none()
+    corrections = corrections_of(address)
+    if not elsewhere:  # an erasure within a shop's or a client's orders: theirs alone
         corrections = corrections.filter(order_id__in=order_ids)
     mine = Q(notification_id__in=ids)
     return {

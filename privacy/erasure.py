@@ -13,6 +13,7 @@ nothing, and is recorded too, saying so.
 """
 
 from collections.abc import Callable
+from datetime import datetime
 
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -22,7 +23,6 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.module_loading import import_string
 
-from apiauth.models import ApiToken
 from infra.addresses import address_forms
 from infra.keyed_hash import address_hash, address_hashes
 from notifications.personal_data import EmailsInFlight, notifications_erase
@@ -30,7 +30,6 @@ from orders.personal_data import orders_erase, personal_words
 from privacy.models import Erasure
 from privacy.reach import EVERYTHING, Reach
 from privacy.shared_tables import admin_history_erase, dead_letters_erase, task_results_erase
-from shops.models import Shop
 
 __all__ = ["AddressRefused", "EmailsInFlight", "customer_erase"]
 
@@ -43,20 +42,14 @@ class AddressRefused(ValueError):
 
 @transaction.atomic(durable=True)
 def customer_erase(
-    *,
-    address: str,
-    via: str,
-    actor: User | None,
-    actor_name: str,
-    shop: Shop | None = None,
-    api_token: ApiToken | None = None,
+    *, address: str, via: str, actor: User | None, actor_name: str, reach: Reach = EVERYTHING
 ) -> Erasure:
     """Erase everything personal held about `address` that the asker may reach (privacy/reach.py:
-    `shop` for a connected shop's platform, `api_token` for an API client); the record says what
-    changed. Raises AddressRefused for something that is not an address, EmailsInFlight while
-    one of the customer's emails is being sent (nothing changed: run it again once it is done)."""
+    an operator everything, a connected shop's platform that shop's, an API client its client's
+    orders); the record says what changed. Raises AddressRefused for something that is not an
+    address, EmailsInFlight while one of the customer's emails is being sent (nothing changed:
+    run it again once it is done)."""
     address = address_checked(address)
-    reach = Reach(shop=shop, api_token=api_token)
     now = timezone.now()
     order_ids = list(
         reach.orders(address)
@@ -64,31 +57,44 @@ def customer_erase(
         .order_by("id")
         .values_list("id", flat=True)
     )
-    # What the rows of these orders may quote the customer by, read before their content is
-    # erased; any other row loses the address alone: a part of a name is anybody's word.
-    words, elsewhere = [*address_forms(address), *personal_words(order_ids)], reach.elsewhere(address)
-    changed = orders_erase(order_ids, now=now)
-    changed.update(
-        notifications_erase(
-            order_ids=order_ids,
-            address=address,
-            words=words,
-            elsewhere=elsewhere,
-            now=now,
-            other_sends=reach.other_sends,
-        )
-    )
-    for step in _steps():
-        changed.update(step(order_ids=order_ids, address=address, words=words, elsewhere=elsewhere, now=now))
     return Erasure.objects.create(
         address_hash=address_hash(address),
         via=via,
         actor=actor,
         actor_name=actor_name,
         client=reach.client,
-        changed=changed,
+        changed=_rows_erase(order_ids, address=address, reach=reach, now=now),
         erased_at=now,
     )
+
+
+def _rows_erase(order_ids: list, *, address: str, reach: Reach, now: datetime) -> dict[str, int]:
+    """Each feature's rows, and those of the tables no feature owns; how many of each changed."""
+    # What the rows of these orders may quote the customer by, read before their content is
+    # erased; any other row it reaches loses the address alone: a part of a name is anybody's word.
+    words = [*address_forms(address), *personal_words(order_ids)]
+    elsewhere, shared = reach.elsewhere(address), reach.shared(address)
+    changed = orders_erase(order_ids, now=now)
+    changed.update(
+        notifications_erase(
+            order_ids=order_ids,
+            address=address,
+            words=words,
+            elsewhere=shared,
+            now=now,
+            other_sends=reach.other_sends,
+            suppression=reach.suppression,
+        )
+    )
+    for step in _feature_steps():  # a feature above this one knows the reach of its own rows
+        changed.update(
+            step(order_ids=order_ids, address=address, words=words, elsewhere=elsewhere, now=now, reach=reach)
+        )
+    for shared_step in (dead_letters_erase, task_results_erase, admin_history_erase):
+        changed.update(
+            shared_step(order_ids=order_ids, address=address, words=words, elsewhere=shared, now=now)
+        )
+    return changed
 
 
 def address_checked(address: str) -> str:
@@ -110,6 +116,5 @@ def erasures_of(address: str, reach: Reach = EVERYTHING) -> "list[Erasure]":
     return list(erasures)
 
 
-def _steps() -> list[Step]:
-    features = [import_string(path) for path in settings.PERSONAL_DATA_ERASURE_STEPS.values()]
-    return [*features, dead_letters_erase, task_results_erase, admin_history_erase]
+def _feature_steps() -> list[Step]:
+    return [import_string(path) for path in settings.PERSONAL_DATA_ERASURE_STEPS.values()]

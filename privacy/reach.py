@@ -3,8 +3,11 @@
 - An operator (the command, the admin's officers): every order placed for the address, and
   everything else held about it: attempts and provider events to it, its suppression (kept as
   its keyed hash), the address wherever words quote it.
-- A connected shop's platform (its privacy webhook): that shop's orders, and the address
-  wherever words quote it and in its suppression; another shop's orders and their sends stay.
+- A connected shop's platform (its privacy webhook): that shop's orders, the address in that
+  shop's deliveries, and its suppression (kept as its keyed hash, which suppresses as well);
+  nothing of another shop (its orders, their sends, its deliveries) and no row that belongs to
+  no shop (people's and tasks' words, the admin's history) beyond the rows of its own orders:
+  a shop signs its own requests, so it may name anybody's address.
 - An API client (its token): the orders its client placed (Order.placed_by_client_of, as every
   other call of the API), and nothing held about the address beyond them: no suppression, no
   other client's orders, sends or erasures may show or change through it, so that another
@@ -36,8 +39,20 @@ class Reach:
 
     def elsewhere(self, address: str) -> list[str]:
         """What rows beyond the orders lose (or, in an export, show) by quoting it: the
-        address, in either form of its domain; nothing for an API client."""
+        address, in either form of its domain; nothing for an API client. A shop's reach
+        beyond its orders is its own deliveries (intake/personal_data.py) and the suppression."""
         return [] if self.api_token is not None else address_forms(address)
+
+    def shared(self, address: str) -> list[str]:
+        """What rows that belong to no shop or client lose by quoting it, beyond the rows of the
+        orders (people's and providers' words, dead letters, task results, the admin's history,
+        corrections of other orders): the address for an operator alone."""
+        return address_forms(address) if self.other_sends else []
+
+    @property
+    def suppression(self) -> bool:
+        """The address's suppression keeps its keyed hash alone (an operator's, a shop's)."""
+        return self.api_token is None
 
     @property
     def other_sends(self) -> bool:

@@ -35,8 +35,9 @@ PERSONAL_DATA_HASH_KEY = env("PERSONAL_DATA_HASH_KEY", default="") or developmen
 # matches hashes made under it, since a hash whose address was erased cannot be remade.
 PERSONAL_DATA_HASH_KEY_PREVIOUS = env("PERSONAL_DATA_HASH_KEY_PREVIOUS", default="")
 # A customer's erasure (privacy/erasure.py) on the tables of features above it, by dotted path:
-# a function (*, order_ids, address, words, elsewhere, now) -> rows changed by kind: the rows of
-# the orders lose `words` (the address, names, streets), any other row only `elsewhere`.
+# a function (*, order_ids, address, words, elsewhere, now, reach) -> rows changed by kind: the
+# rows of the orders lose `words` (the address, names, streets), any other row it reaches (by
+# `reach`, privacy/reach.py: a shop's request, its own rows alone) only `elsewhere`.
 PERSONAL_DATA_ERASURE_STEPS = {"platform_deliveries": "intake.personal_data.deliveries_erase"}
 # And its export (privacy/export.py): (*, order_ids, address, elsewhere) -> sections of the
 # document: what the orders hold, and what else quotes `elsewhere` (the address).

@@ -4,7 +4,12 @@ a part of their name. A customer named "Eur Paid" shares words with every Shopif
 "paid"); their export and erasure must leave everybody else's deliveries and people's words
 alone."""
 
+import hashlib
+
 import pytest
+from django.contrib.admin.models import CHANGE, LogEntry
+from django.contrib.auth.models import User
+from django.test import Client
 from django.utils import timezone
 from django_celery_results.models import TaskResult
 
@@ -14,6 +19,7 @@ from intake.privacy_requests import platform_erasure_requests_apply
 from messaging.models import DeadLetterRecord
 from notifications.models import OperatorAction, Suppression
 from notifications.tracking.suppression import suppression_active
+from orders.models import Order
 from privacy.erasure import customer_erase
 from privacy.export import customer_export
 from privacy.models import Erasure
@@ -121,3 +127,91 @@ def test_a_platform_s_erasure_keeps_the_suppression_by_its_hash_alone(shop):
     suppression.refresh_from_db()
     assert (suppression.address, suppression.detail, suppression.address_hash) == ("", "", address_hash(ADA))
     assert suppression_active(ADA.upper()) == suppression
+
+
+GRACE = "grace@example.com"
+COFFEE_SECRET = hashlib.sha256(b"the tests' second Shopify app").hexdigest()[:38]
+
+
+def _coffee_deliver(coffee: Shop, topic: str, payload: dict, event_id: str) -> str:
+    """A delivery of the second shop, "Coffee Corner", signed with its own secret."""
+    body = shopify.body_of(payload)
+    headers: dict = shopify.signed_headers(
+        body, topic=topic, event_id=event_id, secret=COFFEE_SECRET, domain=coffee.domain
+    )
+    response = Client().post("/shops/coffee/webhook", body, content_type="application/json", **headers)
+    assert response.status_code == 200, response.content
+    return str(response.json()["detail"])
+
+
+def _words_quoting(address: str) -> list:
+    """Rows that belong to no shop, each quoting the address: what people and tasks wrote."""
+    staff = User.objects.create(username="rita")
+    now = timezone.now()
+    return [
+        OperatorAction.objects.create(
+            action="rerun_delivery", actor_name="coffee staff", comment=f"asked {address} for her address"
+        ),
+        DeadLetterRecord.objects.create(
+            queue="orders.confirmations",
+            error_class="permanent",
+            reason=f"{address} refused",
+            worker="w",
+            dead_lettered_at=now,
+        ),
+        TaskResult.objects.create(task_id="t-grace", status="FAILURE", result=f'"{address} refused"'),
+        LogEntry.objects.create(
+            user=staff, action_flag=CHANGE, object_repr="a shop", change_message=f"noted {address}"
+        ),
+    ]
+
+
+def _texts(rows: list) -> list[str]:
+    """Each row's text, as stored now (in the order _words_quoting made them)."""
+    for row in rows:
+        row.refresh_from_db()
+    comment, dead_letter, task, history = rows
+    return [comment.comment, dead_letter.reason, task.result, history.change_message]
+
+
+def test_a_shop_s_erasure_request_reaches_nothing_of_another_shop_or_of_nobody_s(shop):
+    coffee = Shop.objects.create(
+        slug="coffee",
+        name="Coffee Corner",
+        platform="shopify",
+        domain="coffee-corner.myshopify.com",
+        webhook_secret=COFFEE_SECRET,
+    )
+    # given: Grace, a customer of the other shop only: an order it took, one it could not use
+    # (no shipping address yet: kept for a person to fix and run again)
+    customer = {"id": 1, "email": GRACE, "first_name": "Grace", "last_name": "Hopper"}
+    taken = shopify.order(id=776, name="#C-0", email=GRACE, contact_email=GRACE, customer=customer)
+    waiting = shopify.order(
+        id=777, name="#C-1", email=GRACE, contact_email=GRACE, customer=customer, shipping_address=None
+    )
+    assert _coffee_deliver(coffee, "orders/create", taken, "coffee-evt-0") == "used"
+    assert _coffee_deliver(coffee, "orders/create", waiting, "coffee-evt-1") == "could_not_use"
+    coffee_s = dict(PlatformDelivery.objects.filter(shop=coffee).values_list("pk", "body"))
+    words = _words_quoting(GRACE)
+    written = _texts(words)
+    # when: this shop (which signs its own deliveries, so may name anyone) asks to erase her
+    redact = shopify.CUSTOMER_REDACT | {"customer": {"id": 5, "email": GRACE}, "orders_to_redact": []}
+    assert tea_house_deliver("customers/redact", redact, "tea-evt-redact") == "for_a_person"
+    platform_erasure_requests_apply(now=timezone.now(), batch_size=10, max_batches=1)
+    # then: the other shop's deliveries and order are as they were (the one it could not use
+    # can still be run again), and so is what people and tasks wrote
+    assert dict(PlatformDelivery.objects.filter(shop=coffee).values_list("pk", "body")) == coffee_s
+    assert Order.objects.get(shop=coffee).customer_email == GRACE
+    assert _texts(words) == written
+    # and the record says that this shop's request itself was all it changed
+    [erasure] = Erasure.objects.all()
+    assert erasure.changed["platform_deliveries"] == 1
+    assert GRACE not in PlatformDelivery.objects.get(shop=shop, topic="customers/redact").body
+    assert not any(
+        erasure.changed[kind]
+        for kind in ("operator_actions", "dead_letters", "task_results", "admin_history")
+    )
+    # while the operator's erasure still reaches all of it
+    _erase(GRACE)
+    assert [GRACE in text for text in _texts(words)] == [False] * 4
+    assert GRACE not in "".join(PlatformDelivery.objects.filter(shop=coffee).values_list("body", flat=True))
