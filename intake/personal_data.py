@@ -31,14 +31,17 @@ def deliveries_erase(
     """`words`: what the customer's own deliveries' reasons may quote them by; `elsewhere`: what
     is replaced in any other delivery it reaches (their address; nothing for an erasure scoped
     to one API client, whose orders come from no platform). A shop's request reaches that
-    shop's deliveries alone: another shop's quoting the same address stay as they came (one it
-    could not use can still be run again)."""
+    shop's deliveries alone, those received up to the request: another shop's quoting the same
+    address stay as they came (one it could not use can still be run again), and so do later
+    ones (a new order's)."""
     mine = _of_orders(order_ids)
     theirs = PlatformDelivery.objects.filter(mine).filter(~Q(body="") | text_quotes("reason", words))
     changed = theirs.update(body="", reason=text_scrubbed("reason", words))
     others = PlatformDelivery.objects.exclude(mine)
     if reach.shop is not None:
         others = others.filter(shop=reach.shop)
+    if reach.received_at is not None:  # the request itself, and what came before it
+        others = others.filter(received_at__lte=reach.received_at)
     quoting = others.filter(text_quotes("body", elsewhere) | text_quotes("reason", elsewhere))
     changed += quoting.update(
         body=text_scrubbed("body", elsewhere), reason=text_scrubbed("reason", elsewhere)

@@ -62,10 +62,11 @@ def _set_aside(delivery: PlatformDelivery, exc: Exception) -> None:
 
 def _request_apply(delivery: PlatformDelivery) -> int:
     """Erase what the request names; mark it used once all of it is done."""
-    addresses = _addresses_to_erase(delivery)
+    payload = _payload(delivery.body)
+    reach = _reach_of(delivery, payload)
+    addresses = _addresses_to_erase(delivery, payload, reach)
     shop = delivery.shop
     asked_by = f"{shop.get_platform_display()} {shop.slug} ({delivery.topic})"
-    reach = Reach(shop=shop)
     erasures: list[Erasure] = []
     handled = 0
     for address in addresses[:_SHOP_REDACT_ADDRESSES_PER_RUN]:
@@ -90,19 +91,29 @@ def _request_apply(delivery: PlatformDelivery) -> int:
     return len(erasures)
 
 
-def _addresses_to_erase(delivery: PlatformDelivery) -> list[str]:
+def _reach_of(delivery: PlatformDelivery, payload: dict[str, Any]) -> Reach:
+    """The shop's orders placed up to when the request was received, and those it names: a
+    customer's order placed after it is not the request's (the customer has not asked about it),
+    and a request posted again later reaches no more than it did."""
+    named = payload.get("orders_to_redact") if delivery.topic == "customers/redact" else None
+    return Reach(
+        shop=delivery.shop,
+        received_at=delivery.received_at,
+        orders_named=frozenset(str(order_id) for order_id in named or []),
+    )
+
+
+def _addresses_to_erase(delivery: PlatformDelivery, payload: dict[str, Any], reach: Reach) -> list[str]:
     """The customer's address and those of the orders the request names; for a shop's
-    redaction, every customer of the shop not erased yet."""
-    shop_orders: QuerySet[Order] = Order.objects.filter(shop=delivery.shop, erased_at__isnull=True)
+    redaction, every customer of the shop's orders it reaches not erased yet."""
+    shop_orders: QuerySet[Order] = reach.within(Order.objects.filter(erased_at__isnull=True))
     if delivery.topic == "shop/redact":
         return sorted(set(shop_orders.values_list("customer_email", flat=True)))
-    payload = _payload(delivery.body)
     customer = payload.get("customer")
     if not isinstance(customer, dict):
         customer = {}
-    named = [str(order_id) for order_id in payload.get("orders_to_redact") or []]
     addresses = {str(customer.get("email") or "")} | set(
-        shop_orders.filter(platform_order_id__in=named).values_list("customer_email", flat=True)
+        shop_orders.filter(platform_order_id__in=reach.orders_named).values_list("customer_email", flat=True)
     )
     return sorted(address for address in addresses if address)
 

@@ -7,7 +7,9 @@
   shop's deliveries, and its suppression (kept as its keyed hash, which suppresses as well);
   nothing of another shop (its orders, their sends, its deliveries) and no row that belongs to
   no shop (people's and tasks' words, the admin's history) beyond the rows of its own orders:
-  a shop signs its own requests, so it may name anybody's address.
+  a shop signs its own requests, so it may name anybody's address. Its request reaches the
+  orders placed up to when it was received (and those it names): a customer who orders again
+  afterwards has not asked about that order, and a request sent again later reaches no more.
 - An API client (its token): the orders its client placed (Order.placed_by_client_of, as every
   other call of the API), and nothing held about the address beyond them: no suppression, no
   other client's orders, sends or erasures may show or change through it, so that another
@@ -16,6 +18,9 @@
 
 import uuid
 from dataclasses import dataclass
+from datetime import datetime
+
+from django.db.models import Q
 
 from apiauth.models import ApiToken
 from infra.addresses import address_forms
@@ -28,11 +33,21 @@ from shops.models import Shop
 class Reach:
     shop: Shop | None = None
     api_token: ApiToken | None = None
+    # A shop's request: when it was received, and the platform's ids of the orders it names.
+    received_at: datetime | None = None
+    orders_named: frozenset[str] = frozenset()
 
     def orders(self, address: str) -> OrderQuerySet:
-        orders = orders_of_address(address)
+        return self.within(orders_of_address(address))
+
+    def within(self, orders: OrderQuerySet) -> OrderQuerySet:
+        """Those of `orders` it reaches, whoever they are of."""
         if self.shop is not None:
             orders = orders.filter(shop=self.shop)
+        if self.received_at is not None:
+            orders = orders.filter(
+                Q(created_at__lte=self.received_at) | Q(platform_order_id__in=self.orders_named)
+            )
         if self.api_token is not None:
             orders = orders.placed_by_client_of(self.api_token)
         return orders

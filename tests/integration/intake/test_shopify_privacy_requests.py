@@ -307,3 +307,36 @@ def test_a_request_the_database_holds_up_waits_for_the_next_run(shop):
     retention_run()
     assert PlatformDelivery.objects.get(topic="customers/redact").outcome == "used"
     assert Order.objects.get(pk=order.pk).customer_email == ""
+
+
+@pytest.mark.parametrize(
+    ("topic", "request_body"),
+    [("customers/redact", shopify.CUSTOMER_REDACT), ("shop/redact", shopify.SHOP_REDACT)],
+    ids=["a customer's", "the shop's"],
+)
+def test_an_erasure_request_leaves_the_orders_placed_after_it_was_received(shop, topic, request_body):
+    # given: a request about Ada, received; and Ada orders again before the hourly job runs
+    _deliver("orders/create", shopify.ORDER, "evt-create")
+    assert _deliver(topic, request_body, "evt-redact") == "for_a_person"
+    _deliver("orders/create", shopify.order(id=42, name="#2001"), "evt-create-2")
+    new_order = Order.objects.get(platform_order_id="42")
+    # when
+    retention_run()
+    # then: the order from before the request is erased; the new one is not, and its
+    # confirmation still goes
+    assert Order.objects.get(platform_order_id=str(shopify.ORDER_ID)).customer_email == ""
+    new_order.refresh_from_db()
+    assert (new_order.customer_email, new_order.erased_at) == ("ada@example.com", None)
+    assert Notification.objects.get(order=new_order).status == "pending"
+    assert "ada@example.com" in PlatformDelivery.objects.get(event_key="evt-create-2").body
+    assert PlatformDelivery.objects.get(topic=topic).outcome == "used"
+
+
+def test_a_customer_redaction_erases_an_order_it_names_that_reached_us_after_it(shop):
+    # given: the request names an order whose delivery is applied only after the request came
+    assert _deliver("customers/redact", shopify.CUSTOMER_REDACT, "evt-redact") == "for_a_person"
+    _deliver("orders/create", shopify.ORDER, "evt-create")
+    # when
+    retention_run()
+    # then
+    assert Order.objects.get(platform_order_id=str(shopify.ORDER_ID)).customer_email == ""
