@@ -4,6 +4,7 @@ customer of the shop, both by the hourly job after the delivery was stored and a
 `customers/data_request` waits for a person. An email in flight holds an erasure over to the
 next run."""
 
+import hashlib
 import threading
 from datetime import timedelta
 
@@ -247,7 +248,7 @@ def test_a_stored_request_that_fails_is_set_aside_and_the_job_carries_on(shop, p
         name="Coffee",
         platform="shopify",
         domain="coffee.myshopify.com",
-        webhook_secret="c" * 38,
+        webhook_secret=hashlib.sha256(b"the coffee shop's app").hexdigest()[:38],
     )
     request = _REDACT | {"shop_domain": coffee.domain, "orders_to_redact": poison}
     malformed = PlatformDelivery.objects.create(
