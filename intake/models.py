@@ -17,10 +17,13 @@ class PlatformDelivery(models.Model):
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     shop = models.ForeignKey("shops.Shop", on_delete=models.PROTECT, related_name="deliveries")
-    # The platform's id of the event, the same on each retry of it (Shopify's X-Shopify-Event-Id):
-    # a second copy finds this row and changes nothing.
+    # What names the delivery, the same on each retry of it: Shopify's X-Shopify-Event-Id; for
+    # WooCommerce and Saleor the digest of the signed body ("sha256:<hex>"; WooCommerce's rows
+    # stored before keep "<delivery id>:<hex>"); the backfill's "backfill:<order id>:<modified>".
+    # A second copy finds this row and changes nothing.
     event_key = models.CharField(max_length=255)
-    # The platform's id of the subscription or of this one delivery, kept for a person tracing it.
+    # The platform's id of the subscription, and of this one delivery where it sends one
+    # (WooCommerce's delivery id), kept for a person tracing it.
     webhook_id = models.CharField(max_length=255, blank=True)
     topic = models.CharField(max_length=100)
     # The platform's id of the order it is about, when it names one: a delivery waiting for its

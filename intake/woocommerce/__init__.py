@@ -6,9 +6,10 @@ X-WC-Webhook-Source, -Topic, -Resource, -Event, -Signature, -ID and -Delivery-ID
 `generate_signature()` is base64 of HMAC-SHA256 of the body keyed with the webhook's secret
 after `wp_specialchars_decode` (the secret as typed, its HTML entities decoded);
 `get_new_delivery_id()` is `wp_hash(webhook id . time())`, so two deliveries of one webhook in
-the same second share their delivery id; `deliver_ping()` posts `webhook_id=<id>` unsigned when
-a webhook is saved, and wants 200; five failures in a row disable the webhook. There is no
-retry with backoff: `manage.py shop_backfill` is the way to catch up (docs/platforms.md)."""
+the same second share their delivery id (which is not signed either: the body's digest is the
+delivery's key); `deliver_ping()` posts `webhook_id=<id>` unsigned when a webhook is saved, and
+wants 200; five failures in a row disable the webhook. There is no retry with backoff:
+`manage.py shop_backfill` is the way to catch up (docs/platforms.md)."""
 
 import hashlib
 import html
@@ -35,10 +36,14 @@ def is_ping(body: bytes, signature: str) -> bool:
     return not signature and _PING.fullmatch(body) is not None
 
 
-def event_key(delivery_id: str, body: bytes) -> str:
-    """The delivery id with the body's digest: the delivery id alone is the same for two
-    deliveries of one webhook within a second, and two different orders must not look alike."""
-    return f"{delivery_id[:64]}:{hashlib.sha256(body).hexdigest()}"
+def event_key(body: bytes) -> str:
+    """What WooCommerce signs, the body, names the delivery: the same bytes again, under any
+    delivery id or topic (headers anyone can set on a captured delivery), are a duplicate and
+    store nothing. A delivery's effect is its body's alone (every topic we use carries the whole
+    order, applied by its id and modification time), so two events with the same bytes do the
+    same. Rows stored before kept their former key (the delivery id with the digest): one of
+    them sent again is stored once more and applied again, which finds everything applied."""
+    return f"sha256:{hashlib.sha256(body).hexdigest()}"
 
 
 def platform_order_id_of(topic: str, payload: dict[str, Any]) -> str:

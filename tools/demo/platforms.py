@@ -119,16 +119,21 @@ class PlatformStream:
         self._woocommerce("order.created", order)
         self.tally.orders.append(f"{WOOCOMMERCE['slug']}:{order_id}")
         if self.rng.random() < 0.4:  # completed: it left, in one parcel; for some, a refund after
-            completed = order | {"status": "completed", "date_modified_gmt": naive_utc(created, later=1)}
+            completed = order | {"status": "completed", "date_modified_gmt": naive_utc(created, later=2)}
             self._woocommerce("order.updated", completed)
             self.tally.parcels += 1
             if self.rng.random() < 0.5:
                 refund = {"id": order_id * 10 + 1, "reason": "Returned", "total": f"-{lines[0][2] / 100:.2f}"}
-                refunded = completed | {"refunds": [refund], "date_modified_gmt": naive_utc(created, later=2)}
+                refunded = completed | {"refunds": [refund], "date_modified_gmt": naive_utc(created, later=3)}
                 self._woocommerce("order.updated", refunded)
                 self.tally.refunds += 1
             if self.rng.random() < 0.3:  # an older update delivered late: it changes nothing
-                self._woocommerce("order.updated", order)
+                # (a state of its own: the same bytes as the creation's would be a duplicate)
+                noted = order | {
+                    "customer_note": "Please ring twice",
+                    "date_modified_gmt": naive_utc(created, later=1),
+                }
+                self._woocommerce("order.updated", noted)
                 self.tally.late_updates += 1
 
     def _lines(self) -> list[Line]:

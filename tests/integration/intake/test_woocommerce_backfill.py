@@ -13,6 +13,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from django.core.management import CommandError, call_command
 
+from intake.models import PlatformDelivery
 from notifications.models import Notification
 from orders.models import Order
 from shops.models import Shop
@@ -136,3 +137,24 @@ def test_a_shop_without_a_key_or_of_another_platform_is_told_why(shop):
     shop.save()
     with pytest.raises(CommandError, match="is a Shopify shop"):
         call_command("shop_backfill", "tea-house-woo", "--since", "2026-11-30")
+
+
+def test_an_order_both_delivered_and_backfilled_is_applied_once(shop, client):
+    # given: one order delivered by its webhook before the backfill, the other after it, each
+    # with the bytes the store's REST API answers (the backfill's keys are its own)
+    def deliver(order: dict) -> str:
+        body = woo.body_of(order)
+        headers = woo.signed_headers(body, topic="order.updated", delivery_id="d-1", source=shop.domain)
+        return client.post("/shops/tea-house-woo/webhook", body, content_type="application/json", **headers)
+
+    assert deliver(woo.ORDER).json()["detail"] == "used"
+    call_command("shop_backfill", "tea-house-woo", "--since", "2026-11-30T00:00Z")
+    # when
+    after = deliver(woo.order(id=728, number="728", date_modified_gmt="2026-11-30T11:00:00"))
+    # then: each order once, with one confirmation; what came twice changed nothing
+    assert after.json()["detail"] == "used"
+    assert sorted(str(order.platform_order_id) for order in Order.objects.all()) == ["727", "728"]
+    assert Notification.objects.filter(kind="order_confirmation").count() == 2
+    assert set(
+        PlatformDelivery.objects.exclude(reason__startswith="order created").values_list("reason", flat=True)
+    ) == {"nothing new: everything it says was applied before"}

@@ -1,9 +1,10 @@
 """WooCommerce's deliveries at /shops/<slug>/webhook: its unsigned ping answered, its signature
-checked on the raw bytes, each delivery stored once (by its delivery id and body: two orders in
-one second share a delivery id), and the order's state (paid, completed, refunded, cancelled)
-turned into its emails once."""
+checked on the raw bytes, each delivery stored once (by its body's digest: the delivery id is
+not signed, and two orders in one second share it), and the order's state (paid, completed,
+refunded, cancelled) turned into its emails once."""
 
 import copy
+import hashlib
 import uuid
 
 import pytest
@@ -95,6 +96,43 @@ def test_a_delivery_sent_again_is_stored_once(deliver, shop):
     assert OutboxEvent.objects.filter(event_type="order.created").count() == 1
 
 
+def test_one_signed_delivery_posted_again_under_fresh_delivery_ids_or_topics_is_stored_once(deliver, shop):
+    # given: one delivery of a large order, captured on its way (WooCommerce signs the body alone:
+    # the delivery id and the topic are headers anyone can set)
+    large = woo.order(customer_note="x" * 1_000_000)
+    first = deliver("order.created", large, delivery_id="d-first")
+    # when: posted again and again, each time under a fresh delivery id, some under another topic
+    topics = ["order.created"] * 3 + ["order.updated", "order.restored"]
+    again = [deliver(topic, large, delivery_id=uuid.uuid4().hex) for topic in topics]
+    # then: the first is stored, every copy is a duplicate that stores nothing
+    assert first.json()["detail"] == "used"
+    assert [answer.json()["detail"] for answer in again] == ["duplicate"] * len(topics)
+    [stored] = PlatformDelivery.objects.all()
+    assert "d-first" in stored.webhook_id  # the delivery's id stays for a person tracing it
+    assert OutboxEvent.objects.filter(event_type="order.created").count() == 1
+
+
+def test_a_delivery_stored_before_its_key_was_its_body_s_digest_changes_nothing_when_sent_again(
+    deliver, shop
+):
+    # given: a delivery stored under the former key, its delivery id with the body's digest
+    deliver("order.created", woo.ORDER, delivery_id="d41d8cd98f00b204")
+    digest = hashlib.sha256(woo.body_of(woo.ORDER)).hexdigest()
+    PlatformDelivery.objects.update(event_key=f"d41d8cd98f00b204:{digest}")
+    order = Order.objects.get(shop=shop)
+    emails = _emails(order)
+    # when: the same delivery comes again after the deploy
+    again = deliver("order.created", woo.ORDER, delivery_id="d41d8cd98f00b204")
+    # then: it is stored once more and applied again, which changes nothing
+    assert again.json()["detail"] == "used"
+    assert PlatformDelivery.objects.get(pk=again.json()["delivery"]).reason == (
+        "nothing new: everything it says was applied before"
+    )
+    assert list(Order.objects.filter(shop=shop)) == [order]
+    assert _emails(order) == emails
+    assert OutboxEvent.objects.filter(event_type="order.created").count() == 1
+
+
 def test_two_orders_delivered_in_the_same_second_share_a_delivery_id_and_both_count(deliver, shop):
     # given: wp_hash(webhook id . time()) is the same for both
     second = woo.order(id=728, number="728")
@@ -141,9 +179,10 @@ def test_a_completed_order_has_left_in_one_parcel_with_its_tracking(deliver, sho
     completed = woo.order(status="completed", date_modified_gmt="2026-12-01T08:00:00", meta_data=[tracking])
     # when
     response = deliver("order.updated", completed)
-    again = deliver("order.updated", completed)  # saved again in WooCommerce: a new delivery, the same state
+    # saved again in WooCommerce: a new delivery of the same bytes, a duplicate (the same state)
+    again = deliver("order.updated", completed)
     # then
-    assert (response.json()["detail"], again.json()["detail"]) == ("used", "used")
+    assert (response.json()["detail"], again.json()["detail"]) == ("used", "duplicate")
     [shipment] = Shipment.objects.all()
     assert (shipment.shop_shipment_id, shipment.carrier, shipment.tracking_number) == (
         "completed-727",
