@@ -17,7 +17,7 @@ from infra.keyed_hash import address_hash
 from intake.models import PlatformDelivery
 from intake.privacy_requests import platform_erasure_requests_apply
 from messaging.models import DeadLetterRecord
-from notifications.models import OperatorAction, Suppression
+from notifications.models import AddressCorrection, OperatorAction, ReconcileMismatch, Suppression
 from notifications.tracking.suppression import suppression_active
 from orders.models import Order
 from privacy.erasure import customer_erase
@@ -144,14 +144,16 @@ def _coffee_deliver(coffee: Shop, topic: str, payload: dict, event_id: str) -> s
     return str(response.json()["detail"])
 
 
-def _words_quoting(address: str) -> list:
-    """Rows that belong to no shop, each quoting the address: what people and tasks wrote."""
+def _words_quoting(address: str, order: Order) -> list:
+    """Rows quoting the address that belong to no shop (what people and tasks wrote), and those
+    of another shop's order (a reviewer's correction of its address, a mismatch about it)."""
     staff = User.objects.create(username="rita")
     now = timezone.now()
+    comment = OperatorAction.objects.create(
+        action="rerun_delivery", actor_name="coffee staff", comment=f"asked {address} for her address"
+    )
     return [
-        OperatorAction.objects.create(
-            action="rerun_delivery", actor_name="coffee staff", comment=f"asked {address} for her address"
-        ),
+        comment,
         DeadLetterRecord.objects.create(
             queue="orders.confirmations",
             error_class="permanent",
@@ -163,6 +165,23 @@ def _words_quoting(address: str) -> list:
         LogEntry.objects.create(
             user=staff, action_flag=CHANGE, object_repr="a shop", change_message=f"noted {address}"
         ),
+        AddressCorrection.objects.create(
+            order=order,
+            previous_address="grace@exmaple.com",
+            new_address=address,
+            action=comment,
+            corrected_at=now,
+        ),
+        ReconcileMismatch.objects.create(
+            problem="stuck",
+            subject=f"{order.pk}:order_confirmation",
+            day=now.date(),
+            order=order,
+            detail=f"waiting since {address} asked",
+            due_at=now,
+            first_found_at=now,
+            last_found_at=now,
+        ),
     ]
 
 
@@ -170,8 +189,15 @@ def _texts(rows: list) -> list[str]:
     """Each row's text, as stored now (in the order _words_quoting made them)."""
     for row in rows:
         row.refresh_from_db()
-    comment, dead_letter, task, history = rows
-    return [comment.comment, dead_letter.reason, task.result, history.change_message]
+    comment, dead_letter, task, history, correction, mismatch = rows
+    return [
+        comment.comment,
+        dead_letter.reason,
+        task.result,
+        history.change_message,
+        correction.new_address,
+        mismatch.detail,
+    ]
 
 
 def test_a_shop_s_erasure_request_reaches_nothing_of_another_shop_or_of_nobody_s(shop):
@@ -192,7 +218,7 @@ def test_a_shop_s_erasure_request_reaches_nothing_of_another_shop_or_of_nobody_s
     assert _coffee_deliver(coffee, "orders/create", taken, "coffee-evt-0") == "used"
     assert _coffee_deliver(coffee, "orders/create", waiting, "coffee-evt-1") == "could_not_use"
     coffee_s = dict(PlatformDelivery.objects.filter(shop=coffee).values_list("pk", "body"))
-    words = _words_quoting(GRACE)
+    words = _words_quoting(GRACE, Order.objects.get(shop=coffee))
     written = _texts(words)
     # when: this shop (which signs its own deliveries, so may name anyone) asks to erase her
     redact = shopify.CUSTOMER_REDACT | {"customer": {"id": 5, "email": GRACE}, "orders_to_redact": []}
@@ -209,9 +235,16 @@ def test_a_shop_s_erasure_request_reaches_nothing_of_another_shop_or_of_nobody_s
     assert GRACE not in PlatformDelivery.objects.get(shop=shop, topic="customers/redact").body
     assert not any(
         erasure.changed[kind]
-        for kind in ("operator_actions", "dead_letters", "task_results", "admin_history")
+        for kind in (
+            "operator_actions",
+            "dead_letters",
+            "task_results",
+            "admin_history",
+            "address_corrections",
+            "reconcile_mismatches",
+        )
     )
     # while the operator's erasure still reaches all of it
     _erase(GRACE)
-    assert [GRACE in text for text in _texts(words)] == [False] * 4
+    assert [GRACE in text for text in _texts(words)] == [False] * len(words)
     assert GRACE not in "".join(PlatformDelivery.objects.filter(shop=coffee).values_list("body", flat=True))
