@@ -12,6 +12,7 @@ from intake.saleor import signature
 from notifications.models import OperatorAction
 from shops.models import Shop
 from tests import shopify_payloads as shopify
+from tests.connected_shop import tea_house_create
 from tests.factories import staff_user
 from tests.saleor_keys import SaleorKeys
 
@@ -135,13 +136,7 @@ def test_a_second_shop_at_the_same_address_is_refused(admin_client):
 
 def test_saving_a_shop_with_the_secret_left_empty_keeps_it(admin_client):
     # given
-    shop = Shop.objects.create(
-        slug="tea-house",
-        name="Tea House",
-        platform="shopify",
-        domain=shopify.SHOP_DOMAIN,
-        webhook_secret=shopify.CLIENT_SECRET,
-    )
+    shop = tea_house_create()
     # when
     response = admin_client.post(
         f"/admin/shops/shop/{shop.pk}/change/",
@@ -179,13 +174,7 @@ def test_a_new_shop_without_a_secret_is_refused_with_the_reason(admin_client):
 
 def test_a_reviewer_sees_what_could_not_be_used_and_runs_it_again_audited(client):
     # given: a refund of more than was paid, kept on the list, and an order that was used
-    shop = Shop.objects.create(
-        slug="tea-house",
-        name="Tea House",
-        platform="shopify",
-        domain=shopify.SHOP_DOMAIN,
-        webhook_secret=shopify.CLIENT_SECRET,
-    )
+    shop = tea_house_create()
     for topic, payload in (("orders/create", shopify.ORDER), ("refunds/create", _refund_of(80))):
         body = shopify.body_of(payload)
         client.post(
@@ -215,13 +204,7 @@ def test_a_reviewer_sees_what_could_not_be_used_and_runs_it_again_audited(client
 
 def test_staff_without_the_permission_see_the_list_without_the_action(client):
     # given: one delivery that could not be used
-    shop = Shop.objects.create(
-        slug="tea-house",
-        name="Tea House",
-        platform="shopify",
-        domain=shopify.SHOP_DOMAIN,
-        webhook_secret=shopify.CLIENT_SECRET,
-    )
+    shop = tea_house_create()
     PlatformDelivery.objects.create(
         shop=shop,
         event_key="evt-1",
@@ -243,13 +226,7 @@ def test_staff_without_the_permission_see_the_list_without_the_action(client):
 
 
 def _unusable_deliveries(count: int) -> list[PlatformDelivery]:
-    shop = Shop.objects.create(
-        slug="tea-house",
-        name="Tea House",
-        platform="shopify",
-        domain=shopify.SHOP_DOMAIN,
-        webhook_secret=shopify.CLIENT_SECRET,
-    )
+    shop = tea_house_create()
     return [
         PlatformDelivery.objects.create(
             shop=shop, event_key=f"evt-{n}", topic="orders/create", body="{}", outcome="could_not_use"
@@ -319,13 +296,7 @@ def test_a_test_delivery_goes_through_the_real_intake_and_its_emails_to_the_aske
 
 
 def test_a_test_delivery_is_refused_without_the_askers_address_or_by_get(client):
-    shop = Shop.objects.create(
-        slug="tea-house",
-        name="Tea House",
-        platform="shopify",
-        domain=shopify.SHOP_DOMAIN,
-        webhook_secret=shopify.CLIENT_SECRET,
-    )
+    shop = tea_house_create()
     client.force_login(staff_user("olga", reviewer=False, otherwise_may_view="change_shop"))
     by_get = client.get(f"/admin/shops/shop/{shop.pk}/test-delivery/")
     response = client.post(f"/admin/shops/shop/{shop.pk}/test-delivery/", follow=True)

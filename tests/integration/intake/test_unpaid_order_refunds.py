@@ -15,6 +15,7 @@ from orders.models import Order, Refund
 from shops.models import Shop
 from tests import shopify_payloads as shopify
 from tests import woocommerce_payloads as woo
+from tests.connected_shop import tea_house_create
 
 pytestmark = pytest.mark.django_db
 
@@ -24,13 +25,7 @@ PENDING = shopify.order(financial_status="pending")
 
 @pytest.fixture
 def shop() -> Shop:
-    return Shop.objects.create(
-        slug="tea-house",
-        name="Tea House",
-        platform=Shop.Platform.SHOPIFY,
-        domain=shopify.SHOP_DOMAIN,
-        webhook_secret=shopify.CLIENT_SECRET,
-    )
+    return tea_house_create()
 
 
 @pytest.fixture
