@@ -17,13 +17,17 @@ class PlatformDelivery(models.Model):
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     shop = models.ForeignKey("shops.Shop", on_delete=models.PROTECT, related_name="deliveries")
-    # What names the delivery, the same on each retry of it: Shopify's X-Shopify-Event-Id; for
-    # WooCommerce and Saleor the digest of the signed body ("sha256:<hex>"; WooCommerce's rows
-    # stored before keep "<delivery id>:<hex>"); the backfill's "backfill:<order id>:<modified>".
-    # A second copy finds this row and changes nothing.
+    # What names the delivery, the same on each retry of it and on any copy of its bytes: the
+    # digest of the signed body, "sha256:<hex>" (intake/delivery_keys.py), on every platform; a
+    # Shopify shop's second shop/redact with the bytes of its first, the digest and ":after:<id
+    # of the shop's delivery since>" (intake/shopify/shop_redact.py); the backfill's
+    # "backfill:<order id>:<modified>". Rows stored before keep their former key (Shopify's
+    # X-Shopify-Event-Id, WooCommerce's "<delivery id>:<hex>"). A second copy finds this row and
+    # changes nothing.
     event_key = models.CharField(max_length=255)
-    # The platform's id of the subscription, and of this one delivery where it sends one
-    # (WooCommerce's delivery id), kept for a person tracing it.
+    # The platform's ids of the subscription and of this one delivery, where it sends them
+    # (Shopify's event and webhook ids, WooCommerce's webhook and delivery ids), kept for a
+    # person tracing it: they are not signed, so they do not name the delivery.
     webhook_id = models.CharField(max_length=255, blank=True)
     topic = models.CharField(max_length=100)
     # The platform's id of the order it is about, when it names one: a delivery waiting for its

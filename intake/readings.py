@@ -13,6 +13,7 @@ from intake.shopify.order import order_from_payload as shopify_order
 from intake.shopify.parcels import refund_from_payload as shopify_refund
 from intake.shopify.parcels import shipment_from_payload as shopify_shipment
 from intake.shopify.privacy import privacy_request_refusal as shopify_privacy_refusal
+from intake.shopify.shop_redact import shop_redact_doubt
 from intake.woocommerce.order import order_from_payload as woocommerce_order
 from shops.models import Shop
 
@@ -31,6 +32,9 @@ class PlatformReading:
     # Why a privacy topic's body is not that request of this shop (topic, payload, shop's
     # domain), None when it is: the topic is an unsigned header, so the body must say it too.
     privacy_request_refusal: Callable[[str, dict[str, Any], str], str | None] | None = None
+    # Why a privacy request of the shop (shop, topic) is not to be carried out now, read from the
+    # shop's deliveries, None when it may be: Shopify's shop/redact only once the shop is quiet.
+    privacy_request_doubt: Callable[[Shop, str], str | None] | None = None
 
     @property
     def topics(self) -> frozenset[str]:
@@ -53,6 +57,7 @@ READINGS = {
         refund_topic=shopify.REFUND_TOPIC,
         refund_from_payload=shopify_refund,
         privacy_request_refusal=shopify_privacy_refusal,
+        privacy_request_doubt=shop_redact_doubt,
     ),
     Shop.Platform.WOOCOMMERCE: PlatformReading(
         order_topics=woocommerce.ORDER_TOPICS,

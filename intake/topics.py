@@ -15,7 +15,7 @@ from intake.apply import (
     shipment_apply,
 )
 from intake.models import PlatformDelivery
-from intake.readings import reading_of
+from intake.readings import PlatformReading, reading_of
 from intake.shapes import Unusable
 from orders.models import Order
 from shops.models import Shop
@@ -65,10 +65,7 @@ def topic_apply(shop: Shop, topic: str, body: str) -> TopicResult:
     if reading is None:
         raise Unusable(f"{shop.get_platform_display()} deliveries are not read yet.")
     if topic in reading.privacy_topics:
-        if reading.privacy_request_refusal is not None:
-            refusal = reading.privacy_request_refusal(topic, _payload(body), shop.domain)
-            if refusal is not None:
-                raise Unusable(refusal)
+        _privacy_request_check(reading, shop, topic, body)
         return TopicResult(Outcome.FOR_A_PERSON, _PRIVACY_REASONS.get(topic, _FOR_A_PERSON))
     if topic not in reading.topics:
         return TopicResult(Outcome.TOPIC_UNUSED, f"The topic {topic!r} does not become an email.")
@@ -90,6 +87,19 @@ def topic_apply(shop: Shop, topic: str, body: str) -> TopicResult:
     if refund is None:
         return TopicResult(Outcome.USED, "No money went back with this refund: nothing to tell.", order)
     return _result(Applied(order=order, changes=refund_apply(order, refund)))
+
+
+def _privacy_request_check(reading: PlatformReading, shop: Shop, topic: str, body: str) -> None:
+    """Raises Unusable when the body is not that request of this shop, or when the shop's
+    deliveries make it unlikely to be genuine now (checked again at each re-run)."""
+    if reading.privacy_request_refusal is not None:
+        refusal = reading.privacy_request_refusal(topic, _payload(body), shop.domain)
+        if refusal is not None:
+            raise Unusable(refusal)
+    if reading.privacy_request_doubt is not None:
+        doubt = reading.privacy_request_doubt(shop, topic)
+        if doubt is not None:
+            raise Unusable(doubt)
 
 
 def _result(applied: Applied) -> TopicResult:

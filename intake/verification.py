@@ -1,14 +1,18 @@
 """Each platform's proof that a delivery is its own, checked on the raw bytes before anything
-parses them, and what names the delivery (its event key, topic, and the platform's webhook id).
-A delivery that fails is refused with the status it gets and nothing is stored."""
+parses them, and what names the delivery: its event key (what is signed, the body, by its digest:
+intake/delivery_keys.py; a Shopify shop/redact's in intake/shopify/shop_redact.py), its topic,
+and the ids the platform gives it, for a person tracing it. A delivery that fails is refused
+with the status it gets and nothing is stored."""
 
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from django.http import HttpHeaders
 
-from intake import saleor, shopify, woocommerce
+from intake import shopify, woocommerce
+from intake.delivery_keys import body_key
 from intake.saleor.signature import KeysUnavailable, SignatureInvalid, signature_check
+from intake.shopify.shop_redact import SHOP_REDACT, shop_redact_key
 from shops.models import Shop
 
 
@@ -43,13 +47,16 @@ def _shopify(shop: Shop, headers: HttpHeaders, body: bytes) -> Verified | Refuse
     domain = headers.get("X-Shopify-Shop-Domain", "")
     if domain != shop.domain:
         return Refused(401, f"This delivery is for {domain or 'no shop'}, not {shop.domain}.")
-    event_key = headers.get("X-Shopify-Event-Id") or headers.get("X-Shopify-Webhook-Id") or ""
+    event_id = headers.get("X-Shopify-Event-Id") or headers.get("X-Shopify-Webhook-Id") or ""
     topic = headers.get("X-Shopify-Topic", "")
-    if not event_key or not topic:
+    if not event_id or not topic:
         return Refused(
             400, "A Shopify delivery names its event (X-Shopify-Event-Id) and topic (X-Shopify-Topic)."
         )
-    return Verified(event_key[:255], topic[:100], headers.get("X-Shopify-Webhook-Id", "")[:255])
+    # The event's id is not signed: kept beside the webhook's for a person tracing it.
+    traced = f"event {event_id[:100]}, webhook {headers.get('X-Shopify-Webhook-Id', '')[:100]}"
+    key = shop_redact_key(shop, body) if topic == SHOP_REDACT else body_key(body)
+    return Verified(key, topic[:100], traced)
 
 
 def _woocommerce(shop: Shop, headers: HttpHeaders, body: bytes) -> Verified | Refused:
@@ -71,7 +78,7 @@ def _woocommerce(shop: Shop, headers: HttpHeaders, body: bytes) -> Verified | Re
         )
     # The delivery's id is not signed: kept beside the webhook's for a person tracing it.
     traced = f"webhook {headers.get('X-WC-Webhook-ID', '')[:100]}, delivery {delivery_id[:100]}"
-    return Verified(woocommerce.event_key(body), topic[:100], traced)
+    return Verified(body_key(body), topic[:100], traced)
 
 
 def _saleor(shop: Shop, headers: HttpHeaders, body: bytes) -> Verified | Refused:
@@ -91,7 +98,7 @@ def _saleor(shop: Shop, headers: HttpHeaders, body: bytes) -> Verified | Refused
     topic = headers.get("Saleor-Event", "")
     if not topic:
         return Refused(400, "A Saleor delivery names its event (Saleor-Event).")
-    return Verified(saleor.event_key(body), topic[:100])
+    return Verified(body_key(body), topic[:100])
 
 
 def _site(address: str) -> str:

@@ -6,6 +6,7 @@ from typing import Any
 
 from django.test import Client
 
+from intake.models import PlatformDelivery
 from shops.models import Shop
 from tests import shopify_payloads as shopify
 
@@ -30,3 +31,9 @@ def tea_house_deliver(topic: str, payload: dict[str, Any], event_id: str) -> str
     response = Client().post("/shops/tea-house/webhook", body, content_type="application/json", **headers)
     assert response.status_code == 200, response.content
     return str(response.json()["detail"])
+
+
+def tea_house_delivery(event_id: str) -> PlatformDelivery:
+    """The delivery stored by the post under `event_id`: its key is its body's digest, and the
+    event's id is kept in its webhook_id, for a person tracing it."""
+    return PlatformDelivery.objects.get(webhook_id__startswith=f"event {event_id},")

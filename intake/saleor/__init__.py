@@ -1,4 +1,4 @@
-"""Saleor's webhooks: the topics, the delivery's key and the order it is about.
+"""Saleor's webhooks: the topics and the order a delivery is about.
 
 What Saleor does, read in its source (saleor/webhook/transport/, saleor/core/jwt_manager.py):
 an asynchronous webhook posts the payload with the headers Saleor-Event (the event in lower
@@ -7,11 +7,11 @@ on the webhook, the signature is a JWS of the body (RS256, detached, unencoded p
 with the instance's private key, whose public half is at /.well-known/jwks.json
 (intake/saleor/signature.py). A failed delivery is retried five times and can be resent from the
 dashboard later, each time with the same stored payload bytes; no header names the delivery, so
-the body's digest is its key. The payload is what the webhook's subscription query selects: this
-service's query (intake/saleor/subscription.py) selects the whole order and the event's
-`issuedAt`, so two events never share a body and every delivery brings the order as it is."""
+the body's digest is its key (intake/delivery_keys.py). The payload is what the webhook's
+subscription query selects: this service's query (intake/saleor/subscription.py) selects the
+whole order and the event's `issuedAt`, so two events never share a body and every delivery
+brings the order as it is."""
 
-import hashlib
 from typing import Any
 
 # Each carries the whole order: a parcel that left, a refund, a cancellation are read from it.
@@ -26,10 +26,6 @@ ORDER_TOPICS = frozenset(
         "fulfillment_created",
     }
 )
-
-
-def event_key(body: bytes) -> str:
-    return f"sha256:{hashlib.sha256(body).hexdigest()}"
 
 
 def platform_order_id_of(topic: str, payload: dict[str, Any]) -> str:

@@ -1,4 +1,4 @@
-"""WooCommerce's webhooks: the signature, the ping, the topics and the delivery's key.
+"""WooCommerce's webhooks: the signature, the ping and the topics.
 
 What WooCommerce does, read in its source (`WC_Webhook`, plugins/woocommerce/includes/
 class-wc-webhook.php): `deliver()` posts the REST API's order (v3) as JSON with the headers
@@ -7,11 +7,10 @@ X-WC-Webhook-Source, -Topic, -Resource, -Event, -Signature, -ID and -Delivery-ID
 after `wp_specialchars_decode` (the secret as typed, its HTML entities decoded);
 `get_new_delivery_id()` is `wp_hash(webhook id . time())`, so two deliveries of one webhook in
 the same second share their delivery id (which is not signed either: the body's digest is the
-delivery's key); `deliver_ping()` posts `webhook_id=<id>` unsigned when a webhook is saved, and
-wants 200; five failures in a row disable the webhook. There is no retry with backoff:
-`manage.py shop_backfill` is the way to catch up (docs/platforms.md)."""
+delivery's key, intake/delivery_keys.py); `deliver_ping()` posts `webhook_id=<id>` unsigned
+when a webhook is saved, and wants 200; five failures in a row disable the webhook. There is no
+retry with backoff: `manage.py shop_backfill` is the way to catch up (docs/platforms.md)."""
 
-import hashlib
 import html
 import re
 from typing import Any
@@ -34,16 +33,6 @@ def signature_valid(*, body: bytes, secret: str, signature: str) -> bool:
 def is_ping(body: bytes, signature: str) -> bool:
     """The unsigned request WooCommerce sends when a webhook is saved (it must answer 200)."""
     return not signature and _PING.fullmatch(body) is not None
-
-
-def event_key(body: bytes) -> str:
-    """What WooCommerce signs, the body, names the delivery: the same bytes again, under any
-    delivery id or topic (headers anyone can set on a captured delivery), are a duplicate and
-    store nothing. A delivery's effect is its body's alone (every topic we use carries the whole
-    order, applied by its id and modification time), so two events with the same bytes do the
-    same. Rows stored before kept their former key (the delivery id with the digest): one of
-    them sent again is stored once more and applied again, which finds everything applied."""
-    return f"sha256:{hashlib.sha256(body).hexdigest()}"
 
 
 def platform_order_id_of(topic: str, payload: dict[str, Any]) -> str:

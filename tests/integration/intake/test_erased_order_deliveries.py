@@ -10,7 +10,6 @@ import pytest
 from django.conf import settings
 from django.utils import timezone
 
-from intake.models import PlatformDelivery
 from messaging.models import OutboxEvent
 from messaging.retention import retention_run
 from notifications.models import Notification
@@ -18,7 +17,7 @@ from orders.models import Order, Refund, Shipment
 from privacy.erasure import customer_erase
 from privacy.models import Erasure
 from tests import shopify_payloads as shopify
-from tests.connected_shop import tea_house_create, tea_house_deliver
+from tests.connected_shop import tea_house_create, tea_house_deliver, tea_house_delivery
 
 pytestmark = pytest.mark.django_db
 
@@ -71,7 +70,7 @@ def test_a_delivery_the_erased_order_cannot_take_is_kept_with_the_reason(erased_
     detail = tea_house_deliver(topic, copy.deepcopy(payload), "evt-late")
     # then: answered 2xx, kept with its reason, and nothing of it applied
     assert detail == "could_not_use"
-    delivery = PlatformDelivery.objects.get(event_key="evt-late")
+    delivery = tea_house_delivery("evt-late")
     assert (delivery.outcome, delivery.topic) == ("could_not_use", topic)
     assert delivery.reason.startswith(ERASED), delivery.reason
     assert not Shipment.objects.exists()

@@ -6,11 +6,10 @@ order, changes nothing."""
 
 import pytest
 
-from intake.models import PlatformDelivery
 from notifications.models import AddressCorrection, DeliveryAttempt, Notification, OperatorAction
 from orders.models import Order
 from tests import shopify_payloads as shopify
-from tests.connected_shop import tea_house_create, tea_house_deliver
+from tests.connected_shop import tea_house_create, tea_house_deliver, tea_house_delivery
 from tests.factories import DeliveryAttemptFactory
 
 pytestmark = pytest.mark.django_db
@@ -36,7 +35,7 @@ def test_the_platform_s_corrected_address_replaces_the_order_s_and_is_recorded()
     # then: the order's emails from now on go to the corrected address
     order.refresh_from_db()
     assert order.customer_email == "ada@example.com"
-    assert "address changed by the platform" in PlatformDelivery.objects.get(event_key="e2").reason
+    assert "address changed by the platform" in tea_house_delivery("e2").reason
     # the earlier send keeps the address it went to
     assert DeliveryAttempt.objects.get(notification=confirmation).recipient == TYPO
     # and a person can see who changed it and when

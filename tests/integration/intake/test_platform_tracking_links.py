@@ -18,7 +18,7 @@ from orders.models import Shipment
 from shops.models import Shop
 from tests import shopify_payloads as shopify
 from tests import woocommerce_payloads as woo
-from tests.connected_shop import tea_house_create, tea_house_deliver
+from tests.connected_shop import tea_house_create, tea_house_deliver, tea_house_delivery
 
 pytestmark = pytest.mark.django_db
 
@@ -60,9 +60,7 @@ def test_shopify_an_unsafe_tracking_link_is_left_out_and_the_parcel_still_emaile
     # when
     assert tea_house_deliver("fulfillments/create", fulfillment, "evt-parcel") == "used"
     # then
-    _the_parcel_emailed_without_the_link(
-        PlatformDelivery.objects.get(event_key="evt-parcel"), Shipment.objects.get(), why
-    )
+    _the_parcel_emailed_without_the_link(tea_house_delivery("evt-parcel"), Shipment.objects.get(), why)
 
 
 def test_shopify_the_same_rule_holds_for_a_parcel_inside_the_order():
@@ -74,7 +72,7 @@ def test_shopify_the_same_rule_holds_for_a_parcel_inside_the_order():
     # when
     assert tea_house_deliver("orders/updated", updated, "evt-updated") == "used"
     # then
-    delivery = PlatformDelivery.objects.get(event_key="evt-updated")
+    delivery = tea_house_delivery("evt-updated")
     _the_parcel_emailed_without_the_link(delivery, Shipment.objects.get(), "Use an https:// address")
 
 
@@ -83,7 +81,7 @@ def test_shopify_a_safe_tracking_link_is_kept():
     tea_house_deliver("orders/create", shopify.ORDER, "evt-order")
     assert tea_house_deliver("fulfillments/create", shopify.FULFILLMENT, "evt-parcel") == "used"
     assert Shipment.objects.get().tracking_url == shopify.FULFILLMENT["tracking_url"]
-    assert PlatformDelivery.objects.get(event_key="evt-parcel").reason == "shipment 4451234001 recorded"
+    assert tea_house_delivery("evt-parcel").reason == "shipment 4451234001 recorded"
 
 
 def _woocommerce_completed(link: str) -> dict:

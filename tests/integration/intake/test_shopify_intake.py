@@ -1,7 +1,8 @@
 """Shopify's deliveries at /shops/<slug>/webhook: verified on the raw bytes before anything is
-read, stored once by X-Shopify-Event-Id, applied to the order through the orders' services (so
-each email is recorded with its event), answered 2xx; what verifies but cannot be used is kept
-with its reason, and nothing is lost when deliveries come twice or out of order."""
+read, stored once by the body's digest (what Shopify signs), applied to the order through the
+orders' services (so each email is recorded with its event), answered 2xx; what verifies but
+cannot be used is kept with its reason, and nothing is lost when deliveries come twice or out of
+order."""
 
 import copy
 import json
@@ -100,12 +101,50 @@ def test_the_same_event_twice_is_stored_once_and_changes_nothing(deliver, shop):
     assert PLATFORM_DELIVERIES.labels("shopify", "duplicate")._value.get() == before + 1
 
 
+def test_one_signed_delivery_posted_again_under_fresh_event_ids_or_topics_is_stored_once(deliver, shop):
+    # given: one delivery of a large order, captured on its way (Shopify signs the body alone: the
+    # event id and the topic are headers anyone can set)
+    large = shopify.order(note="x" * 1_000_000)
+    first = deliver("orders/updated", large, event_id="evt-first")
+    # when: posted again and again, each time under a fresh event id, some under another topic
+    topics = ["orders/updated"] * 17 + ["orders/create", "orders/paid", "refunds/create"]
+    again = [deliver(topic, large) for topic in topics]
+    # then: the first is stored, every copy is a duplicate that stores nothing
+    assert first.json()["detail"] == "used"
+    assert [answer.json()["detail"] for answer in again] == ["duplicate"] * len(topics)
+    [stored] = PlatformDelivery.objects.all()
+    assert "evt-first" in stored.webhook_id  # the event's id stays for a person tracing it
+    assert OutboxEvent.objects.filter(event_type="order.created").count() == 1
+
+
+def test_a_delivery_stored_before_its_key_was_its_body_s_digest_changes_nothing_when_sent_again(
+    deliver, shop
+):
+    # given: a delivery stored under the former key, its X-Shopify-Event-Id
+    deliver("orders/create", shopify.ORDER, event_id="evt-before-the-deploy")
+    PlatformDelivery.objects.update(event_key="evt-before-the-deploy")
+    order = Order.objects.get(shop=shop)
+    emails = _emails(order)
+    # when: Shopify retries it after the deploy (the same event id, the same bytes)
+    again = deliver("orders/create", shopify.ORDER, event_id="evt-before-the-deploy")
+    # then: it is stored once more and applied again, which changes nothing
+    assert again.json()["detail"] == "used"
+    assert PlatformDelivery.objects.get(pk=again.json()["delivery"]).reason == (
+        "nothing new: everything it says was applied before"
+    )
+    assert list(Order.objects.filter(shop=shop)) == [order]
+    assert _emails(order) == emails
+    assert OutboxEvent.objects.filter(event_type="order.created").count() == 1
+
+
 def test_the_same_order_under_two_events_is_one_order_with_one_confirmation(deliver, shop):
-    # when: orders/create and orders/paid, each the whole order
+    # when: orders/create and orders/paid, each the whole order (orders/paid as Shopify has it a
+    # moment later); and the creation's very bytes under orders/paid, a copy of what was received
     deliver("orders/create", shopify.ORDER)
-    response = deliver("orders/paid", shopify.ORDER)
+    response = deliver("orders/paid", shopify.order(updated_at="2026-11-30T10:30:06+01:00"))
+    same_bytes = deliver("orders/paid", shopify.ORDER)
     # then
-    assert response.json()["detail"] == "used"
+    assert (response.json()["detail"], same_bytes.json()["detail"]) == ("used", "duplicate")
     assert PlatformDelivery.objects.get(topic="orders/paid").reason.startswith("nothing new")
     [order] = Order.objects.all()
     assert _emails(order) == [("order_confirmation", "pending")]

@@ -9,14 +9,13 @@ import pytest
 from django.utils import timezone
 
 from infra.keyed_hash import address_hash
-from intake.models import PlatformDelivery
 from notifications.models import DeliveryAttempt, Notification, ProviderEvent, Suppression
 from notifications.tracking.suppression import suppression_active
 from orders.models import Order
 from privacy.erasure import customer_erase
 from privacy.models import Erasure
 from tests import shopify_payloads as shopify
-from tests.connected_shop import tea_house_create, tea_house_deliver
+from tests.connected_shop import tea_house_create, tea_house_deliver, tea_house_delivery
 from tests.factories import OrderFactory, confirmation_claimed
 from tests.integration.test_provider_webhooks import SIGNING_KEY, _apply_all, _post, _resend_body
 
@@ -102,7 +101,7 @@ def test_a_platform_s_late_delivery_of_an_erased_order_stores_no_address():
     order = Order.objects.get(platform_order_id=str(shopify.ORDER_ID))
     assert (order.customer_email, order.customer_name) == ("", "")
     assert order.erased_at is not None
-    delivery = PlatformDelivery.objects.get(event_key="evt-late")
+    delivery = tea_house_delivery("evt-late")
     assert ADA not in delivery.body + delivery.reason
     assert "Lovelace" not in delivery.body
 
@@ -118,6 +117,6 @@ def test_a_late_delivery_of_an_erased_order_that_cannot_be_used_stores_no_addres
     )
     tea_house_deliver("orders/updated", late, "evt-late")
     # then it is kept with its reason, without the address
-    delivery = PlatformDelivery.objects.get(event_key="evt-late")
+    delivery = tea_house_delivery("evt-late")
     assert delivery.outcome == "could_not_use", delivery.reason
     assert ADA not in delivery.body + delivery.reason
