@@ -6,7 +6,9 @@ would otherwise erase every customer of the shop. So each request's body must ha
 Shopify documents for that topic (shopify.dev, "privacy law compliance"), `shop/redact` exactly
 those two, each of the type Shopify sends, and name this shop's domain. A field of another type
 would otherwise be stored as a request to carry out, and fail the hourly job that carries it
-out (an order id that is a number, not a list; a NUL the database refuses)."""
+out (an order id that is a number, not a list; a NUL the database refuses). This check reads the
+body alone; whether a shop/redact is carried out now is read from the shop's deliveries, beside
+it (intake/shopify/shop_redact.py)."""
 
 import re
 from collections.abc import Callable

@@ -30,11 +30,11 @@ from shops.models import Shop
 SHOP_REDACT = "shop/redact"
 # Shopify sends shop/redact 48 hours after the app was uninstalled, when the shop's webhook
 # subscriptions are gone; a delivery made before the uninstall may still be retried for up to 4
-# hours (docs/platforms.md). So a genuine one comes at least 44 hours after the shop's last
-# delivery; 4 hours less again allow for Shopify's timing at either end.
-_SENT_AFTER_UNINSTALL = timedelta(hours=48)
-_RETRIED_FOR = timedelta(hours=4)
-SHOP_REDACT_QUIET = _SENT_AFTER_UNINSTALL - _RETRIED_FOR - timedelta(hours=4)
+# hours. So a genuine one comes at least 44 hours after the shop's last delivery; 4 hours less
+# again allow for Shopify's timing at either end.
+SENT_AFTER_UNINSTALL = timedelta(hours=48)
+RETRIED_FOR = timedelta(hours=4)
+SHOP_REDACT_QUIET = SENT_AFTER_UNINSTALL - RETRIED_FOR - timedelta(hours=4)
 
 
 def shop_redact_key(shop: Shop, body: bytes) -> str:
@@ -74,16 +74,20 @@ def shop_redact_doubt(shop: Shop, topic: str) -> str | None:
     )
     if last is None:
         return None
-    quiet = f"{SHOP_REDACT_QUIET.total_seconds() / 3600:.0f} hours"
+    quiet = hours(SHOP_REDACT_QUIET)
     return (
         f"The shop's last delivery came at {last.astimezone(UTC):%Y-%m-%d %H:%M} UTC, "
-        f"{(now - last).total_seconds() / 3600:.0f} hours before this request was checked. Shopify "
-        "sends shop/redact 48 hours after the app is uninstalled, once the shop's webhooks are "
+        f"{hours(now - last)} before this request was checked. Shopify sends shop/redact "
+        f"{hours(SENT_AFTER_UNINSTALL)} after the app is uninstalled, once the shop's webhooks are "
         f"removed, so a genuine one comes after the shop has been quiet for {quiet} at least: this "
         "one is unlikely to be genuine (a captured request posted again, say), and nothing is erased. "
         "Once you have checked that the app is uninstalled from the shop, and the shop has been quiet "
         f'for {quiet}, run it again with "Run the selected deliveries again".'
     )
+
+
+def hours(span: timedelta) -> str:
+    return f"{span.total_seconds() / 3600:.0f} hours"
 
 
 def _shop_deliveries(shop: Shop) -> QuerySet[PlatformDelivery]:

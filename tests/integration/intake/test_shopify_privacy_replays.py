@@ -13,7 +13,7 @@ from django.test import Client
 
 from intake.models import PlatformDelivery
 from intake.receive import delivery_rerun
-from intake.shopify.shop_redact import SHOP_REDACT_QUIET
+from intake.shopify.shop_redact import SHOP_REDACT_QUIET, hours
 from messaging.retention import retention_run
 from notifications.models import Notification
 from orders.models import Order
@@ -125,7 +125,7 @@ def test_a_shop_redaction_while_the_shop_still_delivers_waits_until_it_has_been_
     request = PlatformDelivery.objects.get(topic="shop/redact")
     last = PlatformDelivery.objects.get(topic="orders/create").received_at
     assert f"{last:%Y-%m-%d %H:%M} UTC" in request.reason
-    assert f"{SHOP_REDACT_QUIET.total_seconds() / 3600:.0f} hours" in request.reason
+    assert f"quiet for {hours(SHOP_REDACT_QUIET)}" in request.reason
     assert "Run the selected deliveries again" in request.reason
     assert _email_of(str(shopify.ORDER_ID)) == "ada@example.com"
     # and when: run again while the shop's last delivery is still that recent, it stays kept
