@@ -17,7 +17,7 @@ The shop's deliveries here are those of every topic but the privacy requests: th
 app's compliance webhooks, which Shopify sends whether the app is installed or not (this very
 request comes after the uninstall), so they are no sign that the shop came back."""
 
-from datetime import UTC, timedelta
+from datetime import UTC, datetime, timedelta
 
 from django.db.models import QuerySet
 from django.utils import timezone
@@ -43,7 +43,8 @@ def shop_redact_key(shop: Shop, body: bytes) -> str:
     first = PlatformDelivery.objects.filter(shop=shop, event_key=digest).only("topic").first()
     if first is None or first.topic != SHOP_REDACT:
         return digest  # never received, or a duplicate of what these bytes first came as
-    # The digest's own row and the later requests keyed after it: the shop's, and few.
+    # The latest request keyed after the first, else the first. No index serves the prefix: the
+    # shop's deliveries are scanned, only for a shop that sent a shop/redact before.
     latest = (
         PlatformDelivery.objects.filter(shop=shop, event_key__startswith=f"{digest}:after:")
         .order_by("-received_at")
@@ -76,10 +77,10 @@ def shop_redact_doubt(shop: Shop, topic: str) -> str | None:
         return None
     quiet = hours(SHOP_REDACT_QUIET)
     return (
-        f"The shop's last delivery came at {last.astimezone(UTC):%Y-%m-%d %H:%M} UTC, "
-        f"{hours(now - last)} before this request was checked. Shopify sends shop/redact "
-        f"{hours(SENT_AFTER_UNINSTALL)} after the app is uninstalled, once the shop's webhooks are "
-        f"removed, so a genuine one comes after the shop has been quiet for {quiet} at least: this "
+        f"The shop's last delivery came at {_utc(last)}, and this request was checked at "
+        f"{_utc(now)}. Shopify sends shop/redact {hours(SENT_AFTER_UNINSTALL)} after the app is "
+        "uninstalled, once the shop's webhooks are removed, so a genuine one comes after the shop "
+        f"has been quiet for {quiet} at least: this "
         "one is unlikely to be genuine (a captured request posted again, say), and nothing is erased. "
         "Once you have checked that the app is uninstalled from the shop, and the shop has been quiet "
         f'for {quiet}, run it again with "Run the selected deliveries again".'
@@ -88,6 +89,10 @@ def shop_redact_doubt(shop: Shop, topic: str) -> str | None:
 
 def hours(span: timedelta) -> str:
     return f"{span.total_seconds() / 3600:.0f} hours"
+
+
+def _utc(moment: datetime) -> str:
+    return f"{moment.astimezone(UTC):%Y-%m-%d %H:%M} UTC"
 
 
 def _shop_deliveries(shop: Shop) -> QuerySet[PlatformDelivery]:
