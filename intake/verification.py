@@ -5,7 +5,6 @@ and the ids the platform gives it, for a person tracing it. A delivery that fail
 with the status it gets and nothing is stored."""
 
 from dataclasses import dataclass
-from urllib.parse import urlsplit
 
 from django.http import HttpHeaders
 
@@ -14,6 +13,7 @@ from intake.delivery_keys import body_key
 from intake.saleor.signature import KeysUnavailable, SignatureInvalid, signature_check
 from intake.shopify.shop_redact import SHOP_REDACT, shop_redact_key
 from shops.models import Shop
+from shops.sites import site_of
 
 
 @dataclass(frozen=True)
@@ -66,7 +66,7 @@ def _woocommerce(shop: Shop, headers: HttpHeaders, body: bytes) -> Verified | Re
     if not woocommerce.signature_valid(body=body, secret=shop.webhook_secret, signature=signature):
         return Refused(401, "The body is not signed with this webhook's secret (X-WC-Webhook-Signature).")
     source = headers.get("X-WC-Webhook-Source", "")
-    if _site(source) != _site(shop.domain):
+    if site_of(source) != site_of(shop.domain):
         return Refused(401, f"This delivery is from {source or 'no shop'}, not {shop.domain}.")
     delivery_id = headers.get("X-WC-Webhook-Delivery-ID", "")
     topic = headers.get("X-WC-Webhook-Topic", "")
@@ -93,15 +93,9 @@ def _saleor(shop: Shop, headers: HttpHeaders, body: bytes) -> Verified | Refused
         # Not the sender's fault, and Saleor sends a delivery again after an error.
         return Refused(503, f"The signature cannot be checked now: {exc}")
     api_url = headers.get("Saleor-Api-Url", "")
-    if _site(api_url) != _site(shop.domain):
+    if site_of(api_url) != site_of(shop.domain):
         return Refused(401, f"This delivery is from {api_url or 'no Saleor'}, not {shop.domain}.")
     topic = headers.get("Saleor-Event", "")
     if not topic:
         return Refused(400, "A Saleor delivery names its event (Saleor-Event).")
     return Verified(body_key(body), topic[:100])
-
-
-def _site(address: str) -> str:
-    """A store's address as host and path, whatever its scheme and trailing slash."""
-    parts = urlsplit(address if "//" in address else f"//{address}")
-    return f"{parts.netloc.lower()}{parts.path.rstrip('/')}"
