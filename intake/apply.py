@@ -66,6 +66,7 @@ def order_snapshot_apply(shop: Shop, snapshot: PlatformOrder) -> Applied:
                 paid=snapshot.paid,
                 platform_order_id=snapshot.platform_order_id,
                 platform_updated_at=snapshot.updated_at,
+                platform_customer_email=snapshot.customer_email,
             )
         )
         changes.extend(["order created", "paid"] if snapshot.paid else ["order created"])
@@ -96,11 +97,17 @@ def order_snapshot_apply(shop: Shop, snapshot: PlatformOrder) -> Applied:
 
 
 def _address_apply(shop: Shop, order: Order, address: str) -> list[str]:
-    """The shop corrected the customer's address on its platform (a mistyped one): the emails to
-    come go to the new one, as after a reviewer's correction, and the change is recorded. An
-    erased order keeps its blank address."""
-    if not address or order.erased_at is not None or address.lower() == order.customer_email.lower():
+    """The shop corrected the customer's address on its platform: the emails to come go to the
+    new one, as after a reviewer's correction, and the change is recorded. Only a change of what
+    the platform sends counts: a reviewer who corrected the order's address keeps it while every
+    delivery still carries the platform's old one. An erased order keeps its blank address."""
+    before = order.platform_customer_email
+    if not address or order.erased_at is not None or address.lower() == before.lower():
         return []
+    order.platform_customer_email = address
+    order.save(update_fields=["platform_customer_email"])
+    if not before or address.lower() == order.customer_email.lower():
+        return []  # first seen (an order of an older release), or already the order's
     record = action_done(
         action=OperatorAction.Action.PLATFORM_ADDRESS,
         actor=None,

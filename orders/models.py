@@ -39,6 +39,11 @@ class Order(models.Model):
     # rolling deploy): the claim then matches the address itself.
     customer_email_hash = models.CharField(max_length=64, blank=True, db_default="")
     customer_name = models.CharField(max_length=200, blank=True, db_default="")
+    # A shop platform's order: the customer's address as the platform last sent it. Only a change
+    # of it is the shop's correction (intake/apply.py); a reviewer's correction of the order's
+    # address stays while the platform keeps sending the one it had. Empty for an order from the
+    # API, or one received before it was kept (its next delivery records it).
+    platform_customer_email = models.EmailField(max_length=254, blank=True, default="", db_default="")
     amount = models.DecimalField(max_digits=12, decimal_places=2)
     currency = models.CharField(max_length=3)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.CREATED)

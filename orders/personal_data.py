@@ -47,7 +47,9 @@ def orders_erase(order_ids: list, *, now: datetime) -> dict[str, int]:
         "order_versions": 0,
     }
     # The fingerprints too: a SHA-256 of the request's body, which a guess of it could match.
-    orders.update(customer_email="", customer_name="", request_fingerprint="", erased_at=now)
+    orders.update(
+        customer_email="", customer_name="", platform_customer_email="", request_fingerprint="", erased_at=now
+    )
     for version in OrderVersion.objects.filter(order_id__in=order_ids).only("id", "content"):
         kept = content_without_person(version.content)
         if kept != version.content:
@@ -119,6 +121,7 @@ def orders_export(orders: "QuerySet[Order]") -> list[dict[str, Any]]:
                 "amount": str(order.amount),
                 "currency": order.currency,
                 "email address": order.customer_email,
+                "email address as the shop's platform last sent it": order.platform_customer_email or None,
                 "name": order.customer_name,
                 "language of its emails": order.locale,
                 "erased at the customer's request at": order.erased_at.isoformat()

@@ -7,6 +7,7 @@ order, changes nothing."""
 import pytest
 
 from notifications.models import AddressCorrection, DeliveryAttempt, Notification, OperatorAction
+from operations.review.resolve import notification_send_again
 from orders.models import Order
 from tests import shopify_payloads as shopify
 from tests.connected_shop import tea_house_create, tea_house_deliver, tea_house_delivery
@@ -56,3 +57,37 @@ def test_an_older_delivery_or_the_same_address_in_another_case_changes_nothing()
     order.refresh_from_db()
     assert order.customer_email == TYPO
     assert not AddressCorrection.objects.exists()
+
+
+def test_a_reviewer_s_correction_stays_while_the_platform_keeps_sending_its_own_address():
+    # given: the confirmation to the mistyped address failed, and a reviewer corrected it (the
+    # shop never corrected it on its platform, so each of its deliveries still carries the typo)
+    order = _order_with_a_typo()
+    confirmation = Notification.objects.get(order=order, kind="order_confirmation")
+    Notification.objects.filter(pk=confirmation.pk).update(status="failed")
+    notification_send_again(
+        notification_id=confirmation.pk,
+        actor=None,
+        actor_name="rita",
+        comment="typo in the domain, confirmed by phone",
+        new_address="ada@example.com",
+    )
+    # when: the parcel leaves; the platform's delivery still says the typo
+    customer = dict(shopify.ORDER["customer"], email=TYPO)
+    shipped = shopify.order(
+        email=TYPO,
+        customer=customer,
+        updated_at="2026-12-01T09:00:00+01:00",
+        fulfillments=[shopify.FULFILLMENT],
+    )
+    assert tea_house_deliver("orders/updated", shipped, "e2") == "used"
+    # then: the reviewer's address stays, and the parcel's email goes there
+    order.refresh_from_db()
+    assert order.customer_email == "ada@example.com"
+    assert AddressCorrection.objects.filter(order=order).count() == 1
+    # and when the shop does correct it on its platform, to another address, that one is taken
+    moved = dict(shopify.ORDER["customer"], email="ada@new.example")
+    newer = shopify.order(email="ada@new.example", customer=moved, updated_at="2026-12-02T09:00:00+01:00")
+    assert tea_house_deliver("orders/updated", newer, "e3") == "used"
+    order.refresh_from_db()
+    assert order.customer_email == "ada@new.example"
