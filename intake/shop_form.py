@@ -9,6 +9,8 @@ from django import forms
 from django.core.validators import validate_email
 from django.db import models
 
+from intake import woocommerce
+from intake.saleor.signature import jwks_url
 from shops.models import SHOP_EMAIL_FIELDS, Shop
 from shops.sites import site_of
 
@@ -23,6 +25,16 @@ def _write_only(help_text: str) -> forms.CharField:
     return forms.CharField(
         required=False, strip=True, widget=forms.PasswordInput(render_value=False), help_text=help_text
     )
+
+
+def _signing_key(platform: str, secret: str) -> str:
+    return woocommerce.signing_key(secret) if platform == Shop.Platform.WOOCOMMERCE else secret
+
+
+def _place(platform: str, domain: str) -> str:
+    """Where a shop's deliveries are proven to come from: a Saleor's keys are its host's (the
+    JWKS at its root), whatever the API URL's path; other platforms' the address's host and path."""
+    return site_of(jwks_url(domain) if platform == Shop.Platform.SALEOR else domain)
 
 
 class ShopForm(forms.ModelForm):
@@ -51,6 +63,10 @@ class ShopForm(forms.ModelForm):
             *SHOP_EMAIL_FIELDS[1:],
         ]
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._typed: set[str] = set()  # the write-only fields given a value (_kept)
+
     def clean_webhook_secret(self) -> str:
         secret = self._kept("webhook_secret")
         # Saleor signs with its own key (intake/saleor/signature.py): its shops have no secret.
@@ -58,8 +74,14 @@ class ShopForm(forms.ModelForm):
             raise forms.ValidationError(
                 "A new shop needs its secret: its deliveries cannot be checked without it."
             )
-        # The other shop is not named: the page must not tell whose secret a guess is.
-        if secret and Shop.objects.exclude(pk=self.instance.pk).filter(webhook_secret=secret).exists():
+        # The other shop is not named: the page must not tell whose secret a guess is. Compared
+        # as each platform signs with it (WooCommerce decodes HTML entities: "a&amp;b" is "a&b").
+        platform = self.cleaned_data.get("platform", "")
+        others = Shop.objects.exclude(pk=self.instance.pk).exclude(webhook_secret="")
+        if secret and any(
+            _signing_key(other.platform, other.webhook_secret) == _signing_key(platform, secret)
+            for other in others.only("platform", "webhook_secret")
+        ):
             raise forms.ValidationError(
                 "Another connected shop has this secret. Each shop needs its own (Shopify: an app of "
                 "its own; WooCommerce: a secret of its own on its webhooks): the platforms sign the "
@@ -71,8 +93,11 @@ class ShopForm(forms.ModelForm):
         domain: str = self.cleaned_data["domain"].strip()
         # A Saleor's keys sign for every shop that names its API URL: two shops naming one place
         # would each accept the other's deliveries (as two shops sharing a secret would).
-        others = Shop.objects.exclude(pk=self.instance.pk).values_list("domain", flat=True)
-        if any(site_of(other) == site_of(domain) for other in others):
+        others = Shop.objects.exclude(pk=self.instance.pk).only("platform", "domain")
+        if any(
+            _place(other.platform, other.domain) == _place(self.cleaned_data.get("platform", ""), domain)
+            for other in others
+        ):
             raise forms.ValidationError(
                 "Another connected shop is at this address: each shop is connected once, so that a "
                 "delivery proven to come from it can only be that shop's."
@@ -90,8 +115,9 @@ class ShopForm(forms.ModelForm):
         # The backfill sends the stored REST key to the store's address. Whoever may change the
         # shop never sees the key: if a new address kept it, they could have it sent to their own
         # server. So a new address takes a key only typed along with it.
+        # Typed means a value after the field stripped it: blanks keep the stored one.
         moved = self.instance.pk and "domain" in self.changed_data
-        kept = not (self.data.get("api_key") and self.data.get("api_secret"))
+        kept = not {"api_key", "api_secret"} <= self._typed
         if moved and kept and (self.instance.api_key or self.instance.api_secret):
             self.add_error(
                 "api_key",
@@ -102,6 +128,8 @@ class ShopForm(forms.ModelForm):
 
     def _kept(self, name: str) -> str:
         typed: str = self.cleaned_data[name]
+        if typed:
+            self._typed.add(name)
         return typed or (getattr(self.instance, name) if self.instance.pk else "")
 
     def clean_sender(self) -> str:

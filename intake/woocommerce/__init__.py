@@ -21,9 +21,14 @@ ORDER_TOPICS = frozenset({"order.created", "order.updated", "order.restored"})
 _PING = re.compile(rb"webhook_id=\d+")
 
 
+def signing_key(secret: str) -> str:
+    """The key WooCommerce signs with: the secret as typed, its HTML entities decoded
+    (wp_specialchars_decode(..., ENT_QUOTES))."""
+    return html.unescape(secret)
+
+
 def signature_of(body: bytes, secret: str) -> str:
-    key = html.unescape(secret).encode()  # wp_specialchars_decode(..., ENT_QUOTES)
-    return hmac_sha256_base64(body, key)
+    return hmac_sha256_base64(body, signing_key(secret).encode())
 
 
 def signature_valid(*, body: bytes, secret: str, signature: str) -> bool:

@@ -96,15 +96,16 @@ def test_a_store_s_new_address_takes_its_rest_key_only_typed_again(client):
         "api_secret": "",
         "active": "on",
     }
-    # when: the address changes with the key left as stored
-    refused = client.post(f"/admin/shops/shop/{shop.pk}/change/", form)
-    # then: nothing changes, and the page says why
-    assert refused.status_code == 200
-    assert (
-        "The store&#x27;s address changed: type its REST API key and secret again" in refused.content.decode()
-    )
-    shop.refresh_from_db()
-    assert (shop.domain, shop.api_key, shop.api_secret) == ("https://tea-house.example", key, key_secret)
+    # when: the address changes with the key left as stored: empty, blanks typed in (the fields
+    # strip them, and an empty field keeps the stored value), or only one of the two typed
+    for typed in ({}, {"api_key": " ", "api_secret": " "}, {"api_key": key[::-1]}, {"api_secret": "x" * 20}):
+        refused = client.post(f"/admin/shops/shop/{shop.pk}/change/", form | typed)
+        # then: nothing changes, and the page says why
+        assert refused.status_code == 200, typed
+        page = refused.content.decode()
+        assert "The store&#x27;s address changed: type its REST API key and secret again" in page
+        shop.refresh_from_db()
+        assert (shop.domain, shop.api_key, shop.api_secret) == ("https://tea-house.example", key, key_secret)
     # and with the key typed again (whoever types it knows it), the new address is saved
     typed = {**form, "api_key": key[::-1], "api_secret": key_secret[::-1]}
     assert client.post(f"/admin/shops/shop/{shop.pk}/change/", typed).status_code == 302
@@ -131,6 +132,18 @@ def test_a_second_shop_at_the_same_address_is_refused(admin_client):
     # then
     assert response.status_code == 200
     assert "Another connected shop is at this address" in response.content.decode()
+    # nor at another path of the same Saleor, whose keys are its host's
+    elsewhere = admin_client.post(
+        "/admin/shops/shop/add/",
+        {
+            "name": "Other House",
+            "slug": "other-saleor",
+            "platform": "saleor",
+            "domain": "https://tea.saleor.example/other/graphql/",
+            "active": "on",
+        },
+    )
+    assert "Another connected shop is at this address" in elsewhere.content.decode()
     assert Shop.objects.count() == 1
 
 

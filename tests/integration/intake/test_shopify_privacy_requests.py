@@ -181,6 +181,21 @@ def test_two_shops_cannot_share_a_secret(shop):
         "WooCommerce: a secret of its own on its webhooks): the platforms sign the body alone, so a "
         "delivery for one would be accepted at the other's address."
     ]
+    # nor one that WooCommerce would sign with as the same key (it decodes HTML entities)
+    woo = ShopForm(
+        data={
+            "name": "Woo House",
+            "slug": "woo-house",
+            "platform": "woocommerce",
+            "domain": "https://woo-house.example",
+            "webhook_secret": shopify.CLIENT_SECRET.replace("&", "&amp;") + "&amp;",
+            "active": "on",
+        }
+    )
+    Shop.objects.filter(slug="tea-house").update(webhook_secret=shopify.CLIENT_SECRET + "&")
+    assert not woo.is_valid()
+    assert "Another connected shop has this secret" in str(woo.errors["webhook_secret"])
+    Shop.objects.filter(slug="tea-house").update(webhook_secret=shopify.CLIENT_SECRET)
     with pytest.raises(IntegrityError), transaction.atomic():
         Shop.objects.create(
             slug="other-house",
