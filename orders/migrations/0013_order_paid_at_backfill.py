@@ -1,8 +1,9 @@
-"""`paid_at` of the orders paid before 0012: a paid order, and a cancelled one that has a
-refund (it must have been paid); every other order stays unpaid (a cancelled order without a
-refund may never have been paid, and nothing of it was given back). The time is that of its
-`order.paid` event while the outbox holds it (retention removes old ones), else its last
-change, the best known.
+"""`paid_at` of the orders paid before 0012: a paid order, a cancelled one that has a refund
+(it must have been paid), and a cancelled one whose `order.paid` event the outbox still holds.
+Every other order stays unpaid: a cancelled order with neither may never have been paid, or
+its payment's event went with the outbox's retention; a refund of it is refused as of an order
+never paid (docs/orders.md says so). The time is that of its `order.paid` event while the
+outbox holds it, else its last change, the best known.
 
 One UPDATE per case over the whole table, in a migration of its own: its transaction locks
 only the rows it changes, never the whole table (0012 added the column under its short table
@@ -23,6 +24,10 @@ PAID = "o.status = 'paid'"
 CANCELLED_AFTER_A_REFUND = (
     "o.status = 'cancelled' AND EXISTS (SELECT 1 FROM orders_refund AS r WHERE r.order_id = o.id)"
 )
+CANCELLED_AFTER_ITS_PAYMENT = (
+    "o.status = 'cancelled' AND EXISTS (SELECT 1 FROM messaging_outboxevent AS e WHERE "
+    "e.aggregate_type = 'order' AND e.aggregate_id = o.id::text AND e.event_type = 'order.paid')"
+)
 
 
 class Migration(migrations.Migration):
@@ -34,4 +39,7 @@ class Migration(migrations.Migration):
     operations = [
         migrations.RunSQL(BACKFILL.format(paid=PAID), reverse_sql=migrations.RunSQL.noop),
         migrations.RunSQL(BACKFILL.format(paid=CANCELLED_AFTER_A_REFUND), reverse_sql=migrations.RunSQL.noop),
+        migrations.RunSQL(
+            BACKFILL.format(paid=CANCELLED_AFTER_ITS_PAYMENT), reverse_sql=migrations.RunSQL.noop
+        ),
     ]

@@ -1,7 +1,7 @@
 """The migration that gives orders their `paid_at` fills it for the orders that were paid before
-it: a paid order, and a cancelled one that has a refund (it must have been paid), at the time
-of its `order.paid` event if the outbox still holds it, else at its last change. Every other
-order stays unpaid. It goes back and forward again."""
+it: a paid order, a cancelled one that has a refund (it must have been paid), and a cancelled
+one whose `order.paid` event the outbox still holds, at the time of that event if there is
+one, else at its last change. Every other order stays unpaid. It goes back and forward again."""
 
 from datetime import UTC, datetime
 
@@ -48,6 +48,8 @@ def test_the_migration_fills_paid_at_of_the_orders_that_were_paid_and_goes_back(
     _paid_event_of(paid_with_its_event)
     cancelled_refunded = _order("cancelled-refunded", "cancelled")
     _refund_of(cancelled_refunded)
+    cancelled_after_its_payment = _order("cancelled-paid-event", "cancelled")
+    _paid_event_of(cancelled_after_its_payment)
     cancelled = _order("cancelled", "cancelled")
     created = _order("created", "created")
     try:
@@ -61,6 +63,7 @@ def test_the_migration_fills_paid_at_of_the_orders_that_were_paid_and_goes_back(
         paid.number: LAST_CHANGE_AT,
         paid_with_its_event.number: PAID_EVENT_AT,
         cancelled_refunded.number: LAST_CHANGE_AT,
+        cancelled_after_its_payment.number: PAID_EVENT_AT,
         cancelled.number: None,
         created.number: None,
     }
