@@ -26,6 +26,7 @@ from infra.prepared import prepared_cursor
 from infra.storable_text import storable
 from intake.models import PlatformDelivery
 from intake.personal_data import delivery_of_erased_order_erase
+from intake.readings import reading_of
 from intake.shapes import OrderNotYetReceived, Unusable
 from intake.topics import TopicResult, platform_order_id_of, topic_apply
 from notifications.audit import action_done
@@ -68,10 +69,32 @@ def delivery_receive(*, shop: Shop, event_key: str, webhook_id: str, topic: str,
         outcome=Outcome.COULD_NOT_USE,  # until applied, below, in this transaction
     )
     if not insert_unless_present(delivery, unique_on=("shop", "event_key")):
-        first = PlatformDelivery.objects.filter(shop=shop, event_key=event_key).first()
-        return Received(delivery=first or delivery, duplicate=True)
+        first = PlatformDelivery.objects.select_for_update().filter(shop=shop, event_key=event_key).first()
+        if first is None or not _applies_again(first, shop, topic):
+            return Received(delivery=first or delivery, duplicate=True)
+        # Received now, as what it is now: a request reaches the orders placed before it came.
+        first.shop, first.topic, first.runs, first.received_at = shop, topic, first.runs + 1, timezone.now()
+        PlatformDelivery.objects.filter(pk=first.pk).update(topic=topic, received_at=first.received_at)
+        delivery = first
     delivery_apply(delivery)
     return Received(delivery=delivery, duplicate=False)
+
+
+def _applies_again(first: PlatformDelivery, shop: Shop, topic: str) -> bool:
+    """Whether these bytes, received before as `first`, are applied again under `topic`: a
+    delivery is stored once by its body, but two things a body said depend on the moment.
+    - It came first under a topic we do not use (a shop may subscribe one that carries the whole
+      order, Shopify's orders/fulfilled): under one we do, it is applied.
+    - It is a privacy request kept as could not use: refused by its body, it is refused again;
+      held up by a doubt of the moment (Shopify's shop/redact while the shop was still sending),
+      it is checked again. Otherwise a copy kept while the shop was active would make the
+      genuine request, byte for byte the same, a duplicate, and nothing would be erased."""
+    reading = reading_of(shop)
+    if reading is None:
+        return False
+    if first.outcome == Outcome.TOPIC_UNUSED:
+        return topic in reading.topics
+    return first.outcome == Outcome.COULD_NOT_USE and topic == first.topic and topic in reading.privacy_topics
 
 
 @transaction.atomic(durable=True)

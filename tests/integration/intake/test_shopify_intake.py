@@ -408,3 +408,18 @@ def test_topics_that_send_no_email_are_answered_stored_and_counted(deliver, shop
     assert PlatformDelivery.objects.get().outcome == outcome
     assert PLATFORM_DELIVERIES.labels("shopify", outcome)._value.get() == before + 1
     assert not Order.objects.exists()
+
+
+def test_the_same_order_bytes_first_under_a_topic_we_do_not_use_are_applied_under_one_we_do(deliver, shop):
+    # given: the shop also subscribed a topic that carries the whole order and becomes no email
+    deliver("orders/create", shopify.ORDER)
+    shipped = shopify.order(updated_at="2026-12-01T09:00:00+01:00", fulfillments=[shopify.FULFILLMENT])
+    assert deliver("orders/fulfilled", shipped).json()["detail"] == "topic_unused"
+    # when: the same bytes come under a topic we apply
+    answer = deliver("orders/updated", shipped).json()
+    # then: applied (the parcel and its email), and the bytes once more are a duplicate
+    assert answer["detail"] == "used"
+    assert Shipment.objects.count() == 1
+    assert PlatformDelivery.objects.get(pk=answer["delivery"]).topic == "orders/updated"
+    assert deliver("orders/updated", shipped).json()["detail"] == "duplicate"
+    assert deliver("orders/fulfilled", shipped).json()["detail"] == "duplicate"

@@ -189,3 +189,27 @@ def test_a_customer_s_request_just_before_is_no_sign_that_the_shop_is_active(sho
     assert answer == "for_a_person"
     retention_run()
     assert PlatformDelivery.objects.get(topic="shop/redact").outcome == "used"
+
+
+def test_a_copy_kept_while_the_shop_was_active_does_not_swallow_the_genuine_request(shop):
+    # given: the shop left once, and its request was carried out
+    tea_house_deliver("orders/create", shopify.ORDER, "evt-create")
+    _shop_went_quiet(shop)
+    body, signature = _captured(shopify.SHOP_REDACT, "shop/redact")
+    assert _post(body, signature, topic="shop/redact", event_id="evt-first")["detail"] == "for_a_person"
+    retention_run()
+    # the shop came back and took Grace's order; a copy of the first request is posted meanwhile
+    _shop_went_quiet(shop, timedelta(days=10))
+    grace = shopify.order(id=42, name="#2001", email="grace@example.com")
+    tea_house_deliver("orders/create", grace, "evt-back")
+    copy = _post(body, signature, topic="shop/redact")
+    assert copy["detail"] == "could_not_use"
+    # when: the shop leaves again, and Shopify's genuine second request comes, byte for byte the copy
+    _shop_went_quiet(shop)
+    genuine = _post(body, signature, topic="shop/redact", event_id="evt-second")
+    retention_run()
+    # then: the kept copy is checked again, now the shop is quiet, and carried out
+    assert genuine["delivery"] == copy["delivery"]
+    assert genuine["detail"] == "for_a_person"
+    assert _email_of("42") == ""
+    assert PlatformDelivery.objects.get(pk=copy["delivery"]).runs == 2
