@@ -3,16 +3,21 @@ a suppression that must outlive the address's erasure, the record of an erasure,
 match against the suppression list, an attempt's recipient.
 
 HMAC-SHA256 under PERSONAL_DATA_HASH_KEY, a secret of the deployment, of the address as
-compared everywhere (infra/addresses.py: trimmed, lower case, the domain in its ASCII form).
+compared everywhere (infra/addresses.py: trimmed, lower case, the domain in the ASCII form IDNA
+2008 gives it).
 Without the key, a hash can neither be turned back into its address nor checked against a
 guessed one (a plain hash of an address can: addresses are few enough to try); with it, this
 service can tell whether an address it is given is the one a hash stands for, which is all it
 needs.
 
 A hash is written under the current key; a lookup matches any of `address_hashes`: under the
-current key and, while a rotation is under way, PERSONAL_DATA_HASH_KEY_PREVIOUS, each of the
-address written with its domain in ASCII and, as hashes made before domains were normalised
-hold it, in Unicode. `manage.py personal_data_rehash` moves stored hashes to the first.
+current key and, while a rotation is under way, PERSONAL_DATA_HASH_KEY_PREVIOUS, of each of the
+address's forms (`address_forms`: its domain in ASCII and in Unicode, and the address as given,
+which is how hashes made before domains were normalised hold it). Never a hash made under the
+earlier IDNA 2003 rule where the two differ (ß, ς, a joiner: ada@straße.de was hashed as
+ada@strasse.de): it is the hash of another domain's address too, and nothing tells whose.
+`manage.py personal_data_rehash` moves stored hashes to the first, those rows included where
+the row holds its address.
 """
 
 import hashlib

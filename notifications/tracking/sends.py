@@ -59,7 +59,8 @@ def recipient_agrees(event: ProviderEvent, send: EventSend) -> bool:
 def address_agrees(recipient: str, address: str) -> bool:
     """Whether the provider's recipient (empty: it named none) is the address we sent to."""
     # Compared as the suppression list compares (whatever the case), and with the domain in
-    # its ASCII form: a provider may report ada@münchen.de as ada@xn--mnchen-3ya.de.
+    # its ASCII form (infra/addresses.py): a provider may report ada@münchen.de as
+    # ada@xn--mnchen-3ya.de; ada@strasse.de is not ada@straße.de (xn--strae-oqa.de).
     return not recipient or address_comparable(recipient) == address_comparable(address)
 
 

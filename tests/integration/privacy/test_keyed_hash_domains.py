@@ -1,0 +1,115 @@
+"""Two domains that IDNA 2003 made one are two customers: ada@straße.de (whose domain mail
+software resolves as xn--strae-oqa.de) and ada@strasse.de, for the keyed hash, the export, the
+erasure and the suppression list (infra/addresses.py). An erasure asked with the address as the
+customer wrote it finds it in the corrections and words that quote it."""
+
+import uuid
+from datetime import UTC, datetime
+
+import pytest
+
+from infra.keyed_hash import address_hash
+from messaging.dispatch import Delivery, event_dispatch
+from messaging.models import OutboxEvent
+from notifications.models import AddressCorrection, Notification, OperatorAction, Suppression
+from notifications.tracking.intake import provider_event_store
+from notifications.tracking.normalised import TrackingEvent
+from notifications.tracking.suppression import suppression_active
+from operations.review.resolve import notification_send_again
+from orders.models import Order
+from privacy.erasure import customer_erase
+from privacy.export import customer_export
+from privacy.models import Erasure
+from tests.factories import NotificationFactory, OrderFactory, UnpublishedOrderFactory
+from tests.integration.test_provider_webhooks import _apply_all
+
+pytestmark = pytest.mark.django_db
+DELIVERY = Delivery(worker="test pid 1", retries=0, max_retries=8)
+ESZETT, OTHER = "ada@straße.de", "ada@strasse.de"
+
+
+def _next_order_to(address: str) -> Notification:
+    order = OrderFactory.create(customer_email=address)
+    envelope = OutboxEvent.objects.get(aggregate_id=str(order.id)).payload
+    event_dispatch(raw_envelope=envelope, delivery=DELIVERY)
+    return Notification.objects.get(order=order)
+
+
+def _ada_s_order_corrected_by_a_reviewer(comment: str) -> Order:
+    """Ada's order, her address mistyped at the checkout and corrected to ESZETT by a reviewer."""
+    order = UnpublishedOrderFactory.create(customer_email="ada@strase.de")
+    email = NotificationFactory.create(order=order, needs_review=True)
+    notification_send_again(
+        notification_id=email.pk, actor=None, actor_name="rita", comment=comment, new_address=ESZETT
+    )
+    return order
+
+
+def _bounced(notification: Notification, *, reported_as: str) -> None:
+    """A hard bounce of the email, the provider naming its recipient `reported_as`."""
+    provider_event_store(
+        TrackingEvent(
+            provider="resend",
+            provider_event_id=f"msg_{uuid.uuid4().hex}",
+            kind="bounced",
+            occurred_at=datetime.now(UTC),
+            provider_message_id=f"re-{uuid.uuid4()}",
+            idempotency_key=notification.idempotency_key,
+            recipient=reported_as,
+            hard_bounce=True,
+            description="550 5.1.1 no such mailbox",
+            payload={},
+        )
+    )
+    _apply_all()
+
+
+def test_two_domains_idna_2003_made_one_are_two_customers_for_the_export_and_the_erasure():
+    assert address_hash(ESZETT) != address_hash(OTHER)
+    assert address_hash(ESZETT) == address_hash("ADA@STRAẞE.DE") == address_hash("ada@xn--strae-oqa.de")
+    # given: Ada of straße.de ordered, and another person, ada of strasse.de, ordered too
+    ada_s = _ada_s_order_corrected_by_a_reviewer(comment="she spelled it ada@straße.de on the phone")
+    other = OrderFactory.create(customer_email=OTHER)
+    # when Ada asks for her data, then she is given her order alone
+    assert [o["order"] for o in customer_export(ESZETT)["orders"]] == [str(ada_s.id)]
+    # when she asks for erasure
+    erasure = customer_erase(address=ESZETT, via=Erasure.Via.COMMAND, actor=None, actor_name="dpo")
+    # then her order alone is erased
+    assert erasure.changed["orders"] == 1
+    assert Order.objects.get(pk=other.pk).customer_email == OTHER
+    assert [o["order"] for o in customer_export(OTHER)["orders"]] == [str(other.id)]
+
+
+def test_an_erasure_by_the_address_as_written_blanks_the_corrections_and_words_that_quote_it():
+    # given: a reviewer corrected Ada's order to ESZETT, and another order's note quotes it
+    ada_s = _ada_s_order_corrected_by_a_reviewer(comment="she spelled it ada@straße.de on the phone")
+    note = OperatorAction.objects.create(
+        action=OperatorAction.Action.RESEND_NEW_KEY, actor_name="rita", comment="asked by Ada@Straße.de"
+    )
+    # when an operator erases her address as she writes it
+    customer_erase(address=ESZETT, via=Erasure.Via.COMMAND, actor=None, actor_name="dpo")
+    # then the correction no longer names it, nor does the reviewer's comment or the other note
+    [correction] = AddressCorrection.objects.filter(order=ada_s)
+    assert correction.new_address == ""
+    corrected = OperatorAction.objects.get(action=OperatorAction.Action.CORRECT_ADDRESS)
+    assert corrected.comment == "she spelled it (erased) on the phone"
+    assert OperatorAction.objects.get(pk=note.pk).comment == "asked by (erased)"
+
+
+def test_a_bounce_of_one_domain_does_not_suppress_the_other(mailsim):
+    # given: Ada's email to straße.de bounced, the provider naming her domain in ASCII
+    hers = NotificationFactory.create(order__customer_email=ESZETT, status="sent", provider="resend")
+    _bounced(hers, reported_as="ada@xn--strae-oqa.de")
+    assert suppression_active(ESZETT) is not None
+    # then the other domain's customer is not suppressed: her next order is sent
+    assert suppression_active(OTHER) is None
+    assert _next_order_to(OTHER).status == "sent"
+    assert _next_order_to(ESZETT).status == "skipped"
+    # when the other's email bounces too, then it is a suppression of its own
+    theirs = NotificationFactory.create(order__customer_email=OTHER, status="sent", provider="resend")
+    _bounced(theirs, reported_as=OTHER)
+    assert sorted(Suppression.objects.values_list("address", flat=True)) == [OTHER, ESZETT]
+    # and a bounce the provider reports for strasse.de says nothing about straße.de
+    Suppression.objects.filter(address=ESZETT).delete()
+    _bounced(hers, reported_as=OTHER)
+    assert suppression_active(ESZETT) is None
