@@ -1,13 +1,16 @@
 """Moving the stored keyed hashes of addresses (infra/keyed_hash.py) to the current key and form:
 after PERSONAL_DATA_HASH_KEY was rotated (the old key kept as PERSONAL_DATA_HASH_KEY_PREVIOUS),
-and for addresses of internationalised domains hashed before domains were normalised.
+and for addresses of internationalised domains hashed before domains were normalised, or
+under the IDNA 2003 rule (ada@straße.de hashed as ada@strasse.de, infra/addresses.py).
 
 A row that holds its address (an order, a suppression, an attempt, a provider event) gets its
 address's hash anew. A row that holds only a hash (its address erased, or never kept: the
 record of an erasure or an export) cannot be remade from it: it moves when this service still
 holds its address in another row, whose old hashes then point to the new one. The rest is
 counted: made under the previous key, those rows match only while that key is set, and each
-moves once its address is held again (a new order) and this runs again.
+moves once its address is held again (a new order) and this runs again. A hash alone made
+under IDNA 2003 is not followed: it is also the hash of the other domain (strasse.de), whose
+address it keeps standing for.
 
 In batches, each a short transaction of its own, so no row stays locked for long.
 """

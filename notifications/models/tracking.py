@@ -66,8 +66,8 @@ class Suppression(models.Model):
         COMPLAINED = "complained"
 
     # Empty once the address's owner had it erased: the keyed hash (infra/keyed_hash.py) stays
-    # and keeps the address suppressed. Empty hash: a row of the previous release, matched by
-    # its address.
+    # and keeps the address suppressed. A row holding its address is matched by it too: one of
+    # an earlier release has no hash, or one of an earlier rule until personal_data_rehash.
     address = models.EmailField(max_length=254, blank=True)
     address_hash = models.CharField(max_length=64, blank=True, db_default="")
     reason = models.CharField(max_length=16, choices=Reason.choices)

@@ -15,10 +15,11 @@ from notifications.models import OperatorAction, ProviderEvent, Suppression
 
 def suppressions_of(address: str) -> QuerySet[Suppression]:
     """The address's suppressions, lifted ones too, found by its keyed hash (which outlives the
-    address's erasure; any of infra/keyed_hash.py's `address_hashes`) or, for a row of the
-    previous release without one, by the address in either form of its domain."""
+    address's erasure; any of infra/keyed_hash.py's `address_hashes`) or by the address the row
+    holds, in any of its forms: a row of an earlier release holds no hash, or one made under an
+    earlier rule (IDNA 2003 hashed straße.de as strasse.de) until `personal_data_rehash` moves it."""
     hashed = Q(address_hash__in=address_hashes(address))
-    written = Q(address_hash="", address_lower__in=address_forms(address))
+    written = Q(address_lower__in=address_forms(address))
     return Suppression.objects.alias(address_lower=Lower("address")).filter(hashed | written)
 
 

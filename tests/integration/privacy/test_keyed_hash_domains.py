@@ -1,12 +1,17 @@
 """Two domains that IDNA 2003 made one are two customers: ada@straße.de (whose domain mail
 software resolves as xn--strae-oqa.de) and ada@strasse.de, for the keyed hash, the export, the
 erasure and the suppression list (infra/addresses.py). An erasure asked with the address as the
-customer wrote it finds it in the corrections and words that quote it."""
+customer wrote it finds it in the corrections and words that quote it. Hashes stored under the
+2003 rule move with `manage.py personal_data_rehash` where their row holds the address; until
+then a suppression that holds its address still suppresses it."""
 
+import io
 import uuid
 from datetime import UTC, datetime
 
 import pytest
+from django.core.management import call_command
+from django.utils import timezone
 
 from infra.keyed_hash import address_hash
 from messaging.dispatch import Delivery, event_dispatch
@@ -113,3 +118,31 @@ def test_a_bounce_of_one_domain_does_not_suppress_the_other(mailsim):
     Suppression.objects.filter(address=ESZETT).delete()
     _bounced(hers, reported_as=OTHER)
     assert suppression_active(ESZETT) is None
+
+
+def test_the_rehash_moves_the_2003_hashes_of_rows_that_hold_their_address(mailsim):
+    # given, as the previous release stored them (ß hashed as ss): Ada's order and her
+    # suppression, which hold her address, and an erasure's record, which holds the hash alone
+    old = address_hash(OTHER)
+    ada_s, other = OrderFactory.create(customer_email=ESZETT), OrderFactory.create(customer_email=OTHER)
+    Order.objects.filter(pk=ada_s.pk).update(customer_email_hash=old)
+    Suppression.objects.create(address=ESZETT, address_hash=old, reason="bounced")
+    record = Erasure.objects.create(
+        address_hash=old, via=Erasure.Via.COMMAND, actor_name="dpo", erased_at=timezone.now()
+    )
+    # then until the rehash, the suppression that holds her address still suppresses her
+    assert _next_order_to(ESZETT).status == "skipped"
+    # when a dry run counts
+    dry = io.StringIO()
+    call_command("personal_data_rehash", "--dry-run", stdout=dry)
+    assert "would move 1 row(s) of orders.Order.customer_email_hash" in dry.getvalue()
+    assert "would move 1 row(s) of notifications.Suppression.address_hash" in dry.getvalue()
+    # when it runs
+    call_command("personal_data_rehash", stdout=io.StringIO())
+    # then her rows hold her own hash, the other customer's order keeps its own
+    assert Order.objects.get(pk=ada_s.pk).customer_email_hash == address_hash(ESZETT)
+    assert Suppression.objects.get().address_hash == address_hash(ESZETT)
+    assert Order.objects.get(pk=other.pk).customer_email_hash == old
+    assert suppression_active(OTHER) is None
+    # and the record holding a 2003 hash alone stays: it stood for either domain, nothing tells which
+    assert Erasure.objects.get(pk=record.pk).address_hash == old
