@@ -23,6 +23,15 @@ def address_comparable(address: str) -> str:
     return f"{local}{at}{_domain_ascii(domain)}".lower()
 
 
+def address_for_sending(address: str) -> str:
+    """The address to hand a mail server: the local part as written (it may be case-sensitive at
+    the receiving server), the domain as address_comparable has it. Django's SMTP backend would
+    otherwise encode a Unicode domain with the IDNA 2003 codec, and send ada@straße.de to
+    strasse.de, another domain's mailbox; an ASCII domain it leaves as it is."""
+    local, at, domain = address.strip().rpartition("@")
+    return f"{local}{at}{_domain_ascii(domain)}"
+
+
 def address_forms(address: str) -> list[str]:
     """The address as it may be written, to search words for: as comparable, with its domain in
     Unicode (as a person types it), and as given (trimmed, lower case: with the full-width

@@ -14,6 +14,7 @@ from django.conf import settings
 from django.core.mail import EmailMessage, get_connection
 from django.core.mail.backends.base import BaseEmailBackend
 
+from infra.addresses import address_for_sending
 from notifications.providers.base import NO_DEDUPE, OutboundEmail, Outcome, SendResult
 
 
@@ -65,7 +66,7 @@ def _message(email: OutboundEmail, connection: BaseEmailBackend) -> EmailMessage
         subject=email.subject,
         body=email.text,
         from_email=email.from_address,
-        to=[email.to],
+        to=[address_for_sending(email.to)],  # the domain as IDNA 2008 gives it (infra/addresses.py)
         connection=connection,
         headers={
             # Stable per email: a receiving system that dedupes by Message-ID sees one message.

@@ -53,3 +53,21 @@ def test_a_server_that_is_not_there_is_transient(settings):
 def test_smtp_cannot_dedupe_so_it_declares_no_key_window():
     assert SmtpMailProvider.capabilities.key_window is None
     assert not SmtpMailProvider.capabilities.dedupes
+
+
+@pytest.mark.parametrize(
+    ("to", "sent_to"),
+    [
+        ("ada@straße.de", "ada@xn--strae-oqa.de"),  # not strasse.de, another domain's mailbox
+        ("ada@ελλάς.gr", "ada@xn--hxarsa0b.gr"),  # the final sigma kept (IDNA 2003: xn--hxarsa5b)
+        ("Ada@München.de", "Ada@xn--mnchen-3ya.de"),  # the local part as written
+    ],
+)
+def test_an_internationalised_domain_is_sent_to_as_mail_software_resolves_it(smtpsim, to, sent_to):
+    # Django's SMTP backend would encode the domain with Python's IDNA 2003 codec (ß → ss)
+    result = SmtpMailProvider().send(
+        OutboundEmail(idempotency_key="key-idn", to=to, subject="Hello", text="Body", event_id="ev-1")
+    )
+    assert result.outcome == Outcome.ACCEPTED
+    [message] = smtpsim.messages()
+    assert message["to"] == [sent_to]
