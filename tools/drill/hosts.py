@@ -101,6 +101,8 @@ class TwoHostStack(DrillStack):
             "MAIL_PROVIDER_URL": f"http://{root}:{self.mailsim_port}",
             "WEB_BIND": host.network.host_ip,
             "DJANGO_ALLOWED_HOSTS": host.network.host_ip,  # the Host header of the load and webhooks
+            # Said, not inferred: a host that is not this machine would make it production.
+            "DJANGO_ENV": "development",
             "PROMETHEUS_MULTIPROC_DIR": str(self.workdir / f"prometheus-{host.label}"),
         }
 
