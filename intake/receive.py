@@ -72,9 +72,13 @@ def delivery_receive(*, shop: Shop, event_key: str, webhook_id: str, topic: str,
         first = PlatformDelivery.objects.select_for_update().filter(shop=shop, event_key=event_key).first()
         if first is None or not _applies_again(first, shop, topic):
             return Received(delivery=first or delivery, duplicate=True)
-        # Received now, as what it is now: a request reaches the orders placed before it came.
+        # Received now, as what it is now: a request reaches the orders placed before it came,
+        # and the order it names is read as this topic names it (a parcel's, an order's own id).
         first.shop, first.topic, first.runs, first.received_at = shop, topic, first.runs + 1, timezone.now()
-        PlatformDelivery.objects.filter(pk=first.pk).update(topic=topic, received_at=first.received_at)
+        first.platform_order_id = delivery.platform_order_id
+        PlatformDelivery.objects.filter(pk=first.pk).update(
+            topic=topic, received_at=first.received_at, platform_order_id=first.platform_order_id
+        )
         delivery = first
     delivery_apply(delivery)
     return Received(delivery=delivery, duplicate=False)

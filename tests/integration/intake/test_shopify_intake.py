@@ -420,6 +420,7 @@ def test_the_same_order_bytes_first_under_a_topic_we_do_not_use_are_applied_unde
     # then: applied (the parcel and its email), and the bytes once more are a duplicate
     assert answer["detail"] == "used"
     assert Shipment.objects.count() == 1
-    assert PlatformDelivery.objects.get(pk=answer["delivery"]).topic == "orders/updated"
+    applied = PlatformDelivery.objects.get(pk=answer["delivery"])
+    assert (applied.topic, applied.platform_order_id) == ("orders/updated", str(shopify.ORDER_ID))
     assert deliver("orders/updated", shipped).json()["detail"] == "duplicate"
     assert deliver("orders/fulfilled", shipped).json()["detail"] == "duplicate"
