@@ -1,5 +1,5 @@
 #!/bin/sh
-# promtool checks ops/prometheus/alerts.yml in the tests. Taken from Debian's prometheus
+# promtool checks deploy/prometheus/alerts.yml in the tests. Taken from Debian's prometheus
 # package without installing it (no server is set up); kept in the user's cache.
 # Prints the path, or nothing when it cannot be had (the test then checks what it can).
 set -e

@@ -1,5 +1,5 @@
 """The deployment's files as a process started from them sees them: the image's environment
-(the Dockerfile's ENV), the example Kubernetes manifests (ops/kubernetes/) and
+(the Dockerfile's ENV), the example Kubernetes manifests (deploy/kubernetes/) and
 docker-compose.yml. Read by the unit tests of their shape and by the integration tests that
 run a real process with their settings."""
 
@@ -10,7 +10,7 @@ import yaml
 
 from tools.drill.processes import REPO
 
-MANIFESTS = REPO / "ops" / "kubernetes"
+MANIFESTS = REPO / "deploy" / "kubernetes"
 
 
 def kubernetes_documents() -> list[dict]:

@@ -10,7 +10,7 @@ import yaml
 
 from tools.drill.processes import REPO
 
-RULES = REPO / "ops" / "prometheus" / "alerts.yml"
+RULES = REPO / "deploy" / "prometheus" / "alerts.yml"
 
 
 def _alerts() -> list[dict]:

@@ -11,8 +11,8 @@ import yaml
 
 from tools.drill.processes import REPO
 
-PROMETHEUS = REPO / "ops" / "prometheus"
-DASHBOARD = REPO / "ops" / "grafana" / "orders-dashboard.json"
+PROMETHEUS = REPO / "deploy" / "prometheus"
+DASHBOARD = REPO / "deploy" / "grafana" / "orders-dashboard.json"
 
 
 def _queries() -> list[tuple[str, str]]:

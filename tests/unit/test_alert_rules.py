@@ -8,7 +8,7 @@ import yaml
 
 from tools.drill.processes import REPO
 
-RULES = REPO / "ops" / "prometheus" / "alerts.yml"
+RULES = REPO / "deploy" / "prometheus" / "alerts.yml"
 RUNBOOK = REPO / "docs" / "operations.md"
 
 

@@ -52,7 +52,7 @@ def test_the_image_holds_the_whole_product_and_its_process_commands():
 
 def test_the_image_holds_no_tool_test_or_development_file():
     image = _in_image()
-    not_shipped = {"tools", "tests", "docs", "ops", "scripts", ".ci", "var", ".venv", ".git"}
+    not_shipped = {"tools", "tests", "docs", "deploy", "scripts", ".ci", "var", ".venv", ".git"}
     assert sorted(path for path in image if path.split("/")[0] in not_shipped) == []
     names = {path.rsplit("/", 1)[-1] for path in image}
     assert not {name for name in names if name.startswith("test_") or name == "conftest.py"}

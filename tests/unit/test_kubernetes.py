@@ -1,4 +1,4 @@
-"""The example Kubernetes manifests (ops/kubernetes/) cannot be applied here, so their shape
+"""The example Kubernetes manifests (deploy/kubernetes/) cannot be applied here, so their shape
 is checked the way docker-compose.yml's is: the same commands as the Procfile, probes on
 every container, one image, every variable documented, the scaling on real work queues, and
 the grace periods the guarantees need."""
@@ -105,6 +105,6 @@ def test_the_web_s_probes_and_scrapes_are_paths_answered_whatever_the_host():
     [container] = web["spec"]["containers"]
     called = {container[probe]["httpGet"]["path"] for probe in ("readinessProbe", "livenessProbe")}
     called.add(web["metadata"]["annotations"]["prometheus.io/path"])
-    prometheus = yaml.safe_load((REPO / "ops" / "prometheus" / "prometheus.yml").read_text())
+    prometheus = yaml.safe_load((REPO / "deploy" / "prometheus" / "prometheus.yml").read_text())
     called |= {job["metrics_path"] for job in prometheus["scrape_configs"]}
     assert called <= set(settings.PROBE_PATHS)
