@@ -5,6 +5,10 @@ drops by default"): an expired message is acked away, and its id stays in the wo
 revoked set, so a replay of the same event would be dropped too. Here every message of our
 work queues that Celery would reject or expire goes to the dead-letter queue with its reason
 instead.
+
+Only methods of Celery's documented custom request class are overridden (the task's
+`Request` option; `on_failure`, `reject` and `maybe_expire` in Celery's API reference of
+`celery.worker.request.Request`).
 """
 
 from datetime import UTC, datetime
@@ -32,24 +36,21 @@ class DeadLetteringRequest(Request):
         return None
 
     def maybe_expire(self) -> Literal[True] | None:
+        """Celery asks this before running the message. An expired message of a work queue is
+        settled here: copied to the dead-letter queue with its reason and acked, or, if the
+        copy cannot be made, rejected so that the broker dead-letters it; never acked away.
+        Unlike Celery's own, its id is not put on the revoked list: a replay of this event
+        must run. Answering True, Celery then announces the revocation (its ack finds the
+        message settled already)."""
         if not self._from_work_queue():
             return super().maybe_expire()
-        # Unlike Celery, do not put the id on the revoked list: a replay of this event must run.
-        # True or None, as Celery's own answers.
-        return True if self.expires and datetime.now(self.expires.tzinfo or UTC) > self.expires else None
-
-    def _announce_revoked(
-        self, reason: str, terminated: bool, signum: int | None, expired: bool | None
-    ) -> None:
-        if not (expired and self._from_work_queue()):
-            # celery-types does not declare this private method of Request, which we override.
-            return super()._announce_revoked(reason, terminated, signum, expired)  # type: ignore[misc]
-        self._already_revoked = True
-        if not self._dead_letter(
+        if not (self.expires and datetime.now(self.expires.tzinfo or UTC) > self.expires):
+            return None
+        if not self.acknowledged and not self._dead_letter(
             f"The message expired at {self.expires.isoformat()} before a worker ran it.", "expired"
         ):
-            super().reject(requeue=False)  # the broker dead-letters it; never ack it away
-        return None
+            super().reject(requeue=False)  # the broker dead-letters it, without our reason
+        return True
 
     def _from_work_queue(self) -> bool:
         info = self.delivery_info or {}
