@@ -174,15 +174,16 @@ class ConfirmingPublisher:
                 break
         return set(self._pending.values())
 
-    def _settle(self, delivery_tag: int, multiple: bool) -> list[uuid.UUID]:
+    def _answered_pop(self, delivery_tag: int, multiple: bool) -> list[uuid.UUID]:
+        """The events of the messages the broker's ack or nack answers, no longer pending."""
         tags = [tag for tag in self._pending if tag <= delivery_tag] if multiple else [delivery_tag]
         return [self._pending.pop(tag) for tag in tags if tag in self._pending]
 
     def _on_ack(self, delivery_tag: int, multiple: bool) -> None:
-        self._settle(delivery_tag, multiple)
+        self._answered_pop(delivery_tag, multiple)
 
     def _on_nack(self, delivery_tag: int, multiple: bool) -> None:
-        self._nacked.update(self._settle(delivery_tag, multiple))
+        self._nacked.update(self._answered_pop(delivery_tag, multiple))
 
     def _on_return(self, exc: Exception, exchange: str, routing_key: str, message: amqp.Message) -> None:
         # A returned message is still acked afterwards; the return is what tells us no queue

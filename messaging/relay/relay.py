@@ -113,7 +113,7 @@ def relay_outbox_sweep(*, batch_size: int | None = None, time_budget_seconds: fl
             in_flight = broker.submit([outbox_message(event) for event in following])
         elif following:  # the confirms took so long that the lease could run out in flight
             claims_release([event.id for event in following])
-        batch = _settle(events, publish)  # while `following` is out for its confirms
+        batch = _publish_outcome_record(events, publish)  # while `following` is out for its confirms
         report.published += batch.published
         report.failed += batch.failed
         events = following
@@ -142,7 +142,7 @@ def outbox_events_publish(events: list[OutboxEvent], *, confirm_timeout: float |
         _broker_unreachable(events, exc)
         raise
     crash_point("relay.after_confirm")
-    return _settle(events, publish)
+    return _publish_outcome_record(events, publish)
 
 
 def _broker_unreachable(events: list[OutboxEvent], exc: PublishError) -> None:
@@ -150,7 +150,7 @@ def _broker_unreachable(events: list[OutboxEvent], exc: PublishError) -> None:
     RELAY_PUBLISHES.labels("broker_error").inc(len(events))
 
 
-def _settle(events: list[OutboxEvent], publish: PublishReport) -> RelayReport:
+def _publish_outcome_record(events: list[OutboxEvent], publish: PublishReport) -> RelayReport:
     """Mark what the broker confirmed, record what failed, and say so in metrics and logs."""
     outbox_mark_published(publish.confirmed)
     publish_failures_record(publish.failed)

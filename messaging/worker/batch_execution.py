@@ -66,14 +66,14 @@ def deliveries_execute(requests: list[dict[str, Any]]) -> list[Settlement]:
         )
         runtime = time.monotonic() - started
         return [
-            _settle(task, context, result, runtime)
+            _settlement_of(task, context, result, runtime)
             for task, context, result in zip(tasks, contexts, results, strict=True)
         ]
     finally:
         database_connection_used()
 
 
-def _settle(task: Task, request: Context, result: str | BaseException, runtime: float) -> Settlement:
+def _settlement_of(task: Task, request: Context, result: str | BaseException, runtime: float) -> Settlement:
     """What the event task's declaration (messaging/tasks.py) makes Celery do with this
     result: a permanent error is rejected to the dead-letter queue, the autoretry errors are
     retried with the task's delays and queue, anything else fails."""

@@ -140,7 +140,7 @@ def _accepted(batch: list[Request], pid: Any, time_accepted: float) -> None:
 
 def _finished(batch: list[Request], settlements: list[Settlement]) -> None:
     for request, settlement in zip(batch, settlements, strict=True):
-        _guarded(request, partial(_settle, request, settlement))
+        _guarded(request, partial(_settlement_apply, request, settlement))
 
 
 def _lost(batch: list[Request], exc_info: ExceptionInfo) -> None:
@@ -150,7 +150,7 @@ def _lost(batch: list[Request], exc_info: ExceptionInfo) -> None:
         _guarded(request, partial(request.on_failure, exc_info))
 
 
-def _settle(request: Request, settlement: Settlement) -> None:
+def _settlement_apply(request: Request, settlement: Settlement) -> None:
     match settlement:
         case Succeeded(result, runtime):
             request.on_success((False, result, runtime))
