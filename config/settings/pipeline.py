@@ -147,7 +147,7 @@ PLATFORM_DELIVERY_BODY_RETENTION_DAYS = env.int("PLATFORM_DELIVERY_BODY_RETENTIO
 ORDER_PERSONAL_DATA_RETENTION_DAYS = env.int("ORDER_PERSONAL_DATA_RETENTION_DAYS", default=365)
 # Rows of large text per batch: each batch is a short transaction of its own, and the batches
 # work at most this share of the time (infra/batched_update.py): unpaced, clearing a backlog
-# slowed the orders placed meanwhile (docs/performance.md, "Retention beside the hot path").
+# slowed the orders placed meanwhile (docs/performance.md, "Decisions and why").
 PERSONAL_DATA_RETENTION_BATCH_SIZE = env.int("PERSONAL_DATA_RETENTION_BATCH_SIZE", default=200)
 PERSONAL_DATA_RETENTION_PACE = env.float("PERSONAL_DATA_RETENTION_PACE", default=0.05)
 # Applied provider events (webhooks) are kept this long: at least the daily reconciliation's

@@ -36,8 +36,12 @@ def completions_check(completions: list[tuple], *, placed: int, pipeline: str) -
     return completions
 
 
+# The share of an offered load that must be placed for its latency to count as that load's.
+OFFERED_SHARE_PLACED = 0.9
+
+
 def offered_check(placed_per_s: float, *, offered: float, pipeline: str) -> None:
     """A latency at an offered load holds only if the load was offered: placing that fell
     behind the schedule measured a lighter load than the report names."""
-    if placed_per_s < 0.9 * offered:
+    if placed_per_s < OFFERED_SHARE_PLACED * offered:
         raise LoadShortfall(f"{pipeline}: {offered:g} orders/s offered, only {placed_per_s:.1f}/s placed")
