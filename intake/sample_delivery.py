@@ -44,13 +44,13 @@ def _signed(shop: Shop, topic: str, body: bytes) -> dict[str, str]:
     """The request's headers as Django's META names them."""
     if shop.platform == Shop.Platform.WOOCOMMERCE:
         return {
-            "HTTP_X_WC_WEBHOOK_SIGNATURE": woocommerce.signature_of(body, shop.webhook_secret),
+            "HTTP_X_WC_WEBHOOK_SIGNATURE": woocommerce.SIGNING.signature_of(body, shop.webhook_secret),
             "HTTP_X_WC_WEBHOOK_SOURCE": shop.domain,
             "HTTP_X_WC_WEBHOOK_TOPIC": topic,
             "HTTP_X_WC_WEBHOOK_DELIVERY_ID": f"test-{uuid.uuid4().hex}",
         }
     return {
-        "HTTP_X_SHOPIFY_HMAC_SHA256": shopify.signature_of(body, shop.webhook_secret),
+        "HTTP_X_SHOPIFY_HMAC_SHA256": shopify.SIGNING.signature_of(body, shop.webhook_secret),
         "HTTP_X_SHOPIFY_SHOP_DOMAIN": shop.domain,
         "HTTP_X_SHOPIFY_TOPIC": topic,
         "HTTP_X_SHOPIFY_EVENT_ID": f"test-{uuid.uuid4()}",

@@ -38,8 +38,8 @@ def delivery_verify(shop: Shop, headers: HttpHeaders, body: bytes) -> Verified |
 
 
 def _shopify(shop: Shop, headers: HttpHeaders, body: bytes) -> Verified | Refused:
-    signature = headers.get("X-Shopify-Hmac-Sha256", "")
-    if not shopify.signature_valid(body=body, secret=shop.webhook_secret, signature=signature):
+    signature = headers.get(shopify.SIGNING.header, "")
+    if not shopify.SIGNING.signature_valid(body=body, secret=shop.webhook_secret, signature=signature):
         return Refused(401, "The body is not signed with this shop's client secret (X-Shopify-Hmac-Sha256).")
     # A public app's secret signs the deliveries of every shop that installed it: each must come to
     # its own address. (Two connected shops never share a secret, shops/models.py, so this header
@@ -60,10 +60,10 @@ def _shopify(shop: Shop, headers: HttpHeaders, body: bytes) -> Verified | Refuse
 
 
 def _woocommerce(shop: Shop, headers: HttpHeaders, body: bytes) -> Verified | Refused:
-    signature = headers.get("X-WC-Webhook-Signature", "")
+    signature = headers.get(woocommerce.SIGNING.header, "")
     if woocommerce.is_ping(body, signature):
         return Refused(200, "ping answered: the webhook's address works")
-    if not woocommerce.signature_valid(body=body, secret=shop.webhook_secret, signature=signature):
+    if not woocommerce.SIGNING.signature_valid(body=body, secret=shop.webhook_secret, signature=signature):
         return Refused(401, "The body is not signed with this webhook's secret (X-WC-Webhook-Signature).")
     source = headers.get("X-WC-Webhook-Source", "")
     if site_of(source) != site_of(shop.domain):

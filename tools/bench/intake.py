@@ -68,7 +68,7 @@ def intake_load(
         body = json.dumps(payload).encode()
         headers = {
             "Content-Type": "application/json",
-            "X-Shopify-Hmac-Sha256": shopify.signature_of(body, secret),
+            "X-Shopify-Hmac-Sha256": shopify.SIGNING.signature_of(body, secret),
             "X-Shopify-Shop-Domain": SHOP_DOMAIN,
             "X-Shopify-Topic": "orders/create",
             "X-Shopify-Event-Id": f"bench-{number}",
