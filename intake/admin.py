@@ -19,10 +19,8 @@ from infra.action_limits import capped_description, selection_within_limit
 from infra.read_only_admin import ReadOnlyAdmin
 from infra.staff_request import StaffRequest
 from intake.models import PlatformDelivery, UnusableDelivery
-from intake.readings import reading_of
+from intake.platforms import platform_of
 from intake.receive import delivery_rerun
-from intake.saleor.signature import KeysUnavailable, keys_fetched_now
-from intake.saleor.subscription import SUBSCRIPTION_QUERY
 from intake.sample_delivery import SampleRefused, sample_delivery_send
 from intake.shop_form import ShopForm
 from shops.models import SHOP_EMAIL_FIELDS, Shop
@@ -69,13 +67,17 @@ class ShopAdmin(admin.ModelAdmin):
         ]
 
     def test_delivery_view(self, request: StaffRequest, shop_id: uuid.UUID) -> HttpResponse:
-        """POST only: a signed sample order through the real intake; its emails go to the asker."""
+        """POST only: a signed sample order through the real intake, its emails to the asker; or,
+        for a platform that signs with its own key, its connection check."""
         shop = self.get_object(request, str(shop_id))
         back = reverse("admin:shops_shop_change", args=[shop_id])
         if request.method != "POST" or shop is None or not self.has_change_permission(request, shop):
             raise PermissionDenied
-        if shop.platform == Shop.Platform.SALEOR:
-            return self._saleor_keys_check(request, shop, back)
+        connection_check = platform_of(shop).connection_check
+        if connection_check is not None:
+            passed, found = connection_check(shop)
+            self.message_user(request, found, messages.SUCCESS if passed else messages.ERROR)
+            return redirect(back)
         if not request.user.email:
             self.message_user(
                 request,
@@ -100,25 +102,6 @@ class ShopAdmin(admin.ModelAdmin):
         )
         return redirect(back)
 
-    def _saleor_keys_check(self, request: StaffRequest, shop: Shop, back: str) -> HttpResponse:
-        """Saleor signs with its own private key, which this service never holds: what can be
-        checked from here is that the keys its deliveries are checked against can be fetched."""
-        try:
-            url, kids = keys_fetched_now(shop.domain)
-        except KeysUnavailable as exc:
-            self.message_user(request, f"The shop's keys could not be fetched: {exc}", messages.ERROR)
-            return redirect(back)
-        if not kids:
-            self.message_user(request, f"{url} publishes no key with an id to check against.", messages.ERROR)
-        else:
-            self.message_user(
-                request,
-                f"{url} publishes {len(kids)} key(s) ({', '.join(kids)}): deliveries signed with them "
-                "are accepted. Send a test from Saleor's dashboard to see one arrive.",
-                messages.SUCCESS,
-            )
-        return redirect(back)
-
     def change_view(
         self,
         request: HttpRequest,
@@ -129,15 +112,13 @@ class ShopAdmin(admin.ModelAdmin):
         shop = self.get_object(request, object_id)
         context = dict(extra_context or {})
         if shop is not None:
+            platform = platform_of(shop)
             # Absolute, as the platform must be given it.
             context["webhook_url"] = request.build_absolute_uri(reverse("shop_webhook", args=[shop.slug]))
-            reading = reading_of(shop)
-            context["webhook_topics"] = sorted(reading.topics) if reading else []
+            context["webhook_topics"] = [platform.topic_shown(t) for t in sorted(platform.reading.topics)]
+            context["subscription_query"] = platform.subscription_query
+            context["connection_check"] = platform.connection_check is not None
             context["test_delivery_url"] = reverse("admin:shops_shop_test_delivery", args=[shop.pk])
-            if shop.platform == Shop.Platform.SALEOR:
-                # Saleor's dashboard names the events in capitals and wants the query.
-                context["webhook_topics"] = [topic.upper() for topic in context["webhook_topics"]]
-                context["subscription_query"] = SUBSCRIPTION_QUERY
         return super().change_view(request, object_id, form_url, extra_context=context)
 
 
