@@ -1,13 +1,35 @@
-"""The HMAC-SHA256 signature Shopify and WooCommerce both put on a delivery (base64 of the
-HMAC of the raw body), and the one comparison of it with what a request's header says."""
+"""The HMAC-SHA256 signature Shopify and WooCommerce both put on a delivery: base64 of the HMAC
+of the raw body, keyed with the shop's secret, and the one comparison of it with what a
+request's header says. What differs between the two, the header and how the platform makes its
+key of the secret, each names in its package (intake/shopify/, intake/woocommerce/)."""
 
 import base64
 import hashlib
 import hmac
+from collections.abc import Callable
+from dataclasses import dataclass
 
 
-def hmac_sha256_base64(body: bytes, key: bytes) -> str:
-    return base64.b64encode(hmac.new(key, body, hashlib.sha256).digest()).decode()
+def secret_as_typed(secret: str) -> str:
+    """The key of a platform that signs with the shop's secret as it is (Shopify)."""
+    return secret
+
+
+@dataclass(frozen=True)
+class HmacSigning:
+    """How a platform signs a delivery: the header that carries the signature, and the key it
+    makes of the shop's secret (UTF-8 encoded)."""
+
+    header: str
+    signing_key: Callable[[str], str] = secret_as_typed
+
+    def signature_of(self, body: bytes, secret: str) -> str:
+        key = self.signing_key(secret).encode()
+        return base64.b64encode(hmac.new(key, body, hashlib.sha256).digest()).decode()
+
+    def signature_valid(self, *, body: bytes, secret: str, signature: str) -> bool:
+        """False for a shop without a secret, whatever the signature says."""
+        return bool(secret) and signature_matches(expected=self.signature_of(body, secret), given=signature)
 
 
 def signature_matches(*, expected: str, given: str) -> bool:

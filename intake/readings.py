@@ -1,20 +1,13 @@
-"""How each platform's payloads are read (intake/shopify/, intake/woocommerce/, intake/saleor/): which topics
-carry the whole order, a parcel, a refund or a privacy request, and the functions that turn
-each into our words (intake/shapes.py). intake/topics.py applies them the same way for all."""
+"""How a platform's payloads are read: which topics carry the whole order, a parcel, a refund or
+a privacy request, and the functions that turn each into our words (intake/shapes.py). Each
+platform's reading is a column of its row in intake/platforms.py; intake/topics.py applies them
+the same way for all."""
 
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from intake import saleor, shopify, woocommerce
-from intake.saleor.order import order_from_payload as saleor_order
 from intake.shapes import PlatformOrder, PlatformRefund, PlatformShipment
-from intake.shopify.order import order_from_payload as shopify_order
-from intake.shopify.parcels import refund_from_payload as shopify_refund
-from intake.shopify.parcels import shipment_from_payload as shopify_shipment
-from intake.shopify.privacy import privacy_request_refusal as shopify_privacy_refusal
-from intake.shopify.shop_redact import shop_redact_doubt
-from intake.woocommerce.order import order_from_payload as woocommerce_order
 from shops.models import Shop
 
 
@@ -44,35 +37,3 @@ class PlatformReading:
             | self.privacy_topics
             | {t for t in (self.shipment_topic, self.refund_topic) if t}
         )
-
-
-READINGS = {
-    Shop.Platform.SHOPIFY: PlatformReading(
-        order_topics=shopify.ORDER_TOPICS,
-        privacy_topics=shopify.PRIVACY_TOPICS,
-        order_from_payload=shopify_order,
-        platform_order_id_of=shopify.platform_order_id_of,
-        shipment_topic=shopify.FULFILLMENT_TOPIC,
-        shipment_from_payload=shopify_shipment,
-        refund_topic=shopify.REFUND_TOPIC,
-        refund_from_payload=shopify_refund,
-        privacy_request_refusal=shopify_privacy_refusal,
-        privacy_request_doubt=shop_redact_doubt,
-    ),
-    Shop.Platform.WOOCOMMERCE: PlatformReading(
-        order_topics=woocommerce.ORDER_TOPICS,
-        privacy_topics=frozenset(),
-        order_from_payload=woocommerce_order,
-        platform_order_id_of=woocommerce.platform_order_id_of,
-    ),
-    Shop.Platform.SALEOR: PlatformReading(
-        order_topics=saleor.ORDER_TOPICS,
-        privacy_topics=frozenset(),
-        order_from_payload=saleor_order,
-        platform_order_id_of=saleor.platform_order_id_of,
-    ),
-}
-
-
-def reading_of(shop: Shop) -> PlatformReading | None:
-    return READINGS.get(Shop.Platform(shop.platform))

@@ -26,7 +26,7 @@ from infra.prepared import prepared_cursor
 from infra.storable_text import storable
 from intake.models import PlatformDelivery
 from intake.personal_data import delivery_of_erased_order_erase
-from intake.readings import reading_of
+from intake.platforms import platform_of
 from intake.shapes import OrderNotYetReceived, Unusable
 from intake.topics import TopicResult, platform_order_id_of, topic_apply
 from notifications.audit import action_done
@@ -93,9 +93,7 @@ def _applies_again(first: PlatformDelivery, shop: Shop, topic: str) -> bool:
       held up by a doubt of the moment (Shopify's shop/redact while the shop was still sending),
       it is checked again. Otherwise a copy kept while the shop was active would make the
       genuine request, byte for byte the same, a duplicate, and nothing would be erased."""
-    reading = reading_of(shop)
-    if reading is None:
-        return False
+    reading = platform_of(shop).reading
     if first.outcome == Outcome.TOPIC_UNUSED:
         return topic in reading.topics
     return first.outcome == Outcome.COULD_NOT_USE and topic == first.topic and topic in reading.privacy_topics

@@ -9,8 +9,8 @@ from django import forms
 from django.core.validators import validate_email
 from django.db import models
 
-from intake import woocommerce
-from intake.saleor.signature import jwks_url
+from intake.hmac_signature import secret_as_typed
+from intake.platforms import PLATFORMS
 from shops.models import SHOP_EMAIL_FIELDS, Shop
 from shops.sites import site_of
 
@@ -28,13 +28,17 @@ def _write_only(help_text: str) -> forms.CharField:
 
 
 def _signing_key(platform: str, secret: str) -> str:
-    return woocommerce.signing_key(secret) if platform == Shop.Platform.WOOCOMMERCE else secret
+    """The key the platform signs with, made of the secret (intake/platforms.py); the secret as
+    typed while the platform chosen is none of them (the form then says so)."""
+    row = PLATFORMS.get(platform)
+    return (row.signing_key if row else secret_as_typed)(secret)
 
 
 def _place(platform: str, domain: str) -> str:
-    """Where a shop's deliveries are proven to come from: a Saleor's keys are its host's (the
-    JWKS at its root), whatever the API URL's path; other platforms' the address's host and path."""
-    return site_of(jwks_url(domain) if platform == Shop.Platform.SALEOR else domain)
+    """Where a shop's deliveries are proven to come from (intake/platforms.py): a Saleor's keys
+    are its host's, whatever the API URL's path; other platforms' the address's host and path."""
+    row = PLATFORMS.get(platform)
+    return (row.place_of if row else site_of)(domain)
 
 
 class ShopForm(forms.ModelForm):
@@ -70,7 +74,8 @@ class ShopForm(forms.ModelForm):
     def clean_webhook_secret(self) -> str:
         secret = self._kept("webhook_secret")
         # Saleor signs with its own key (intake/saleor/signature.py): its shops have no secret.
-        if not secret and self.cleaned_data.get("platform") != Shop.Platform.SALEOR:
+        row = PLATFORMS.get(self.cleaned_data.get("platform", ""))
+        if not secret and (row is None or row.signs_with_secret):
             raise forms.ValidationError(
                 "A new shop needs its secret: its deliveries cannot be checked without it."
             )

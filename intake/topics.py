@@ -15,7 +15,8 @@ from intake.apply import (
     shipment_apply,
 )
 from intake.models import PlatformDelivery
-from intake.readings import PlatformReading, reading_of
+from intake.platforms import platform_of
+from intake.readings import PlatformReading
 from intake.shapes import Unusable
 from orders.models import Order
 from shops.models import Shop
@@ -35,8 +36,8 @@ class TopicResult:
 def platform_order_id_of(shop: Shop, topic: str, body: str) -> str:
     """The platform's id of the order a delivery is about, "" when it names none or the body is
     not JSON (then the delivery's own application says why)."""
-    reading = reading_of(shop)
-    if reading is None or json_nesting_refusal(body) is not None:
+    reading = platform_of(shop).reading
+    if json_nesting_refusal(body) is not None:
         return ""
     try:
         payload = json.loads(body)
@@ -61,9 +62,7 @@ _PRIVACY_REASONS = {
 
 def topic_apply(shop: Shop, topic: str, body: str) -> TopicResult:
     """Raises Unusable or OrderNotYetReceived (intake/shapes.py); the caller records them."""
-    reading = reading_of(shop)
-    if reading is None:
-        raise Unusable(f"{shop.get_platform_display()} deliveries are not read yet.")
+    reading = platform_of(shop).reading
     if topic in reading.privacy_topics:
         _privacy_request_check(reading, shop, topic, body)
         return TopicResult(Outcome.FOR_A_PERSON, _PRIVACY_REASONS.get(topic, _FOR_A_PERSON))

@@ -10,8 +10,9 @@ from django.http import HttpRequest, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
+from intake.platforms import platform_of
 from intake.receive import delivery_receive
-from intake.verification import Refused, delivery_verify
+from intake.verification import Refused
 from observability.metrics import PLATFORM_DELIVERIES
 from shops.models import Shop
 
@@ -27,7 +28,7 @@ def shop_webhook_receive(request: HttpRequest, slug: str) -> JsonResponse:
     refusal = _size_refusal(request)
     if refusal is not None:
         return refusal
-    verdict = delivery_verify(shop, request.headers, request.body)
+    verdict = platform_of(shop).delivery_verify(shop, request.headers, request.body)
     if isinstance(verdict, Refused):
         if verdict.status >= 400:
             logger.warning("shop webhook refused: %s", verdict.detail, extra={"shop": shop.slug})

@@ -1,7 +1,12 @@
 """A shop connected through its platform (Shopify, WooCommerce, Saleor): where its webhooks come
 from, the secret that proves they did, and how its emails present it. Several shops may share one
 deployment; an order placed through the API belongs to none and is presented with the settings'
-brand (SHOP_* in .env.example)."""
+brand (SHOP_* in .env.example).
+
+The model is here, below orders/ and notifications/, which read the shop of every order; its page
+in the admin is the intake's (intake/shop_admin.py, its form intake/shop_form.py), since what the
+page does is the platform's (the webhook's topics, the signing key, a test delivery) and the
+platforms are the intake's, a layer above."""
 
 import uuid
 

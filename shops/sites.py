@@ -1,6 +1,6 @@
 """A shop's address as the place it names: host and path, whatever its scheme, case and
 trailing slash. Two connected shops never name the same place (intake/shop_form.py), and a
-delivery must come from the place its shop names (intake/verification.py)."""
+delivery must come from the place its shop names (each platform's check, intake/platforms.py)."""
 
 from urllib.parse import urlsplit
 

@@ -131,7 +131,7 @@ def shopify_headers(body: bytes, *, secret: str, domain: str, topic: str, event_
     (intake.shopify): `event_id` is the same on every retry of one event."""
     return {
         "Content-Type": "application/json",
-        "X-Shopify-Hmac-Sha256": shopify.signature_of(body, secret),
+        "X-Shopify-Hmac-Sha256": shopify.SIGNING.signature_of(body, secret),
         "X-Shopify-Topic": topic,
         "X-Shopify-Shop-Domain": domain,
         "X-Shopify-Webhook-Id": str(uuid.uuid4()),

@@ -10,7 +10,7 @@ resource; a payload without one we need is Unusable with the field's name, never
 
 from typing import Any
 
-from intake.hmac_signature import hmac_sha256_base64, signature_matches
+from intake.hmac_signature import HmacSigning
 
 ORDER_TOPICS = frozenset({"orders/create", "orders/updated", "orders/paid", "orders/cancelled"})
 FULFILLMENT_TOPIC = "fulfillments/create"
@@ -18,16 +18,8 @@ REFUND_TOPIC = "refunds/create"
 # Shopify requires every app to answer these; they are stored for a person to act on.
 PRIVACY_TOPICS = frozenset({"customers/data_request", "customers/redact", "shop/redact"})
 TOPICS = ORDER_TOPICS | {FULFILLMENT_TOPIC, REFUND_TOPIC}
-
-
-def signature_of(body: bytes, secret: str) -> str:
-    """X-Shopify-Hmac-Sha256: base64 of the HMAC-SHA256 of the raw body, keyed with the app's
-    client secret."""
-    return hmac_sha256_base64(body, secret.encode())
-
-
-def signature_valid(*, body: bytes, secret: str, signature: str) -> bool:
-    return bool(secret) and signature_matches(expected=signature_of(body, secret), given=signature)
+# Keyed with the app's client secret as it is.
+SIGNING = HmacSigning(header="X-Shopify-Hmac-Sha256")
 
 
 def platform_order_id_of(topic: str, payload: dict[str, Any]) -> str:

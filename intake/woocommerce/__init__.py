@@ -15,7 +15,7 @@ import html
 import re
 from typing import Any
 
-from intake.hmac_signature import hmac_sha256_base64, signature_matches
+from intake.hmac_signature import HmacSigning
 
 ORDER_TOPICS = frozenset({"order.created", "order.updated", "order.restored"})
 _PING = re.compile(rb"webhook_id=\d+")
@@ -27,12 +27,7 @@ def signing_key(secret: str) -> str:
     return html.unescape(secret)
 
 
-def signature_of(body: bytes, secret: str) -> str:
-    return hmac_sha256_base64(body, signing_key(secret).encode())
-
-
-def signature_valid(*, body: bytes, secret: str, signature: str) -> bool:
-    return bool(secret) and signature_matches(expected=signature_of(body, secret), given=signature)
+SIGNING = HmacSigning(header="X-WC-Webhook-Signature", signing_key=signing_key)
 
 
 def is_ping(body: bytes, signature: str) -> bool:

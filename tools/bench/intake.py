@@ -50,7 +50,7 @@ def intake_load(
     answer does not delay the next delivery). Returns the quantiles, the rate achieved and what
     was answered; raises LoadShortfall when an answer is not the one expected."""
     from intake import shopify
-    from intake.samples import sample_order
+    from intake.sample_delivery import sample_order
     from shops.models import Shop
 
     shop = Shop.objects.get(slug=SHOP_SLUG)
@@ -68,7 +68,7 @@ def intake_load(
         body = json.dumps(payload).encode()
         headers = {
             "Content-Type": "application/json",
-            "X-Shopify-Hmac-Sha256": shopify.signature_of(body, secret),
+            "X-Shopify-Hmac-Sha256": shopify.SIGNING.signature_of(body, secret),
             "X-Shopify-Shop-Domain": SHOP_DOMAIN,
             "X-Shopify-Topic": "orders/create",
             "X-Shopify-Event-Id": f"bench-{number}",

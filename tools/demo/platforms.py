@@ -154,7 +154,7 @@ class PlatformStream:
         body = json.dumps(payload).encode()
         headers = {
             "Content-Type": "application/json",
-            "X-WC-Webhook-Signature": woocommerce.signature_of(body, _secret(WOOCOMMERCE["slug"])),
+            "X-WC-Webhook-Signature": woocommerce.SIGNING.signature_of(body, _secret(WOOCOMMERCE["slug"])),
             "X-WC-Webhook-Source": WOOCOMMERCE["domain"],
             "X-WC-Webhook-Topic": topic,
             "X-WC-Webhook-ID": "1",
