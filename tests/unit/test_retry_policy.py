@@ -189,12 +189,18 @@ def test_a_wait_before_any_failure_drops_a_stale_wait_and_keeps_the_other_header
         # headers we did not write: no time (the count cap still ends the retries)
         ({RETRY_SINCE_HEADER: 1733047200}, None),
         ({RETRY_SINCE_HEADER: ""}, None),
+        ({RETRY_SINCE_HEADER: "2026-12-01T10:00:00"}, None),  # no offset: ours always have one
+        ({RETRY_SINCE_HEADER: FIRST.isoformat(), WAITING_SINCE_HEADER: "2026-12-01T10:05:00"}, FIRST),
         ({WAITING_SINCE_HEADER: FIRST.isoformat()}, None),
         ({}, None),
     ],
 )
 def test_the_first_failures_time_read_from_headers_of_any_shape(headers, since):
     assert retry_since_of(headers, FIRST + timedelta(minutes=30)) == since
+    # and the budget is judged on it without error
+    assert budget_spent(retry_since=since, budget=timedelta(hours=1), now=FIRST + timedelta(hours=2)) is (
+        since is not None
+    )
 
 
 def test_an_attempt_is_final_once_the_budget_is_spent_or_the_count_cap_is_reached():
