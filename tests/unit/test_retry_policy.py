@@ -2,15 +2,18 @@
 doubles from 5 s up to the event type's longest pause, with up to 20 % jitter, whole seconds
 and at least 1, never before the provider's Retry-After; the retry budget counts from the first
 failure, which every retry message carries, and a wait that is no failure uses none of it. And
-the retry a failure makes of it (messaging/retries.py, `retry_plan`). (tests/integration/
-test_retry_budget.py: the same with a real worker and RabbitMQ's delayed delivery;
-test_mail_provider.py: the HTTP adapter whose answers call for it.)"""
+the retry a failure makes of it (messaging/retries.py, `retry_plan`), and the event task's
+`retry`: none once the budget is spent.
+
+tests/integration/test_retry_budget.py: the same with a real worker and RabbitMQ's delayed
+delivery; tests/integration/test_mail_provider.py: the HTTP adapter whose answers call for it."""
 
 import random
 from datetime import UTC, datetime, timedelta
 
 import pytest
 from celery.app.task import Context
+from django.db import OperationalError
 
 from messaging.dispatch import Delivery
 from messaging.errors import InFlightError, TransientError, WaitError
@@ -27,6 +30,7 @@ from messaging.retry_policy import (
     retry_since_header,
     retry_since_of,
 )
+from messaging.tasks import handle_event
 
 FIRST = datetime(2026, 12, 1, 10, 0, tzinfo=UTC)
 EMAIL_CAP = 1800  # an email's longest pause (order.created): 30 min
@@ -279,3 +283,25 @@ def test_a_delivery_of_no_known_type_is_retried_with_the_defaults():
     # a delay the caller chose (an ETA, or Celery's countdown) is kept
     assert retry_plan(_request(), TransientError("down"), countdown=42).countdown == 42
     assert retry_plan(_request(), TransientError("down"), eta=FIRST).countdown is None
+
+
+def test_every_handlers_retries_end_with_its_types_budget_not_only_the_emails():
+    # given a delivery of the sales counter's event whose first failure was two hours ago
+    # (its type's budget is one hour), failing again because the database is away
+    envelope = {"event_type": "order.paid", "event_id": "e1", "schema_version": 1, "order_id": "o1"}
+    since = (datetime.now(UTC) - timedelta(hours=2)).isoformat()
+    handle_event.push_request(
+        id="t1",
+        args=[envelope],
+        kwargs={},
+        retries=3,
+        headers={RETRY_SINCE_HEADER: since},
+        called_directly=False,
+    )
+    try:
+        # then no retry is published (nothing reaches a broker): the error itself is raised,
+        # and the message fails
+        with pytest.raises(OperationalError, match="database away"):
+            handle_event.retry(exc=OperationalError("database away"))
+    finally:
+        handle_event.pop_request()
