@@ -69,11 +69,14 @@ def retry_since_of(headers: dict | None, now: datetime | None = None) -> datetim
 
 
 def _time_of(headers: dict | None, name: str) -> datetime | None:
+    """A header's time; None for one we did not write (ours always carry their offset: a time
+    without one cannot be compared with now), and the count cap still ends the retries."""
     value = (headers or {}).get(name)
     try:
-        return datetime.fromisoformat(value) if isinstance(value, str) else None
+        found = datetime.fromisoformat(value) if isinstance(value, str) else None
     except ValueError:
-        return None  # a header we did not write: the count cap still ends the retries
+        return None
+    return found if found is not None and found.utcoffset() is not None else None
 
 
 def budget_spent(*, retry_since: datetime | None, budget: timedelta, now: datetime | None = None) -> bool:

@@ -18,8 +18,15 @@ The rules (docs/failure-handling.md shows them per ordering of events):
   email too: the customer never heard of the order.
 The claim holds the order's row lock while it decides, and a cancel takes the same lock to
 change the order, so a decision never rests on a state that is changing under it.
+
+The decisions take plain values (`order_state_decide`, then `earlier_emails_decide` on the
+statuses of the emails `emails_followed` names), so each rule is checked without a database
+(tests/unit/test_delivery_rules.py); `notification_decide` reads what they need, and reads the
+earlier emails only when the order's state leaves the decision to them.
 """
 
+import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -45,6 +52,8 @@ class Decision:
 
 
 SEND = Decision(Action.SEND)
+CONFIRMATION_SENDING_REASON = "The order confirmation is being sent right now; the cancellation follows it."
+CANCELLED_FIRST_REASON = "The order was cancelled before its confirmation was sent."
 ERASED_REASON = "Not sent: the customer's personal data was erased at their request."
 # An email of an order erased before it came (the customer's erasure, or the order's retention).
 ORDER_ERASED_REASON = (
@@ -52,82 +61,138 @@ ORDER_ERASED_REASON = (
 )
 
 
+class EarlierEmail(StrEnum):
+    """An email of the order that goes before another, as the waiting one's reason names it;
+    looked at in this order."""
+
+    CONFIRMATION = "the order confirmation"
+    CANCELLATION = "the cancellation"
+    PARCEL = "the email of the parcel it answers"
+
+
+# Which emails go before each kind (docs/email-content.md, "The emails of an order, in the
+# order a customer reads them"). A refund follows the cancellation only of a cancelled order
+# (the refund is news after it), and a parcel's email only if it answers a parcel (a return).
+# A cancellation waits only for a confirmation being sent.
+_FOLLOWS: dict[str, tuple[EarlierEmail, ...]] = {
+    Notification.Kind.ORDER_CONFIRMATION: (),
+    Notification.Kind.ORDER_CANCELLATION: (EarlierEmail.CONFIRMATION,),
+    Notification.Kind.ORDER_SHIPMENT: (EarlierEmail.CONFIRMATION,),
+    Notification.Kind.ORDER_REFUND: (
+        EarlierEmail.CONFIRMATION,
+        EarlierEmail.CANCELLATION,
+        EarlierEmail.PARCEL,
+    ),
+}
+
+
 def notification_decide(
     *, notification: Notification, order: Order, suppression: Suppression | None = None
 ) -> Decision:
     """`suppression`: the address's active suppression, if it has one."""
-    if order.erased_at is not None:  # no address to send to, and the customer asked for none
-        return Decision(Action.SKIP, ORDER_ERASED_REASON)
-    if suppression is not None:  # it bounced hard or its owner complained: never again
-        return Decision(Action.SKIP, suppression_reason(suppression))
     cancelled = order.status == Order.Status.CANCELLED
-    if notification.kind == Notification.Kind.ORDER_CONFIRMATION:
-        if cancelled:
-            return Decision(Action.SKIP, "The order was cancelled before its confirmation was sent.")
-        return SEND
-    if notification.kind == Notification.Kind.ORDER_CANCELLATION:
-        if not cancelled:
-            return Decision(Action.SKIP, "The order is not cancelled.")
-        confirmation = Notification.objects.filter(
-            order=order, kind=Notification.Kind.ORDER_CONFIRMATION
-        ).first()
-        if confirmation is not None and confirmation.status == Notification.Status.SENDING:
-            return Decision(
-                Action.WAIT, "The order confirmation is being sent right now; the cancellation follows it."
-            )
-        return SEND
-    if notification.kind == Notification.Kind.ORDER_SHIPMENT:
-        confirmation = _email_of(order, Notification.Kind.ORDER_CONFIRMATION)
-        if confirmation is not None and confirmation.status == Notification.Status.SKIPPED and cancelled:
-            return Decision(Action.SKIP, "The order was cancelled before its confirmation was sent.")
-        return _after([(confirmation, "the order confirmation")])
-    if notification.kind == Notification.Kind.ORDER_REFUND:
-        return _after(_what_a_refund_follows(notification, order))
-    raise ValueError(f"no rule for notification kind {notification.kind!r}")
-
-
-def _what_a_refund_follows(notification: Notification, order: Order) -> list[tuple[Notification | None, str]]:
-    """The confirmation; the cancellation, for a cancelled order (the refund is news after it);
-    the email of the parcel it answers, if it answers one."""
-    earlier = [(_email_of(order, Notification.Kind.ORDER_CONFIRMATION), "the order confirmation")]
-    if order.status == Order.Status.CANCELLED:
-        earlier.append((_email_of(order, Notification.Kind.ORDER_CANCELLATION), "the cancellation"))
-    refunds = (
-        Refund.objects.filter(pk=notification.subject_id)
-        if notification.subject_id
-        else Refund.objects.none()
+    decision = order_state_decide(
+        notification.kind,
+        erased=order.erased_at is not None,
+        suppressed=suppression_reason(suppression) if suppression is not None else "",
+        cancelled=cancelled,
     )
-    shipment_id = refunds.values_list("shipment_id", flat=True).first()
-    if shipment_id is not None:
-        parcel = Notification.objects.filter(
-            kind=Notification.Kind.ORDER_SHIPMENT, subject_id=shipment_id
-        ).first()
-        earlier.append((parcel, "the email of the parcel it answers"))
-    return earlier
+    if decision is not None:
+        return decision
+    earlier = _earlier_statuses(notification, order, cancelled=cancelled)
+    return earlier_emails_decide(notification.kind, cancelled=cancelled, earlier=earlier)
 
 
-def _email_of(order: Order, kind: str) -> Notification | None:
-    return Notification.objects.filter(order=order, kind=kind, subject_id__isnull=True).first()
+def order_state_decide(kind: str, *, erased: bool, suppressed: str, cancelled: bool) -> Decision | None:
+    """What the order's state alone decides; None when the decision rests on the emails that
+    go before this one. `suppressed`: why the address is on the suppression list, or ""."""
+    if erased:  # no address to send to, and the customer asked for none
+        return Decision(Action.SKIP, ORDER_ERASED_REASON)
+    if suppressed:  # it bounced hard or its owner complained: never again
+        return Decision(Action.SKIP, suppressed)
+    if kind not in _FOLLOWS:
+        raise ValueError(f"no rule for notification kind {kind!r}")
+    if kind == Notification.Kind.ORDER_CONFIRMATION:
+        return Decision(Action.SKIP, CANCELLED_FIRST_REASON) if cancelled else SEND
+    if kind == Notification.Kind.ORDER_CANCELLATION and not cancelled:
+        return Decision(Action.SKIP, "The order is not cancelled.")
+    return None
 
 
-def _after(earlier: list[tuple[Notification | None, str]]) -> Decision:
+def emails_followed(kind: str, *, cancelled: bool, answers_parcel: bool) -> tuple[EarlierEmail, ...]:
+    """The emails of the order that go before one of this kind, in the order they are looked at."""
+    return tuple(
+        earlier
+        for earlier in _FOLLOWS[kind]
+        if (earlier != EarlierEmail.CANCELLATION or cancelled)
+        and (earlier != EarlierEmail.PARCEL or answers_parcel)
+    )
+
+
+def earlier_emails_decide(
+    kind: str, *, cancelled: bool, earlier: Mapping[EarlierEmail, str | None]
+) -> Decision:
+    """The decision on the status of each email that goes before this one (`emails_followed`).
+    One missing or None is not recorded (an order from before it was recorded with its event):
+    it holds nothing up."""
+    confirmation = earlier.get(EarlierEmail.CONFIRMATION)
+    if kind == Notification.Kind.ORDER_CANCELLATION:
+        # Never "cancelled" before "confirmed"; a confirmation still pending will be skipped,
+        # and one with a person does not hold the news of the cancellation.
+        if confirmation == Notification.Status.SENDING:
+            return Decision(Action.WAIT, CONFIRMATION_SENDING_REASON)
+        return SEND
+    if kind == Notification.Kind.ORDER_SHIPMENT and cancelled and confirmation == Notification.Status.SKIPPED:
+        return Decision(Action.SKIP, CANCELLED_FIRST_REASON)  # the customer never heard of the order
+    return _after(earlier)
+
+
+def _after(earlier: Mapping[EarlierEmail, str | None]) -> Decision:
     """Send once every earlier email is done (sent, skipped or rejected); wait, saying which,
-    while one is on its way or with a person. A missing one (an order from before it was
-    recorded with its event) holds nothing up."""
-    for email, named in earlier:
-        if email is None:
-            continue
-        if email.status in Notification.UNFINISHED_STATUSES:
+    while one is on its way or with a person."""
+    for named in EarlierEmail:  # the confirmation, then the cancellation, then the parcel's email
+        status = earlier.get(named)
+        if status in Notification.UNFINISHED_STATUSES:
             return Decision(
                 Action.WAIT,
                 f"It follows {named}, which is not sent yet.",
                 retry_after=settings.EMAIL_FOLLOWING_WAIT_SECONDS,
             )
-        if email.status in Notification.NEEDS_PERSON_STATUSES:
+        if status in Notification.NEEDS_PERSON_STATUSES:
             return Decision(
                 Action.WAIT,
-                f"It follows {named}, which is {email.get_status_display()} and waits for a person: "
+                f"It follows {named}, which is {Notification.Status(status).label} and waits for a person: "
                 "retry or reject that one first.",
                 retry_after=settings.EMAIL_FOLLOWING_PERSON_WAIT_SECONDS,
             )
     return SEND
+
+
+def _earlier_statuses(
+    notification: Notification, order: Order, *, cancelled: bool
+) -> dict[EarlierEmail, str | None]:
+    """The status of each email that goes before this one, read under the claim's lock."""
+    parcel = _parcel_answered(notification)
+    followed = emails_followed(notification.kind, cancelled=cancelled, answers_parcel=parcel is not None)
+    return {earlier: _status_of(earlier, order=order, parcel=parcel) for earlier in followed}
+
+
+def _parcel_answered(notification: Notification) -> uuid.UUID | None:
+    """The shipment a refund answers (a return); None for any other email."""
+    if notification.kind != Notification.Kind.ORDER_REFUND or not notification.subject_id:
+        return None
+    return Refund.objects.filter(pk=notification.subject_id).values_list("shipment_id", flat=True).first()
+
+
+def _status_of(earlier: EarlierEmail, *, order: Order, parcel: uuid.UUID | None) -> str | None:
+    if earlier == EarlierEmail.PARCEL:
+        emails = Notification.objects.filter(kind=Notification.Kind.ORDER_SHIPMENT, subject_id=parcel)
+    elif earlier == EarlierEmail.CANCELLATION:
+        emails = Notification.objects.filter(
+            order=order, kind=Notification.Kind.ORDER_CANCELLATION, subject_id__isnull=True
+        )
+    else:
+        emails = Notification.objects.filter(
+            order=order, kind=Notification.Kind.ORDER_CONFIRMATION, subject_id__isnull=True
+        )
+    return emails.values_list("status", flat=True).first()

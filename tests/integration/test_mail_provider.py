@@ -1,5 +1,5 @@
 """The HTTP adapter's classification of what the provider does, over real HTTP. (The retry
-delay that follows: tests/unit/test_mail_provider.py.)"""
+delay that follows: tests/unit/test_retry_policy.py.)"""
 
 import pytest
 

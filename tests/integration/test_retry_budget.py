@@ -53,32 +53,3 @@ def test_an_outage_longer_than_the_budget_fails_once_the_budget_is_spent(mailsim
     [dead] = _dead_letters()
     assert dead["headers"][CLASS_HEADER] == "retries_exhausted"
     assert mailsim.messages() == []
-
-
-def test_every_handlers_retries_end_with_its_types_budget_not_only_the_emails():
-    # given a delivery of the sales counter's event whose first failure was two hours ago
-    # (its type's budget is one hour), failing again because the database is away
-    from datetime import timedelta
-
-    from django.db import OperationalError
-    from django.utils import timezone
-
-    from messaging.retry_policy import RETRY_SINCE_HEADER
-    from messaging.tasks import handle_event
-
-    envelope = {"event_type": "order.paid", "event_id": "e1", "schema_version": 1, "order_id": "o1"}
-    since = (timezone.now() - timedelta(hours=2)).isoformat()
-    handle_event.push_request(
-        id="t1",
-        args=[envelope],
-        kwargs={},
-        retries=3,
-        headers={RETRY_SINCE_HEADER: since},
-        called_directly=False,
-    )
-    try:
-        # then no retry is published: the error itself is raised, and the message fails
-        with pytest.raises(OperationalError, match="database away"):
-            handle_event.retry(exc=OperationalError("database away"))
-    finally:
-        handle_event.pop_request()
