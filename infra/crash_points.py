@@ -1,16 +1,17 @@
 """Deterministic crash points for the fault drills (issue-level: docs/drills.md).
 
-FAULT_CRASH_POINT names one point; it is read once, when this module is imported at start-up,
-so nothing a request can reach turns it on, and it is inert when unset. At the named point the
-process ends at once with os._exit, as a SIGKILL would: no cleanup, no ack, no rollback
-handlers. In a Celery pool child the whole worker is killed (its main process first), so the
-broker sees the connection drop as it would if the machine died.
+The setting FAULT_CRASH_POINT (from the environment) names one point; it is read once, when
+this module is imported at start-up, so nothing a request can reach turns it on, and it is inert
+when unset. At the named point the process ends at once with os._exit, as a SIGKILL would: no
+cleanup, no ack, no rollback handlers. In a Celery pool child the whole worker is killed (its
+main process first), so the broker sees the connection drop as it would if the machine died.
 """
 
 import logging
 import os
 import signal
 
+from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
 logger = logging.getLogger(__name__)
@@ -31,7 +32,7 @@ POINTS = {
     "worker.batch_after_commit": "the worker, after a batch's outcomes committed, before any message "
     "is acked",
 }
-_ARMED = os.environ.get("FAULT_CRASH_POINT", "")
+_ARMED = settings.FAULT_CRASH_POINT
 if _ARMED and _ARMED not in POINTS:
     raise ImproperlyConfigured(f"FAULT_CRASH_POINT={_ARMED!r} is not one of {sorted(POINTS)}")
 

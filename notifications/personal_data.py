@@ -14,8 +14,9 @@ from typing import Any
 
 from django.db.models import Case, Q, QuerySet, Value, When
 
+from infra.address_match import AddressMatch
 from infra.addresses import address_forms
-from infra.keyed_hash import address_hash, address_hashes
+from infra.keyed_hash import address_hash
 from infra.text_scrub import text_erase, text_scrubbed
 from notifications.delivery.rules import ERASED_REASON
 from notifications.delivery.state import notification_set_status
@@ -116,13 +117,10 @@ def _emails_erase(emails: list[Notification], *, now: datetime) -> dict[str, int
 
 def _sends_erase(*, ids: list[int], address: str, words: list[str], other_sends: bool) -> dict[str, int]:
     """The attempts and the provider's events of these emails (and to the address, with
-    `other_sends`): where each went and what the provider said. Their keyed hashes stay: a late
-    complaint still suppresses the address. An event not applied yet names its email by key."""
-    to_the_address = Q(pk__in=[])
-    if other_sends:
-        to_the_address = Q(recipient_hash__in=address_hashes(address))
-        for form in address_forms(address):  # rows from before their hash was kept
-            to_the_address |= Q(recipient__iexact=form)
+    `other_sends`, by infra/address_match.py's rule): where each went and what the provider
+    said. Their keyed hashes stay: a late complaint still suppresses the address. An event not
+    applied yet names its email by key."""
+    to_the_address = Q(AddressMatch("recipient_hash", "recipient", address)) if other_sends else Q(pk__in=[])
     attempts = DeliveryAttempt.objects.filter(Q(notification_id__in=ids) | to_the_address).exclude(
         recipient="", error=""
     )

@@ -1,7 +1,6 @@
 """What this host's processes counted, labelled with the host (METRICS_HOST): served by
 /metrics (observability/views.py) and by `manage.py metrics_server` in pods without a web."""
 
-import os
 from collections.abc import Iterable
 
 from django.conf import settings
@@ -38,8 +37,9 @@ def host_registry() -> CollectorRegistry:
     """This host's process counts (or this process's, without a multiprocess directory),
     labelled with the host: what /metrics and `manage.py metrics_server` serve."""
     counts: Collector
-    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
-        counts = multiprocess.MultiProcessCollector(CollectorRegistry())  # this host's processes
+    directory = settings.PROMETHEUS_MULTIPROC_DIR
+    if directory:  # this host's processes
+        counts = multiprocess.MultiProcessCollector(CollectorRegistry(), path=directory)
     else:
         counts = _AppCounts()
     registry = CollectorRegistry()

@@ -3,11 +3,12 @@
 import os
 
 from celery import signals
+from django.conf import settings
 
 
 @signals.worker_process_shutdown.connect
 def forget_the_metrics_of_an_exiting_child(pid: int | None = None, **kwargs: object) -> None:
-    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+    if settings.PROMETHEUS_MULTIPROC_DIR:
         from prometheus_client import multiprocess
 
-        multiprocess.mark_process_dead(pid or os.getpid())
+        multiprocess.mark_process_dead(pid or os.getpid(), path=settings.PROMETHEUS_MULTIPROC_DIR)

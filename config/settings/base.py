@@ -237,7 +237,7 @@ LOGGING = logging_config(log_format=LOG_FORMAT, log_level=LOG_LEVEL)
 
 # The broker, Celery, the events, the relay and the mail provider: the pipeline's own settings.
 from config.settings.pipeline import *  # noqa: E402, F403
-from config.settings.pipeline import MESSAGING_EVENT_CATALOGUES  # noqa: E402
+from config.settings.pipeline import FAULT_CRASH_POINT, MESSAGING_EVENT_CATALOGUES  # noqa: E402
 
 # Last, once everything is read: what production refuses to start with.
 production_refusals(
@@ -245,6 +245,6 @@ production_refusals(
     debug=DEBUG,
     secret_key=SECRET_KEY,
     hash_key=PERSONAL_DATA_HASH_KEY,
-    fault_crash_point=env("FAULT_CRASH_POINT", default=""),
+    fault_crash_point=FAULT_CRASH_POINT,
     event_catalogues=MESSAGING_EVENT_CATALOGUES,
 )

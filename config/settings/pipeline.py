@@ -104,11 +104,19 @@ CELERY_TASK_QUEUES = celery_task_queues(MESSAGING_EVENT_CATALOGUES)
 # Everything that is not an event (the periodic jobs) goes to the maintenance queue.
 CELERY_TASK_DEFAULT_QUEUE = CELERY_TASK_DEFAULT_EXCHANGE = "orders.maintenance"
 CELERY_TASK_DEFAULT_EXCHANGE_TYPE = "topic"
+# A drill's crash point (infra/crash_points.py, docs/drills.md): unset, none is armed; production
+# refuses to start with one (base.py).
+FAULT_CRASH_POINT = env("FAULT_CRASH_POINT", default="")
 
 # --- Health and metrics: what each app offers, found by dotted path ----------------------
 READINESS_CHECKS = ["infra.health.database_problems", "messaging.broker.declare.topology_problems"]
 # /metrics labels this host's process counts with it; /metrics/deployment serves the collectors.
 METRICS_HOST = env("METRICS_HOST", default=socket.gethostname())
+# Where this host's processes keep their counts (bin/web, bin/worker, bin/relay export it);
+# unset, a process counts for itself alone. prometheus_client reads the environment variable
+# itself, when it is imported, to count into files there: the variable stays exported, and our
+# code reads this setting.
+PROMETHEUS_MULTIPROC_DIR = env("PROMETHEUS_MULTIPROC_DIR", default="")
 METRICS_COLLECTORS = [
     "messaging.metrics.OutboxCollector",
     "messaging.metrics.BrokerQueuesCollector",

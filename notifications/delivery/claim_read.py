@@ -14,7 +14,8 @@ from django.db.models import Model
 from infra.prepared import prepared_cursor
 from messaging.models import ProcessedEvent
 from notifications.delivery.circuit import CLOSED, CircuitSeen
-from notifications.models import EmailTemplateVersion, Notification, ProviderCircuit, Suppression
+from notifications.models import EmailTemplateVersion, Notification, ProviderCircuit
+from notifications.tracking.suppression import SUPPRESSION_OF_ORDER_SQL
 from orders.models import Order, OrderVersion, Refund, Shipment
 from shops.models import SHOP_EMAIL_FIELDS, Shop
 
@@ -30,13 +31,14 @@ def _attnames(model: type[Model]) -> list[str]:
 
 
 # Every (order, kind) wanted, in one round trip: the order and its notification under their row
-# locks, whether the inbox has the event, the address's active suppression (what
-# tracking.suppression.suppression_active says), the live wording override (what
-# content.sources.live_version says) and the providers' circuits (circuit.py; MAIL_PROVIDER's
-# and its fallback's, routing.py), unlocked: no row means closed. Lock order everywhere: the
-# order row, then its notification (PostgreSQL locks them in the order of FOR ... OF), row
-# after row in order id order (LockRows runs above the sort); so claims never deadlock with
-# each other or with an order's change (tests/integration/test_claim_lock_order.py shows both).
+# locks, whether the inbox has the event, the address's active suppression (by the rule of
+# tracking.suppression.suppression_active, from the order's row: SUPPRESSION_OF_ORDER_SQL), the
+# live wording override (what content.sources.live_version says) and the providers' circuits
+# (circuit.py; MAIL_PROVIDER's and its fallback's, routing.py), unlocked: no row means closed.
+# Lock order everywhere: the order row, then its notification (PostgreSQL locks them in the
+# order of FOR ... OF), row after row in order id order (LockRows runs above the sort); so
+# claims never deadlock with each other or with an order's change
+# (tests/integration/test_claim_lock_order.py shows both).
 # Until the email is rendered (its snapshot), also what was bought: the order's content in the
 # version the notification's event saw (Notification.content_version).
 # And what the email is about beyond the order, as JSON: the row of its shipment or refund, or
@@ -70,12 +72,7 @@ WITH wanted (position, order_id, kind, subject_id, event_id, inbox_key) AS (
 SELECT w.position, {columns_of(Order, "o")}, {columns_of(Notification, "n")},
        EXISTS (SELECT 1 FROM {ProcessedEvent._meta.db_table} i
                 WHERE i.event_id = w.event_id AND i.handler = w.inbox_key),
-       (SELECT s.id FROM {Suppression._meta.db_table} s
-         WHERE s.lifted_at IS NULL
-           AND (s.address_hash <> '' AND s.address_hash = o.customer_email_hash
-                OR (s.address_hash = '' OR o.customer_email_hash = '') AND s.address <> ''
-                   AND lower(s.address) = lower(o.customer_email))
-         LIMIT 1),
+       {SUPPRESSION_OF_ORDER_SQL},
        (SELECT v.id FROM {EmailTemplateVersion._meta.db_table} v
          WHERE v.kind = w.kind AND v.locale = o.locale
            AND v.published_at IS NOT NULL AND v.retired_at IS NULL LIMIT 1),
@@ -114,7 +111,7 @@ class ClaimRead:
     order: Order
     notification: Notification
     processed: bool  # the inbox already has this event
-    suppression_id: int | None  # the address's active suppression
+    suppression_id: int | None  # the address's active suppression, as suppression_found takes it
     template_id: int | None  # the live EmailTemplateVersion of the kind in the order's language
     # The providers' circuit breakers by name (no entry: closed)
     circuits: dict[str, CircuitSeen] = field(default_factory=dict)

@@ -147,7 +147,7 @@ def _claim_decide(
         return AlreadyDone(result=reasons.AWAITING_REVIEW.format(status=status))
     if status == Notification.Status.SENDING and lease_is_live(notification, now):
         return InFlightError(f"Another worker ({notification.lease_owner}) is sending this email right now.")
-    suppression = suppression_found(read.suppression_id, order.customer_email)
+    suppression = suppression_found(read.suppression_id, order)
     decision = notification_decide(notification=notification, order=order, suppression=suppression)
     holders = outcome_uncertain(notification, now)  # the providers an earlier attempt may have reached
     # Skipping is only honest if no earlier attempt may have gone out; otherwise the resend

@@ -4,23 +4,31 @@ reviewer lifts a suppression in the admin, audited."""
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
-from django.db.models import Q, QuerySet
-from django.db.models.functions import Lower
+from django.db.models import QuerySet
 from django.utils import timezone
 
-from infra.addresses import address_forms
-from infra.keyed_hash import address_hash, address_hashes
+from infra.address_match import AddressMatch, address_match_sql, stored_suffice
+from infra.keyed_hash import address_hash
 from notifications.models import OperatorAction, ProviderEvent, Suppression
+from orders.models import Order
+
+# For the claim's read (notifications/delivery/claim_read.py): the active suppression of the
+# order `o` it reads, by the order's stored hash and its address (`suppression_found` says when
+# those are all the rule asks for).
+_OF_ORDER = address_match_sql(
+    "s.address_hash", "s.address", hashes="o.customer_email_hash", forms="lower(o.customer_email)"
+)
+SUPPRESSION_OF_ORDER_SQL = (
+    f"(SELECT s.id FROM {Suppression._meta.db_table} s WHERE s.lifted_at IS NULL AND {_OF_ORDER} LIMIT 1)"
+)
 
 
 def suppressions_of(address: str) -> QuerySet[Suppression]:
-    """The address's suppressions, lifted ones too, found by its keyed hash (which outlives the
-    address's erasure; any of infra/keyed_hash.py's `address_hashes`) or by the address the row
-    holds, in any of its forms: a row of an earlier release holds no hash, or one made under an
-    earlier rule (IDNA 2003 hashed straße.de as strasse.de) until `personal_data_rehash` moves it."""
-    hashed = Q(address_hash__in=address_hashes(address))
-    written = Q(address_lower__in=address_forms(address))
-    return Suppression.objects.alias(address_lower=Lower("address")).filter(hashed | written)
+    """The address's suppressions, lifted ones too, by infra/address_match.py's rule: by its
+    keyed hash (which outlives the address's erasure), or by the address the row holds, in any
+    of its forms (a row of an earlier release holds no hash, or one made under an earlier rule,
+    IDNA 2003 hashed straße.de as strasse.de, until `personal_data_rehash` moves it)."""
+    return Suppression.objects.filter(AddressMatch("address_hash", "address", address))
 
 
 def suppression_active(address: str) -> Suppression | None:
@@ -28,15 +36,18 @@ def suppression_active(address: str) -> Suppression | None:
     return suppressions_of(address).filter(lifted_at__isnull=True).first()
 
 
-def suppression_found(suppression_id: int | None, address: str) -> Suppression | None:
-    """The suppression the claim's read found for an order's address; without one, the address's
-    own look-up where a hash of it may differ from the order's: during a key rotation, or for an
-    internationalised domain hashed before domains were normalised (the read matches one hash)."""
-    if suppression_id is not None:
-        return Suppression.objects.get(pk=suppression_id)
-    if address and len(address_hashes(address)) > 1:
+def suppression_found(suppression_id: int | None, order: Order) -> Suppression | None:
+    """The active suppression of the order's address, from what the claim's read found
+    (`suppression_id`, SUPPRESSION_OF_ORDER_SQL): that read asks the rule with the order's
+    stored hash and its address, all it asks for most addresses; for the others (a key rotation
+    under way, an internationalised domain, an order's hash missing or stale) the address's own
+    look-up answers instead. One statement at most, none where the read suffices and found none."""
+    address = order.customer_email
+    if not address:  # erased: the rules skip its emails (notifications/delivery/rules.py)
+        return None
+    if not stored_suffice(address, order.customer_email_hash):
         return suppression_active(address)
-    return None
+    return Suppression.objects.get(pk=suppression_id) if suppression_id is not None else None
 
 
 def suppression_add(*, event: ProviderEvent, address: str, hashed: str = "") -> bool:

@@ -7,6 +7,7 @@ import signal
 import threading
 from typing import Any
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from prometheus_client import start_http_server
 
@@ -23,7 +24,7 @@ class Command(BaseCommand):
         parser.add_argument("--bind", default="0.0.0.0", help="address to listen on (default all)")
 
     def handle(self, *args: Any, port: int, bind: str, **options: Any) -> None:
-        directory = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+        directory = settings.PROMETHEUS_MULTIPROC_DIR
         if not directory:
             raise CommandError(
                 "PROMETHEUS_MULTIPROC_DIR is not set: there are no other processes' counts to serve."
