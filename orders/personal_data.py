@@ -13,10 +13,9 @@ import re
 from datetime import datetime
 from typing import Any
 
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 
-from infra.addresses import address_forms
-from infra.keyed_hash import address_hashes
+from infra.address_match import AddressMatch
 from orders.models import Order, OrderQuerySet, OrderVersion, Refund, Shipment
 
 # Kept from a version's content: amounts and codes, nothing that names or places a person.
@@ -29,13 +28,10 @@ _HOUSE_NUMBER = re.compile(r"^\d+\w*[\s,]+|[\s,]+\d+\w*$")
 def orders_of_address(address: str) -> OrderQuerySet:
     """Every order placed for the address, in any case and either form of its domain; also
     those already erased (they keep the address's keyed hash), so that an erasure run again
-    finds them and changes nothing."""
-    written = Q(pk__in=[])
-    for form in address_forms(address):
-        written |= Q(customer_email__iexact=form)
-    return Order.objects.filter(
-        Q(customer_email_hash__in=address_hashes(address)) | (Q(customer_email_hash="") & written)
-    )
+    finds them and changes nothing. The one rule of which rows stand for an address
+    (infra/address_match.py): an order whose hash an earlier rule or key made is found by its
+    address until `personal_data_rehash` moves the hash."""
+    return Order.objects.filter(AddressMatch("customer_email_hash", "customer_email", address))
 
 
 def orders_erase(order_ids: list, *, now: datetime) -> dict[str, int]:

@@ -146,3 +146,17 @@ def test_the_rehash_moves_the_2003_hashes_of_rows_that_hold_their_address(mailsi
     assert suppression_active(OTHER) is None
     # and the record holding a 2003 hash alone stays: it stood for either domain, nothing tells which
     assert Erasure.objects.get(pk=record.pk).address_hash == old
+
+
+def test_an_order_with_a_2003_hash_is_hers_by_its_address_until_the_rehash():
+    # given: Ada's order as the previous release stored it, its hash the 2003 rule's (that of
+    # ada@strasse.de); the rehash has not run yet
+    ada_s = OrderFactory.create(customer_email=ESZETT)
+    Order.objects.filter(pk=ada_s.pk).update(customer_email_hash=address_hash(OTHER))
+    # when she asks for her data, and then for its erasure
+    exported = customer_export(ESZETT)
+    erasure = customer_erase(address=ESZETT, via=Erasure.Via.COMMAND, actor=None, actor_name="dpo")
+    # then her order is found by the address it holds: in the export, and erased
+    assert [o["order"] for o in exported["orders"]] == [str(ada_s.id)]
+    assert erasure.changed["orders"] == 1
+    assert Order.objects.get(pk=ada_s.pk).customer_email == ""
