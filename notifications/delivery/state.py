@@ -19,6 +19,31 @@ logger = logging.getLogger(__name__)
 IDEMPOTENCY_WINDOW_MARGIN = timedelta(minutes=5)
 
 
+def status_fields(
+    status: str, now: datetime, *, reason: str = "", detail: str = "", error_class: str = ""
+) -> dict[str, str | datetime | None]:
+    """What a move to `status` writes on the notification, whichever way it is written: the
+    ORM's save below, or the accepted outcome's statement for a batch
+    (notifications/delivery/statements.py, built from this). The lease is released; `reason`
+    is what a reviewer reads and `error_class` the kind of failure it was (empty when none)."""
+    return {
+        "status": status,
+        "status_changed_at": now,
+        "lease_owner": "",
+        "lease_expires_at": None,
+        "error_class": error_class,
+        "last_error": reason,
+        "last_error_detail": detail,
+        # Every way into needs_review is an outcome nobody saw: the provider's events may still
+        # settle it (notifications/tracking/evidence.py) until this deadline.
+        "evidence_deadline": (
+            now + timedelta(hours=settings.PROVIDER_EVIDENCE_WAIT_HOURS)
+            if status == Notification.Status.NEEDS_REVIEW
+            else None
+        ),
+    }
+
+
 def notification_set_status(
     notification: Notification,
     status: str,
@@ -29,41 +54,18 @@ def notification_set_status(
     error_class: str = "",
     **fields: str | int | datetime | None,
 ) -> None:
-    """Move to `status`, releasing the lease; `reason` is what a reviewer reads and
-    `error_class` the kind of failure it was (empty when there is none)."""
-    notification.status = status
-    notification.status_changed_at = now
-    notification.lease_owner = ""
-    notification.lease_expires_at = None
-    notification.error_class = error_class
-    notification.last_error = reason
-    notification.last_error_detail = detail
-    # Every way into needs_review is an outcome nobody saw: the provider's events may still
-    # settle it (notifications/tracking/evidence.py) until this deadline.
-    notification.evidence_deadline = (
-        now + timedelta(hours=settings.PROVIDER_EVIDENCE_WAIT_HOURS)
-        if status == Notification.Status.NEEDS_REVIEW
-        else None
-    )
-    for name, value in fields.items():
+    """Move to `status` (status_fields says what that writes), with any further `fields`."""
+    written = {
+        **status_fields(status, now, reason=reason, detail=detail, error_class=error_class),
+        **fields,
+    }
+    for name, value in written.items():
         setattr(notification, name, value)
     if status in Notification.FINAL_STATUSES:
         transaction.on_commit(
             partial(notification_count_finished, notification.kind, status, now - notification.created_at)
         )
-    notification.save(
-        update_fields=[
-            "status",
-            "status_changed_at",
-            "lease_owner",
-            "lease_expires_at",
-            "error_class",
-            "last_error",
-            "last_error_detail",
-            "evidence_deadline",
-            *fields,
-        ]
-    )
+    notification.save(update_fields=list(written))
 
 
 def notification_wait(notification: Notification, now: datetime, *, reason: str) -> None:

@@ -7,13 +7,15 @@ Table names come from the models, so a renamed table cannot leave a stale statem
 
 import uuid
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
+from functools import cache
 from typing import Any
 
 from django.db import connection
 
 from infra.prepared import prepared_cursor
 from messaging.models import ProcessedEvent
+from notifications.delivery.state import status_fields
 from notifications.models import DeliveryAttempt, Notification
 
 _NOTIFICATION_COLUMNS = {
@@ -68,7 +70,16 @@ def attempt_start(
     return attempt_id, number
 
 
-_ACCEPTED = f"""
+@cache
+def _accepted_statement() -> str:
+    """The accepted outcome's statement. What marking an email sent writes on it is the one
+    definition of a status move (state.py `status_fields`, which the ORM's writer uses too),
+    with the provider's message id and the time it was sent."""
+    assignments = ", ".join(
+        f"{connection.ops.quote_name(_NOTIFICATION_COLUMNS[name])} = %(sent_{name})s"
+        for name in status_fields(Notification.Status.SENT, datetime.now(UTC))
+    )
+    return f"""
 WITH accepted (attempt_id, notification_id, event_id, inbox_key, message_id, http_status, duration_ms) AS (
     SELECT * FROM unnest(%(attempt_ids)s::bigint[], %(notification_ids)s::bigint[], %(event_ids)s::uuid[],
                          %(inbox_keys)s::text[], %(message_ids)s::text[], %(http_statuses)s::int[],
@@ -81,9 +92,7 @@ WITH accepted (attempt_id, notification_id, event_id, inbox_key, message_id, htt
      WHERE a.id = x.attempt_id
 ), sent AS (
     UPDATE {Notification._meta.db_table} n
-       SET status = 'sent', status_changed_at = %(now)s, sent_at = %(now)s,
-           provider_message_id = x.message_id, lease_owner = '', lease_expires_at = NULL,
-           error_class = '', last_error = '', last_error_detail = '', evidence_deadline = NULL
+       SET {assignments}, sent_at = %(now)s, provider_message_id = x.message_id
       FROM accepted x
      WHERE n.id = x.notification_id AND n.status <> 'sent'
     RETURNING n.kind, n.created_at
@@ -118,10 +127,12 @@ def accepted_record(accepted: list[Accepted], *, now: datetime) -> list[MarkedSe
     mark its notification sent (whoever holds the lease now: acceptance is a fact) and write
     its inbox row, atomically in one statement. Returns the notifications it marked sent, not
     those another delivery had marked first."""
+    sent = status_fields(Notification.Status.SENT, now)
     with prepared_cursor() as cursor:
         cursor.execute(
-            _ACCEPTED,
+            _accepted_statement(),
             {
+                **{f"sent_{name}": value for name, value in sent.items()},
                 "attempt_ids": [a.attempt_id for a in accepted],
                 "notification_ids": [a.notification_id for a in accepted],
                 "event_ids": [a.event_id for a in accepted],
