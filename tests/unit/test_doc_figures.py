@@ -1,0 +1,260 @@
+"""Every default, count, limit and duration the documents state about the code is the code's.
+
+Each row is a document, a phrase exactly as the document writes it with `{}` where a figure
+goes, and the figures, read from the code when the test runs (tests/unit/code_figures.py):
+changing the figure in the code or in the words fails here until the other follows. Line
+breaks do not matter (the document's text is read with its lines joined). A figure no test can
+read (how long a run takes on some machine) is not stated; the documents say what decides it.
+
+Not rows: measurements with their date or their report (a drill's or the bench's latest run),
+examples that show a format, and what third parties do (a platform's retries, RabbitMQ's own
+defaults), which no code of ours holds.
+"""
+
+import re
+from functools import cache
+
+import pytest
+
+from tests.unit.code_figures import (
+    REPO,
+    Figure,
+    Names,
+    backticked,
+    beat_job,
+    computed,
+    constant,
+    hourly,
+    hours,
+    makefile_default,
+    makefile_recipe,
+    minutes,
+    setting,
+    words,
+)
+from tests.unit.code_figures import script_default as script
+
+
+def currency_decimals(code: str) -> int:
+    from babel.numbers import get_currency_precision
+
+    return get_currency_precision(code)
+
+
+def database_url() -> str:
+    database = setting("DATABASES").read()["default"]
+    return f"postgres://{database['USER']}@{database['HOST']}:{database['PORT']}/{database['NAME']}"
+
+
+def work_queues() -> list[str]:
+    from messaging.registry import work_queue_names
+
+    return work_queue_names()
+
+
+def rows(document: str, *entries: tuple) -> list[tuple[str, str, tuple[Figure, ...]]]:
+    return [(document, phrase, tuple(figures)) for phrase, *figures in entries]
+
+
+WORK_QUEUES = Names(work_queues)
+PROVIDERS = Names(lambda: list(constant("notifications.providers.catalogue.PROVIDERS").read()))
+LANGUAGES = Names(lambda: [code for code, _ in setting("LANGUAGES").read()])
+WEB_PORT = script("bin/web", "WEB_PORT")
+FLOWER_PORT = script("bin/flower", "FLOWER_PORT")
+MAILSIM_PORT = script("tools/bin/mailsim", "MAILSIM_PORT")
+DELIVERY_LIMIT = constant("messaging.broker.topology.DELIVERY_LIMIT")
+EMAIL_RETRY_BUDGET = constant("notifications.events.EMAIL_RETRY_BUDGET", hours)
+EMAIL_RETRY_MAX_DELAY = constant("notifications.events.EMAIL_RETRY_MAX_DELAY", minutes)
+SECRET_KEY_MIN_LENGTH = constant("config.settings.safety.SECRET_KEY_MIN_LENGTH")
+RETENTION_HOURLY = beat_job("retention-hourly", hourly)
+PLATFORMS = constant("shops.models.Shop.Platform.choices")
+LINT = Figure(lambda: makefile_recipe("lint"), backticked)
+
+
+def ensure_services_asks_for(service: str) -> Figure:
+    """The version scripts/ensure-services.sh asks to install ("PostgreSQL 15 and RabbitMQ 3.10")."""
+
+    def read() -> str:
+        asked = re.search(r"install PostgreSQL ([\d.]+) and RabbitMQ ([\d.]+) or newer", _script_text())
+        assert asked, "scripts/ensure-services.sh names the versions it needs"
+        return asked.group(1 if service == "PostgreSQL" else 2)
+
+    return computed(read)
+
+
+def _script_text() -> str:
+    return (REPO / "scripts/ensure-services.sh").read_text()
+
+
+def pytest_durations() -> Figure:
+    """How many of the slowest tests every run lists (pyproject's `--durations`)."""
+    return computed(lambda: re.search(r"--durations=(\d+)", (REPO / "pyproject.toml").read_text()).group(1))
+
+
+def prefetch_is_the_batch_size() -> str:
+    prefetch = setting("CELERY_WORKER_PREFETCH_MULTIPLIER").read()
+    batch = setting("DELIVERY_BATCH_SIZE").read()
+    return str(prefetch) if prefetch == batch else f"{prefetch}, not DELIVERY_BATCH_SIZE's {batch}"
+
+
+README = rows(
+    "README.md",
+    (
+        "the whole product: web :{}, worker, relay, beat, Flower :{}, mail simulator :{}",
+        WEB_PORT,
+        FLOWER_PORT,
+        MAILSIM_PORT,
+    ),
+    ("curl -s http://127.0.0.1:{}/api/orders/<id>/", WEB_PORT),
+    ("curl -s http://127.0.0.1:{}/_sim/messages", MAILSIM_PORT),
+    ("**Flower** (`:{}`) shows the workers", FLOWER_PORT),
+    (
+        "PostgreSQL ({} or newer, local connections without a password) and RabbitMQ ({} or newer",
+        ensure_services_asks_for("PostgreSQL"),
+        ensure_services_asks_for("RabbitMQ"),
+    ),
+    ("one of each per pytest process ({} by default,", makefile_default("TEST_PROCESSES", words)),
+    ("every run ends with its {} slowest tests", pytest_durations()),
+    ("`make drill-outage` ({} minutes of provider outage", makefile_default("OUTAGE_MINUTES", words)),
+    ("`make demo`: {} minutes of a shop's orders", makefile_default("DEMO_MINUTES", words)),
+    ("beat every {} s ──► relay worker", setting("OUTBOX_SWEEP_INTERVAL_SECONDS")),
+    ("queue orders.confirmations (quorum, delivery limit {})", DELIVERY_LIMIT),
+    ("[one of the {} work queues:", computed(lambda: len(work_queues()), words)),
+    (
+        "retry via orders.retry after {} s·2^(n-1) + jitter, at most the type's longest pause "
+        "(emails {} min), for its budget (emails {} h)",
+        setting("DELIVERY_RETRY_BASE_DELAY_SECONDS"),
+        EMAIL_RETRY_MAX_DELAY,
+        EMAIL_RETRY_BUDGET,
+    ),
+    ("`locale` ({}; default the site's language)", LANGUAGES),
+    (
+        "has no more decimals than the currency has (JPY {}, EUR {}) and at most {} (KWD",
+        computed(lambda: currency_decimals("JPY"), lambda places: "none" if places == 0 else str(places)),
+        computed(lambda: currency_decimals("EUR")),
+        constant("orders.currencies.STORED_DECIMALS"),
+    ),
+    (
+        "a connected shop's platform ({}) announces an order's life",
+        computed(lambda: ", ".join(label for _, label in PLATFORMS.read())),
+    ),
+    (
+        "`--dry-run`, `--yes` above {} messages",
+        constant("operations.management.commands.replay_dead_letters.CONFIRM_ABOVE"),
+    ),
+    ("each with its dead-letter queue: {}.", WORK_QUEUES),
+    ("| `DATABASE_URL` | `{}` |", computed(database_url)),
+    ("| `CELERY_BROKER_URL` | `{}` |", setting("CELERY_BROKER_URL")),
+    ("| `RABBITMQ_MANAGEMENT_URL` | `{}` |", setting("RABBITMQ_MANAGEMENT_URL")),
+    ("| dev key, `{}`, localhost |", setting("DEBUG", lambda debug: str(debug).lower())),
+    ("refuses the development key, a key under {} characters", SECRET_KEY_MIN_LENGTH),
+    ("| `API_THROTTLE_RATE` | `{}` |", setting("API_THROTTLE_RATE")),
+    ("| `API_MAX_BODY_BYTES` | `{}` |", setting("API_MAX_BODY_BYTES")),
+    ("| `MAIL_PROVIDER` | `{}` | which provider sends: {} (", setting("MAIL_PROVIDER"), PROVIDERS),
+    ("| simulator, `{}` |", setting("MAIL_PROVIDER_API_KEY")),
+    ("| `MAIL_FROM_ADDRESS` | `{}` |", setting("MAIL_FROM_ADDRESS")),
+    (
+        "`..._READ_TIMEOUT_SECONDS` | {}, {} |",
+        setting("MAIL_PROVIDER_CONNECT_TIMEOUT_SECONDS"),
+        setting("MAIL_PROVIDER_READ_TIMEOUT_SECONDS"),
+    ),
+    (
+        "`DELIVERY_RETRY_MAX_DELAY_SECONDS` | each type's (emails {} h, {} min) |",
+        EMAIL_RETRY_BUDGET,
+        EMAIL_RETRY_MAX_DELAY,
+    ),
+    (
+        "| `DELIVERY_RETRY_BASE_DELAY_SECONDS`, `DELIVERY_MAX_RETRIES` | {}, {} |",
+        setting("DELIVERY_RETRY_BASE_DELAY_SECONDS"),
+        setting("DELIVERY_MAX_RETRIES"),
+    ),
+    (
+        "| `MAIL_PROVIDER_CIRCUIT_FAILURES`, `MAIL_PROVIDER_CIRCUIT_OPEN_SECONDS` | {}, {} |",
+        setting("MAIL_PROVIDER_CIRCUIT_FAILURES"),
+        setting("MAIL_PROVIDER_CIRCUIT_OPEN_SECONDS"),
+    ),
+    ("| `MAIL_PROVIDER_RATE_LIMIT` | {} (no limit) |", setting("MAIL_PROVIDER_RATE_LIMIT")),
+    (
+        "| `TASK_SOFT_TIME_LIMIT_SECONDS`, `TASK_TIME_LIMIT_SECONDS` | {}, {} |",
+        setting("CELERY_TASK_SOFT_TIME_LIMIT"),
+        setting("CELERY_TASK_TIME_LIMIT"),
+    ),
+    ("| `NOTIFICATION_LEASE_SECONDS` | {} |", setting("NOTIFICATION_LEASE_SECONDS")),
+    ("| `OUTBOX_SWEEP_INTERVAL_SECONDS` | {} |", setting("OUTBOX_SWEEP_INTERVAL_SECONDS")),
+    ("| `OUTBOX_RELAY_BATCH_SIZE` | {} |", setting("OUTBOX_RELAY_BATCH_SIZE")),
+    ("| `OUTBOX_CLAIM_LEASE_SECONDS` | {} |", setting("OUTBOX_CLAIM_LEASE_SECONDS")),
+    ("| `OUTBOX_CONFIRM_TIMEOUT_SECONDS` | {} |", setting("OUTBOX_CONFIRM_TIMEOUT_SECONDS")),
+    ("| `CELERY_DB_REUSE_MAX` | {} |", setting("CELERY_DB_REUSE_MAX")),
+    (
+        "| `CELERY_WORKER_PREFETCH_MULTIPLIER` | `DELIVERY_BATCH_SIZE` ({}) |",
+        computed(prefetch_is_the_batch_size),
+    ),
+    ("providers/ the mail provider interface and its {}:", computed(lambda: len(PROVIDERS.read()), words)),
+    ("retention.py the {} job that keeps the tables bounded", RETENTION_HOURLY),
+)
+
+TEST_PROCESSES = makefile_default("TEST_PROCESSES", words)
+MAX_MODULE_LINES = constant("tests.unit.test_code_shape.MAX_MODULE_LINES")
+MAX_FUNCTION_LINES = constant("tests.unit.test_code_shape.MAX_FUNCTION_LINES")
+
+CONTRIBUTING = rows(
+    "CONTRIBUTING.md",
+    ("a module is longer than **{} lines**", MAX_MODULE_LINES),
+    ("a function is longer than **{} lines**", MAX_FUNCTION_LINES),
+    ("(on {} processes, `TEST_PROCESSES=0` for one;", TEST_PROCESSES),
+    ("`make lint` runs {}: style, format, layers and types", LINT),
+)
+
+TESTS_README = rows(
+    "tests/README.md",
+    ("the long checks of the tools, on {} pytest processes;", TEST_PROCESSES),
+    ("(pytest-xdist, {} by default)", TEST_PROCESSES),
+)
+
+ROWS = README + CONTRIBUTING + TESTS_README
+
+
+@pytest.mark.parametrize(("document", "phrase", "figures"), ROWS, ids=[f"{d}: {p[:60]}" for d, p, _ in ROWS])
+def test_each_figure_a_document_states_is_the_codes(document, phrase, figures):
+    pattern, expected = _pattern(phrase, figures)
+    found = re.search(pattern, _text(document))
+    assert found, f"{document} should say, with the code's figures: {expected!r}"
+    for listed, figure in zip(found.groups(), [f for f in figures if isinstance(f, Names)], strict=True):
+        assert sorted(re.findall(r"`([^`]+)`", listed)) == sorted(figure.read()), f"{document}: {expected!r}"
+
+
+def test_a_changed_figure_is_caught_and_a_list_in_another_order_is_not():
+    text = "Flower :5556, queues `b` and `a`, limit 10"
+    assert not re.search(_pattern("Flower :{}", (script("bin/flower", "FLOWER_PORT"),))[0], text)
+    pattern, _ = _pattern("queues {}, limit {}", (Names(lambda: ["a", "b"]), computed(lambda: 10)))
+    found = re.search(pattern, text)
+    assert found
+    assert found.group(1) == "`b` and `a`"
+
+
+def _pattern(phrase: str, figures: tuple[Figure, ...]) -> tuple[str, str]:
+    """The regular expression of a phrase with its figures in place (a list of names in any
+    order: a group), and the phrase as the code's figures would have it."""
+    pieces = phrase.split("{}")
+    assert len(pieces) == len(figures) + 1, f"one figure for each {{}} of {phrase!r}"
+    pattern, expected = re.escape(_joined(pieces[0])), pieces[0]
+    for figure, piece in zip(figures, pieces[1:], strict=True):
+        shown = format(figure)
+        names_list = r"(`[^`]+`(?:(?:,| and|, and) `[^`]+`)*)"
+        pattern += (names_list if isinstance(figure, Names) else re.escape(shown)) + re.escape(_joined(piece))
+        expected += shown + piece
+    return pattern, _joined(expected)
+
+
+@cache
+def _text(document: str) -> str:
+    return _joined((REPO / document).read_text())
+
+
+def _joined(text: str) -> str:
+    return re.sub(r"\s+", " ", text)
+
+
+def test_the_rows_read_the_documents_in_scope():
+    assert {"README.md"} <= {document for document, _, _ in ROWS}
+    assert backticked(["a", "b", "c"]) == "`a`, `b` and `c`"
