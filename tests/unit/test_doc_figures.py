@@ -20,16 +20,21 @@ from tests.unit.code_figures import (
     REPO,
     Figure,
     Names,
+    at_time_of_day,
     backticked,
     beat_job,
     computed,
     constant,
     hourly,
+    hourly_at_minute,
     hours,
     makefile_default,
     makefile_recipe,
     minutes,
+    number,
+    seconds,
     setting,
+    thousands,
     words,
 )
 from tests.unit.code_figures import script_default as script
@@ -211,7 +216,112 @@ TESTS_README = rows(
     ("(pytest-xdist, {} by default)", TEST_PROCESSES),
 )
 
-ROWS = README + CONTRIBUTING + TESTS_README
+OUTBOX_CLAIM_LEASE = setting("OUTBOX_CLAIM_LEASE_SECONDS")
+FAST_PATH_PAUSE = constant("messaging.relay.relay.FAST_PATH_PAUSE_SECONDS")
+LEASE = setting("NOTIFICATION_LEASE_SECONDS")
+SOFT_TIME_LIMIT = setting("CELERY_TASK_SOFT_TIME_LIMIT")
+HARD_TIME_LIMIT = setting("CELERY_TASK_TIME_LIMIT")
+BASE_DELAY = setting("DELIVERY_RETRY_BASE_DELAY_SECONDS")
+MAX_RETRIES = setting("DELIVERY_MAX_RETRIES")
+KEY_WINDOW_MARGIN = constant("notifications.delivery.state.IDEMPOTENCY_WINDOW_MARGIN", minutes)
+LEADER_KEEPALIVE = "messaging.beat.leader.KEEPALIVE"
+
+
+def publish_backoff(attempt: int, show=seconds) -> Figure:
+    """The relay's wait before the next try of a row whose publish failed `attempt` times."""
+    return computed(lambda: constant("messaging.relay.claims.publish_backoff").read()(attempt), show)
+
+
+def event_type_default(field: str, show) -> Figure:
+    """An EventType's default retry budget or longest pause (messaging/registry.py)."""
+    return computed(
+        lambda: constant("messaging.registry.EventType").read().__dataclass_fields__[field].default, show
+    )
+
+
+def event_type_names() -> list[str]:
+    from messaging.registry import event_types
+
+    return list(event_types())
+
+
+def an_hour_or_more(span) -> str:
+    return "an hour" if span.total_seconds() == 3600 else f"{hours(span)} hours"
+
+
+ARCHITECTURE = rows(
+    "docs/architecture.md",
+    ("modules under {} lines, functions under {}.", MAX_MODULE_LINES, MAX_FUNCTION_LINES),
+    ("between the commit and the publish, the lease runs out ({} s)", OUTBOX_CLAIM_LEASE),
+    ("backs the row off, and stops trying for {} s,", FAST_PATH_PAUSE),
+    (
+        "gets its back-off ({} s, then {} s) and the sweep publishes it.",
+        publish_backoff(1),
+        publish_backoff(2),
+    ),
+    ("and a back-off of {} s doubling to {} min.", publish_backoff(1), publish_backoff(99, minutes)),
+    ("(the bench's target: {} or more,", constant("tools.bench.targets.RELAY_EVENTS_PER_S", thousands)),
+    (
+        "Celery beat sends {} jobs to `orders.maintenance`",
+        computed(lambda: len(setting("CELERY_BEAT_SCHEDULE").read()), words),
+    ),
+    (
+        "| `relay-outbox-sweep` | every `OUTBOX_SWEEP_INTERVAL_SECONDS` ({}) |",
+        setting("OUTBOX_SWEEP_INTERVAL_SECONDS"),
+    ),
+    ("| `retention-hourly` | minute {} |", beat_job("retention-hourly", hourly_at_minute)),
+    ("| `reconcile-daily` | {} |", beat_job("reconcile-daily", at_time_of_day)),
+    ('waits: another beat leads" and asks again every {} s.', constant("messaging.beat.leader.POLL_SECONDS")),
+    (
+        "asks for TCP keepalives ({} s idle, {} probes {} s apart), so about {} s.",
+        constant(f"{LEADER_KEEPALIVE}", lambda keepalive: str(keepalive["tcp_keepalives_idle"])),
+        constant(f"{LEADER_KEEPALIVE}", lambda keepalive: str(keepalive["tcp_keepalives_count"])),
+        constant(f"{LEADER_KEEPALIVE}", lambda keepalive: str(keepalive["tcp_keepalives_interval"])),
+        constant("messaging.beat.leader.KEEPALIVE_SECONDS"),
+    ),
+    (
+        "| {} | quorum queues, bound to {} | `x-delivery-limit: {}` stops a poison message;",
+        WORK_QUEUES,
+        Names(event_type_names),
+        DELIVERY_LIMIT,
+    ),
+    (
+        "| `celery_delayed_0..{}` | Celery's native delayed delivery |",
+        constant("kombu.transport.native_delayed_delivery.MAX_LEVEL"),
+    ),
+    (
+        "(customer emails {} hours; the `x-retry-since` header carries it from retry to retry; "
+        "{} retries at most as a safety cap)",
+        EMAIL_RETRY_BUDGET,
+        MAX_RETRIES,
+    ),
+    ("(the provider's `capabilities.key_window`, minus {} min)", KEY_WINDOW_MARGIN),
+    ("`sending`, lease ({} s, longer than the task's hard time limit of {} s,", LEASE, HARD_TIME_LIMIT),
+    (
+        "`min(the type's longest pause, {} s·2^(n-1))` + up to {} % jitter, never below {} s,",
+        BASE_DELAY,
+        constant("messaging.retry_policy.JITTER_SHARE", lambda share: number(share * 100)),
+        constant("messaging.retry_policy.MIN_DELAY_SECONDS"),
+    ),
+    (
+        "customer emails {} minutes and {} hours, every other type {} minutes and {};",
+        EMAIL_RETRY_MAX_DELAY,
+        EMAIL_RETRY_BUDGET,
+        event_type_default("retry_max_delay", minutes),
+        event_type_default("retry_budget", an_hour_or_more),
+    ),
+    (
+        "same key with another body → 409 conflict; {} h window.",
+        constant("tools.mailsim.simulator.DEFAULT_WINDOW_SECONDS", hours),
+    ),
+    (
+        "(a reused key is refused with 400 `duplicate_parameter` for {} minutes,",
+        constant("tools.mailsim.simulator.DEFAULT_BREVO_WINDOW_SECONDS", minutes),
+    ),
+    ("soft/hard time limits of {}/{} s,", SOFT_TIME_LIMIT, HARD_TIME_LIMIT),
+)
+
+ROWS = README + CONTRIBUTING + TESTS_README + ARCHITECTURE
 
 
 @pytest.mark.parametrize(("document", "phrase", "figures"), ROWS, ids=[f"{d}: {p[:60]}" for d, p, _ in ROWS])
