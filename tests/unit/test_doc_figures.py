@@ -321,7 +321,60 @@ ARCHITECTURE = rows(
     ("soft/hard time limits of {}/{} s,", SOFT_TIME_LIMIT, HARD_TIME_LIMIT),
 )
 
-ROWS = README + CONTRIBUTING + TESTS_README + ARCHITECTURE
+
+def pinned(package: str) -> Figure:
+    """The major and minor version requirements.txt pins (`celery==5.7.0`: 5.7)."""
+
+    def read() -> str:
+        pin = re.search(rf"^{package}==(\d+\.\d+)", (REPO / "requirements.txt").read_text(), re.MULTILINE)
+        assert pin, f"requirements.txt pins {package}"
+        return pin.group(1)
+
+    return computed(read)
+
+
+def celery_delayed_delivery_pauses() -> str:
+    """The pauses between the tries of Celery's delayed-delivery step on a node that is down."""
+    import inspect
+
+    from celery.worker.consumer import delayed_delivery
+    from kombu.utils.functional import retry_over_time
+
+    step = inspect.signature(retry_over_time).parameters["interval_step"].default
+    pauses = [number(delayed_delivery.RETRY_INTERVAL + n * step) for n in range(delayed_delivery.MAX_RETRIES)]
+    return f"{', '.join(pauses[:-1])} and {pauses[-1]}"
+
+
+FLOWER_ENABLES_EVENTS_WITHIN = constant(
+    "flower.events.Events.events_enable_interval", lambda milliseconds: number(milliseconds / 1000)
+)
+
+CELERY_AND_RABBITMQ = rows(
+    "docs/celery-and-rabbitmq.md",
+    (
+        "Celery {}, kombu {} and py-amqp {} on RabbitMQ",
+        pinned("celery"),
+        pinned("kombu"),
+        pinned("amqp"),
+    ),
+    ("The work queues ({}) and their dead-letter queues are quorum queues", WORK_QUEUES),
+    ("- `x-delivery-limit: {}` stops a poison message", DELIVERY_LIMIT),
+    (
+        "*native delayed delivery*: {} quorum queues `celery_delayed_0..{}`, each with a TTL of 2^N seconds",
+        constant("kombu.transport.native_delayed_delivery.MAX_NUMBER_OF_BITS_TO_USE"),
+        constant("kombu.transport.native_delayed_delivery.MAX_LEVEL"),
+    ),
+    ("sleeping {} s between its tries of a node that is down", computed(celery_delayed_delivery_pauses)),
+    ("- `broker_connection_timeout={}`: a dead broker", setting("CELERY_BROKER_CONNECTION_TIMEOUT")),
+    ("our tasks end within their hard time limit ({} s)", HARD_TIME_LIMIT),
+    (
+        "(`WORKER_TASK_EVENTS={}`: three publishes per email",
+        setting("CELERY_WORKER_SEND_TASK_EVENTS", lambda on: str(on).lower()),
+    ),
+    ("turns them on in every worker it sees within {} seconds", FLOWER_ENABLES_EVENTS_WITHIN),
+)
+
+ROWS = README + CONTRIBUTING + TESTS_README + ARCHITECTURE + CELERY_AND_RABBITMQ
 
 
 @pytest.mark.parametrize(("document", "phrase", "figures"), ROWS, ids=[f"{d}: {p[:60]}" for d, p, _ in ROWS])
