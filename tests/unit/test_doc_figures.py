@@ -374,7 +374,114 @@ CELERY_AND_RABBITMQ = rows(
     ("turns them on in every worker it sees within {} seconds", FLOWER_ENABLES_EVENTS_WITHIN),
 )
 
-ROWS = README + CONTRIBUTING + TESTS_README + ARCHITECTURE + CELERY_AND_RABBITMQ
+
+def manifest(kind: str, name: str) -> dict:
+    """A document of the example Kubernetes manifests (deploy/kubernetes/), by kind and name."""
+    from tests.deployment_files import kubernetes_documents
+
+    [found] = [
+        doc for doc in kubernetes_documents() if doc["kind"] == kind and doc["metadata"]["name"] == name
+    ]
+    return found
+
+
+def replicas(component: str) -> Figure:
+    return computed(lambda: manifest("Deployment", f"orders-{component}")["spec"]["replicas"])
+
+
+WORKER_SCALING = "orders-worker"
+
+
+def bench_latest() -> dict:
+    import json
+
+    return json.loads((REPO / "tools/bench/results/bench-latest.json").read_text())
+
+
+def bench_scaling(workers: int, relays: int) -> Figure:
+    """The committed bench's end-to-end orders/s (median) with this many worker and relay processes."""
+
+    def read() -> int:
+        [found] = [
+            configuration["orders_per_s"]["median"]
+            for configuration in bench_latest()["scaling"]["configurations"]
+            if (configuration["worker_processes"], configuration["relay_processes"]) == (workers, relays)
+        ]
+        return round(found)
+
+    return computed(read)
+
+
+PROBE_PATHS = setting("PROBE_PATHS")
+
+DEPLOY = rows(
+    "docs/deploy.md",
+    ("| web | 2 or more (the manifests: {}) |", replicas("web")),
+    ("| relay | {} | runs beat's outbox sweeps;", replicas("relay")),
+    (
+        "| worker | {} to N |",
+        computed(lambda: manifest("ScaledObject", WORKER_SCALING)["spec"]["minReplicaCount"]),
+    ),
+    ("| beat | {}, on two machines |", replicas("beat")),
+    ("| Flower | {} | read-only view of the workers;", replicas("flower")),
+    ("once a Flower has asked (within {} s of seeing them)", FLOWER_ENABLES_EVENTS_WITHIN),
+    (
+        "one worker process sent about **{} emails/s** end to end, two about {}/s together",
+        bench_scaling(1, 1),
+        bench_scaling(2, 1),
+    ),
+    (
+        "the consumer alone drained {}/s.",
+        computed(lambda: round(bench_latest()["drain_ours_per_s"]["median"])),
+    ),
+    (
+        "(`mode: QueueLength`, on {}, at least {} pods)",
+        Names(
+            lambda: [
+                trigger["metadata"]["queueName"]
+                for trigger in manifest("ScaledObject", WORKER_SCALING)["spec"]["triggers"]
+            ]
+        ),
+        computed(lambda: manifest("ScaledObject", WORKER_SCALING)["spec"]["minReplicaCount"]),
+    ),
+    (
+        "(`TASK_TIME_LIMIT_SECONDS`, {} s): the manifests use {} s.",
+        HARD_TIME_LIMIT,
+        computed(
+            lambda: manifest("Deployment", "orders-worker")["spec"]["template"]["spec"][
+                "terminationGracePeriodSeconds"
+            ]
+        ),
+    ),
+    ("(`NOTIFICATION_LEASE_SECONDS`, {} s)", LEASE),
+    (
+        "bounded by its connect and read timeouts ({} s + {} s), the task by its hard time limit "
+        "({} s, after which Celery kills it), and the lease by {} s,",
+        setting("MAIL_PROVIDER_CONNECT_TIMEOUT_SECONDS"),
+        setting("MAIL_PROVIDER_READ_TIMEOUT_SECONDS"),
+        HARD_TIME_LIMIT,
+        LEASE,
+    ),
+    ("with NTP's milliseconds against a {}-second lease", LEASE),
+    ("the development secret key, a key under {} characters,", SECRET_KEY_MIN_LENGTH),
+    (
+        "and HSTS is sent for {} with `includeSubDomains`",
+        setting(
+            "SECURE_HSTS_SECONDS",
+            lambda span: "a year" if span == 365 * 24 * 3600 else f"{span} seconds",
+            production=True,
+        ),
+    ),
+    (
+        "The {} paths they use, {} (`PROBE_PATHS`)",
+        computed(lambda: len(PROBE_PATHS.read()), words),
+        Names(PROBE_PATHS.read),
+    ),
+    ("calls the {} paths by IP (200)", computed(lambda: len(PROBE_PATHS.read()), words)),
+    ("The work queues declare {} explicitly", DELIVERY_LIMIT),
+)
+
+ROWS = README + CONTRIBUTING + TESTS_README + ARCHITECTURE + CELERY_AND_RABBITMQ + DEPLOY
 
 
 @pytest.mark.parametrize(("document", "phrase", "figures"), ROWS, ids=[f"{d}: {p[:60]}" for d, p, _ in ROWS])
