@@ -245,6 +245,10 @@ def event_type_names() -> list[str]:
     return list(event_types())
 
 
+def hour_or_hours(span) -> str:
+    return f"{hours(span)} hour" + "s" * (span.total_seconds() != 3600)
+
+
 def an_hour_or_more(span) -> str:
     return "an hour" if span.total_seconds() == 3600 else f"{hours(span)} hours"
 
@@ -481,7 +485,147 @@ DEPLOY = rows(
     ("The work queues declare {} explicitly", DELIVERY_LIMIT),
 )
 
-ROWS = README + CONTRIBUTING + TESTS_README + ARCHITECTURE + CELERY_AND_RABBITMQ + DEPLOY
+
+def key_window(provider: str, show) -> Figure:
+    """How long a provider remembers an idempotency key (its capabilities)."""
+    return constant(f"notifications.providers.{provider}Provider.capabilities.key_window", show)
+
+
+RESEND = "resend.Resend"
+BREVO = "brevo.Brevo"
+IN_FLIGHT_DELAY = constant("messaging.retry_policy.IN_FLIGHT_DELAY_SECONDS")
+
+
+def drill_clock(variable: str) -> Figure:
+    """A setting the fault drill's stack sets for its processes (tools/drill/stack.py)."""
+
+    def read() -> str:
+        found = re.search(rf'"{variable}": "([^"]+)"', (REPO / "tools/drill/stack.py").read_text())
+        assert found, f"the drill's stack sets {variable}"
+        return found.group(1)
+
+    return computed(read)
+
+
+def event_type(name: str):
+    from messaging.registry import event_types
+
+    return event_types()[name]
+
+
+def email_tries_in_a_budget() -> int:
+    """The attempts an email gets in its budget, the first and every retry, without jitter."""
+    budget = constant("notifications.events.EMAIL_RETRY_BUDGET").read().total_seconds()
+    longest = constant("notifications.events.EMAIL_RETRY_MAX_DELAY").read().total_seconds()
+    base = setting("DELIVERY_RETRY_BASE_DELAY_SECONDS").read()
+    tries, waited = 1, 0.0
+    while waited + (delay := min(longest, base * 2 ** (tries - 1))) <= budget:
+        tries, waited = tries + 1, waited + delay
+    return tries
+
+
+FAILURE_HANDLING = rows(
+    "docs/failure-handling.md",
+    (
+        "retries with the same idempotency key after `min(the type's longest pause, {} s·2^(n-1))` + "
+        "up to {} % jitter, for the event type's retry budget counted in time from the first failure "
+        "(customer emails: {} hours, at most {} minutes apart;",
+        BASE_DELAY,
+        constant("messaging.retry_policy.JITTER_SHARE", lambda share: number(share * 100)),
+        EMAIL_RETRY_BUDGET,
+        EMAIL_RETRY_MAX_DELAY,
+    ),
+    (
+        "with a provider that dedupes by key (Resend {} h, Brevo {} min): resent with the same key "
+        "while the window is open, counted from the first attempt, minus {} min;",
+        key_window(RESEND, hours),
+        key_window(BREVO, minutes),
+        KEY_WINDOW_MARGIN,
+    ),
+    ("| looks again after {} s; not counted as an attempt |", IN_FLIGHT_DELAY),
+    ("A message redelivered {} times without an outcome", DELIVERY_LIMIT),
+    *[
+        (f"| `{name}`{about} | `{{}}` |", computed(lambda name=name: event_type(name).queue))
+        for name, about in (
+            ("order.created", ""),
+            ("order.cancelled", ""),
+            ("order.shipped", " (about a shipment: `shipment_id`)"),
+            ("order.refunded", " (about a refund: `refund_id`)"),
+            ("order.paid", ""),
+            ("mail.provider_event", " (about a provider's delivery event: `provider_event_id`)"),
+        )
+    ],
+    ("every `EMAIL_FOLLOWING_WAIT_SECONDS` ({});", setting("EMAIL_FOLLOWING_WAIT_SECONDS")),
+    (
+        "every `EMAIL_FOLLOWING_PERSON_WAIT_SECONDS` ({}), saying so.",
+        setting("EMAIL_FOLLOWING_PERSON_WAIT_SECONDS"),
+    ),
+    (
+        "the web process stops trying for {} s after a failure; the sweep retries with back-off "
+        "({} s doubling to {} min)",
+        FAST_PATH_PAUSE,
+        publish_backoff(1),
+        publish_backoff(99, minutes),
+    ),
+    ("| relay killed between confirm and mark | the claim runs out ({} s)", OUTBOX_CLAIM_LEASE),
+    ("it waits (in flight, looks again in {} s, no attempt counted)", IN_FLIGHT_DELAY),
+    ("| `NOTIFICATION_LEASE_SECONDS` | {} | {} |", LEASE, drill_clock("NOTIFICATION_LEASE_SECONDS")),
+    (
+        "| `TASK_TIME_LIMIT_SECONDS` (hard) | {} | {} |",
+        HARD_TIME_LIMIT,
+        drill_clock("TASK_TIME_LIMIT_SECONDS"),
+    ),
+    (
+        "| `TASK_SOFT_TIME_LIMIT_SECONDS` | {} | {} |",
+        SOFT_TIME_LIMIT,
+        drill_clock("TASK_SOFT_TIME_LIMIT_SECONDS"),
+    ),
+    (
+        "`…_READ_TIMEOUT_SECONDS` | {} + {} | {} + {} |",
+        setting("MAIL_PROVIDER_CONNECT_TIMEOUT_SECONDS"),
+        setting("MAIL_PROVIDER_READ_TIMEOUT_SECONDS"),
+        drill_clock("MAIL_PROVIDER_CONNECT_TIMEOUT_SECONDS"),
+        drill_clock("MAIL_PROVIDER_READ_TIMEOUT_SECONDS"),
+    ),
+    (
+        "the drill's {} s took 22 s)",
+        constant("tools.drill.two_hosts.TwoHostConfig.broker_heartbeat_seconds"),
+    ),
+    (
+        "(the drill: {} s, as `?options=-c%20idle_in_transaction_session_timeout%3D{}` in `DATABASE_URL`)",
+        constant("tools.drill.hosts.IDLE_IN_TRANSACTION_TIMEOUT_MS", lambda ms: number(ms / 1000)),
+        constant("tools.drill.hosts.IDLE_IN_TRANSACTION_TIMEOUT_MS"),
+    ),
+    ("(customer emails) | {} hours | {} minutes |", EMAIL_RETRY_BUDGET, EMAIL_RETRY_MAX_DELAY),
+    ("and the tries few (about {} in a day)", computed(email_tries_in_a_budget)),
+    *[
+        (
+            f"| `{name}` ({what}) | {{}} | {{}} minutes |",
+            computed(lambda name=name: event_type(name).retry_budget, hour_or_hours),
+            computed(lambda name=name: event_type(name).retry_max_delay, minutes),
+        )
+        for name, what in (
+            ("mail.provider_event", "a delivery webhook to apply"),
+            ("order.paid", "the daily sales counter"),
+        )
+    ],
+    ("`DELIVERY_MAX_RETRIES` ({}) is only a safety cap", MAX_RETRIES),
+    (
+        "after `MAIL_PROVIDER_CIRCUIT_FAILURES` ({}) failures in a row",
+        setting("MAIL_PROVIDER_CIRCUIT_FAILURES"),
+    ),
+    ("`MAIL_PROVIDER_CIRCUIT_OPEN_SECONDS` ({}) later:", setting("MAIL_PROVIDER_CIRCUIT_OPEN_SECONDS")),
+    (
+        "`MAIL_PROVIDER_RATE_LIMIT` (calls per second; {}, the default, is no limit)",
+        setting("MAIL_PROVIDER_RATE_LIMIT"),
+    ),
+    (
+        "and holding {} call: no burst,",
+        constant("notifications.delivery.rate_limit.CAPACITY", lambda capacity: words(int(capacity))),
+    ),
+)
+
+ROWS = README + CONTRIBUTING + TESTS_README + ARCHITECTURE + CELERY_AND_RABBITMQ + DEPLOY + FAILURE_HANDLING
 
 
 @pytest.mark.parametrize(("document", "phrase", "figures"), ROWS, ids=[f"{d}: {p[:60]}" for d, p, _ in ROWS])
