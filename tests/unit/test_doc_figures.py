@@ -625,7 +625,198 @@ FAILURE_HANDLING = rows(
     ),
 )
 
-ROWS = README + CONTRIBUTING + TESTS_README + ARCHITECTURE + CELERY_AND_RABBITMQ + DEPLOY + FAILURE_HANDLING
+
+def default_argument(function: str, parameter: str, show=number) -> Figure:
+    """The default of a function's keyword (`package.module.function`)."""
+    import inspect
+
+    return computed(lambda: inspect.signature(constant(function).read()).parameters[parameter].default, show)
+
+
+def alert_threshold(alert: str, pattern: str, show=number) -> Figure:
+    """A figure of an alert's expression in deploy/prometheus/alerts.yml (the first group of `pattern`)."""
+    import yaml
+
+    def read() -> str:
+        groups = yaml.safe_load((REPO / "deploy/prometheus/alerts.yml").read_text())["groups"]
+        [rule] = [rule for group in groups for rule in group["rules"] if rule["alert"] == alert]
+        found = re.search(pattern, rule["expr"])
+        assert found, f"{alert}: {pattern} in {rule['expr']}"
+        return found.group(1)
+
+    return computed(read, show)
+
+
+def svix_tolerance_minutes() -> int:
+    """How far a Resend (Svix) webhook's timestamp may be off before the signature check refuses
+    it: the first whole minute past which a correctly signed request is refused."""
+    import base64
+    from datetime import UTC, datetime, timedelta
+
+    from svix.webhooks import Webhook, WebhookVerificationError
+
+    webhook = Webhook("whsec_" + base64.b64encode(b"a test key of twenty-four").decode())
+
+    def accepted(off: timedelta) -> bool:
+        sent = datetime.now(UTC) - off
+        headers = {"svix-id": "msg_1", "svix-timestamp": str(int(sent.timestamp()))}
+        try:
+            webhook.verify("{}", headers | {"svix-signature": webhook.sign("msg_1", sent, "{}")})
+        except WebhookVerificationError:
+            return False
+        return True
+
+    return next(minute for minute in range(1, 60) if not accepted(timedelta(minutes=minute, seconds=5)))
+
+
+def a_day(span) -> str:
+    return "a day" if span.total_seconds() == 86400 else f"{hours(span)} hours"
+
+
+DEAD_LETTER_SCREEN = "operations.dead_letters.screen"
+REVIEW_ACTION_MAX = setting("REVIEW_ACTION_MAX_NOTIFICATIONS")
+CIRCUIT_FAILURES = setting("MAIL_PROVIDER_CIRCUIT_FAILURES")
+CIRCUIT_OPEN_SECONDS = setting("MAIL_PROVIDER_CIRCUIT_OPEN_SECONDS")
+RECONCILE_DAILY = beat_job("reconcile-daily", at_time_of_day)
+RESEND_KEY_WINDOW = key_window(RESEND, hours)
+STUCK_AFTER = default_argument("operations.reconciliation.run.reconcile_run", "stuck_after", minutes)
+
+OBSERVABILITY = rows(
+    "docs/observability.md",
+    (
+        "(`bin/web`, `bin/worker` and `bin/relay` set it, default `{}`;",
+        computed(
+            lambda: " / ".join(
+                sorted(
+                    {
+                        script(f"bin/{name}", "PROMETHEUS_MULTIPROC_DIR").read()
+                        for name in ("web", "worker", "relay")
+                    }
+                )
+            ),
+            str,
+        ),
+    ),
+    ("(cached {} s, as the API itself refreshes", constant("messaging.metrics.BROKER_CACHE_SECONDS")),
+    ("(`LOG_FORMAT={}`, the default;", setting("LOG_FORMAT", str)),
+    ("turns task events on in every worker it sees within {} seconds", FLOWER_ENABLES_EVENTS_WITHIN),
+    (
+        "and {} (`FLOWER_READ_ONLY=false` to allow",
+        script(
+            "bin/flower",
+            "FLOWER_READ_ONLY",
+            lambda value: "read-only" if value == "true" else f"read-only={value}",
+        ),
+    ),
+    (
+        "a picture of commit → sent latency over the last {} with its p50 and p95.",
+        constant(
+            "operations.dashboard.figures.LATENCY_WINDOW",
+            lambda span: "hour" if span.total_seconds() == 3600 else str(span),
+        ),
+    ),
+)
+
+OPERATIONS = rows(
+    "docs/operations.md",
+    ("`manage.py reconcile` runs it now (daily by beat at {})", RECONCILE_DAILY),
+    ("| Are workers alive and busy? | Flower (`:{}`, basic auth, read-only).", FLOWER_PORT),
+    (
+        "the RabbitMQ management UI (`:{}`, vhost `{}`)",
+        setting("RABBITMQ_MANAGEMENT_URL", lambda url: url.rsplit(":", 1)[1]),
+        setting("CELERY_BROKER_URL", lambda url: url.rsplit("/", 1)[1]),
+    ),
+    (
+        "| OutboxEventTooOld (page) | an event has waited over {} min to be published |",
+        alert_threshold("OutboxEventTooOld", r"> (\d+)$", minutes),
+    ),
+    (
+        "| MailProviderErrorRateHigh (page) | over {} % of provider calls fail |",
+        alert_threshold(
+            "MailProviderErrorRateHigh", r"> ([\d.]+)$", lambda share: number(float(share) * 100)
+        ),
+    ),
+    (
+        "| DeadLetterQueueGrowing (ticket) | a DLQ holds messages and grew in {} min |",
+        alert_threshold("DeadLetterQueueGrowing", r"\[(\d+)m\]"),
+    ),
+    (
+        "| EmailsWaitingTooLong (ticket) | an email unfinished for over {} min |",
+        alert_threshold("EmailsWaitingTooLong", r"> (\d+)$", minutes),
+    ),
+    ("1. Flower (`:{}`) or `celery -A config inspect ping`", FLOWER_PORT),
+    ("a lease of a dead worker runs out after {} s |", LEASE),
+    ("`REVIEW_ACTION_MAX_NOTIFICATIONS` emails (default {};", REVIEW_ACTION_MAX),
+    (
+        "(at least {} characters: the provider's message id, the time)",
+        constant("operations.review.resolve.MIN_EVIDENCE_CHARS"),
+    ),
+    ("(Resend for {} h, Brevo for {} min)", RESEND_KEY_WINDOW, key_window(BREVO, minutes)),
+    ("Every night ({}) the reconciliation compares", RECONCILE_DAILY),
+    ("for the last {} days:", constant("operations.reconciliation.run.LEDGER_DAYS")),
+    ("(except those still within their first {} minutes)", STUCK_AFTER),
+    (
+        "is **due** {} after it was found.",
+        constant(
+            "operations.reconciliation.mismatches.DUE_AFTER",
+            lambda span: "a day" if span.days == 1 else str(span),
+        ),
+    ),
+    ("{} messages a page.", constant(f"{DEAD_LETTER_SCREEN}.PER_PAGE")),
+    ("how many messages and which (the first {})", constant(f"{DEAD_LETTER_SCREEN}.SHOWN_IN_PREVIEW")),
+    (
+        "a page reads the first {} messages and one click acts on at most {};",
+        constant(f"{DEAD_LETTER_SCREEN}.SCAN_LIMIT", thousands),
+        constant(f"{DEAD_LETTER_SCREEN}.ACT_LIMIT"),
+    ),
+    ("The same idempotency key goes to the provider, which dedupes for {} h.", RESEND_KEY_WINDOW),
+    (
+        'More than {} messages need `--yes` (or typing "yes"); `--rate` sets the pace '
+        "(default {} messages a second;",
+        constant("operations.management.commands.replay_dead_letters.CONFIRM_ABOVE"),
+        constant("operations.management.commands.replay_dead_letters.DEFAULT_RATE"),
+    ),
+    ("in a log, a line every {} seconds", default_argument("infra.progress.progress_report", "every")),
+    ("for longer than the retry budget ({} h for customer emails;", EMAIL_RETRY_BUDGET),
+    (
+        'the dashboard says "Mail provider: open after {} failures in a row"',
+        CIRCUIT_FAILURES,
+    ),
+    ("every {} seconds one email tests it,", CIRCUIT_OPEN_SECONDS),
+    (
+        "further and further apart (at most {} minutes), for {} hours from their first failure",
+        EMAIL_RETRY_MAX_DELAY,
+        EMAIL_RETRY_BUDGET,
+    ),
+    ("while the provider's {} h window is open: no duplicates.", RESEND_KEY_WINDOW),
+    (
+        "within `MAIL_PROVIDER_CIRCUIT_OPEN_SECONDS` ({} s) of the probe's success, the retrying ones "
+        "within their next retry (at most {} minutes). Only if it was down for more than {}:",
+        CIRCUIT_OPEN_SECONDS,
+        EMAIL_RETRY_MAX_DELAY,
+        computed(lambda: EMAIL_RETRY_BUDGET.read(), a_day),
+    ),
+    ("or the web's clock is more than {} minutes off.", computed(svix_tolerance_minutes)),
+    ("the web process stops trying for {} s after a failure, and beat's sweep", FAST_PATH_PAUSE),
+    ("so within the provider's {} h window the provider answers", RESEND_KEY_WINDOW),
+    ("Restores older than the provider's window ({} h)", RESEND_KEY_WINDOW),
+    (
+        "A first run after a long gap deletes at most {} batches;",
+        default_argument("messaging.retention.retention_run", "max_batches", thousands),
+    ),
+)
+
+ROWS = (
+    README
+    + CONTRIBUTING
+    + TESTS_README
+    + ARCHITECTURE
+    + CELERY_AND_RABBITMQ
+    + DEPLOY
+    + FAILURE_HANDLING
+    + OBSERVABILITY
+    + OPERATIONS
+)
 
 
 @pytest.mark.parametrize(("document", "phrase", "figures"), ROWS, ids=[f"{d}: {p[:60]}" for d, p, _ in ROWS])
