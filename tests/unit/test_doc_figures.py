@@ -25,6 +25,7 @@ from tests.unit.code_figures import (
     beat_job,
     computed,
     constant,
+    days,
     hourly,
     hourly_at_minute,
     hours,
@@ -806,6 +807,383 @@ OPERATIONS = rows(
     ),
 )
 
+
+def source_literal(path: str, name: str, show=number) -> Figure:
+    """A literal a file of ours assigns at its top level (`NAME = 300`; of a dict, its number of
+    keys), read without importing the file."""
+    import ast
+
+    def read():
+        tree = ast.parse((REPO / path).read_text())
+        [value] = [
+            node.value
+            for node in tree.body
+            if isinstance(node, ast.Assign)
+            and any(getattr(target, "id", None) == name for target in node.targets)
+        ]
+        return len(value.keys) if isinstance(value, ast.Dict) else ast.literal_eval(value)
+
+    return computed(read, show)
+
+
+def field_max_length(model: str, field: str) -> Figure:
+    return computed(lambda: constant(model).read()._meta.get_field(field).max_length)
+
+
+def celery_backend_cleanup_schedule():
+    """When Celery's beat runs its result clean-up, which it adds itself while results expire
+    and the backend cannot expire them (django-celery-results' cannot)."""
+    from types import SimpleNamespace
+
+    from celery.beat import Scheduler
+
+    class Beat:
+        app = SimpleNamespace(
+            conf=SimpleNamespace(result_expires=1), backend=SimpleNamespace(supports_autoexpire=False)
+        )
+        entries: dict = {}
+
+        def update_from_dict(self, entries: dict) -> None:
+            self.entries = entries
+
+    beat = Beat()
+    Scheduler.install_default_entries(beat, {})  # type: ignore[arg-type]  # what it reads of a scheduler
+    return beat.entries["celery.backend_cleanup"]["schedule"]
+
+
+def short_order_number_length() -> int:
+    """How much of its id an order placed with the short body (no number) is known by."""
+    import uuid
+    from types import SimpleNamespace
+
+    order_number = constant("notifications.content.context.order_number").read()
+    return len(order_number(SimpleNamespace(number=None, id=uuid.uuid4())))
+
+
+def secret_hint_length() -> int:
+    """How much of a shop's secret its pages show (the last characters, after an ellipsis)."""
+    shop = constant("shops.models.Shop").read()(webhook_secret="s" * 40)
+    return len(shop.secret_hint.removeprefix("…"))
+
+
+def a_twentieth(share: float) -> str:
+    return "a twentieth" if share == 0.05 else str(share)
+
+
+def mebibytes(size: int) -> str:
+    return number(size / 1024 / 1024)
+
+
+def hours_of(dotted: str) -> Figure:
+    return constant(dotted, hours)
+
+
+SHOP_REDACT = "intake.shopify.shop_redact"
+SALEOR_SIGNATURE = "intake.saleor.signature"
+MAX_JSON_NESTING = constant("infra.json_nesting.MAX_JSON_NESTING")
+PROVIDER_EVENT_RETENTION = setting("PROVIDER_EVENT_RETENTION_DAYS")
+LEDGER_DAYS = constant("operations.reconciliation.run.LEDGER_DAYS")
+ORDER_RETENTION = setting("ORDER_PERSONAL_DATA_RETENTION_DAYS")
+SNAPSHOT_RETENTION = setting("EMAIL_SNAPSHOT_RETENTION_DAYS")
+ATTEMPT_RETENTION = setting("ATTEMPT_DETAIL_RETENTION_DAYS")
+DELIVERY_BODY_RETENTION = setting("PLATFORM_DELIVERY_BODY_RETENTION_DAYS")
+MIN_WITHDRAWAL_DAYS = constant("notifications.checks.MIN_WITHDRAWAL_DAYS")
+ORDER_CONTENT = "orders.content"
+
+RUNBOOK = rows(
+    "docs/runbook.md",
+    ("| Flower | port {} |", FLOWER_PORT),
+    (
+        "when it is due ({} after it was found).",
+        constant(
+            "operations.reconciliation.mismatches.DUE_AFTER",
+            lambda span: "a day" if span.days == 1 else str(span),
+        ),
+    ),
+    ("One action takes at most {} emails", REVIEW_ACTION_MAX),
+    ("*Mail provider: open after {} failures in a row*;", CIRCUIT_FAILURES),
+    ('"The mail provider failed {} times in a row; no worker calls it until …"', CIRCUIT_FAILURES),
+    ("try one email every {} seconds,", CIRCUIT_OPEN_SECONDS),
+    ("because of an outage shorter than {};", computed(lambda: EMAIL_RETRY_BUDGET.read(), a_day)),
+    ("One click takes at most {} messages", constant(f"{DEAD_LETTER_SCREEN}.ACT_LIMIT")),
+    ("shows emails *pending* for more than {} minutes while the provider is fine.", STUCK_AFTER),
+)
+
+EMAIL_CONTENT = rows(
+    "docs/email-content.md",
+    (
+        "or a subject over {} characters, is refused.",
+        constant("notifications.content.render.SUBJECT_MAX_CHARS"),
+    ),
+    *[
+        (f"| `{variable}` | `{{}}` |", setting(name, str))
+        for variable, name in (
+            ("SHOP_NAME", "SHOP_NAME"),
+            ("SHOP_URL", "SHOP_URL"),
+            ("SHOP_LOGO_URL", "SHOP_LOGO_URL"),
+            ("SHOP_PRIMARY_COLOR", "SHOP_PRIMARY_COLOR"),
+            ("SHOP_TEXT_COLOR", "SHOP_TEXT_COLOR"),
+            ("SHOP_SUPPORT_EMAIL", "SHOP_SUPPORT_EMAIL"),
+            ("SHOP_DEFAULT_LOCALE", "LANGUAGE_CODE"),
+            ("SHOP_LEGAL_NAME", "SHOP_LEGAL_NAME"),
+            ("SHOP_LEGAL_ADDRESS", "SHOP_LEGAL_ADDRESS"),
+            ("SHOP_PHONE", "SHOP_PHONE"),
+            ("SHOP_TERMS_URL", "SHOP_TERMS_URL"),
+            ("SHOP_WITHDRAWAL_URL", "SHOP_WITHDRAWAL_URL"),
+            ("SHOP_WITHDRAWAL_DAYS", "SHOP_WITHDRAWAL_DAYS"),
+        )
+    ],
+    (
+        "| `SHOP_FOOTER_ADDRESS` | `{}, …` |",
+        setting("SHOP_FOOTER_ADDRESS", lambda address: address.split(",")[0]),
+    ),
+    (
+        "| `SHOP_REGISTER` | `{}` |",
+        setting(
+            "SHOP_REGISTER", lambda text: re.sub(r"^(\w+) .*? (HRB \d+, VAT ID DE).*$", r"\1 … \2…", text)
+        ),
+    ),
+    ("the withdrawal period (at least {}) |", MIN_WITHDRAWAL_DAYS),
+    ("a withdrawal period under {} days.", MIN_WITHDRAWAL_DAYS),
+    ("`config/settings/base.py`: {});", LANGUAGES),
+    (
+        "An order has up to {} kinds of email:",
+        computed(lambda: len(constant("notifications.events.EMAIL_KIND_OF_EVENT").read()), words),
+    ),
+    (
+        "every `EMAIL_FOLLOWING_WAIT_SECONDS`, {} s, or every `EMAIL_FOLLOWING_PERSON_WAIT_SECONDS`, {} s,",
+        setting("EMAIL_FOLLOWING_WAIT_SECONDS"),
+        setting("EMAIL_FOLLOWING_PERSON_WAIT_SECONDS"),
+    ),
+    (
+        "A loop alone repeats its body at most {} times (the API's limit of lines per order)",
+        constant(f"{ORDER_CONTENT}.MAX_LINES"),
+    ),
+    (
+        "a template part of at most {} characters, a rendered part of at most {}, CSS that inlining "
+        "could not blow up (tags times characters of CSS in `<style>` at most {},",
+        constant("notifications.content.render_limits.TEMPLATE_MAX_CHARS", thousands),
+        constant("notifications.content.render_limits.PART_MAX_CHARS", thousands),
+        constant("notifications.content.render_limits.INLINE_WORK_MAX", thousands),
+    ),
+    ("`EMAIL_RENDER_MAX_CPU_SECONDS` ({} s) of CPU", setting("EMAIL_RENDER_MAX_CPU_SECONDS")),
+    ("the withdrawal period in days (at least {}) |", MIN_WITHDRAWAL_DAYS),
+)
+
+ORDERS = rows(
+    "docs/orders.md",
+    ("Orders keep amounts to {} decimals,", constant("orders.currencies.STORED_DECIMALS", words)),
+    ("| lines per order | 1 to {} |", constant(f"{ORDER_CONTENT}.MAX_LINES")),
+    ("| discounts per order | at most {} |", constant(f"{ORDER_CONTENT}.MAX_DISCOUNTS")),
+    ("| quantity of a line | 1 to {} |", constant(f"{ORDER_CONTENT}.MAX_QUANTITY", thousands)),
+    (
+        "| any amount | 0 to {} minor units",
+        constant(
+            f"{ORDER_CONTENT}.MAX_MINOR_AMOUNT", lambda amount: "10¹³" if amount == 10**13 else str(amount)
+        ),
+    ),
+    ("`postal_code`, `phone` | {} characters |", constant(f"{ORDER_CONTENT}.SHORT_TEXT")),
+    ("discount `description`, `payment_method` | {} characters |", constant(f"{ORDER_CONTENT}.NAME_TEXT")),
+    ("| `customer_email` | {} characters |", field_max_length("orders.models.Order", "customer_email")),
+    (
+        "shows the first {} characters of the order's id.",
+        computed(short_order_number_length, words),
+    ),
+    ("is the shop's own id of the parcel, up to {} characters.", constant(f"{ORDER_CONTENT}.SHORT_TEXT")),
+    ("`reason` (optional, {} characters)", constant(f"{ORDER_CONTENT}.NAME_TEXT")),
+)
+
+PERSONAL_DATA = rows(
+    "docs/personal-data.md",
+    ("each cleared by the {} retention job,", RETENTION_HOURLY),
+    (
+        "empties published outbox events (after {} days), the inbox ({} days) and the mail provider's "
+        "delivery events ({} days, once applied); Celery's task results go after {} days.",
+        setting("OUTBOX_RETENTION_DAYS"),
+        setting("INBOX_RETENTION_DAYS"),
+        PROVIDER_EVENT_RETENTION,
+        setting("CELERY_RESULT_EXPIRES", days),
+    ),
+    (
+        "The {} retention job (`messaging/retention.py`",
+        RETENTION_HOURLY,
+    ),
+    ("`PERSONAL_DATA_RETENTION_BATCH_SIZE` rows ({}),", setting("PERSONAL_DATA_RETENTION_BATCH_SIZE")),
+    ("`PERSONAL_DATA_RETENTION_PACE` ({}) of the time", setting("PERSONAL_DATA_RETENTION_PACE", a_twentieth)),
+    ("| {} days after the email finished (`EMAIL_SNAPSHOT_RETENTION_DAYS`) |", SNAPSHOT_RETENTION),
+    ("| {} days after the call (`ATTEMPT_DETAIL_RETENTION_DAYS`) |", ATTEMPT_RETENTION),
+    ("| {} days after it came (`PLATFORM_DELIVERY_BODY_RETENTION_DAYS`) |", DELIVERY_BODY_RETENTION),
+    (
+        "| A year after the order (`ORDER_PERSONAL_DATA_RETENTION_DAYS`{}), once none",
+        computed(lambda: "" if ORDER_RETENTION.read() == 365 else f", {ORDER_RETENTION.read()}"),
+    ),
+    ("A year after the order was placed (`ORDER_PERSONAL_DATA_RETENTION_DAYS`, {})", ORDER_RETENTION),
+    (
+        "| {} days after it came (`PLATFORM_DELIVERY_BODY_RETENTION_DAYS`), or until the erasure |",
+        DELIVERY_BODY_RETENTION,
+    ),
+    (
+        "| {} days after the email finished (`EMAIL_SNAPSHOT_RETENTION_DAYS`); with its order",
+        SNAPSHOT_RETENTION,
+    ),
+    ("| {} days after the call (`ATTEMPT_DETAIL_RETENTION_DAYS`), or until the erasure |", ATTEMPT_RETENTION),
+    ("| `PROVIDER_EVENT_RETENTION_DAYS` ({}) after it arrived, once applied;", PROVIDER_EVENT_RETENTION),
+    ("| `CELERY_RESULT_EXPIRES`: {} days after it was stored |", setting("CELERY_RESULT_EXPIRES", days)),
+    (
+        "Celery's `celery.backend_cleanup`, every day at {}:",
+        computed(celery_backend_cleanup_schedule, at_time_of_day),
+    ),
+    ("| The work queues ({}) and the delayed retries", WORK_QUEUES),
+    ("at most the event type's retry budget ({} hours for an email)", EMAIL_RETRY_BUDGET),
+    (
+        "Flower keeps the task events it has seen (at most {} tasks, its default)",
+        constant("flower.options.options.max_tasks", thousands),
+    ),
+)
+
+PLATFORMS_DOC = rows(
+    "docs/platforms.md",
+    ("only its last {} characters;", computed(secret_hint_length, words)),
+    ("(oldest first, a page of {} at a time)", constant("intake.woocommerce.backfill.PAGE_SIZE")),
+    (
+        "The shop's keys are kept for {} minutes;",
+        constant(f"{SALEOR_SIGNATURE}.KEYS_FRESH_FOR", lambda s: words(int(s // 60))),
+    ),
+    ("but not more than once every {} seconds,", constant(f"{SALEOR_SIGNATURE}.REFETCH_AT_MOST_EVERY")),
+    (
+        "Shopify sends it {} hours after the app was uninstalled, when the shop's webhooks are removed, and "
+        "retries a delivery made before for up to {} hours, so a genuine one comes after the shop has had no "
+        "delivery for `SHOP_REDACT_QUIET` ({} hours,",
+        hours_of(f"{SHOP_REDACT}.SENT_AFTER_UNINSTALL"),
+        hours_of(f"{SHOP_REDACT}.RETRIED_FOR"),
+        hours_of(f"{SHOP_REDACT}.SHOP_REDACT_QUIET"),
+    ),
+    (
+        "| a body over `PLATFORM_WEBHOOK_MAX_BODY_BYTES` ({} MiB) |",
+        setting("PLATFORM_WEBHOOK_MAX_BODY_BYTES", mebibytes),
+    ),
+    ("and Shopify retries (up to 8 times over {} hours).", hours_of(f"{SHOP_REDACT}.RETRIED_FOR")),
+    (
+        "so that Shopify does not retry it for {} hours",
+        constant(f"{SHOP_REDACT}.RETRIED_FOR", lambda span: words(int(span.total_seconds() // 3600))),
+    ),
+)
+
+PROVIDERS_DOC = rows(
+    "docs/providers.md",
+    (
+        "(named `mailsim`, or on its port {});",
+        computed(
+            lambda: (
+                constant("notifications.providers.production_url.SIMULATOR_PORT").read()
+                if str(constant("notifications.providers.production_url.SIMULATOR_PORT").read())
+                == MAILSIM_PORT.read()
+                else "the simulator's port and the production check's differ"
+            )
+        ),
+    ),
+    (
+        "| Resend HTTP API | {} h (`Idempotency-Key` header) |",
+        RESEND_KEY_WINDOW,
+    ),
+    (
+        "effect-once for {} h from the first attempt (minus a {} min margin);",
+        RESEND_KEY_WINDOW,
+        KEY_WINDOW_MARGIN,
+    ),
+    ("| Brevo transactional API | {} min (`idempotencyKey`", key_window(BREVO, minutes)),
+    ("(Brevo through Anymail: {} min)", key_window(BREVO, minutes)),
+    (
+        '`retries={"total_max_attempts": {}}`',
+        computed(
+            lambda: re.search(
+                r'"total_max_attempts": (\d+)', (REPO / "notifications/providers/ses.py").read_text()
+            ).group(1)
+        ),
+    ),
+    (
+        "`MAIL_PROVIDER_CONNECT_TIMEOUT_SECONDS` ({}), `MAIL_PROVIDER_READ_TIMEOUT_SECONDS` ({}).",
+        setting("MAIL_PROVIDER_CONNECT_TIMEOUT_SECONDS"),
+        setting("MAIL_PROVIDER_READ_TIMEOUT_SECONDS"),
+    ),
+    ("a timestamp more than {} minutes off is refused", computed(svix_tolerance_minutes)),
+    (
+        "| events {}; copy the signing secret",
+        Names(lambda: list(constant("notifications.tracking.resend.KINDS").read())),
+    ),
+    ("nested at most {} levels:", MAX_JSON_NESTING),
+    ("(django-anymail {},", pinned("django-anymail")),
+    ("Anymail {} does not verify SNS message signatures", pinned("django-anymail")),
+    (
+        "kept `PROVIDER_EVENT_RETENTION_DAYS` ({}, at least the reconciliation's {})",
+        PROVIDER_EVENT_RETENTION,
+        LEDGER_DAYS,
+    ),
+    ("`PROVIDER_EVIDENCE_WAIT_HOURS` ({}, longer than", setting("PROVIDER_EVIDENCE_WAIT_HOURS")),
+    (
+        "add `https://<host>/webhooks/resend/` with the {} `email.*` events above;",
+        computed(lambda: len(constant("notifications.tracking.resend.KINDS").read()), words),
+    ),
+    (
+        "(at least {} characters; where basic auth is the ESP's only check",
+        constant("notifications.providers.anymail_webhooks.BASIC_AUTH_MIN_PASSWORD"),
+    ),
+    ("names a second provider (any of the {},", computed(lambda: len(PROVIDERS.read()), words)),
+    (
+        "drops the connection on the first {} sends it takes,",
+        constant("tools.drill.outage.ONSET_DROPS", words),
+    ),
+    (
+        "then answers 503 to everything for {} minutes while orders arrive.",
+        computed(
+            lambda: constant("tools.drill.outage.OutageConfig").read().outage_seconds / 60,
+            lambda m: words(int(m)),
+        ),
+    ),
+)
+
+SECURITY = rows(
+    "docs/security.md",
+    (
+        "refetched for an unknown key id at most every {} s;",
+        constant(f"{SALEOR_SIGNATURE}.REFETCH_AT_MOST_EVERY"),
+    ),
+    ("(its last {} characters only)", computed(secret_hint_length, words)),
+    (
+        "`tests/integration/api/test_api_fuzz.py` ({} seeded examples per operation:",
+        source_literal("tests/integration/api/test_api_fuzz.py", "EXAMPLES_PER_OPERATION"),
+    ),
+    (
+        "`tests/integration/api/test_api_hostile_input.py` ({} hostile strings in every field;",
+        source_literal("tests/integration/api/test_api_hostile_input.py", "HOSTILE"),
+    ),
+    ("the development key, a key under {} characters,", SECRET_KEY_MIN_LENGTH),
+    (
+        "Tokens are {}-bit random values,",
+        constant("apiauth.services.TOKEN_RANDOM_BYTES", lambda size: str(size * 8)),
+    ),
+    ("at most {} levels (`infra/json_nesting.py`", MAX_JSON_NESTING),
+    ("review actions take at most `REVIEW_ACTION_MAX_NOTIFICATIONS` ({})", REVIEW_ACTION_MAX),
+    (
+        "Django's password validators (at least {} characters,",
+        setting(
+            "AUTH_PASSWORD_VALIDATORS",
+            lambda validators: str(
+                next(
+                    v["OPTIONS"]["min_length"]
+                    for v in validators
+                    if v["NAME"].endswith("MinimumLengthValidator")
+                )
+            ),
+        ),
+    ),
+    ("at most the retry budget ({} hours for customer emails)", EMAIL_RETRY_BUDGET),
+    (
+        "production refuses to start without a key of its own of at least {} characters.",
+        constant("config.settings.safety.HASH_KEY_MIN_LENGTH"),
+    ),
+)
+
 ROWS = (
     README
     + CONTRIBUTING
@@ -816,6 +1194,13 @@ ROWS = (
     + FAILURE_HANDLING
     + OBSERVABILITY
     + OPERATIONS
+    + RUNBOOK
+    + EMAIL_CONTENT
+    + ORDERS
+    + PERSONAL_DATA
+    + PLATFORMS_DOC
+    + PROVIDERS_DOC
+    + SECURITY
 )
 
 
