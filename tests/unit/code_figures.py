@@ -7,7 +7,9 @@ fresh interpreter whose environment holds none of ours and which skips a local `
 neither the test run's variables nor a developer's overrides stand in for the code's value.
 """
 
+import ast
 import importlib
+import inspect
 import os
 import pickle
 import re
@@ -37,8 +39,13 @@ for name in dir(settings):
 sys.stdout.buffer.write(pickle.dumps(values))
 """
 
-# A production deployment's required secrets, long enough for config/settings/safety.py.
-_PRODUCTION = {"DJANGO_ENV": "production", "DJANGO_SECRET_KEY": "s" * 64, "PERSONAL_DATA_HASH_KEY": "h" * 64}
+# A production deployment's required keys, long enough for config/settings/safety.py.
+_LONG_ENOUGH = "k" * 64
+_PRODUCTION = {
+    "DJANGO_ENV": "production",
+    "DJANGO_SECRET_KEY": _LONG_ENOUGH,
+    "PERSONAL_DATA_HASH_KEY": _LONG_ENOUGH,
+}
 
 
 @cache
@@ -122,6 +129,62 @@ def hourly_at_minute(schedule: Any) -> str:
     assert len(schedule.hour) == 24, "an hourly job"
     (minute,) = schedule.minute
     return str(minute)
+
+
+# --- Files of ours read as text, signatures, pins ---------------------------------------
+
+Show = Callable[[Any], str]
+
+
+def source_match(path: str, pattern: str, show: Show | None = None) -> Figure:
+    """The first group of `pattern` in a file of ours (a test's own sizes, a tool's settings)."""
+
+    def read() -> str:
+        found = re.search(pattern, (REPO / path).read_text())
+        assert found, f"{path}: {pattern}"
+        return found.group(1)
+
+    return Figure(read, show or str)
+
+
+def source_literal(path: str, name: str, show: Show | None = None) -> Figure:
+    """A literal a file of ours assigns at its top level (`NAME = 300`; of a dict, its number of
+    keys), read without importing the file."""
+
+    def read() -> Any:
+        tree = ast.parse((REPO / path).read_text())
+        [value] = [
+            node.value
+            for node in tree.body
+            if isinstance(node, ast.Assign)
+            and any(getattr(target, "id", None) == name for target in node.targets)
+        ]
+        return len(value.keys) if isinstance(value, ast.Dict) else ast.literal_eval(value)
+
+    return Figure(read, show or number)
+
+
+def default_argument(function: str, parameter: str, show: Show | None = None) -> Figure:
+    """The default of a function's parameter (`package.module.function`)."""
+    return Figure(
+        lambda: inspect.signature(constant(function).read()).parameters[parameter].default, show or number
+    )
+
+
+def pinned(package: str) -> Figure:
+    """The major and minor version requirements.txt pins (`celery==5.7.0`: 5.7)."""
+
+    def read() -> str:
+        pin = re.search(rf"^{package}==(\d+\.\d+)", (REPO / "requirements.txt").read_text(), re.MULTILINE)
+        assert pin, f"requirements.txt pins {package}"
+        return pin.group(1)
+
+    return Figure(read)
+
+
+def field_max_length(model: str, field: str) -> Figure:
+    """A model field's max_length (`package.models.Model`)."""
+    return Figure(lambda: constant(model).read()._meta.get_field(field).max_length)
 
 
 # --- The Makefile and the process scripts ------------------------------------------------

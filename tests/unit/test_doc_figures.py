@@ -26,15 +26,21 @@ from tests.unit.code_figures import (
     computed,
     constant,
     days,
+    default_argument,
+    field_max_length,
     hourly,
     hourly_at_minute,
     hours,
     makefile_default,
     makefile_recipe,
+    makefile_target_variable,
     minutes,
     number,
+    pinned,
     seconds,
     setting,
+    source_literal,
+    source_match,
     thousands,
     words,
 )
@@ -327,17 +333,6 @@ ARCHITECTURE = rows(
 )
 
 
-def pinned(package: str) -> Figure:
-    """The major and minor version requirements.txt pins (`celery==5.7.0`: 5.7)."""
-
-    def read() -> str:
-        pin = re.search(rf"^{package}==(\d+\.\d+)", (REPO / "requirements.txt").read_text(), re.MULTILINE)
-        assert pin, f"requirements.txt pins {package}"
-        return pin.group(1)
-
-    return computed(read)
-
-
 def celery_delayed_delivery_pauses() -> str:
     """The pauses between the tries of Celery's delayed-delivery step on a node that is down."""
     import inspect
@@ -497,15 +492,9 @@ BREVO = "brevo.Brevo"
 IN_FLIGHT_DELAY = constant("messaging.retry_policy.IN_FLIGHT_DELAY_SECONDS")
 
 
-def drill_clock(variable: str) -> Figure:
+def drill_clock(variable: str, show=number) -> Figure:
     """A setting the fault drill's stack sets for its processes (tools/drill/stack.py)."""
-
-    def read() -> str:
-        found = re.search(rf'"{variable}": "([^"]+)"', (REPO / "tools/drill/stack.py").read_text())
-        assert found, f"the drill's stack sets {variable}"
-        return found.group(1)
-
-    return computed(read)
+    return source_match("tools/drill/stack.py", rf'"{variable}": "([^"]+)"', show)
 
 
 def event_type(name: str):
@@ -625,13 +614,6 @@ FAILURE_HANDLING = rows(
         constant("notifications.delivery.rate_limit.CAPACITY", lambda capacity: words(int(capacity))),
     ),
 )
-
-
-def default_argument(function: str, parameter: str, show=number) -> Figure:
-    """The default of a function's keyword (`package.module.function`)."""
-    import inspect
-
-    return computed(lambda: inspect.signature(constant(function).read()).parameters[parameter].default, show)
 
 
 def alert_threshold(alert: str, pattern: str, show=number) -> Figure:
@@ -808,28 +790,6 @@ OPERATIONS = rows(
 )
 
 
-def source_literal(path: str, name: str, show=number) -> Figure:
-    """A literal a file of ours assigns at its top level (`NAME = 300`; of a dict, its number of
-    keys), read without importing the file."""
-    import ast
-
-    def read():
-        tree = ast.parse((REPO / path).read_text())
-        [value] = [
-            node.value
-            for node in tree.body
-            if isinstance(node, ast.Assign)
-            and any(getattr(target, "id", None) == name for target in node.targets)
-        ]
-        return len(value.keys) if isinstance(value, ast.Dict) else ast.literal_eval(value)
-
-    return computed(read, show)
-
-
-def field_max_length(model: str, field: str) -> Figure:
-    return computed(lambda: constant(model).read()._meta.get_field(field).max_length)
-
-
 def celery_backend_cleanup_schedule():
     """When Celery's beat runs its result clean-up, which it adds itself while results expire
     and the backend cannot expire them (django-celery-results' cannot)."""
@@ -862,7 +822,8 @@ def short_order_number_length() -> int:
 
 def secret_hint_length() -> int:
     """How much of a shop's secret its pages show (the last characters, after an ellipsis)."""
-    shop = constant("shops.models.Shop").read()(webhook_secret="s" * 40)
+    forty_characters = "x" * 40
+    shop = constant("shops.models.Shop").read()(webhook_secret=forty_characters)
     return len(shop.secret_hint.removeprefix("…"))
 
 
@@ -1184,6 +1145,323 @@ SECURITY = rows(
     ),
 )
 
+
+def percent(share: float) -> str:
+    return number(round(share * 100, 6))
+
+
+def share_in_words(share: float) -> str:
+    return {0.5: "half", 0.2: "a fifth", 0.25: "a quarter"}.get(share, f"{percent(share)} %")
+
+
+def provider_fault(kind: str) -> Figure:
+    """The share of sends the fault drill's provider answers with this fault (tools/drill/chaos.py)."""
+    return computed(
+        lambda: next(
+            fault["rate"]
+            for fault in constant("tools.drill.chaos.PROVIDER_FAULTS").read()
+            if fault["kind"] == kind
+        ),
+        percent,
+    )
+
+
+def outage_config(field: str, show=number) -> Figure:
+    return computed(lambda: getattr(constant("tools.drill.outage.OutageConfig").read()(), field), show)
+
+
+def outage_bound_parts() -> list[str]:
+    """The outage drill's bound on calls during ten minutes: its parts and its sum."""
+    from tools.drill.outage import OutageConfig
+    from tools.drill.outage_verdict import outage_request_bound
+
+    config = OutageConfig()
+    sizes = config.sizes()
+    probes = int(config.outage_seconds // sizes.open_seconds) + 1
+    parts = [sizes.failures - 1, sizes.workers, sizes.concurrency, sizes.batch_size, probes]
+    return [*map(str, parts), str(outage_request_bound(config.outage_seconds, sizes))]
+
+
+def outage_bound(part: int) -> Figure:
+    return computed(lambda: outage_bound_parts()[part], str)
+
+
+def rate_bound(window: float, *, travel: bool) -> Figure:
+    from tools.drill.outage_verdict import rate_window_bound
+
+    rate = constant("tools.drill.outage.OutageConfig").read()().mail_rate_limit
+    return computed(lambda: rate_window_bound(rate, window) if travel else rate_window_bound(rate, window, 0))
+
+
+def two_hosts(field: str, show=number) -> Figure:
+    return computed(lambda: getattr(constant("tools.drill.two_hosts.TwoHostConfig").read()(), field), show)
+
+
+def seconds_in_words(value: float) -> str:
+    return {1.0: "a second", 0.5: "half a second", 60.0: "a minute"}.get(float(value), f"{number(value)} s")
+
+
+DRILL_LOAD = "tools.drill.load"
+DRILL_CONFIG = "tools.drill.harness.DrillConfig"
+OUTAGE_DRILL_TEST = "tests/system/test_drill_outage.py"
+
+DRILLS = rows(
+    "docs/drills.md",
+    (
+        "`tests/system/test_drill.py` does with {} orders inside `make test`",
+        source_match("tests/system/test_drill.py", r"DrillConfig\(orders=(\d+)"),
+    ),
+    (
+        "`bin/web`, {} `bin/relay`, {} `bin/worker`,",
+        constant(f"{DRILL_CONFIG}.relays", words),
+        constant(f"{DRILL_CONFIG}.workers", words),
+    ),
+    ("each request has a deadline ({} min),", constant(f"{DRILL_LOAD}.GIVE_UP_AFTER_SECONDS", minutes)),
+    (
+        "{} orders in {} are a shop's, with {} to {} lines; the fourth is in the short body. {} % are paid, "
+        "{} % "
+        "cancelled at once, {} % cancelled a few seconds later; of the shop orders not cancelled, {} % ship "
+        "in two "
+        "parcels (the first line, then the rest), and {} of those refund the first parcel",
+        constant(f"{DRILL_LOAD}.SHORT_BODY_EVERY", lambda every: words(every - 1).capitalize()),
+        constant(f"{DRILL_LOAD}.SHORT_BODY_EVERY", words),
+        constant(f"{DRILL_LOAD}.LINES_PER_ORDER", lambda lines: words(lines[0])),
+        constant(f"{DRILL_LOAD}.LINES_PER_ORDER", lambda lines: words(lines[1])),
+        constant(f"{DRILL_LOAD}.PAID_SHARE", percent),
+        constant(f"{DRILL_LOAD}.CANCELLED_AT_ONCE_SHARE", percent),
+        constant(f"{DRILL_LOAD}.CANCELLED_LATER_SHARE", percent),
+        constant(f"{DRILL_LOAD}.SHIPPED_SHARE", percent),
+        constant(f"{DRILL_LOAD}.REFUNDED_SHARE", share_in_words),
+    ),
+    (
+        "(the default {} refuses most of a {}/s stream): `API_THROTTLE_RATE` = orders/s × {} requests",
+        setting("API_THROTTLE_RATE", str),
+        constant(f"{DRILL_CONFIG}.rate"),
+        constant(f"{DRILL_LOAD}.REQUESTS_PER_ORDER_MAX"),
+    ),
+    (
+        "× {} for headroom (retries, the catch-up after a stall) per minute, {} at {}/s",
+        constant(f"{DRILL_LOAD}.THROTTLE_HEADROOM"),
+        computed(
+            lambda: constant(f"{DRILL_LOAD}.api_throttle_rate_for").read()(
+                constant(f"{DRILL_CONFIG}.rate").read()
+            ),
+            lambda rate: thousands(int(rate.split("/")[0])) + "/" + rate.split("/")[1],
+        ),
+        constant(f"{DRILL_CONFIG}.rate"),
+    ),
+    (
+        "publish {}–{} more copies of {} % of the published events,",
+        constant("tools.drill.chaos.REPUBLISHED_COPIES", lambda copies: str(copies[0])),
+        constant("tools.drill.chaos.REPUBLISHED_COPIES", lambda copies: str(copies[-1])),
+        constant("tools.drill.chaos.REPUBLISHED_SHARE", percent),
+    ),
+    (
+        "{} % 503, {} % 429 with `Retry-After`, {} % stalls past the client's read timeout "
+        "(stored, answer lost), {} % accept-then-drop;",
+        provider_fault("503"),
+        provider_fault("429"),
+        provider_fault("stall"),
+        provider_fault("accept_then_drop"),
+    ),
+    (
+        "and {} of the events twice,",
+        constant("tools.drill.chaos.WEBHOOK_FAULTS", lambda faults: share_in_words(faults["duplicate_rate"])),
+    ),
+    (
+        "runs a short drill whose API lets {} requests a minute through",
+        source_match("tests/system/test_drill.py", r'api_throttle_rate="(\d+)/min"'),
+    ),
+    ("given up (the first {} listed)", source_match("tools/drill/report.py", r"given_up_requests\[:(\d+)\]")),
+    (
+        "every delivery is posted {} to {} times under one `X-Shopify-Event-Id`, the copies spread over {} "
+        "seconds,",
+        constant("tools.drill.platform_load.COPIES", lambda copies: str(copies[0])),
+        constant("tools.drill.platform_load.COPIES", lambda copies: str(copies[1])),
+        constant("tools.drill.platform_load.SPREAD_SECONDS"),
+    ),
+    (
+        "paid; {} % shipped, one parcel per line, {} of those with the first line refunded; {} % cancelled.",
+        constant("tools.drill.platform_load.SHIPPED_SHARE", percent),
+        constant("tools.drill.platform_load.REFUNDED_SHARE", share_in_words),
+        constant("tools.drill.platform_load.CANCELLED_SHARE", percent),
+    ),
+    (
+        "`tests/system/test_drill.py` runs {} orders of it in `make test-tools`",
+        source_match(
+            "tests/system/test_drill.py",
+            r"DrillConfig\(orders=(\d+), rate=\d+, kill_every=\d+, platform=True",
+        ),
+    ),
+    ("`make drill-restore` (`ORDERS={}` unless given;", makefile_target_variable("drill-restore", "ORDERS")),
+    ("when {} of them are placed,", constant("tools.drill.restore.RestoreConfig.dump_at", share_in_words)),
+    (
+        "From {} before the dump until it ends the provider answers each send {} late",
+        constant("tools.drill.restore_parts.HOLD_LEAD_SECONDS", seconds_in_words),
+        constant("tools.drill.restore.RestoreConfig.provider_hold", seconds_in_words),
+    ),
+    (
+        "the workers stop and {} % more orders (at least {}) are placed",
+        computed(lambda: restore_queued_at_stop(1000) / 10, number),
+        computed(lambda: restore_queued_at_stop(1)),
+    ),
+    (
+        "`manage.py reconcile --repair --stuck-after {}` (the safety net",
+        constant("tools.drill.restore.STUCK_AFTER", str),
+    ),
+    (
+        "`tests/system/test_drill_restore.py` runs {} orders",
+        source_match("tests/system/test_drill_restore.py", r"RestoreConfig\(orders=(\d+)"),
+    ),
+    ("with its default threshold of {} minutes would have left them pending", STUCK_AFTER),
+    (
+        "`make drill-outage` (`python -m tools.drill.outage --minutes {} --rate {} --mail-rate-limit {}`;",
+        makefile_default("OUTAGE_MINUTES"),
+        makefile_default("OUTAGE_RATE"),
+        makefile_default("OUTAGE_MAIL_RATE_LIMIT"),
+    ),
+    (
+        "back-offs from {} s up to the email's {} minutes, a {}-hour retry budget, {} s provider timeouts, "
+        "a {} s "
+        "lease, the circuit opening after {} failures for {} s; and `MAIL_PROVIDER_RATE_LIMIT` {}/s.",
+        BASE_DELAY,
+        EMAIL_RETRY_MAX_DELAY,
+        EMAIL_RETRY_BUDGET,
+        setting("MAIL_PROVIDER_READ_TIMEOUT_SECONDS"),
+        LEASE,
+        CIRCUIT_FAILURES,
+        CIRCUIT_OPEN_SECONDS,
+        outage_config("mail_rate_limit"),
+    ),
+    (
+        "Orders arrive at a steady {} a second for {}, then the simulator takes the first {} sends",
+        outage_config("rate"),
+        outage_config("before_seconds", seconds_in_words),
+        constant("tools.drill.outage.ONSET_DROPS", words),
+    ),
+    (
+        "answers 503 to every send after them, for {} minutes; then orders go on for {} more; the fault is "
+        "lifted "
+        "and the drill waits (up to {} minutes)",
+        outage_config("outage_seconds", lambda span: words(int(span // 60))),
+        outage_config("after_seconds", seconds_in_words),
+        outage_config("settle_timeout", minutes),
+    ),
+    (
+        "(⌊outage / {} s⌋ + 1): {} + {} × {} × {} + {} = {} for ten minutes;",
+        CIRCUIT_OPEN_SECONDS,
+        *[outage_bound(part) for part in range(6)],
+    ),
+    (
+        "at most 1 + the limit × the window take a token in any closed window: {} in a second, {} in ten "
+        "seconds at "
+        "{}/s.",
+        rate_bound(1, travel=False),
+        rate_bound(10, travel=False),
+        outage_config("mail_rate_limit"),
+    ),
+    (
+        "so the verdict allows {} s of that: at most {} arrivals in any sliding 1-second window and {} in "
+        "any 10 "
+        "seconds.",
+        constant("tools.drill.outage_verdict.TRAVEL_SECONDS"),
+        rate_bound(1, travel=True),
+        rate_bound(10, travel=True),
+    ),
+    (
+        "they wait on the circuit (its {} s and up to {} s of jitter;",
+        CIRCUIT_OPEN_SECONDS,
+        constant("notifications.delivery.circuit.WAIT_JITTER_SECONDS"),
+    ),
+    ("not the {}-minute maximum back-off.", EMAIL_RETRY_MAX_DELAY),
+    (
+        "its first within {} s of the outage's start.",
+        constant("tools.drill.outage_fallback.TAKEOVER_BOUND_SECONDS"),
+    ),
+    ("it runs with a sending limit of {} a second,", outage_config("mail_rate_limit")),
+    (
+        "runs each short: {} of outage at {} order a second,",
+        source_match(OUTAGE_DRILL_TEST, r'"outage_seconds": (\d+)', seconds_in_words),
+        source_match(OUTAGE_DRILL_TEST, r'"rate": (\d+)', words),
+    ),
+    (
+        "a drain under {} minutes;",
+        source_match(OUTAGE_DRILL_TEST, r"drain_seconds < (\d+)", lambda s: words(int(s) // 60)),
+    ),
+    (
+        "the rest through the fallback within seconds, p99 under {} s;",
+        source_match(OUTAGE_DRILL_TEST, r'latency_during_outage\["p99"\] < (\d+)'),
+    ),
+    (
+        "`make drill HOSTS=2 ORDERS={}` (or `python -m tools.drill --hosts 2 --orders {}`;",
+        two_hosts("orders"),
+        two_hosts("orders"),
+    ),
+    ("its own /24 from {} (a benchmark range", constant("tools.drill.netns.DRILL_RANGE", str)),
+    (
+        "host a is {}, its root side {}; host b {} and {}.",
+        computed(lambda: constant("tools.drill.netns.host_addresses").read()(1)[1], str),
+        computed(lambda: constant("tools.drill.netns.host_addresses").read()(1)[0], str),
+        computed(lambda: constant("tools.drill.netns.host_addresses").read()(2)[1], str),
+        computed(lambda: constant("tools.drill.netns.host_addresses").read()(2)[0], str),
+    ),
+    (
+        "Every provider call answers after {} s (a slow provider, inside the {} s read timeout)",
+        constant("tools.drill.two_hosts.PROVIDER_LATENCY", lambda latency: number(latency["seconds"])),
+        drill_clock("MAIL_PROVIDER_READ_TIMEOUT_SECONDS"),
+    ),
+    ("{} into the stream,", two_hosts("cut_after", lambda share: share_in_words(share).capitalize())),
+    (
+        "for the lease + {} s ({} s), then comes back.",
+        constant("tools.drill.two_hosts.CUT_PAST_LEASE_SECONDS"),
+        two_hosts("effective_cut_seconds"),
+    ),
+    (
+        "The drill's clocks: lease {} s, hard time limit {} s, soft {} s, provider {} + {} s, and its "
+        "RabbitMQ "
+        "node's heartbeat timeout {} s",
+        two_hosts("lease_seconds"),
+        two_hosts("task_time_limit"),
+        two_hosts("task_soft_time_limit"),
+        drill_clock("MAIL_PROVIDER_CONNECT_TIMEOUT_SECONDS"),
+        drill_clock("MAIL_PROVIDER_READ_TIMEOUT_SECONDS"),
+        two_hosts("broker_heartbeat_seconds"),
+    ),
+    (
+        "end a transaction left idle for {} s",
+        constant("tools.drill.hosts.IDLE_IN_TRANSACTION_TIMEOUT_MS", lambda ms: number(ms / 1000)),
+    ),
+    ("and waited (in flight, every {} s),", IN_FLIGHT_DELAY),
+    (
+        "runs a short version ({} orders, lease {} s, cut {} s;",
+        source_match("tests/system/test_two_hosts.py", r"orders=(\d+)"),
+        source_match("tests/system/test_two_hosts.py", r"lease_seconds=(\d+)"),
+        source_match("tests/system/test_two_hosts.py", r"cut_seconds=(\d+)"),
+    ),
+    ("- at {} % of the stream, SIGKILL the node", constant(f"{DRILL_CONFIG}.leader_kill_at", percent)),
+    ("- at {} %, SIGKILL a follower of the queue", constant(f"{DRILL_CONFIG}.follower_kill_at", percent)),
+    ("(polled every {} s)", constant("tools.drill.broker_cluster.LEADER_POLL_SECONDS")),
+    (
+        "for the orders of the {} s after the kill, beside the orders of the {} s before it",
+        constant("tools.drill.broker_faults.WINDOW_SECONDS"),
+        constant("tools.drill.broker_faults.WINDOW_SECONDS"),
+    ),
+    (
+        "(a relay takes one only when beat sends the next sweep, every {})",
+        drill_clock(
+            "OUTBOX_SWEEP_INTERVAL_SECONDS", lambda value: "second" if float(value) == 1 else f"{value} s"
+        ),
+    ),
+    ("for `FAST_PATH_PAUSE_SECONDS` ({} s):", FAST_PATH_PAUSE),
+    ("sleeping {} s between its tries.", computed(celery_delayed_delivery_pauses)),
+)
+
+
+def restore_queued_at_stop(orders: int) -> int:
+    """The orders the restore drill places while its workers are stopped, of `orders` in all."""
+    return constant("tools.drill.restore.RestoreConfig").read()(orders=orders).tail_orders
+
+
 ROWS = (
     README
     + CONTRIBUTING
@@ -1201,6 +1479,7 @@ ROWS = (
     + PLATFORMS_DOC
     + PROVIDERS_DOC
     + SECURITY
+    + DRILLS
 )
 
 
