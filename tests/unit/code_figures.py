@@ -1,6 +1,7 @@
 """Figures read from the code, for tests/unit/test_doc_figures.py: a setting's default, a
-module's constant, a Makefile default or recipe, a process script's default. Each is a
-`Figure`, read when the test formats it, and shown the way the documents write it.
+module's constant, a Makefile default or recipe, a process script's default, a manifest's
+replicas, a literal of a tool or a test. Each is a `Figure`, read when the test formats it, and
+shown the way the documents write it (5, 1,000, six, 24 h, 03:17).
 
 A setting's default is what a process gets with no variable set: the settings are read in a
 fresh interpreter whose environment holds none of ours and which skips a local `.env`, so
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
+Show = Callable[[Any], str]  # how a document writes a figure
 
 _READ_SETTINGS = """
 import os, pickle, sys
@@ -64,19 +66,19 @@ def _settings(production: bool) -> dict[str, Any]:
 class Figure:
     """A value of the code, read and shown (`show`) only when the test formats its phrase."""
 
-    def __init__(self, read: Callable[[], Any], show: Callable[[Any], str] = str) -> None:
+    def __init__(self, read: Callable[[], Any], show: Show = str) -> None:
         self.read, self.show = read, show
 
     def __format__(self, spec: str) -> str:
         return self.show(self.read())
 
 
-def setting(name: str, show: Callable[[Any], str] | None = None, *, production: bool = False) -> Figure:
+def setting(name: str, show: Show | None = None, *, production: bool = False) -> Figure:
     """The default of a Django setting (of the production profile where `production`)."""
     return Figure(lambda: _settings(production)[name], show or number)
 
 
-def constant(dotted: str, show: Callable[[Any], str] | None = None) -> Figure:
+def constant(dotted: str, show: Show | None = None) -> Figure:
     """A name of ours, `package.module.NAME` (or `package.module.NAME.attribute`)."""
 
     def read() -> Any:
@@ -94,7 +96,7 @@ def constant(dotted: str, show: Callable[[Any], str] | None = None) -> Figure:
     return Figure(read, show or number)
 
 
-def computed(read: Callable[[], Any], show: Callable[[Any], str] | None = None) -> Figure:
+def computed(read: Callable[[], Any], show: Show | None = None) -> Figure:
     return Figure(read, show or number)
 
 
@@ -106,7 +108,7 @@ class Names(Figure):
         super().__init__(read, backticked)
 
 
-def beat_job(job: str, show: Callable[[Any], str]) -> Figure:
+def beat_job(job: str, show: Show) -> Figure:
     """A periodic job's schedule (settings' CELERY_BEAT_SCHEDULE)."""
     return Figure(lambda: _settings(False)["CELERY_BEAT_SCHEDULE"][job]["schedule"], show)
 
@@ -119,7 +121,7 @@ def at_time_of_day(schedule: Any) -> str:
 
 
 def hourly(schedule: Any) -> str:
-    """ "hourly" for a crontab that runs every hour of every day."""
+    """The word for a crontab that runs every hour of every day."""
     every_hour = len(schedule.hour) == 24 and len(schedule.day_of_week) == 7
     return "hourly" if every_hour else f"not hourly: {schedule}"
 
@@ -132,8 +134,6 @@ def hourly_at_minute(schedule: Any) -> str:
 
 
 # --- Files of ours read as text, signatures, pins ---------------------------------------
-
-Show = Callable[[Any], str]
 
 
 def source_match(path: str, pattern: str, show: Show | None = None) -> Figure:
@@ -190,7 +190,7 @@ def field_max_length(model: str, field: str) -> Figure:
 # --- The Makefile and the process scripts ------------------------------------------------
 
 
-def makefile_default(variable: str, show: Callable[[Any], str] | None = None) -> Figure:
+def makefile_default(variable: str, show: Show | None = None) -> Figure:
     """`VARIABLE ?= value` of the Makefile (a `$(if …,a,b)` default: its last branch, the
     value of a run without PYTEST_ARGS)."""
 
@@ -223,7 +223,7 @@ def makefile_target_variable(target: str, variable: str) -> Figure:
     return Figure(read)
 
 
-def script_default(script: str, variable: str, show: Callable[[Any], str] | None = None) -> Figure:
+def script_default(script: str, variable: str, show: Show | None = None) -> Figure:
     """The `${VARIABLE:-default}` a process script (bin/web, tools/bin/mailsim, …) falls back on."""
 
     def read() -> str:
@@ -286,6 +286,320 @@ def backticked(names: list[str]) -> str:
     return quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} and {quoted[-1]}"
 
 
-def listed(names: list[str]) -> str:
-    """['a', 'b', 'c'] as `a`, `b`, `c` (a table cell's list)."""
-    return ", ".join(f"`{name}`" for name in names)
+# --- Figures of particular pages ------------------------------------------------------------
+
+
+def currency_decimals(code: str) -> int:
+    from babel.numbers import get_currency_precision
+
+    return get_currency_precision(code)
+
+
+def database_url() -> str:
+    database = setting("DATABASES").read()["default"]
+    return f"postgres://{database['USER']}@{database['HOST']}:{database['PORT']}/{database['NAME']}"
+
+
+def work_queues() -> list[str]:
+    from messaging.registry import work_queue_names
+
+    return work_queue_names()
+
+
+def ensure_services_asks_for(service: str) -> Figure:
+    """The version scripts/ensure-services.sh asks to install ("PostgreSQL 15 and RabbitMQ 3.10 or newer")."""
+    return source_match("scripts/ensure-services.sh", rf"{service} ([\d.]+) (?:and|or newer)")
+
+
+def pytest_durations() -> Figure:
+    """How many of the slowest tests every run lists (pyproject's `--durations`)."""
+    return source_match("pyproject.toml", r"--durations=(\d+)")
+
+
+def prefetch_is_the_batch_size() -> str:
+    prefetch = setting("CELERY_WORKER_PREFETCH_MULTIPLIER").read()
+    batch = setting("DELIVERY_BATCH_SIZE").read()
+    return str(prefetch) if prefetch == batch else f"{prefetch}, not DELIVERY_BATCH_SIZE's {batch}"
+
+
+def publish_backoff(attempt: int, show=seconds) -> Figure:
+    """The relay's wait before the next try of a row whose publish failed `attempt` times."""
+    return computed(lambda: constant("messaging.relay.claims.publish_backoff").read()(attempt), show)
+
+
+def event_type_default(field: str, show) -> Figure:
+    """An EventType's default retry budget or longest pause (messaging/registry.py)."""
+    return computed(
+        lambda: constant("messaging.registry.EventType").read().__dataclass_fields__[field].default, show
+    )
+
+
+def event_type_names() -> list[str]:
+    from messaging.registry import event_types
+
+    return list(event_types())
+
+
+def hour_or_hours(span) -> str:
+    return f"{hours(span)} hour" + "s" * (span.total_seconds() != 3600)
+
+
+def an_hour_or_more(span) -> str:
+    return "an hour" if span.total_seconds() == 3600 else f"{hours(span)} hours"
+
+
+def celery_delayed_delivery_pauses() -> str:
+    """The pauses between the tries of Celery's delayed-delivery step on a node that is down."""
+    import inspect
+
+    from celery.worker.consumer import delayed_delivery
+    from kombu.utils.functional import retry_over_time
+
+    step = inspect.signature(retry_over_time).parameters["interval_step"].default
+    first, tries = delayed_delivery.RETRY_INTERVAL, delayed_delivery.MAX_RETRIES  # type: ignore[attr-defined]  # celery-types leaves the module's constants out
+    pauses = [number(first + n * step) for n in range(tries)]
+    return f"{', '.join(pauses[:-1])} and {pauses[-1]}"
+
+
+def manifest(kind: str, name: str) -> dict:
+    """A document of the example Kubernetes manifests (deploy/kubernetes/), by kind and name."""
+    from tests.deployment_files import kubernetes_documents
+
+    [found] = [
+        doc for doc in kubernetes_documents() if doc["kind"] == kind and doc["metadata"]["name"] == name
+    ]
+    return found
+
+
+def replicas(component: str, show=number) -> Figure:
+    """How many pods of a component the example manifests run."""
+    return computed(lambda: manifest("Deployment", f"orders-{component}")["spec"]["replicas"], show)
+
+
+def bench_latest() -> dict:
+    import json
+
+    return json.loads((REPO / "tools/bench/results/bench-latest.json").read_text())
+
+
+def bench_scaling(workers: int, relays: int) -> Figure:
+    """The committed bench's end-to-end orders/s (median) with this many worker and relay processes."""
+
+    def read() -> int:
+        [found] = [
+            configuration["orders_per_s"]["median"]
+            for configuration in bench_latest()["scaling"]["configurations"]
+            if (configuration["worker_processes"], configuration["relay_processes"]) == (workers, relays)
+        ]
+        return round(found)
+
+    return computed(read)
+
+
+def key_window(provider: str, show) -> Figure:
+    """How long a provider remembers an idempotency key (its capabilities)."""
+    return constant(f"notifications.providers.{provider}Provider.capabilities.key_window", show)
+
+
+def drill_clock(variable: str, show=number) -> Figure:
+    """A setting the fault drill's stack sets for its processes (tools/drill/stack.py)."""
+    return source_match("tools/drill/stack.py", rf'"{variable}": "([^"]+)"', show)
+
+
+def event_type(name: str) -> Any:
+    from messaging.registry import event_types
+
+    return event_types()[name]
+
+
+def event_type_field(name: str, field: str, show: Show | None = None) -> Figure:
+    """A field of a registered event type: its queue, its retry budget, its longest pause."""
+    return Figure(lambda: getattr(event_type(name), field), show or str)
+
+
+def email_tries_in_a_budget() -> int:
+    """The attempts an email gets in its budget, the first and every retry, without jitter."""
+    budget = constant("notifications.events.EMAIL_RETRY_BUDGET").read().total_seconds()
+    longest = constant("notifications.events.EMAIL_RETRY_MAX_DELAY").read().total_seconds()
+    base = setting("DELIVERY_RETRY_BASE_DELAY_SECONDS").read()
+    tries, waited = 1, 0.0
+    while waited + (delay := min(longest, base * 2 ** (tries - 1))) <= budget:
+        tries, waited = tries + 1, waited + delay
+    return tries
+
+
+def alert_threshold(alert: str, pattern: str, show=number) -> Figure:
+    """A figure of an alert's expression in deploy/prometheus/alerts.yml (the first group of `pattern`)."""
+    import yaml
+
+    def read() -> str:
+        groups = yaml.safe_load((REPO / "deploy/prometheus/alerts.yml").read_text())["groups"]
+        [rule] = [rule for group in groups for rule in group["rules"] if rule["alert"] == alert]
+        found = re.search(pattern, rule["expr"])
+        assert found, f"{alert}: {pattern} in {rule['expr']}"
+        return found.group(1)
+
+    return computed(read, show)
+
+
+def svix_tolerance_minutes() -> int:
+    """How far a Resend (Svix) webhook's timestamp may be off before the signature check refuses
+    it: the first whole minute past which a correctly signed request is refused."""
+    import base64
+    from datetime import UTC, datetime, timedelta
+
+    from svix.webhooks import Webhook, WebhookVerificationError
+
+    webhook = Webhook("whsec_" + base64.b64encode(b"a test key of twenty-four").decode())
+
+    def accepted(off: timedelta) -> bool:
+        sent = datetime.now(UTC) - off
+        headers = {"svix-id": "msg_1", "svix-timestamp": str(int(sent.timestamp()))}
+        try:
+            webhook.verify("{}", headers | {"svix-signature": webhook.sign("msg_1", sent, "{}")})
+        except WebhookVerificationError:
+            return False
+        return True
+
+    return next(minute for minute in range(1, 60) if not accepted(timedelta(minutes=minute, seconds=5)))
+
+
+def a_day(span) -> str:
+    return "a day" if span.total_seconds() == 86400 else f"{hours(span)} hours"
+
+
+def celery_backend_cleanup_schedule():
+    """When Celery's beat runs its result clean-up, which it adds itself while results expire
+    and the backend cannot expire them (django-celery-results' cannot)."""
+    from types import SimpleNamespace
+
+    from celery.beat import Scheduler
+
+    class Beat:
+        app = SimpleNamespace(
+            conf=SimpleNamespace(result_expires=1), backend=SimpleNamespace(supports_autoexpire=False)
+        )
+        entries: dict = {}
+
+        def update_from_dict(self, entries: dict) -> None:
+            self.entries = entries
+
+    beat = Beat()
+    Scheduler.install_default_entries(beat, {})  # type: ignore[arg-type]  # what it reads of a scheduler
+    return beat.entries["celery.backend_cleanup"]["schedule"]
+
+
+def short_order_number_length() -> int:
+    """How much of its id an order placed with the short body (no number) is known by."""
+    import uuid
+    from types import SimpleNamespace
+
+    order_number = constant("notifications.content.context.order_number").read()
+    return len(order_number(SimpleNamespace(number=None, id=uuid.uuid4())))
+
+
+def secret_hint_length() -> int:
+    """How much of a shop's secret its pages show (the last characters, after an ellipsis)."""
+    forty_characters = "x" * 40
+    shop = constant("shops.models.Shop").read()(webhook_secret=forty_characters)
+    return len(shop.secret_hint.removeprefix("…"))
+
+
+def import_linter_contracts() -> list[dict]:
+    import tomllib
+
+    return tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+
+
+def money(amount: str, currency: str, locale: str) -> Figure:
+    """An amount as the emails show it (notifications/content/formatting.py)."""
+    from decimal import Decimal
+
+    return computed(
+        lambda: constant("notifications.content.formatting.money_format").read()(
+            Decimal(amount), currency, locale
+        ),
+        str,
+    )
+
+
+def placed_on(locale: str) -> Figure:
+    """December 1, 2026 as the emails show it."""
+    from datetime import date
+
+    return computed(
+        lambda: constant("notifications.content.formatting.date_format").read()(date(2026, 12, 1), locale),
+        str,
+    )
+
+
+def a_twentieth(share: float) -> str:
+    return "a twentieth" if share == 0.05 else str(share)
+
+
+def mebibytes(size: int) -> str:
+    return number(size / 1024 / 1024)
+
+
+def hours_of(dotted: str) -> Figure:
+    return constant(dotted, hours)
+
+
+def percent(share: float) -> str:
+    return number(round(share * 100, 6))
+
+
+def share_in_words(share: float) -> str:
+    return {0.5: "half", 0.2: "a fifth", 0.25: "a quarter"}.get(share, f"{percent(share)} %")
+
+
+def provider_fault(kind: str) -> Figure:
+    """The share of sends the fault drill's provider answers with this fault (tools/drill/chaos.py)."""
+    return computed(
+        lambda: next(
+            fault["rate"]
+            for fault in constant("tools.drill.chaos.PROVIDER_FAULTS").read()
+            if fault["kind"] == kind
+        ),
+        percent,
+    )
+
+
+def outage_config(field: str, show=number) -> Figure:
+    return computed(lambda: getattr(constant("tools.drill.outage.OutageConfig").read()(), field), show)
+
+
+def outage_bound_parts() -> list[str]:
+    """The outage drill's bound on calls during ten minutes: its parts and its sum."""
+    from tools.drill.outage import OutageConfig
+    from tools.drill.outage_verdict import outage_request_bound
+
+    config = OutageConfig()
+    sizes = config.sizes()
+    probes = int(config.outage_seconds // sizes.open_seconds) + 1
+    parts = [sizes.failures - 1, sizes.workers, sizes.concurrency, sizes.batch_size, probes]
+    return [*map(str, parts), str(outage_request_bound(config.outage_seconds, sizes))]
+
+
+def outage_bound(part: int) -> Figure:
+    return computed(lambda: outage_bound_parts()[part], str)
+
+
+def rate_bound(window: float, *, travel: bool) -> Figure:
+    from tools.drill.outage_verdict import rate_window_bound
+
+    rate = constant("tools.drill.outage.OutageConfig").read()().mail_rate_limit
+    return computed(lambda: rate_window_bound(rate, window) if travel else rate_window_bound(rate, window, 0))
+
+
+def two_hosts(field: str, show=number) -> Figure:
+    return computed(lambda: getattr(constant("tools.drill.two_hosts.TwoHostConfig").read()(), field), show)
+
+
+def seconds_in_words(value: float) -> str:
+    return {1.0: "a second", 0.5: "half a second", 60.0: "a minute"}.get(float(value), f"{number(value)} s")
+
+
+def restore_queued_at_stop(orders: int) -> int:
+    """The orders the restore drill places while its workers are stopped, of `orders` in all."""
+    return constant("tools.drill.restore.RestoreConfig").read()(orders=orders).tail_orders
