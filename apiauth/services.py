@@ -11,6 +11,7 @@ from django.utils import timezone
 from apiauth.models import ApiToken, ApiTokenRevocation
 
 TOKEN_PREFIX = "ont_"  # order-notifications token: easy to spot in a leaked log or repo
+TOKEN_RANDOM_BYTES = 32  # 256 random bits: guessing a token is hopeless
 # last_used_at is written at most this often, so authentication is not a write per request.
 LAST_USED_RESOLUTION = timedelta(minutes=1)
 
@@ -54,7 +55,7 @@ def api_token_create(*, name: str, successor_of: str | None = None) -> tuple[Api
                 "choose a new name for the successor."
             )
         client = predecessor
-    raw = TOKEN_PREFIX + secrets.token_urlsafe(32)
+    raw = TOKEN_PREFIX + secrets.token_urlsafe(TOKEN_RANDOM_BYTES)
     token = ApiToken.objects.create(name=name, key_hash=token_hash(raw), prefix=raw[:12], client=client)
     return token, raw
 

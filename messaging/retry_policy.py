@@ -18,6 +18,10 @@ from django.utils import timezone
 from messaging.registry import EventType
 
 IN_FLIGHT_DELAY_SECONDS = 2
+# Up to this share of the delay is added at random, so that a burst of retries after an
+# outage spreads out; and no delay is shorter than a second (see above).
+JITTER_SHARE = 0.2
+MIN_DELAY_SECONDS = 1
 
 
 # The message header that carries when the first failure of this delivery happened: Celery
@@ -91,5 +95,5 @@ def retry_delay_seconds(
     base = min(cap, settings.DELIVERY_RETRY_BASE_DELAY_SECONDS * 2 ** (max(retry_number, 1) - 1))
     if retry_after is not None:
         base = max(base, retry_after)  # the provider said when; never earlier than that
-    jitter = random.uniform(0, base * 0.2)  # spreads a burst of retries after an outage
-    return max(1, math.ceil(base + jitter))
+    jitter = random.uniform(0, base * JITTER_SHARE)
+    return max(MIN_DELAY_SECONDS, math.ceil(base + jitter))

@@ -25,6 +25,10 @@ def implied_environment(allowed_hosts: list[str]) -> str:
     return "development" if all(host in LOCAL_HOSTS for host in allowed_hosts) else "production"
 
 
+# The shortest keys production takes (Django's own generator makes secret keys of 50).
+SECRET_KEY_MIN_LENGTH = 50
+HASH_KEY_MIN_LENGTH = 32
+
 # Packages that hold drill and test machinery: production never loads code from them.
 _NOT_PRODUCT = ("tools.", "tests.")
 
@@ -46,18 +50,19 @@ def production_refusals(
         raise ImproperlyConfigured(
             "DJANGO_DEBUG must be false in production: debug pages show settings and code."
         )
-    if secret_key == DEVELOPMENT_SECRET_KEY or len(secret_key) < 50:
+    if secret_key == DEVELOPMENT_SECRET_KEY or len(secret_key) < SECRET_KEY_MIN_LENGTH:
         # Anyone who knows the key can forge sessions (the admin) and password-reset links.
         raise ImproperlyConfigured(
-            "DJANGO_SECRET_KEY is the development key or shorter than 50 characters; production needs "
-            'its own: python -c "import secrets; print(secrets.token_urlsafe(50))"'
+            f"DJANGO_SECRET_KEY is the development key or shorter than {SECRET_KEY_MIN_LENGTH} characters; "
+            'production needs its own: python -c "import secrets; print(secrets.token_urlsafe(50))"'
         )
-    if hash_key.startswith(_DEVELOPMENT_HASH_KEY_PREFIX) or len(hash_key) < 32:
+    if hash_key.startswith(_DEVELOPMENT_HASH_KEY_PREFIX) or len(hash_key) < HASH_KEY_MIN_LENGTH:
         # The key of the hashes that keep an erased address suppressed: one derived from a
         # development default could be recomputed by anyone, and a guessed address confirmed.
         raise ImproperlyConfigured(
-            "PERSONAL_DATA_HASH_KEY is unset or shorter than 32 characters; production needs its own, "
-            'kept in the secret store: python -c "import secrets; print(secrets.token_urlsafe(32))"'
+            f"PERSONAL_DATA_HASH_KEY is unset or shorter than {HASH_KEY_MIN_LENGTH} characters; production "
+            "needs its own, kept in the secret store: "
+            'python -c "import secrets; print(secrets.token_urlsafe(32))"'
         )
     # The fault switches of the drills: a crash point kills the process on purpose, and a
     # drill catalogue swaps a handler for a deliberately broken one.

@@ -27,6 +27,7 @@ from notifications.providers.base import Outcome, SendResult
 logger = logging.getLogger(__name__)
 State = ProviderCircuit.State
 PROBE_WAIT_SECONDS = 5  # how soon an email that lost the probe looks again
+WAIT_JITTER_SECONDS = 2  # the emails an open circuit holds come back over this long, not all at once
 FAILURE_OUTCOMES = (Outcome.TRANSIENT, Outcome.UNKNOWN)
 RENDER_ERROR = "render_error"  # a failure of ours, before any call (handler.py)
 
@@ -81,7 +82,7 @@ def circuit_wait(seen: CircuitSeen, *, now: datetime) -> WaitError | None:
             retry_after=settings.MAIL_PROVIDER_CIRCUIT_OPEN_SECONDS,  # then it looks again
         )
     if seen.state == State.OPEN and seen.retry_at is not None and seen.retry_at > now:
-        wait = (seen.retry_at - now).total_seconds() + random.uniform(0, 2)  # not all at once
+        wait = (seen.retry_at - now).total_seconds() + random.uniform(0, WAIT_JITTER_SECONDS)
         return WaitError(
             f"The mail provider failed {seen.failures} times in a row; no worker calls it until "
             f"{seen.retry_at:%H:%M:%S} UTC, then one call tests it. This email waits.",
@@ -95,7 +96,7 @@ def probe_failed_wait(reason: str) -> WaitError:
     provider is down for every email alike, and the next probe may be anyone's."""
     return WaitError(
         f"{reason} (this email's call tested the provider, which is still down; it waits like the others)",
-        retry_after=settings.MAIL_PROVIDER_CIRCUIT_OPEN_SECONDS + random.uniform(0, 2),
+        retry_after=settings.MAIL_PROVIDER_CIRCUIT_OPEN_SECONDS + random.uniform(0, WAIT_JITTER_SECONDS),
     )
 
 

@@ -23,6 +23,7 @@ from operations.dead_letters.reader import dead_letter_queue_depths
 WIDTH, HEIGHT, MARGIN = 760, 260, 46
 SMALL_CENTRED = 'font-size="10" text-anchor="middle"'
 LOW, HIGH = 0.001, 600.0  # the plot's latency range: 1 ms to 10 min, on a log scale
+LATENCY_WINDOW = timedelta(hours=1)  # the emails sent this recently are the picture's points
 
 
 class LatencySummary(TypedDict):
@@ -58,7 +59,7 @@ def dashboard_figures() -> DashboardFigures:
         dead_letters = {"broker unreachable": str(exc)}
     points = [
         ((now - sent_at).total_seconds() / 60, (sent_at - created_at).total_seconds())
-        for created_at, sent_at in notification_latencies_sent_since(now - timedelta(hours=1))
+        for created_at, sent_at in notification_latencies_sent_since(now - LATENCY_WINDOW)
     ]
     sending = sending_now()
     return {

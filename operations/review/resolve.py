@@ -31,6 +31,9 @@ from notifications.services import notification_idempotency_key
 from operations.review.services import REVIEWABLE, ReviewRefused
 from orders.models import Order
 
+# The shortest evidence a "mark as sent" takes: a provider's message id and a time, at least.
+MIN_EVIDENCE_CHARS = 10
+
 SECOND_EMAIL_RISK = (
     "An earlier attempt may have reached the customer; sending under a new key means the "
     "provider cannot recognise it, so the customer may get this email twice."
@@ -41,10 +44,10 @@ def notification_mark_sent(
     *, notification_id: int, actor: User | None, actor_name: str, evidence: str
 ) -> str:
     """The reviewer checked at the provider that the email went out."""
-    if len(evidence.strip()) < 10:
+    if len(evidence.strip()) < MIN_EVIDENCE_CHARS:
         raise ReviewRefused(
             "Marking an email sent needs the evidence you checked (for example the provider's "
-            "message id and what its log says), at least 10 characters."
+            f"message id and what its log says), at least {MIN_EVIDENCE_CHARS} characters."
         )
     with transaction.atomic():
         notification = _locked_reviewable(notification_id, "marked sent")

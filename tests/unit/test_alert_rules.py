@@ -25,3 +25,17 @@ def test_every_alert_links_to_a_runbook_section_that_exists():
         assert anchor in anchors, (alert["alert"], anchor)
         assert alert["annotations"]["summary"]
         assert alert["labels"]["severity"] in ("page", "ticket")
+
+
+def test_no_worker_consuming_watches_every_work_queue_and_no_dead_letter_queue():
+    from messaging.broker.topology import MAINTENANCE_QUEUE, dead_letter_queue_name
+    from messaging.registry import work_queue_names
+
+    [rule] = [alert for alert in _alerts() if alert["alert"] == "NoWorkerConsuming"]
+    watched = re.search(r'queue=~"([^"]+)"', rule["expr"])
+    assert watched, rule["expr"]
+    pattern = re.compile(watched.group(1).replace("\\\\", "\\"))
+    for queue in work_queue_names():
+        assert pattern.fullmatch(queue), f"NoWorkerConsuming misses {queue}"
+        assert not pattern.fullmatch(dead_letter_queue_name(queue))
+    assert not pattern.fullmatch(MAINTENANCE_QUEUE.name)  # the relay's, watched by the outbox's age

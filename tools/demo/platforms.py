@@ -29,6 +29,7 @@ from tools.platform_payloads import (
     woocommerce_order,
 )
 
+TWICE_SHARE = 0.25  # of the deliveries posted twice, as a platform retrying one would
 SHOPIFY = {
     "slug": "demo-shopify",
     "platform": "shopify",
@@ -163,7 +164,7 @@ class PlatformStream:
         self._post(WOOCOMMERCE["slug"], body, headers)
 
     def _post(self, slug: str, body: bytes, headers: dict[str, str]) -> None:
-        copies = 2 if self.rng.random() < 0.25 else 1
+        copies = 2 if self.rng.random() < TWICE_SHARE else 1
         url = f"{self.web}/shops/{slug}/webhook"
         for _ in range(copies):
             response = self.session.post(url, data=body, headers=headers, timeout=10)

@@ -12,6 +12,8 @@ import time
 
 from tools.drill.broker_node import PrivateRabbit
 
+LEADER_POLL_SECONDS = 0.2  # how often a surviving node is asked for the queue's leader
+
 
 class PrivateCluster:
     def __init__(self, size: int = 3):
@@ -74,4 +76,4 @@ class PrivateCluster:
                 return leader
             if time.monotonic() > deadline:
                 raise TimeoutError(f"no new leader of {queue} within {timeout:.0f} s after {killed} died")
-            time.sleep(0.2)
+            time.sleep(LEADER_POLL_SECONDS)

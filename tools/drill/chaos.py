@@ -20,6 +20,10 @@ from tools.drill.stack import DrillStack
 # The provider's webhooks misbehave too: a fifth of the events posted twice, and each email's
 # events posted last first (delivered before sent).
 WEBHOOK_FAULTS = {"duplicate_rate": 0.2, "reorder": True, "seed": 7, "delivery_delay_seconds": 0.2}
+# Now and then some published events are published again: this share of them, each this many
+# more times, in shuffled order.
+REPUBLISHED_SHARE = 0.1
+REPUBLISHED_COPIES = (2, 3)
 PROVIDER_FAULTS = [
     {"kind": "503", "rate": 0.05, "retry_after": 1},
     {"kind": "429", "rate": 0.03, "retry_after": 1},
@@ -121,7 +125,7 @@ class Chaos(threading.Thread):
         self.log.note(f"pg_terminate_backend: {terminated} database connections dropped")
 
     def _republish(self) -> None:
-        copies = republish_some(self.stack, self.rng, share=0.1)
+        copies = republish_some(self.stack, self.rng, share=REPUBLISHED_SHARE)
         self.log.republished_copies += copies
         self.log.note(f"{copies} copies of published events sent again, shuffled")
 
@@ -141,7 +145,7 @@ def _published_events(stack: DrillStack, *, wait_for_order_events: float) -> lis
 
 
 def republish_some(stack: DrillStack, rng: random.Random, *, share: float) -> int:
-    """Publish 2 or 3 more copies of a share of the published events, in shuffled order: what a
+    """Publish REPUBLISHED_COPIES more copies of a share of the published events, shuffled: what a
     relay that lost its confirms, or a network that duplicated, would do."""
     rows = _published_events(stack, wait_for_order_events=10.0)
     chosen = [row for row in rows if rng.random() < share]
@@ -150,7 +154,7 @@ def republish_some(stack: DrillStack, rng: random.Random, *, share: float) -> in
     order_events = [row for row in rows if row[1].startswith("order.")]
     if order_events and not any(row[1].startswith("order.") for row in chosen):
         chosen.append(rng.choice(order_events))
-    copies = [row for row in chosen for _ in range(rng.choice((2, 3)))]
+    copies = [row for row in chosen for _ in range(rng.choice(REPUBLISHED_COPIES))]
     rng.shuffle(copies)
     try:
         with Connection(stack.rabbit.url, connect_timeout=5) as connection:

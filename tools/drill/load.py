@@ -22,6 +22,13 @@ GIVE_UP_AFTER_SECONDS = 120.0
 
 # Each order is one POST, at most one pay or cancel, two parcels and a refund.
 REQUESTS_PER_ORDER_MAX = 5
+SHORT_BODY_EVERY = 4  # every fourth order comes in the short body, the others are a shop's
+LINES_PER_ORDER = (1, 3)  # a shop's order: at least and at most this many lines
+# What happens to an order once placed: cancelled at once (usually before its confirmation),
+# cancelled a few seconds later, or paid; the rest stay as they are.
+CANCELLED_AT_ONCE_SHARE = 0.10
+CANCELLED_LATER_SHARE = 0.10
+PAID_SHARE = 0.25
 SHIPPED_SHARE = 0.3  # of the orders neither cancelled: shipped in parcels
 REFUNDED_SHARE = 0.5  # of the shipped ones: the first parcel's lines refunded
 # Twice that again, because a window can count more than the nominal stream: retries after a
@@ -123,7 +130,8 @@ class OrderStream:
 
     def _place(self, number: int) -> None:
         email = f"customer{number}@drill.example"
-        body = self._short_body(email) if number % 4 == 3 else self._shop_body(number, email)
+        short = number % SHORT_BODY_EVERY == SHORT_BODY_EVERY - 1
+        body = self._short_body(email) if short else self._shop_body(number, email)
         response = self._request(
             "post", "/api/orders/", json=body, headers={"Idempotency-Key": f"drill-{number}"}
         )
@@ -132,18 +140,19 @@ class OrderStream:
         order_id = response.json()["id"]
         self.result.accepted[order_id] = email
         roll = self.rng.random()
-        if roll < 0.10:
+        cancelled = CANCELLED_AT_ONCE_SHARE + CANCELLED_LATER_SHARE
+        if roll < CANCELLED_AT_ONCE_SHARE:
             self._change(order_id, "cancel")  # right away: usually before the confirmation
-        elif roll < 0.20:
+        elif roll < cancelled:
             self._later_cancels.append((time.monotonic() + self.rng.uniform(0.5, 5), order_id))
-        elif roll < 0.45:
+        elif roll < cancelled + PAID_SHARE:
             self._change(order_id, "pay")
-        if roll >= 0.20 and "lines" in body and self.rng.random() < self.shipped_share:
+        if roll >= cancelled and "lines" in body and self.rng.random() < self.shipped_share:
             self._ship_and_refund(order_id, body["lines"])
 
     def _shop_body(self, number: int, email: str) -> dict[str, Any]:
         lines: list[dict[str, Any]] = []
-        for index in range(self.rng.randint(1, 3)):
+        for index in range(self.rng.randint(*LINES_PER_ORDER)):
             quantity, unit_price = self.rng.randint(1, 3), self.rng.randint(100, 20000)
             lines.append(
                 {

@@ -32,6 +32,7 @@ from tools.drill.verdict import verdict_compute
 # under the drill's 2 s read timeout), so a host always has calls open when its link goes.
 PROVIDER_LATENCY = {"kind": "stall", "rate": 1.0, "seconds": 1.0}
 OPEN_CALL_WINDOW_SECONDS = 0.3  # a call this recent is still waiting for its answer
+CUT_PAST_LEASE_SECONDS = 15.0  # the link stays down this long after host a's leases run out
 
 
 @dataclass
@@ -45,14 +46,16 @@ class TwoHostConfig:
     task_soft_time_limit: int = 20
     task_time_limit: int = 25
     broker_heartbeat_seconds: int = 10
-    cut_seconds: float | None = None  # None: the lease + 15 s, so host b must take over
+    cut_seconds: float | None = None  # None: the lease + CUT_PAST_LEASE_SECONDS: host b must take over
     settle_timeout: float = 240.0
     seed: int = 42
     workdir: Path | None = None
 
     @property
     def effective_cut_seconds(self) -> float:
-        return self.cut_seconds if self.cut_seconds is not None else self.lease_seconds + 15.0
+        if self.cut_seconds is not None:
+            return self.cut_seconds
+        return self.lease_seconds + CUT_PAST_LEASE_SECONDS
 
     def env(self) -> dict[str, str]:
         return {

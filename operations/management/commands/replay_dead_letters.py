@@ -37,6 +37,7 @@ from operations.dead_letters.reader import DeadLetterReader
 from operations.dead_letters.text import LIST_HEADER, dead_letter_details, dead_letter_line
 
 CONFIRM_ABOVE = 5  # more messages than this need --yes or an interactive "yes"
+DEFAULT_RATE = 10.0  # messages replayed per second: a provider sees no burst
 
 
 class Command(BaseCommand):
@@ -51,7 +52,9 @@ class Command(BaseCommand):
         replay.add_argument(
             "--include-needs-review", action="store_true", help="also emails that may have gone out"
         )
-        replay.add_argument("--rate", type=float, default=10.0, help="messages per second (default 10)")
+        replay.add_argument(
+            "--rate", type=float, default=DEFAULT_RATE, help=f"messages per second (default {DEFAULT_RATE:g})"
+        )
         discard = sub.add_parser("discard", help="remove dead letters for good")
         discard.add_argument("--comment", required=True, help="why they are discarded (recorded)")
         for verb_parser in sub.choices.values():
