@@ -24,12 +24,12 @@ from messaging.models import OutboxEvent
 from notifications.models import Notification, Suppression
 from notifications.tracking.intake import provider_event_store
 from notifications.tracking.normalised import TrackingEvent
-from notifications.tracking.suppression import suppression_active
+from notifications.tracking.suppression import suppression_active, suppression_lift
 from orders.models import Order
 from privacy.erasure import customer_erase
 from privacy.export import customer_export
 from privacy.models import Erasure
-from tests.factories import NotificationFactory, OrderFactory
+from tests.factories import NotificationFactory, OrderFactory, staff_user
 from tests.integration.test_provider_webhooks import _apply_all
 
 pytestmark = pytest.mark.django_db
@@ -147,4 +147,19 @@ def test_the_other_domain_s_erasure_leaves_her_suppressed_while_her_row_holds_a_
     customer_erase(address=OTHER, via=Erasure.Via.COMMAND, actor=None, actor_name="dpo")
     # then Ada is still suppressed: her next email is skipped, nothing is sent
     assert _next_order_to(ESZETT).status == "skipped"
+    assert mailsim.messages() == []
+
+
+def test_a_bounce_of_the_plain_domain_outlives_the_lift_of_the_dotted_domain_s_suppression(mailsim):
+    # given: ada@İstanbul.com bounced, then so did ada@istanbul.com
+    Suppression.objects.create(address=DOTTED, address_hash=address_hash(DOTTED), reason="bounced")
+    theirs = NotificationFactory.create(order__customer_email=PLAIN, status="sent", provider="resend")
+    _bounced(theirs, reported_as=PLAIN)
+    # when a reviewer lifts the suppression of ada@İstanbul.com
+    dotted = Suppression.objects.get(address_hash=address_hash(DOTTED))
+    rita = staff_user("rita", reviewer=True)
+    assert suppression_lift(suppression_id=dotted.pk, actor=rita, comment="she fixed her mailbox")
+    # then ada@istanbul.com, which bounced too, stays suppressed: nothing is sent to it
+    assert suppression_active(PLAIN) is not None
+    assert _next_order_to(PLAIN).status == "skipped"
     assert mailsim.messages() == []
