@@ -94,10 +94,11 @@ def test_the_plain_domain_s_export_and_erasure_leave_the_dotted_domain_s_order()
 def test_the_dotted_domain_s_suppression_does_not_skip_the_plain_domain_s_email(mailsim):
     # given: ada@İstanbul.com bounced (her row holds her address and its hash)
     Suppression.objects.create(address=DOTTED, address_hash=address_hash(DOTTED), reason="bounced")
-    # then the other address is not suppressed: its email is sent
-    assert suppression_active(PLAIN) is None
+    # then the other address is not suppressed: its email is sent (at 4577523 the claim's
+    # read matched an address only where a hash was missing)
     notification = _next_order_to(PLAIN)
     assert notification.status == "sent", notification.last_error
+    assert suppression_active(PLAIN) is None
 
 
 def test_her_order_s_2003_hash_does_not_give_it_to_the_other_domain_s_export_or_erasure():
