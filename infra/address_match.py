@@ -13,15 +13,21 @@ The rule is one SQL condition (`address_match_sql`), given the address's hashes 
 `AddressMatch` gives them as parameters, for the ORM; a statement of our own gives another row's
 columns (the claim's read gives its order's, notifications/delivery/claim_read.py), and
 `stored_suffice` says when those are all the rule asks for.
+
+The condition finds every row that stands for the address, and may find others: PostgreSQL's
+lower() is not Python's lower case (it makes the dotted capital I of ada@İstanbul.com an i,
+so that address is ada@istanbul.com to it, another address to IDNA 2008), and a hash of the
+IDNA 2003 rule is another domain's address's hash too. `stands_for` judges each row found: a row
+that holds its address stands for that address alone. `rows_of_address` is both.
 """
 
-from typing import Any
+from typing import Any, TypeVar
 
 from django.db.backends.base.base import BaseDatabaseWrapper
-from django.db.models import BooleanField, F, Func
+from django.db.models import BooleanField, F, Func, QuerySet
 from django.db.models.sql.compiler import SQLCompiler
 
-from infra.addresses import address_forms
+from infra.addresses import address_comparable, address_forms
 from infra.keyed_hash import address_hashes
 
 
@@ -45,7 +51,10 @@ class AddressMatch(Func):
 
     def __init__(self, hash_field: str, address_field: str, address: str) -> None:
         super().__init__(F(hash_field), F(address_field))
-        self.hashes, self.forms = address_hashes(address), address_forms(address)
+        # Each form through lower() as the row's address is, and the address as written too:
+        # Python's lower case of a form may not be lower()'s of the row (the dotted capital I).
+        self.hashes = address_hashes(address)
+        self.forms = list(dict.fromkeys([*address_forms(address), address.strip()]))
 
     def as_sql(
         self, compiler: SQLCompiler, connection: BaseDatabaseWrapper, *args: Any, **kwargs: Any
@@ -54,7 +63,10 @@ class AddressMatch(Func):
         columns = self.get_source_expressions()
         hash_column, address_column = (compiler.compile(column)[0] for column in columns)
         sql = address_match_sql(
-            hash_column, address_column, hashes=_placeholders(self.hashes), forms=_placeholders(self.forms)
+            hash_column,
+            address_column,
+            hashes=_placeholders(self.hashes),
+            forms=", ".join(["lower(%s)"] * len(self.forms)),
         )
         return sql, (*self.hashes, *self.forms)
 
@@ -69,6 +81,33 @@ def stored_suffice(address: str, stored_hash: str) -> bool:
         address.isascii()
         and address_forms(address) == [address.lower()]
         and address_hashes(address) == [stored_hash]
+    )
+
+
+def stands_for(address: str, *, stored_address: str, stored_hash: str) -> bool:
+    """Whether a row that AddressMatch found stands for the address: one that holds an address,
+    when it is the same address as infra/addresses.py compares them, whatever its hash says;
+    one that holds its hash alone, when that is one of the address's hashes."""
+    if stored_address:
+        return address_comparable(stored_address) == address_comparable(address)
+    return bool(stored_hash) and stored_hash in address_hashes(address)
+
+
+Rows = TypeVar("Rows", bound=QuerySet[Any])
+
+
+def rows_of_address(rows: Rows, hash_field: str, address_field: str, address: str) -> Rows:
+    """Those of `rows` that stand for the address: found by AddressMatch, each judged by
+    `stands_for` (one statement now, the queryset's own when it is used)."""
+    found = rows.filter(AddressMatch(hash_field, address_field, address)).values_list(
+        "pk", address_field, hash_field
+    )
+    return rows.filter(
+        pk__in=[
+            pk
+            for pk, stored_address, stored_hash in found
+            if stands_for(address, stored_address=stored_address, stored_hash=stored_hash)
+        ]
     )
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from django.db.models import Case, Q, QuerySet, Value, When
 
-from infra.address_match import AddressMatch
+from infra.address_match import rows_of_address
 from infra.addresses import address_forms
 from infra.keyed_hash import address_hash
 from infra.text_scrub import text_erase, text_scrubbed
@@ -120,8 +120,15 @@ def _sends_erase(*, ids: list[int], address: str, words: list[str], other_sends:
     `other_sends`, by infra/address_match.py's rule): where each went and what the provider
     said. Their keyed hashes stay: a late complaint still suppresses the address. An event not
     applied yet names its email by key."""
-    to_the_address = Q(AddressMatch("recipient_hash", "recipient", address)) if other_sends else Q(pk__in=[])
-    attempts = DeliveryAttempt.objects.filter(Q(notification_id__in=ids) | to_the_address).exclude(
+    attempts_to, events_to = Q(pk__in=[]), Q(pk__in=[])
+    if other_sends:
+        attempts_to = Q(
+            pk__in=rows_of_address(DeliveryAttempt.objects.all(), "recipient_hash", "recipient", address)
+        )
+        events_to = Q(
+            pk__in=rows_of_address(ProviderEvent.objects.all(), "recipient_hash", "recipient", address)
+        )
+    attempts = DeliveryAttempt.objects.filter(Q(notification_id__in=ids) | attempts_to).exclude(
         recipient="", error=""
     )
     keys = [
@@ -129,7 +136,7 @@ def _sends_erase(*, ids: list[int], address: str, words: list[str], other_sends:
         *RetiredKey.objects.filter(notification_id__in=ids).values_list("key", flat=True),
     ]
     mine = Q(notification_id__in=ids) | Q(notification__isnull=True, idempotency_key__in=keys)
-    events = ProviderEvent.objects.filter(mine | to_the_address).exclude(payload={}, recipient="")
+    events = ProviderEvent.objects.filter(mine | events_to).exclude(payload={}, recipient="")
     return {
         "attempts": attempts.update(recipient="", error=""),
         "provider_events": events.update(

@@ -15,7 +15,7 @@ from typing import Any
 
 from django.db.models import QuerySet
 
-from infra.address_match import AddressMatch
+from infra.address_match import rows_of_address
 from orders.models import Order, OrderQuerySet, OrderVersion, Refund, Shipment
 
 # Kept from a version's content: amounts and codes, nothing that names or places a person.
@@ -30,8 +30,8 @@ def orders_of_address(address: str) -> OrderQuerySet:
     those already erased (they keep the address's keyed hash), so that an erasure run again
     finds them and changes nothing. The one rule of which rows stand for an address
     (infra/address_match.py): an order whose hash an earlier rule or key made is found by its
-    address until `personal_data_rehash` moves the hash."""
-    return Order.objects.filter(AddressMatch("customer_email_hash", "customer_email", address))
+    address until `personal_data_rehash` moves the hash, and never by that hash for another."""
+    return rows_of_address(Order.objects.all(), "customer_email_hash", "customer_email", address)
 
 
 def orders_erase(order_ids: list, *, now: datetime) -> dict[str, int]:

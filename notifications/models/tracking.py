@@ -83,16 +83,27 @@ class Suppression(models.Model):
     class Meta:
         ordering = ["-created_at"]
         constraints = [
-            # One active suppression per address, whatever its case.
+            # One active suppression per address, whatever its case: by its hash where the row
+            # has one, by its address where it has none (a row of an earlier release). Not by
+            # lower() of every address: it makes two addresses one (ada@İstanbul.com is
+            # ada@istanbul.com to it), and the second's bounce could not be kept.
             models.UniqueConstraint(
                 Lower("address"),
-                condition=models.Q(lifted_at__isnull=True) & ~models.Q(address=""),
+                condition=models.Q(lifted_at__isnull=True, address_hash="") & ~models.Q(address=""),
                 name="suppression_one_active",
             ),
             models.UniqueConstraint(
                 "address_hash",
                 condition=models.Q(lifted_at__isnull=True) & ~models.Q(address_hash=""),
                 name="suppression_one_active_hash",
+            ),
+        ]
+        indexes = [
+            # The claim's read and the address's look-up find a row by its address too.
+            models.Index(
+                Lower("address"),
+                condition=models.Q(lifted_at__isnull=True) & ~models.Q(address=""),
+                name="suppression_active_address",
             ),
         ]
         permissions = [("lift_suppression", "Can lift an address suppression")]

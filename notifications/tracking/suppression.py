@@ -7,7 +7,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from infra.address_match import AddressMatch, address_match_sql, stored_suffice
+from infra.address_match import AddressMatch, address_match_sql, rows_of_address, stands_for, stored_suffice
 from infra.keyed_hash import address_hash
 from notifications.models import OperatorAction, ProviderEvent, Suppression
 from orders.models import Order
@@ -28,12 +28,18 @@ def suppressions_of(address: str) -> QuerySet[Suppression]:
     keyed hash (which outlives the address's erasure), or by the address the row holds, in any
     of its forms (a row of an earlier release holds no hash, or one made under an earlier rule,
     IDNA 2003 hashed straße.de as strasse.de, until `personal_data_rehash` moves it)."""
-    return Suppression.objects.filter(AddressMatch("address_hash", "address", address))
+    return rows_of_address(Suppression.objects.all(), "address_hash", "address", address)
 
 
 def suppression_active(address: str) -> Suppression | None:
-    """The address's active suppression (each lookup through a partial unique index)."""
-    return suppressions_of(address).filter(lifted_at__isnull=True).first()
+    """The address's active suppression, in one statement (each lookup through a partial
+    index): of the rows the rule's condition finds, the first that stands for the address."""
+    found = Suppression.objects.filter(
+        AddressMatch("address_hash", "address", address), lifted_at__isnull=True
+    )
+    return next(
+        (s for s in found if stands_for(address, stored_address=s.address, stored_hash=s.address_hash)), None
+    )
 
 
 def suppression_found(suppression_id: int | None, order: Order) -> Suppression | None:
@@ -41,13 +47,19 @@ def suppression_found(suppression_id: int | None, order: Order) -> Suppression |
     (`suppression_id`, SUPPRESSION_OF_ORDER_SQL): that read asks the rule with the order's
     stored hash and its address, all it asks for most addresses; for the others (a key rotation
     under way, an internationalised domain, an order's hash missing or stale) the address's own
-    look-up answers instead. One statement at most, none where the read suffices and found none."""
+    look-up answers instead, as it does where the read found another address's row (lower()
+    made the two one, or a hash of the IDNA 2003 rule did). One statement where the read found
+    the address's own, none where it suffices and found none."""
     address = order.customer_email
     if not address:  # erased: the rules skip its emails (notifications/delivery/rules.py)
         return None
-    if not stored_suffice(address, order.customer_email_hash):
-        return suppression_active(address)
-    return Suppression.objects.get(pk=suppression_id) if suppression_id is not None else None
+    if suppression_id is not None:
+        found = Suppression.objects.get(pk=suppression_id)
+        if stands_for(address, stored_address=found.address, stored_hash=found.address_hash):
+            return found
+    elif stored_suffice(address, order.customer_email_hash):
+        return None
+    return suppression_active(address)
 
 
 def suppression_add(*, event: ProviderEvent, address: str, hashed: str = "") -> bool:
@@ -59,9 +71,15 @@ def suppression_add(*, event: ProviderEvent, address: str, hashed: str = "") -> 
         else Suppression.Reason.BOUNCED
     )
     hashed = address_hash(address) if address else hashed
-    found = suppressions_of(address) if address else Suppression.objects.filter(address_hash=hashed)
-    if found.filter(lifted_at__isnull=True).exists():
+    active = (
+        suppression_active(address)
+        if address
+        else Suppression.objects.filter(address_hash=hashed, lifted_at__isnull=True).first()
+    )
+    if active is not None:
         return False
+    if address:
+        _stale_hashes_move(address, hashed)
     try:
         with transaction.atomic():  # a savepoint: a concurrent insert only undoes this one
             Suppression.objects.create(
@@ -74,6 +92,15 @@ def suppression_add(*, event: ProviderEvent, address: str, hashed: str = "") -> 
     except IntegrityError:  # a partial unique index (the address, its hash): suppressed already
         return False
     return True
+
+
+def _stale_hashes_move(address: str, hashed: str) -> None:
+    """An active row of another address that holds this address's hash (the IDNA 2003 rule's,
+    until `personal_data_rehash` moves it) takes its own address's hash now, as the rehash
+    would: the hash stands for this address, whose suppression is written next."""
+    for row in Suppression.objects.filter(address_hash=hashed, lifted_at__isnull=True).exclude(address=""):
+        if not stands_for(address, stored_address=row.address, stored_hash=row.address_hash):
+            Suppression.objects.filter(pk=row.pk).update(address_hash=address_hash(row.address))
 
 
 def suppression_reason(suppression: Suppression) -> str:
