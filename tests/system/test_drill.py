@@ -13,8 +13,10 @@ from tools.drill.harness import DrillConfig, drill_run, report_markdown
 
 
 # Longer than the drill's own settle timeout (240 s), so a drill that does not settle ends
-# with its verdict saying what was left, not with pytest's timeout and no report.
-@pytest.mark.long_running
+# with its verdict saying what was left, not with pytest's timeout and no report. Minutes of
+# real processes: `make test-tools` and CI run it, beside the drill's self-tests below, so that
+# `make test` stays within its ten minutes.
+@pytest.mark.tool_check
 @pytest.mark.timeout(420)
 def test_a_short_drill_ends_with_nothing_lost_and_nothing_doubled():
     report = drill_run(DrillConfig(orders=300, rate=30, kill_every=3))
@@ -55,7 +57,7 @@ def test_a_short_drill_ends_with_nothing_lost_and_nothing_doubled():
     assert delivery["states"]["delivered"] == sent > 300
 
 
-@pytest.mark.tool_check  # the drill's self-tests: `make test-tools` and CI (the short drill stays)
+@pytest.mark.tool_check  # the drill's self-tests: `make test-tools` and CI
 def test_a_drill_whose_api_refuses_requests_ends_incomplete_and_exits_non_zero(tmp_path):
     # given: an API that lets 3 requests a minute through, and a client that waits out a 429
     # only as long as its 3 s deadline allows

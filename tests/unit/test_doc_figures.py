@@ -1120,7 +1120,7 @@ OUTAGE_DRILL_TEST = "tests/system/test_drill_outage.py"
 DRILLS = rows(
     "docs/drills.md",
     (
-        "`tests/system/test_drill.py` does with {} orders inside `make test`",
+        "`tests/system/test_drill.py` does with {} orders in `make test-tools`",
         source_match("tests/system/test_drill.py", r"DrillConfig\(orders=(\d+)"),
     ),
     (
