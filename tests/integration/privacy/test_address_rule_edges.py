@@ -12,56 +12,23 @@ A suppressed address must never be sent to; an export or an erasure finds the cu
 and never another person's."""
 
 import io
-import uuid
-from datetime import UTC, datetime
 
 import pytest
 from django.core.management import call_command
 
 from infra.keyed_hash import address_hash
-from messaging.dispatch import Delivery, event_dispatch
-from messaging.models import OutboxEvent
-from notifications.models import Notification, Suppression
-from notifications.tracking.intake import provider_event_store
-from notifications.tracking.normalised import TrackingEvent
+from notifications.models import Suppression
 from notifications.tracking.suppression import suppression_active, suppression_lift
 from orders.models import Order
 from privacy.erasure import customer_erase
 from privacy.export import customer_export
 from privacy.models import Erasure
 from tests.factories import NotificationFactory, OrderFactory, staff_user
-from tests.integration.test_provider_webhooks import _apply_all
+from tests.integration.privacy.address_support import bounced, next_order_to
 
 pytestmark = pytest.mark.django_db
-DELIVERY = Delivery(worker="test pid 1", retries=0, max_retries=8)
 DOTTED, PLAIN = "ada@İstanbul.com", "ada@istanbul.com"
 ESZETT, OTHER = "ada@straße.de", "ada@strasse.de"
-
-
-def _next_order_to(address: str) -> Notification:
-    order = OrderFactory.create(customer_email=address)
-    envelope = OutboxEvent.objects.get(aggregate_id=str(order.id)).payload
-    event_dispatch(raw_envelope=envelope, delivery=DELIVERY)
-    return Notification.objects.get(order=order)
-
-
-def _bounced(notification: Notification, *, reported_as: str) -> None:
-    """A hard bounce of the email, the provider naming its recipient `reported_as`."""
-    provider_event_store(
-        TrackingEvent(
-            provider="resend",
-            provider_event_id=f"msg_{uuid.uuid4().hex}",
-            kind="bounced",
-            occurred_at=datetime.now(UTC),
-            provider_message_id=f"re-{uuid.uuid4()}",
-            idempotency_key=notification.idempotency_key,
-            recipient=reported_as,
-            hard_bounce=True,
-            description="550 5.1.1 no such mailbox",
-            payload={},
-        )
-    )
-    _apply_all()
 
 
 def test_the_dotted_and_the_plain_domain_are_two_addresses_to_the_service():
@@ -73,7 +40,7 @@ def test_a_suppression_of_an_earlier_release_still_suppresses_an_address_with_a_
     Suppression.objects.create(address=DOTTED, address_hash="", reason="bounced")
     # when its next order's confirmation is claimed, then it is skipped and nothing is sent
     # (at 4577523 the claim's read compared lower() with lower() and found the row)
-    notification = _next_order_to(DOTTED)
+    notification = next_order_to(DOTTED)
     assert notification.status == "skipped", notification.last_error
     assert mailsim.messages() == []
     # and the address's own look-up finds it
@@ -96,7 +63,7 @@ def test_the_dotted_domain_s_suppression_does_not_skip_the_plain_domain_s_email(
     Suppression.objects.create(address=DOTTED, address_hash=address_hash(DOTTED), reason="bounced")
     # then the other address is not suppressed: its email is sent (at 4577523 the claim's
     # read matched an address only where a hash was missing)
-    notification = _next_order_to(PLAIN)
+    notification = next_order_to(PLAIN)
     assert notification.status == "sent", notification.last_error
     assert suppression_active(PLAIN) is None
 
@@ -120,12 +87,12 @@ def test_a_bounce_of_the_other_domain_is_kept_while_her_suppression_holds_a_2003
     Suppression.objects.create(address=ESZETT, address_hash=address_hash(OTHER), reason="bounced")
     # when the other customer's email bounces hard
     theirs = NotificationFactory.create(order__customer_email=OTHER, status="sent", provider="resend")
-    _bounced(theirs, reported_as=OTHER)
+    bounced(theirs, reported_as=OTHER)
     # and the rehash then moves Ada's row to her own hash
     call_command("personal_data_rehash", stdout=io.StringIO())
     # then the bounced address stays suppressed: its next email is skipped, nothing is sent
     assert suppression_active(OTHER) is not None
-    assert _next_order_to(OTHER).status == "skipped"
+    assert next_order_to(OTHER).status == "skipped"
     assert mailsim.messages() == []
 
 
@@ -136,7 +103,7 @@ def test_the_plain_domain_s_erasure_leaves_the_dotted_domain_suppressed(mailsim)
     customer_erase(address=PLAIN, via=Erasure.Via.COMMAND, actor=None, actor_name="dpo")
     # then the bounced address is still suppressed: its next email is skipped, nothing is sent
     assert Suppression.objects.get().address_hash == address_hash(DOTTED)
-    assert _next_order_to(DOTTED).status == "skipped"
+    assert next_order_to(DOTTED).status == "skipped"
     assert mailsim.messages() == []
 
 
@@ -147,7 +114,7 @@ def test_the_other_domain_s_erasure_leaves_her_suppressed_while_her_row_holds_a_
     # when the customer of strasse.de has her data erased
     customer_erase(address=OTHER, via=Erasure.Via.COMMAND, actor=None, actor_name="dpo")
     # then Ada is still suppressed: her next email is skipped, nothing is sent
-    assert _next_order_to(ESZETT).status == "skipped"
+    assert next_order_to(ESZETT).status == "skipped"
     assert mailsim.messages() == []
 
 
@@ -155,12 +122,12 @@ def test_a_bounce_of_the_plain_domain_outlives_the_lift_of_the_dotted_domain_s_s
     # given: ada@İstanbul.com bounced, then so did ada@istanbul.com
     Suppression.objects.create(address=DOTTED, address_hash=address_hash(DOTTED), reason="bounced")
     theirs = NotificationFactory.create(order__customer_email=PLAIN, status="sent", provider="resend")
-    _bounced(theirs, reported_as=PLAIN)
+    bounced(theirs, reported_as=PLAIN)
     # when a reviewer lifts the suppression of ada@İstanbul.com
     dotted = Suppression.objects.get(address_hash=address_hash(DOTTED))
     rita = staff_user("rita", reviewer=True)
     assert suppression_lift(suppression_id=dotted.pk, actor=rita, comment="she fixed her mailbox")
     # then ada@istanbul.com, which bounced too, stays suppressed: nothing is sent to it
     assert suppression_active(PLAIN) is not None
-    assert _next_order_to(PLAIN).status == "skipped"
+    assert next_order_to(PLAIN).status == "skipped"
     assert mailsim.messages() == []

@@ -12,28 +12,19 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from infra.keyed_hash import address_hash
-from messaging.dispatch import Delivery, event_dispatch
-from messaging.models import OutboxEvent
-from notifications.models import Notification, Suppression
+from notifications.models import Suppression
 from notifications.tracking.suppression import suppression_active
 from orders.models import Order
 from privacy.erasure import customer_erase
 from privacy.export import customer_export
 from privacy.models import Erasure, Export
 from tests.factories import OrderFactory
+from tests.integration.privacy.address_support import next_order_to
 
 pytestmark = pytest.mark.django_db
-DELIVERY = Delivery(worker="test pid 1", retries=0, max_retries=8)
 UNICODE, PUNYCODE = "ada@münchen.de", "ada@xn--mnchen-3ya.de"
 OLD_KEY, NEW_KEY = "the key before the rotation, 32 characters+", "the key after the rotation, 32 characters+"
 ADA, BOB = "ada@example.com", "bob@example.com"
-
-
-def _next_order_to(address: str) -> Notification:
-    order = OrderFactory.create(customer_email=address)
-    envelope = OutboxEvent.objects.get(aggregate_id=str(order.id)).payload
-    event_dispatch(raw_envelope=envelope, delivery=DELIVERY)
-    return Notification.objects.get(order=order)
 
 
 def _rotated(settings) -> None:
@@ -63,7 +54,7 @@ def test_an_address_suppressed_in_one_form_is_suppressed_in_the_other(settings, 
     typed = hmac.new(settings.PERSONAL_DATA_HASH_KEY.encode(), UNICODE.encode(), hashlib.sha256).hexdigest()
     Suppression.objects.update(address="", address_hash=typed)
     assert suppression_active(PUNYCODE) is not None
-    notification = _next_order_to(UNICODE)
+    notification = next_order_to(UNICODE)
     assert notification.status == "skipped", notification.last_error
     assert mailsim.messages() == []
 
@@ -81,7 +72,7 @@ def test_after_a_rotation_every_lookup_matches_the_previous_key_too(settings, ma
     assert len(customer_export(BOB)["erasures of this address's data"]) == 1
     assert suppression_active(BOB) is not None
     # and a new order to the erased address that complained is skipped
-    assert _next_order_to(BOB).status == "skipped"
+    assert next_order_to(BOB).status == "skipped"
     assert mailsim.messages() == []
 
 

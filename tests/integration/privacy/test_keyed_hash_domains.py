@@ -6,19 +6,13 @@ customer wrote it finds it in the corrections and words that quote it. Hashes st
 then a suppression that holds its address still suppresses it."""
 
 import io
-import uuid
-from datetime import UTC, datetime
 
 import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
 from infra.keyed_hash import address_hash
-from messaging.dispatch import Delivery, event_dispatch
-from messaging.models import OutboxEvent
-from notifications.models import AddressCorrection, Notification, OperatorAction, Suppression
-from notifications.tracking.intake import provider_event_store
-from notifications.tracking.normalised import TrackingEvent
+from notifications.models import AddressCorrection, OperatorAction, Suppression
 from notifications.tracking.suppression import suppression_active
 from operations.review.resolve import notification_send_again
 from orders.models import Order
@@ -26,18 +20,10 @@ from privacy.erasure import customer_erase
 from privacy.export import customer_export
 from privacy.models import Erasure
 from tests.factories import NotificationFactory, OrderFactory, UnpublishedOrderFactory
-from tests.integration.test_provider_webhooks import _apply_all
+from tests.integration.privacy.address_support import bounced, next_order_to
 
 pytestmark = pytest.mark.django_db
-DELIVERY = Delivery(worker="test pid 1", retries=0, max_retries=8)
 ESZETT, OTHER = "ada@straße.de", "ada@strasse.de"
-
-
-def _next_order_to(address: str) -> Notification:
-    order = OrderFactory.create(customer_email=address)
-    envelope = OutboxEvent.objects.get(aggregate_id=str(order.id)).payload
-    event_dispatch(raw_envelope=envelope, delivery=DELIVERY)
-    return Notification.objects.get(order=order)
 
 
 def _ada_s_order_corrected_by_a_reviewer(comment: str) -> Order:
@@ -48,25 +34,6 @@ def _ada_s_order_corrected_by_a_reviewer(comment: str) -> Order:
         notification_id=email.pk, actor=None, actor_name="rita", comment=comment, new_address=ESZETT
     )
     return order
-
-
-def _bounced(notification: Notification, *, reported_as: str) -> None:
-    """A hard bounce of the email, the provider naming its recipient `reported_as`."""
-    provider_event_store(
-        TrackingEvent(
-            provider="resend",
-            provider_event_id=f"msg_{uuid.uuid4().hex}",
-            kind="bounced",
-            occurred_at=datetime.now(UTC),
-            provider_message_id=f"re-{uuid.uuid4()}",
-            idempotency_key=notification.idempotency_key,
-            recipient=reported_as,
-            hard_bounce=True,
-            description="550 5.1.1 no such mailbox",
-            payload={},
-        )
-    )
-    _apply_all()
 
 
 def test_two_domains_idna_2003_made_one_are_two_customers_for_the_export_and_the_erasure():
@@ -104,19 +71,19 @@ def test_an_erasure_by_the_address_as_written_blanks_the_corrections_and_words_t
 def test_a_bounce_of_one_domain_does_not_suppress_the_other(mailsim):
     # given: Ada's email to straße.de bounced, the provider naming her domain in ASCII
     hers = NotificationFactory.create(order__customer_email=ESZETT, status="sent", provider="resend")
-    _bounced(hers, reported_as="ada@xn--strae-oqa.de")
+    bounced(hers, reported_as="ada@xn--strae-oqa.de")
     assert suppression_active(ESZETT) is not None
     # then the other domain's customer is not suppressed: her next order is sent
     assert suppression_active(OTHER) is None
-    assert _next_order_to(OTHER).status == "sent"
-    assert _next_order_to(ESZETT).status == "skipped"
+    assert next_order_to(OTHER).status == "sent"
+    assert next_order_to(ESZETT).status == "skipped"
     # when the other's email bounces too, then it is a suppression of its own
     theirs = NotificationFactory.create(order__customer_email=OTHER, status="sent", provider="resend")
-    _bounced(theirs, reported_as=OTHER)
+    bounced(theirs, reported_as=OTHER)
     assert sorted(Suppression.objects.values_list("address", flat=True)) == [OTHER, ESZETT]
     # and a bounce the provider reports for strasse.de says nothing about straße.de
     Suppression.objects.filter(address=ESZETT).delete()
-    _bounced(hers, reported_as=OTHER)
+    bounced(hers, reported_as=OTHER)
     assert suppression_active(ESZETT) is None
 
 
@@ -131,7 +98,7 @@ def test_the_rehash_moves_the_2003_hashes_of_rows_that_hold_their_address(mailsi
         address_hash=old, via=Erasure.Via.COMMAND, actor_name="dpo", erased_at=timezone.now()
     )
     # then until the rehash, the suppression that holds her address still suppresses her
-    assert _next_order_to(ESZETT).status == "skipped"
+    assert next_order_to(ESZETT).status == "skipped"
     # when a dry run counts
     dry = io.StringIO()
     call_command("personal_data_rehash", "--dry-run", stdout=dry)
