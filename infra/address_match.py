@@ -21,6 +21,7 @@ IDNA 2003 rule is another domain's address's hash too. `stands_for` judges each 
 that holds its address stands for that address alone. `rows_of_address` is both.
 """
 
+from collections.abc import Iterator
 from typing import Any, TypeVar
 
 from django.db.backends.base.base import BaseDatabaseWrapper
@@ -96,19 +97,22 @@ def stands_for(address: str, *, stored_address: str, stored_hash: str) -> bool:
 Rows = TypeVar("Rows", bound=QuerySet[Any])
 
 
+def rows_standing_for(
+    rows: QuerySet[Any], hash_field: str, address_field: str, address: str
+) -> Iterator[Any]:
+    """Those of `rows` that stand for the address, in one statement: found by AddressMatch,
+    each judged by `stands_for`."""
+    for row in rows.filter(AddressMatch(hash_field, address_field, address)):
+        stored_address, stored_hash = getattr(row, address_field), getattr(row, hash_field)
+        if stands_for(address, stored_address=stored_address, stored_hash=stored_hash):
+            yield row
+
+
 def rows_of_address(rows: Rows, hash_field: str, address_field: str, address: str) -> Rows:
-    """Those of `rows` that stand for the address: found by AddressMatch, each judged by
-    `stands_for` (one statement now, the queryset's own when it is used)."""
-    found = rows.filter(AddressMatch(hash_field, address_field, address)).values_list(
-        "pk", address_field, hash_field
-    )
-    return rows.filter(
-        pk__in=[
-            pk
-            for pk, stored_address, stored_hash in found
-            if stands_for(address, stored_address=stored_address, stored_hash=stored_hash)
-        ]
-    )
+    """`rows_standing_for` as a queryset (one statement now, the queryset's own when used)."""
+    found = rows.only("pk", hash_field, address_field)
+    standing = rows_standing_for(found, hash_field, address_field, address)
+    return rows.filter(pk__in=[row.pk for row in standing])
 
 
 def _placeholders(values: list[str]) -> str:

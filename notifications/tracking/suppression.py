@@ -7,7 +7,13 @@ from django.db import IntegrityError, transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from infra.address_match import AddressMatch, address_match_sql, rows_of_address, stands_for, stored_suffice
+from infra.address_match import (
+    address_match_sql,
+    rows_of_address,
+    rows_standing_for,
+    stands_for,
+    stored_suffice,
+)
 from infra.keyed_hash import address_hash
 from notifications.models import OperatorAction, ProviderEvent, Suppression
 from orders.models import Order
@@ -33,13 +39,9 @@ def suppressions_of(address: str) -> QuerySet[Suppression]:
 
 def suppression_active(address: str) -> Suppression | None:
     """The address's active suppression, in one statement (each lookup through a partial
-    index): of the rows the rule's condition finds, the first that stands for the address."""
-    found = Suppression.objects.filter(
-        AddressMatch("address_hash", "address", address), lifted_at__isnull=True
-    )
-    return next(
-        (s for s in found if stands_for(address, stored_address=s.address, stored_hash=s.address_hash)), None
-    )
+    index): the first active row that stands for the address."""
+    active = Suppression.objects.filter(lifted_at__isnull=True)
+    return next(rows_standing_for(active, "address_hash", "address", address), None)
 
 
 def suppression_found(suppression_id: int | None, order: Order) -> Suppression | None:
