@@ -164,6 +164,26 @@ def source_literal(path: str, name: str, show: Show | None = None) -> Figure:
     return Figure(read, show or number)
 
 
+def module_constants(path: str) -> dict[str, Any]:
+    """A file's top-level upper-case constants, evaluated as the module evaluates them (`BATCH
+    + 4`, `A, B = 1, 2`), without importing it (the bench's modules need the naive pipeline's
+    Django app). A constant made of imported names is left out."""
+    tree = ast.parse((REPO / path).read_text())
+    values: dict[str, Any] = {}
+    for node in tree.body:
+        if not isinstance(node, ast.Assign):
+            continue
+        targets = node.targets[0].elts if isinstance(node.targets[0], ast.Tuple) else node.targets
+        names = [target.id for target in targets if isinstance(target, ast.Name)]
+        if names and all(name.isupper() for name in names):
+            try:
+                value = eval(compile(ast.Expression(node.value), path, "eval"), {}, dict(values))
+            except NameError:  # made of imported names (a TypeVar): not a figure
+                continue
+            values |= dict(zip(names, value, strict=True)) if len(names) > 1 else {names[0]: value}
+    return values
+
+
 def default_argument(function: str, parameter: str, show: Show | None = None) -> Figure:
     """The default of a function's parameter (`package.module.function`)."""
     return Figure(

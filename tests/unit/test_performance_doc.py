@@ -2,9 +2,9 @@
 `tools/bench/targets.py`, the bench's bounds those of its code, and the cost ceilings those
 that `tests/integration/test_costs.py` asserts. Read from the code, no service needed."""
 
-import ast
 from pathlib import Path
 
+from tests.unit.code_figures import module_constants, words
 from tools.bench.targets import targets_stated
 
 REPO = Path(__file__).resolve().parents[2]
@@ -23,35 +23,16 @@ def _table_rows(heading_row: str) -> list[list[str]]:
     return rows
 
 
-def _constants(path: str) -> dict:
-    """A module's upper-case constants, evaluated as the module evaluates them (the bench's
-    modules cannot be imported without the naive pipeline's Django app)."""
-    tree = ast.parse((REPO / path).read_text())
-    values: dict = {}
-    for node in tree.body:
-        if not isinstance(node, ast.Assign):
-            continue
-        targets = node.targets[0].elts if isinstance(node.targets[0], ast.Tuple) else node.targets
-        names = [target.id for target in targets if isinstance(target, ast.Name)]
-        if names and all(name.isupper() for name in names):
-            try:
-                value = eval(compile(ast.Expression(node.value), path, "eval"), {}, dict(values))
-            except NameError:  # made of imported names (a TypeVar): not a figure
-                continue
-            values |= dict(zip(names, value, strict=True)) if len(names) > 1 else {names[0]: value}
-    return values
-
-
 def test_the_targets_table_is_the_benchs_own():
     assert _table_rows("| target | bound |") == [list(row) for row in targets_stated()]
 
 
 def test_the_benchs_bounds_are_its_code():
-    measure = _constants("tools/bench/measure.py")
-    pipelines = _constants("tools/bench/pipelines.py")
-    latency = _constants("tools/bench/latency_phases.py")
-    throughput = _constants("tools/bench/throughput_phases.py")
-    assert f"as fast as {_words(measure['PLACERS'])} placer threads can" in DOC
+    measure = module_constants("tools/bench/measure.py")
+    pipelines = module_constants("tools/bench/pipelines.py")
+    latency = module_constants("tools/bench/latency_phases.py")
+    throughput = module_constants("tools/bench/throughput_phases.py")
+    assert f"as fast as {words(measure['PLACERS'])} placer threads can" in DOC
     assert f"below {pipelines['OFFERED_SHARE_PLACED']:g} of the offered load placed, the run fails" in DOC
     assert f"if the spinner got less than {_share(latency['HOG_FLOOR_CORES'])} a core" in DOC
     assert f"fixed offered loads of {_listed(latency['OFFERED_LOADS'])} orders/s" in DOC
@@ -63,7 +44,7 @@ def test_the_benchs_bounds_are_its_code():
 
 
 def test_the_cost_ceilings_are_those_the_cost_test_asserts():
-    costs = _constants("tests/integration/test_costs.py")
+    costs = module_constants("tests/integration/test_costs.py")
     stated = {row[0]: row[1] for row in _table_rows("| path | SQL statements |")}
     assert stated == {
         "`POST /api/orders/`": f"at most {costs['ORDER_API_STATEMENTS']}",
@@ -75,10 +56,6 @@ def test_the_cost_ceilings_are_those_the_cost_test_asserts():
         "a duplicate delivery": f"{costs['DUPLICATE_STATEMENTS']}",
         f"a batch of {costs['BATCH']} events": f"{costs['BATCH_STATEMENTS']}",
     }
-
-
-def _words(number: int) -> str:
-    return {2: "two", 4: "four", 8: "eight", 16: "sixteen"}[number]
 
 
 def _share(value: float) -> str:
