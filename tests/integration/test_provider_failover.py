@@ -18,6 +18,7 @@ from notifications.providers.brevo import BrevoProvider
 from notifications.providers.catalogue import mail_provider
 from operations.mail_provider.pause import provider_pause, provider_resume
 from operations.review.services import notification_retry
+from tests.broker import queue_ready_count
 from tests.conftest import MailSim
 from tests.factories import DeliveryAttemptFactory, NotificationFactory, OrderFactory
 from tests.integration.delivery_webhook_requests import (
@@ -130,16 +131,23 @@ def _first_sent_through_resend_again(tries: int = 8) -> int:
 def test_emails_caught_with_an_unknown_outcome_at_the_first_are_never_moved(
     mailsim, fallback_sim, failover_worker
 ):
-    # given: the first provider takes every email and drops the connection before answering
+    # given: the first provider takes every email and drops the connection before answering,
+    # and five emails queued before the worker starts, so that all five reach it (one batch)
+    # before its circuit opens; an email that comes once it is open may go to the fallback
     mailsim.set_faults({"kind": "accept_then_drop"})
-    failover_worker()
     caught = [OrderFactory.create(customer_email=f"caught{n}@example.com") for n in range(5)]
+    wait_until(lambda: queue_ready_count("orders.confirmations") == 5, timeout=20, message="all queued")
+    failover_worker()
     caught_emails = _emails_of(caught)
     wait_until(
         lambda: ProviderCircuit.objects.filter(provider="resend", state__in=["open", "half_open"]).exists(),
         timeout=20,
         message="the first provider's circuit open",
     )
+    unknown_at_first = DeliveryAttempt.objects.filter(
+        notification__in=caught_emails, provider="resend", outcome="unknown"
+    )
+    assert unknown_at_first.values("notification").distinct().count() == 5, "each caught at the first"
     # when: more orders come while its circuit is open
     new = [OrderFactory.create(customer_email=f"new{n}@example.com") for n in range(5)]
     wait_until(lambda: _statuses(_emails_of(new)) == ["sent"] * 5, timeout=30, message="new ones sent")

@@ -1,0 +1,199 @@
+"""The messages waiting in an email queue, taken along by the delivery task that runs first.
+
+Under load the event task that a worker runs for one email takes the messages waiting behind
+it in the same work queue (up to DELIVERY_BATCH_SIZE in all), so one claim transaction, one
+round of provider calls and one outcome transaction serve them all (notifications/delivery/
+handler.py). It takes them with kombu's `Queue.get` (AMQP basic.get, unacknowledged) on a
+connection of its own pool process, and acks each only after its outcome committed
+(messaging/worker/batch_execution.py). At low load the queue is empty and a task runs alone.
+
+If the process dies, its connection closes and RabbitMQ puts every message it had taken back
+into the queue, marked redelivered, as Celery's `reject_on_worker_lost` does for the task's
+own message. A redelivered message never joins a batch: it runs alone, after the batch, so
+one message that kills its process takes only itself down the next time.
+
+A message that is not an event delivery Celery could run (no task header, a body that does not
+decode, a task this worker does not have, or one past its expiry) goes to the dead-letter queue
+with its reason, as the worker's consumer does for those it receives (messaging/worker/
+consumer.py).
+"""
+
+import logging
+import os
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from celery import Task
+from celery.app.task import Context
+from django.conf import settings
+from kombu import Connection, Queue
+from kombu.message import Message
+
+from messaging.dead_lettering import dead_letter_message
+from messaging.worker.failures import (
+    expired_reason,
+    failure_reason,
+    not_a_task_message_reason,
+    unknown_task_reason,
+)
+
+logger = logging.getLogger(__name__)
+
+# Celery's delayed delivery counts whole seconds, so a retry may arrive up to a second before
+# its ETA; Celery's worker would hold it that long, a batch runs it at once.
+EARLY_BY_AT_MOST = timedelta(seconds=1)
+
+
+@dataclass
+class Companion:
+    """A message taken from the queue, and the request Celery would have given its task."""
+
+    message: Message
+    request: Context
+    envelope: object
+
+
+@dataclass
+class Taken:
+    batch: list[Companion] = field(default_factory=list)
+    alone: list[Companion] = field(default_factory=list)  # redelivered: each runs on its own
+
+
+def companions_take(task: Task, *, queue: str, limit: int, hostname: str) -> Taken:
+    """Up to `limit` messages waiting in `queue`, for a batch with `task`'s own message.
+    Stops at an empty queue, and after a redelivered message (so that one runs alone while
+    the batch is still small). Never raises: if the broker cannot be asked, the task runs
+    alone."""
+    taken = Taken()
+    if limit <= 0:
+        return taken
+    try:
+        bound = Queue(queue, no_declare=True).bind(_fetch_connection(task).default_channel)
+        while len(taken.batch) < limit:
+            message = bound.get(no_ack=False, accept=["json"])
+            if message is None:
+                break
+            companion = _companion_of(task, message, queue, hostname)
+            if companion is None:
+                continue  # dead-lettered with its reason
+            if (message.delivery_info or {}).get("redelivered"):
+                taken.alone.append(companion)
+                break
+            taken.batch.append(companion)
+    except Exception:
+        # Closing the connection puts what it had taken back into the queue, for another
+        # delivery; this task runs its own message alone.
+        logger.warning("could not take waiting messages from %s: the task runs alone", queue, exc_info=True)
+        _fetch_connection_drop()
+        return Taken()
+    return taken
+
+
+def _companion_of(task: Task, message: Message, queue: str, hostname: str) -> Companion | None:
+    headers = message.headers or {}
+    name = headers.get("task")
+    if not name:
+        _dead_letter(message, not_a_task_message_reason(), "malformed", hostname)
+        return None
+    runner = task.app.tasks.get(name)
+    if runner is None or not getattr(runner, "runs_event_deliveries", False):
+        _dead_letter(message, unknown_task_reason(name), "unknown_task", hostname)
+        return None
+    try:
+        args, kwargs, embed = message.decode()
+    except Exception as exc:
+        _dead_letter(message, *failure_reason(exc, content_type=message.content_type), hostname)
+        return None
+    now, expires, eta = datetime.now(UTC), _moment(headers.get("expires")), _moment(headers.get("eta"))
+    if expires is not None and now > expires:
+        _dead_letter(message, expired_reason(expires), "expired", hostname)
+        return None
+    request = _request_of(message, args, kwargs, embed, hostname)
+    if eta is not None and eta > now + EARLY_BY_AT_MOST and _scheduled_again(runner, request, queue, eta):
+        message.ack()
+        return None
+    if kwargs or not isinstance(args, list | tuple) or len(args) != 1:
+        envelope: object = {"args": args, "kwargs": kwargs}  # the dispatcher says what is wrong
+    else:
+        envelope = args[0]
+    return Companion(message=message, request=request, envelope=envelope)
+
+
+def _scheduled_again(runner: Task, request: Context, queue: str, eta: datetime) -> bool:
+    """A message due later (Celery's worker would hold it until its ETA) goes back to the
+    broker as the same task for the same moment; if it cannot, it runs now, early, which
+    no delivery's correctness depends on (a retry early finds what it found before)."""
+    try:
+        runner.signature_from_request(
+            request, queue=queue, eta=eta, confirm_timeout=settings.TASK_RETRY_CONFIRM_TIMEOUT_SECONDS
+        ).apply_async()
+    except Exception:
+        logger.warning(
+            "could not schedule message %s again for %s: it runs now", request.id, eta, exc_info=True
+        )
+        return False
+    return True
+
+
+def _request_of(message: Message, args: Any, kwargs: Any, embed: Any, hostname: str) -> Context:
+    """The task request Celery's worker builds from a message of its protocol 2 (its headers,
+    the delivery's routing, the body's arguments), as `self.request` would hold it."""
+    delivery_info, properties = message.delivery_info or {}, message.properties or {}
+    return Context(
+        {
+            **(message.headers or {}),
+            "properties": properties,
+            "reply_to": properties.get("reply_to"),
+            "correlation_id": properties.get("correlation_id"),
+            "hostname": hostname,
+            "delivery_info": {
+                "exchange": delivery_info.get("exchange"),
+                "routing_key": delivery_info.get("routing_key"),
+                "priority": properties.get("priority"),
+                "redelivered": delivery_info.get("redelivered", False),
+            },
+            "args": args,
+            "kwargs": kwargs,
+            **(embed if isinstance(embed, dict) else {}),
+        }
+    )
+
+
+def _moment(value: object) -> datetime | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def _dead_letter(message: Message, reason: str, error_class: str, hostname: str) -> None:
+    if dead_letter_message(message, reason=reason, error_class=error_class, worker=hostname):
+        message.ack()
+    else:  # the broker dead-letters it (at-least-once), without our reason
+        message.reject(requeue=False)
+
+
+# One connection per pool process, made on first use (after the fork), without heartbeats: it
+# is used only while a task runs, and a broken one fails its next call and is made again.
+_connection: tuple[int, Connection] | None = None
+
+
+def _fetch_connection(task: Task) -> Connection:
+    global _connection
+    if _connection is None or _connection[0] != os.getpid():
+        _connection = (os.getpid(), task.app.connection_for_read(heartbeat=0))
+    return _connection[1]
+
+
+def _fetch_connection_drop() -> None:
+    global _connection
+    if _connection is not None and _connection[0] == os.getpid():
+        try:
+            _connection[1].release()
+        except Exception:
+            logger.debug("closing a broken fetch connection failed", exc_info=True)
+    _connection = None
