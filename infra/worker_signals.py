@@ -30,7 +30,7 @@ def note_the_connection_was_just_used(**kwargs: object) -> None:
 
 
 def database_connections_renew() -> None:
-    """Before a task, or a batch of deliveries (messaging/worker/batch_execution.py)."""
+    """Before a task."""
     idle = time.monotonic() - _last_task_finished
     if connection.errors_occurred or idle > HEALTH_CHECK_AFTER_IDLE_SECONDS:
         close_old_connections()

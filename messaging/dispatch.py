@@ -59,7 +59,7 @@ def event_dispatch(*, raw_envelope: object, delivery: Delivery) -> str:
 
 
 def events_dispatch_batch(deliveries: Sequence[tuple[object, Delivery]]) -> list[str | BaseException]:
-    """Handling many deliveries at once (the worker's batches, messaging/worker/batching.py):
+    """Handling many deliveries at once (the event task's batches, messaging/worker/batch_execution.py):
     each delivery's result, in order, as event_dispatch would have returned it, or the
     exception it would have raised. Event types with a batch handler get their deliveries in
     one call; the others, and envelopes that do not parse, are handled one by one."""

@@ -1,6 +1,6 @@
 """The retry of an event delivery: what its message carries (delay, retry number, headers,
-queue), the one rule for a delivery run by Celery's own task (messaging/tasks.py) and for one
-of a worker's batches (messaging/worker/batch_execution.py); and a retry the broker refused,
+queue), the one rule for the event task's own delivery (messaging/tasks.py) and for each one it
+took along into its batch (messaging/worker/batch_execution.py); and a retry the broker refused,
 told apart from a failure of ours."""
 
 import math
@@ -87,7 +87,7 @@ def retry_plan(
 
 
 def retry_publish(task: Task, request: Context, exc: Exception) -> None:
-    """Publish the retry of a delivery handled outside its task (a batch's), the way Celery's
+    """Publish the retry of a delivery taken along into another's batch, the way Celery's
     worker publishes the retry of a task whose process was lost (celery/worker/request.py):
     a signature made from the message's own request (the same task id and arguments) with
     the plan's delay, number and headers, sent with apply_async. Raises `exc` when no retry

@@ -1,31 +1,28 @@
 """The backbone's Celery tasks: thin. They translate between the message and the services."""
 
-import os
 from datetime import datetime
 from typing import Any
 
 from celery import Task, shared_task
-from celery.app.task import Context
 from celery.exceptions import Reject, Retry
 from django.conf import settings
-from django.utils import timezone
 
-from messaging.dispatch import Delivery, event_dispatch
 from messaging.errors import PermanentError
 from messaging.relay.relay import relay_outbox_sweep
 from messaging.retention import retention_run
 from messaging.retries import RETRIED_ERRORS, retry_plan, retry_refusal
-from messaging.retry_policy import max_retries, retry_since_of
+from messaging.retry_policy import max_retries
 from messaging.task_names import HANDLE_EVENT, HANDLE_EVENT_BEFORE_MESSAGING, RELAY_OUTBOX_SWEEP, RETENTION
+from messaging.worker.batch_execution import deliveries_run
 
 
 class EventTask(Task):
     """Retries come back to the work queue they came from, after our back-off
-    (messaging/retries.py). The worker hands deliveries of event types with a batch handler
-    over in batches (messaging/worker/batching.py), and settles each message as Celery would
-    settle this task's (messaging/worker/batch_execution.py)."""
+    (messaging/retries.py). A delivery of an email takes the messages waiting behind it in its
+    queue along, and settles each as Celery settles this task's own
+    (messaging/worker/batch_execution.py)."""
 
-    batches_deliveries = True
+    runs_event_deliveries = True  # messages of this task may be taken along into a batch
 
     def retry(
         self,
@@ -64,23 +61,14 @@ class EventTask(Task):
             raise Reject(retry_refusal(publish_error, exc), requeue=False) from refused
 
 
-def delivery_of(task: Task, request: Context) -> Delivery:
-    """What the handler knows of this delivery of the message."""
-    assert task.max_retries is not None  # _event_task sets it; None would mean retry forever
-    return Delivery(
-        worker=f"{request.hostname} pid {os.getpid()}",
-        retries=request.retries,
-        max_retries=task.max_retries,
-        retry_since=retry_since_of(request.headers, timezone.now()),
-    )
-
-
 def _handle_event(self: EventTask, envelope: object) -> str:
-    try:
-        return event_dispatch(raw_envelope=envelope, delivery=delivery_of(self, self.request))
-    except PermanentError as exc:
+    result = deliveries_run(self, self.request, envelope)
+    if isinstance(result, PermanentError):
         # Straight to the dead-letter queue, with the reason (messaging/worker/request.py).
-        raise Reject(exc, requeue=False) from exc
+        raise Reject(result, requeue=False) from result
+    if isinstance(result, BaseException):
+        raise result  # autoretry_for retries what is transient; anything else fails
+    return result
 
 
 def _event_task(name: str) -> EventTask:

@@ -42,13 +42,14 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_ACKS_ON_FAILURE = False
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_TASK_ACKS_ON_TIMEOUT = True
-# A worker handles the email deliveries it has prefetched in batches (messaging/worker/
-# batching.py): at most this many per batch, claimed in one transaction, sent at the same
-# time, recorded in one transaction. A batch never waits for company: whatever is waiting
-# when a pool process is free goes, so a lone message goes at once.
+# The delivery of an email takes the messages waiting behind it in its queue along
+# (messaging/worker/companions.py): at most this many per batch, claimed in one transaction,
+# sent at the same time, recorded in one transaction. A batch never waits for company: a lone
+# message goes at once.
 DELIVERY_BATCH_SIZE = env.int("DELIVERY_BATCH_SIZE", default=16)
-# Enough prefetched messages for full batches while every pool process is busy.
-CELERY_WORKER_PREFETCH_MULTIPLIER = env.int("CELERY_WORKER_PREFETCH_MULTIPLIER", default=DELIVERY_BATCH_SIZE)
+# One message per pool process: what a worker does not hold waits in the broker, where the
+# delivery that runs next takes it along into its batch.
+CELERY_WORKER_PREFETCH_MULTIPLIER = env.int("CELERY_WORKER_PREFETCH_MULTIPLIER", default=1)
 # After a connection loss late-ack tasks cannot be acked; stop them rather than run twice.
 CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
 CELERY_WORKER_SOFT_SHUTDOWN_TIMEOUT = 10.0  # finish a provider call before a restart

@@ -1,90 +1,106 @@
-"""What a worker's pool process runs for a batch of event deliveries (formed by the main
-process, messaging/worker/batching.py): the handlers, then for each delivery what Celery
-would do after the event task returned or raised, so the main process only has to ack,
-count or dead-letter each message.
+"""What the event task runs: its own delivery, with the messages waiting behind it in an email
+queue (messaging/worker/companions.py), as one batch of the dispatcher
+(messaging/dispatch.py `events_dispatch_batch`).
 
-Every delivery ends in one settlement, made of plain fields so it crosses the process
-boundary without pickling our exceptions.
+The task's own message is settled by Celery, as the task's declaration says (messaging/
+tasks.py): its result is returned, its failure raised. Each message taken along is settled
+here, by `companion_settle`, with the same rules: acked once its outcome committed; a retry
+published (Celery's `retry` rules, messaging/retries.py) and then acked; a permanent failure,
+or one with no retry left, copied to the dead-letter queue with its reason and then acked.
 """
 
-import time
-from dataclasses import dataclass
-from typing import Any
+import logging
+import os
 
-from celery import Task, current_app
+from celery import Task
 from celery.app.task import Context
 from celery.exceptions import Reject
+from django.conf import settings
+from django.utils import timezone
 
-from infra.worker_signals import database_connection_used, database_connections_renew
-from messaging.dispatch import events_dispatch_batch
+from messaging.dead_lettering import dead_letter_message
+from messaging.dispatch import Delivery, events_dispatch_batch
 from messaging.errors import PermanentError
+from messaging.registry import event_types
 from messaging.retries import RETRIED_ERRORS, retry_publish
-from messaging.tasks import delivery_of
+from messaging.retry_policy import retry_since_of
+from messaging.worker.companions import Companion, companions_take
 from messaging.worker.failures import failure_reason
 
-
-@dataclass(frozen=True)
-class Succeeded:
-    """Ack: the task's return value, and the batch's run time."""
-
-    result: str
-    runtime: float
+logger = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
-class Retried:
-    """Ack: the retry message is published (and confirmed); the failure that called for it."""
+def deliveries_run(task: Task, request: Context, envelope: object) -> str | BaseException:
+    """The result of the task's own delivery (its return value or the exception it raises),
+    after every message taken along with it is settled."""
+    queue = _queue_to_take_from(request, envelope)
+    taken = companions_take(
+        task,
+        queue=queue or "",
+        limit=settings.DELIVERY_BATCH_SIZE - 1 if queue else 0,
+        hostname=request.hostname or "",
+    )
+    results = events_dispatch_batch(
+        [(envelope, delivery_of(task, request))]
+        + [(companion.envelope, delivery_of(task, companion.request)) for companion in taken.batch]
+    )
+    for companion, result in zip(taken.batch, results[1:], strict=True):
+        companion_settle(task, companion, result)
+    for companion in taken.alone:
+        (result,) = events_dispatch_batch([(companion.envelope, delivery_of(task, companion.request))])
+        companion_settle(task, companion, result)
+    return results[0]
 
-    reason: str
+
+def _queue_to_take_from(request: Context, envelope: object) -> str | None:
+    """The email queue whose waiting messages may join this delivery: none for a redelivered
+    message (it runs alone), nor for an event type without a batch handler."""
+    if (request.delivery_info or {}).get("redelivered") or settings.DELIVERY_BATCH_SIZE <= 1:
+        return None
+    name = envelope.get("event_type") if isinstance(envelope, dict) else None
+    event_type = event_types().get(name) if isinstance(name, str) else None
+    return event_type.queue if event_type is not None and event_type.batch_handler else None
 
 
-@dataclass(frozen=True)
-class Failed:
-    """Dead-letter: a permanent failure or no retries left, with the dead letter's class."""
-
-    reason: str
-    error_class: str
-
-
-Settlement = Succeeded | Retried | Failed
-
-
-def deliveries_execute(requests: list[dict[str, Any]]) -> list[Settlement]:
-    """`requests`: each message's request as Celery's worker decoded it (`Request.request_dict`:
-    its task name, id, retries, headers and its one argument, the envelope). Never raises for
-    a delivery's failure: each is settled on its own."""
-    database_connections_renew()
+def companion_settle(task: Task, companion: Companion, result: str | BaseException) -> None:
+    """Settle a message taken along as Celery settles the task's own (acks_late,
+    autoretry_for=RETRIED_ERRORS, Reject to the dead-letter queue). Never raises: a message
+    that cannot be settled is left to the broker, which redelivers it once this process's
+    connection closes, and the inbox finds its work done."""
+    message = companion.message
     try:
-        started = time.monotonic()
-        tasks = [current_app.tasks[request["task"]] for request in requests]
-        contexts = [Context(request) for request in requests]  # as the task's `self.request` holds it
-        results = events_dispatch_batch(
-            [
-                (request["args"][0], delivery_of(task, context))
-                for request, task, context in zip(requests, tasks, contexts, strict=True)
-            ]
+        if not isinstance(result, BaseException):
+            message.ack()
+            return
+        failure: BaseException = result
+        if isinstance(result, RETRIED_ERRORS):
+            try:
+                retry_publish(task, companion.request, result)
+            except BaseException as final:  # no retries left, or the broker refused the retry
+                failure = final
+            else:
+                message.ack()
+                return
+        if isinstance(failure, PermanentError):
+            failure = Reject(failure, requeue=False)  # as the task raises it (messaging/tasks.py)
+        reason, error_class = failure_reason(failure, content_type=message.content_type)
+        worker = companion.request.hostname or ""
+        if dead_letter_message(message, reason=reason, error_class=error_class, worker=worker):
+            message.ack()
+        else:  # the broker dead-letters it (at-least-once), without our reason
+            message.reject(requeue=False)
+    except Exception:
+        logger.exception(
+            "could not settle message %s taken along: the broker redelivers it", companion.request.id
         )
-        runtime = time.monotonic() - started
-        return [
-            _settlement_of(task, context, result, runtime)
-            for task, context, result in zip(tasks, contexts, results, strict=True)
-        ]
-    finally:
-        database_connection_used()
 
 
-def _settlement_of(task: Task, request: Context, result: str | BaseException, runtime: float) -> Settlement:
-    """What the event task's declaration (messaging/tasks.py) makes Celery do with this
-    result: a permanent error is rejected to the dead-letter queue, the autoretry errors are
-    retried with the task's delays and queue, anything else fails."""
-    if not isinstance(result, BaseException):
-        return Succeeded(result, runtime)
-    if isinstance(result, PermanentError):
-        return Failed(*failure_reason(Reject(result, requeue=False), content_type=None))
-    if isinstance(result, RETRIED_ERRORS):
-        try:
-            retry_publish(task, request, result)
-        except BaseException as final:  # no retries left, or the broker did not take it
-            return Failed(*failure_reason(final, content_type=None))
-        return Retried(str(result))
-    return Failed(*failure_reason(result, content_type=None))
+def delivery_of(task: Task, request: Context) -> Delivery:
+    """What the handler knows of this delivery of the message."""
+    assert task.max_retries is not None  # the event task sets it; None would mean retry forever
+    return Delivery(
+        worker=f"{request.hostname} pid {os.getpid()}",
+        retries=request.retries,
+        max_retries=task.max_retries,
+        retry_since=retry_since_of(request.headers, timezone.now()),
+    )

@@ -18,6 +18,7 @@ with its reason, as the worker's consumer does for those it receives (messaging/
 consumer.py).
 """
 
+import inspect
 import logging
 import os
 from dataclasses import dataclass, field
@@ -81,6 +82,8 @@ def companions_take(task: Task, *, queue: str, limit: int, hostname: str) -> Tak
                 taken.alone.append(companion)
                 break
             taken.batch.append(companion)
+            if (message.delivery_info or {}).get("message_count") == 0:
+                break  # basic.get-ok says none is left: spare the round trip that would say so
     except Exception:
         # Closing the connection puts what it had taken back into the queue, for another
         # delivery; this task runs its own message alone.
@@ -102,6 +105,7 @@ def _companion_of(task: Task, message: Message, queue: str, hostname: str) -> Co
         return None
     try:
         args, kwargs, embed = message.decode()
+        call = inspect.signature(runner.run).bind(*args, **kwargs)  # as the call would: a TypeError
     except Exception as exc:
         _dead_letter(message, *failure_reason(exc, content_type=message.content_type), hostname)
         return None
@@ -113,11 +117,7 @@ def _companion_of(task: Task, message: Message, queue: str, hostname: str) -> Co
     if eta is not None and eta > now + EARLY_BY_AT_MOST and _scheduled_again(runner, request, queue, eta):
         message.ack()
         return None
-    if kwargs or not isinstance(args, list | tuple) or len(args) != 1:
-        envelope: object = {"args": args, "kwargs": kwargs}  # the dispatcher says what is wrong
-    else:
-        envelope = args[0]
-    return Companion(message=message, request=request, envelope=envelope)
+    return Companion(message=message, request=request, envelope=call.arguments["envelope"])
 
 
 def _scheduled_again(runner: Task, request: Context, queue: str, eta: datetime) -> bool:

@@ -9,18 +9,15 @@ It also publishes its task events (for Flower) without waiting for a confirm of 
 starts without Celery's delayed-delivery step (see `DeadLetteringConsumer.Blueprint`).
 """
 
-from collections.abc import Callable
 from typing import Any
 
 from celery.worker.consumer import Consumer
-from celery.worker.request import Request
 from kombu import Connection
 from kombu.exceptions import ContentDisallowed
 from kombu.message import Message
 
 from messaging.dead_lettering import dead_letter_message
-from messaging.worker.batching import DeliveryBatcher
-from messaging.worker.failures import failure_reason
+from messaging.worker.failures import failure_reason, not_a_task_message_reason, unknown_task_reason
 
 # Celery's delayed-delivery step, by the exact name Celery's own consumer blueprint lists it
 # under (tests/unit/test_documented_surfaces.py fails if a release renames or drops it).
@@ -38,15 +35,6 @@ class DeadLetteringConsumer(Consumer):
         # documented list of steps (celery.bootsteps.Blueprint).
         default_steps = [step for step in Consumer.Blueprint.default_steps if step != DELAYED_DELIVERY_STEP]
 
-    def __init__(self, on_task_request: Callable[[Request], Any], *args: Any, **kwargs: Any):
-        # Email deliveries go through in batches (messaging/worker/batching.py).
-        self.delivery_batcher = DeliveryBatcher(consumer=self, process_task=on_task_request)
-        super().__init__(self.delivery_batcher.on_task_request, *args, **kwargs)
-
-    def on_close(self) -> None:
-        super().on_close()  # clears the pool semaphore's waiting callbacks, the batcher's too
-        self.delivery_batcher.connection_lost()
-
     def connection_for_write(self, url: str | None = None, heartbeat: float | None = None) -> Connection:
         # Only the task events go out on this connection (celery/worker/consumer/events.py).
         # With the broker-wide confirm_publish each of the three events per task waited for
@@ -62,18 +50,11 @@ class DeadLetteringConsumer(Consumer):
         self._dead_letter(message, f"The message body could not be decoded: {exc}", "malformed")
 
     def on_unknown_message(self, body: Any, message: Message) -> None:
-        self._dead_letter(
-            message, "The message is not a Celery task message (it has no 'task' header).", "malformed"
-        )
+        self._dead_letter(message, not_a_task_message_reason(), "malformed")
 
     def on_unknown_task(self, body: Any, message: Message, exc: Exception) -> None:
         name = (message.headers or {}).get("task")
-        self._dead_letter(
-            message,
-            f"No task named {name!r} is registered in this worker: the message was sent to the wrong "
-            "queue, or by a newer release.",
-            "unknown_task",
-        )
+        self._dead_letter(message, unknown_task_reason(name), "unknown_task")
 
     def on_invalid_task(self, body: Any, message: Message, exc: Exception) -> None:
         if isinstance(exc, ContentDisallowed):  # e.g. pickle: refused before any decoding

@@ -1,6 +1,8 @@
 """Reasons in plain words for messages that fail before or outside our handler's own
 classification (the handler's errors carry their reason with them)."""
 
+from datetime import datetime
+
 from celery.exceptions import Reject
 from kombu.exceptions import ContentDisallowed, DecodeError
 
@@ -32,3 +34,23 @@ def _is_decoding(exc: BaseException) -> bool:
     # kombu raises DecodeError for bad JSON; a body that is JSON but not [args, kwargs, embed]
     # fails to unpack with a ValueError mentioning "unpack".
     return isinstance(exc, DecodeError | UnicodeDecodeError) or "unpack" in str(exc)
+
+
+# The reasons the worker's consumer (messaging/worker/consumer.py), its requests
+# (messaging/worker/request.py) and a batch's taking of waiting messages (messaging/worker/
+# companions.py) give for a message they dead-letter before any handler ran.
+
+
+def not_a_task_message_reason() -> str:
+    return "The message is not a Celery task message (it has no 'task' header)."
+
+
+def unknown_task_reason(name: object) -> str:
+    return (
+        f"No task named {name!r} is registered in this worker: the message was sent to the wrong "
+        "queue, or by a newer release."
+    )
+
+
+def expired_reason(expires: datetime) -> str:
+    return f"The message expired at {expires.isoformat()} before a worker ran it."

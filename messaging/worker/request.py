@@ -17,7 +17,7 @@ from typing import Any, Literal
 from celery.worker.request import Request
 
 from messaging.dead_lettering import dead_letter_message, work_queue_for_delivery
-from messaging.worker.failures import failure_reason
+from messaging.worker.failures import expired_reason, failure_reason
 
 
 class DeadLetteringRequest(Request):
@@ -46,9 +46,7 @@ class DeadLetteringRequest(Request):
             return super().maybe_expire()
         if not (self.expires and datetime.now(self.expires.tzinfo or UTC) > self.expires):
             return None
-        if not self.acknowledged and not self._dead_letter(
-            f"The message expired at {self.expires.isoformat()} before a worker ran it.", "expired"
-        ):
+        if not self.acknowledged and not self._dead_letter(expired_reason(self.expires), "expired"):
             super().reject(requeue=False)  # the broker dead-letters it, without our reason
         return True
 

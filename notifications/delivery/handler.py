@@ -1,7 +1,7 @@
 """Sending the emails events call for (the handler of the email event types,
-notifications/events.py), after the dispatcher (messaging/dispatch.py). The worker hands over
-batches of the deliveries it has prefetched (messaging/worker/batching.py); a single delivery
-is a batch of one, and takes the same path.
+notifications/events.py), after the dispatcher (messaging/dispatch.py). An email's delivery takes
+the messages waiting behind it in its queue along (messaging/worker/companions.py); a single
+delivery is a batch of one, and takes the same path.
 
 Claim every notification in one transaction, under its order's row lock (the rules, lease +
 attempt row) → call the provider for every claim with the notification's stable key, at the

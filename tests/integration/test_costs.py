@@ -29,7 +29,7 @@ ORDER_API_STATEMENTS = 10
 HANDLER_STATEMENTS = 5
 # BEGIN, the locked read that finds the inbox row, COMMIT
 DUPLICATE_STATEMENTS = 3
-# a batch of N (the worker's, messaging/worker/batching.py): the claim transaction (BEGIN, one
+# a batch of N (the event task's, messaging/worker/batch_execution.py): the claim transaction (BEGIN, one
 # locked read of all, per email the UPDATE + INSERT of its attempt, COMMIT), the outcome of
 # all the accepted in one statement, as for one event: 1 per email and 4 per batch, so two
 # commits for N emails

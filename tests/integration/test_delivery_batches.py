@@ -1,12 +1,13 @@
-"""A worker handles the email deliveries it has prefetched in batches (messaging/worker/
-batching.py, notifications/delivery/handler.py): one claim transaction, the provider calls at the
-same time, one outcome transaction, each message acked after that commit. A crash anywhere in
+"""An email's delivery takes the messages waiting behind it in its queue along into a batch
+(messaging/worker/companions.py, notifications/delivery/handler.py): one claim transaction,
+the provider calls at the same time, one outcome transaction, each message acked after that
+commit. A crash anywhere in
 a batch loses nothing and sends nothing twice. Real worker processes, RabbitMQ, PostgreSQL and
 the mail simulator over HTTP.
 
-The orders are placed while no worker runs, then one worker with one pool process starts: its
-first message goes out alone (nothing waits yet), the others gather while it runs and go out
-together, so every test below has a batch of several."""
+The orders are placed while no worker runs, then one worker with one pool process starts: it
+prefetches the first message, whose task takes the others along, so every test below has a
+batch of several."""
 
 import json
 import re
@@ -103,7 +104,7 @@ BATCH_CRASHES = {
 def test_a_worker_dying_inside_a_batch_loses_nothing_and_doubles_nothing(point, mailsim, start_worker):
     status_at_crash, attempts_after = BATCH_CRASHES[point]
     orders = _orders_waiting(ORDERS, point.replace(".", "-"))
-    # the first message goes alone; these crash points fire only in a batch of several
+    # the first task takes the others along; these crash points fire only in a batch of several
     doomed = start_worker(concurrency=1, FAULT_CRASH_POINT=point, **SHORT_LEASE)  # its leases are waited out
     doomed.wait_for_log(f"crash point {point} reached", timeout=40)
     doomed.process.wait(timeout=15)  # its main process was killed too: nothing was acked

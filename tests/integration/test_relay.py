@@ -70,7 +70,7 @@ def test_the_relays_task_message_is_the_one_celerys_send_task_writes():
         ignore_result=True,
         # send_task copies the task's own time limits into the message only when the task is
         # registered in the sending process, which depends on what the session imported first;
-        # the relay names none, and the worker (and our batching consumer) then applies the
+        # the relay names none, and the worker then applies the
         # task's own (celery/worker/request.py: `timeout=time_limit or task.time_limit`).
         time_limit=None,
         soft_time_limit=None,

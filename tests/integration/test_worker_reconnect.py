@@ -1,9 +1,10 @@
 """A worker that loses its broker connection while every pool process is busy and deliveries
-wait for one (messaging/worker/batching.py) sends the emails that come after it reconnects.
+wait for one sends the emails that come after it reconnects.
 
-Celery clears the pool semaphore when the connection closes, and with it the batcher's
-waiting request for a slot; before the fix every later batchable message waited for good (the
-two-host drill found it: host a, its link cut and back, sent no email again). A real worker
+Celery clears the pool semaphore when the connection closes; a batcher of the worker's main
+process once waited on that semaphore, and every later batchable message waited for good (the
+two-host drill found it: host a, its link cut and back, sent no email again). Batches are now
+formed inside the event task (messaging/worker/companions.py); this still holds it. A real worker
 process, its broker connection through a proxy we cut, RabbitMQ, PostgreSQL and the simulator.
 """
 

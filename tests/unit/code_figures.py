@@ -336,12 +336,6 @@ def pytest_durations() -> Figure:
     return source_match("pyproject.toml", r"--durations=(\d+)")
 
 
-def prefetch_is_the_batch_size() -> str:
-    prefetch = setting("CELERY_WORKER_PREFETCH_MULTIPLIER").read()
-    batch = setting("DELIVERY_BATCH_SIZE").read()
-    return str(prefetch) if prefetch == batch else f"{prefetch}, not DELIVERY_BATCH_SIZE's {batch}"
-
-
 def publish_backoff(attempt: int, show=seconds) -> Figure:
     """The relay's wait before the next try of a row whose publish failed `attempt` times."""
     return computed(lambda: constant("messaging.relay.claims.publish_backoff").read()(attempt), show)

@@ -64,7 +64,6 @@ from tests.unit.code_figures import (
     percent,
     pinned,
     placed_on,
-    prefetch_is_the_batch_size,
     provider_fault,
     publish_backoff,
     pytest_durations,
@@ -221,10 +220,7 @@ README = rows(
     ("| `OUTBOX_CLAIM_LEASE_SECONDS` | {} |", setting("OUTBOX_CLAIM_LEASE_SECONDS")),
     ("| `OUTBOX_CONFIRM_TIMEOUT_SECONDS` | {} |", setting("OUTBOX_CONFIRM_TIMEOUT_SECONDS")),
     ("| `CELERY_DB_REUSE_MAX` | {} |", setting("CELERY_DB_REUSE_MAX")),
-    (
-        "| `CELERY_WORKER_PREFETCH_MULTIPLIER` | `DELIVERY_BATCH_SIZE` ({}) |",
-        computed(prefetch_is_the_batch_size),
-    ),
+    ("| `CELERY_WORKER_PREFETCH_MULTIPLIER` | {} |", setting("CELERY_WORKER_PREFETCH_MULTIPLIER")),
     ("providers/ the mail provider interface and its {}:", computed(lambda: len(PROVIDERS.read()), words)),
     ("retention.py the {} job that keeps the tables bounded", RETENTION_HOURLY),
     (

@@ -9,7 +9,8 @@ The worker's own machinery is off limits even where a page shows it: the pool a 
 in, the semaphore that hands out its processes, and a request's completion callbacks
 (`on_accepted`, `on_success`, `on_retry`, `task_ready`) belong to Celery's worker, and a
 message handled through them runs by a second path beside Celery's task path. The batches of
-deliveries still do (KNOWN_UNDOCUMENTED, docs/architecture.md "Batches of deliveries").
+deliveries need none of it: the event task takes waiting messages along with kombu's
+`Queue.get` (messaging/worker/companions.py).
 Read from the source with `ast`; the classes are imported only to see what a base defines.
 """
 
@@ -72,7 +73,6 @@ DOCUMENTED_OVERRIDES = {
     "Request.reject": CELERY + "reference/celery.worker.request.html#celery.worker.request.Request.reject",
     "Request.maybe_expire": CELERY
     + "reference/celery.worker.request.html#celery.worker.request.Request.maybe_expire",
-    "Consumer.on_close": CELERY + "reference/celery.worker.consumer.consumer.html",
     "Consumer.connection_for_write": CELERY + "reference/celery.worker.consumer.consumer.html",
     "Consumer.on_decode_error": CELERY + "reference/celery.worker.consumer.consumer.html",
     "Consumer.on_unknown_message": CELERY + "reference/celery.worker.consumer.consumer.html",
@@ -100,24 +100,9 @@ WORKER_INTERNALS = {
     "soft_timeout",
 }
 
-# What the worker's batches of deliveries still reach (messaging/worker/batching.py): the
-# one undocumented way left, kept while it doubles the saturating throughput (measured on and
-# off: docs/performance.md, "What each speed device buys"), until a batching runner on
-# documented surfaces replaces it. A use that is gone fails the test too: the list only shrinks.
-KNOWN_UNDOCUMENTED = {
-    ("messaging/worker/batching.py", "billiard.einfo:ExceptionInfo"),
-    ("messaging/worker/batching.py", "celery.worker.state:task_ready"),
-    ("messaging/worker/batching.py", "task_ready"),
-    ("messaging/worker/batching.py", "controller"),
-    ("messaging/worker/batching.py", "accept_callback"),
-    ("messaging/worker/batching.py", "error_callback"),
-    ("messaging/worker/batching.py", "soft_timeout"),
-    ("messaging/worker/batching.py", "on_accepted"),
-    ("messaging/worker/batching.py", "on_success"),
-    ("messaging/worker/batching.py", "on_retry"),
-    ("messaging/worker/batching.py", "request_dict"),
-    ("messaging/worker/consumer.py", "Consumer.__init__"),
-}
+# Uses outside the documented surfaces that are known and waiting to go: none. A use that is
+# gone fails the test too, so the list only shrinks.
+KNOWN_UNDOCUMENTED: set[tuple[str, str]] = set()
 
 
 @dataclass(frozen=True)

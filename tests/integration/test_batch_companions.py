@@ -1,0 +1,156 @@
+"""What an email's delivery takes along from its queue (messaging/worker/companions.py) when a
+message waiting there is not an ordinary first delivery: redelivered, not a task Celery could
+run, expired, or due later. Real worker processes, RabbitMQ, PostgreSQL and the mail simulator.
+
+Orders are queued while no worker runs; a worker with one pool process then prefetches the
+first message, and its task takes the others along."""
+
+import json
+import uuid
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+
+import pytest
+from django.conf import settings
+from kombu import Connection, Producer
+
+from config.celery import app
+from messaging.broker.channel import amqp_channel
+from messaging.dead_lettering import CLASS_HEADER, REASON_HEADER
+from messaging.models import OutboxEvent
+from messaging.task_names import HANDLE_EVENT
+from notifications.models import Notification
+from orders.services import order_create
+from tests.broker import queue_peek, queue_ready_count
+from tests.integration.test_delivery_batches import BATCH_LINE
+from tests.waiting import wait_until
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
+
+QUEUE = "orders.confirmations"
+
+
+def _orders_queued(labels: list[str], already: int = 0) -> list:
+    orders = [
+        order_create(customer_email=f"{label}-{n}@example.com", amount=Decimal("5.00"), currency="EUR")
+        for n, label in enumerate(labels)
+    ]
+    total = already + len(labels)
+    wait_until(lambda: queue_ready_count(QUEUE) == total, timeout=20, message=f"{total} queued")
+    return orders
+
+
+def _publish(body: bytes, headers: dict) -> None:
+    with Connection(settings.CELERY_BROKER_URL) as connection:
+        channel = amqp_channel(connection)
+        channel.confirm_select()
+        Producer(channel).publish(
+            body,
+            exchange="orders.events",
+            routing_key="order.created",
+            content_type="application/json",
+            content_encoding="utf-8",
+            headers=headers,
+            delivery_mode=2,
+            mandatory=True,
+        )
+
+
+def _task_message(args: list, **options) -> tuple[bytes, dict]:
+    headers, _, body, _ = app.amqp.create_task_message(str(uuid.uuid4()), HANDLE_EVENT, args, {}, **options)
+    return json.dumps(body).encode(), headers
+
+
+def _envelope_of_a_new_order(label: str) -> dict:
+    """The envelope of an order's event, without its own message (the outbox row is left)."""
+    order = order_create(customer_email=f"{label}@example.com", amount=Decimal("5.00"), currency="EUR")
+    wait_until(lambda: queue_ready_count(QUEUE) >= 1, timeout=20, message="queued")
+    with Connection(settings.CELERY_BROKER_URL) as connection:
+        message = amqp_channel(connection).basic_get(queue=QUEUE, no_ack=True)
+    assert message is not None
+    return OutboxEvent.objects.get(aggregate_id=str(order.id)).payload
+
+
+def _batch_sizes(worker) -> list[int]:
+    return [int(size) for size, _ in BATCH_LINE.findall(worker.log_text())]
+
+
+def _sent(orders: list) -> None:
+    ids = [order.id for order in orders]
+    wait_until(
+        lambda: Notification.objects.filter(order_id__in=ids, status="sent").count() == len(ids),
+        timeout=90,
+        message=f"all {len(ids)} sent",
+    )
+
+
+@pytest.mark.parametrize(
+    ("kind", "error_class", "words"),
+    [
+        ("no-task-header", "malformed", "no 'task' header"),
+        ("not-json", "malformed", "could not be decoded"),
+        ("unknown-task", "unknown_task", "No task named 'notifications.no_such_task'"),
+        ("missing-argument", "error", "missing a required argument: 'envelope'"),
+        ("expired", "expired", "expired at"),
+    ],
+)
+def test_a_message_celery_could_not_run_taken_along_is_dead_lettered_and_the_batch_goes_on(
+    kind, error_class, words, mailsim, start_worker
+):
+    envelope = _envelope_of_a_new_order("template")
+    first = _orders_queued(["first", "second"])
+    past = (datetime.now(UTC) - timedelta(minutes=5)).isoformat()
+    body, headers = {
+        "no-task-header": lambda: (b"[[1], {}, {}]", {"id": str(uuid.uuid4())}),
+        "not-json": lambda: (b"{not json", _task_message([envelope])[1]),
+        "unknown-task": lambda: (
+            _task_message([envelope])[0],
+            {**_task_message([envelope])[1], "task": "notifications.no_such_task"},
+        ),
+        "missing-argument": lambda: _task_message([]),
+        "expired": lambda: _task_message([envelope], expires=past),
+    }[kind]()
+    _publish(body, headers)
+    after = _orders_queued(["third", "fourth"], already=3)
+    worker = start_worker(concurrency=1)
+    _sent(first + after)
+    wait_until(lambda: queue_ready_count(f"{QUEUE}.dlq") == 1, timeout=30, message="one dead letter")
+    [dead] = queue_peek(f"{QUEUE}.dlq")
+    assert dead["headers"][CLASS_HEADER] == error_class
+    assert words in dead["headers"][REASON_HEADER]
+    assert _batch_sizes(worker) == [4], "the four good ones went in one batch"
+    assert len(mailsim.messages()) == 4
+
+
+def test_a_redelivered_message_is_never_taken_into_a_batch(mailsim, start_worker):
+    orders = _orders_queued(["a", "b", "c", "d", "e"])
+    # a consumer that takes three messages and dies: RabbitMQ returns them, redelivered
+    with Connection(settings.CELERY_BROKER_URL) as connection:
+        channel = amqp_channel(connection)
+        taken = [channel.basic_get(queue=QUEUE, no_ack=False) for _ in range(3)]
+        assert None not in taken
+        channel.close()  # unacked: back to the queue
+    wait_until(lambda: queue_ready_count(QUEUE) == 5, timeout=20, message="all five back")
+    worker = start_worker(concurrency=1)
+    _sent(orders)
+    sizes = _batch_sizes(worker)
+    # the three redelivered went one by one, the two others together (the first task's own
+    # message is one of either kind)
+    assert sorted(sizes) in ([1, 1, 1, 2], [1, 1, 1, 1, 1]), sizes
+    assert sum(sizes) == 5
+    assert len(mailsim.messages()) == 5
+
+
+def test_a_message_due_later_taken_along_goes_back_for_its_moment(mailsim, start_worker):
+    envelope = _envelope_of_a_new_order("later")
+    first = _orders_queued(["now"])
+    eta = datetime.now(UTC) + timedelta(seconds=6)
+    _publish(*_task_message([envelope], eta=eta.isoformat()))
+    start_worker(concurrency=1)
+    _sent(first)
+    later = Notification.objects.filter(order__customer_email__startswith="later")
+    wait_until(lambda: later.filter(status="sent").exists(), timeout=40, message="the later one sent")
+    sent_at = later.get().sent_at
+    assert sent_at is not None
+    assert sent_at >= eta - timedelta(seconds=1)  # delayed delivery counts whole seconds
+    assert len(mailsim.messages()) == 2
