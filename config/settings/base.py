@@ -8,6 +8,7 @@ in `.env.example`.
 import re
 from datetime import timedelta
 
+from config.settings.database import database_config
 from config.settings.environment import env
 from config.settings.logging import logging_config
 from config.settings.safety import (
@@ -141,11 +142,14 @@ TEMPLATES = [
     },
 ]
 
+# One host, or every node of a cluster for libpq to find the primary among (config/settings/database.py)
 DATABASES = {
-    "default": env.db("DATABASE_URL", default="postgres://postgres@127.0.0.1:5432/orders"),
+    "default": database_config(env.str("DATABASE_URL", default="postgres://postgres@127.0.0.1:5432/orders")),
 }
 # Persistent connections for web processes; Celery workers use CELERY_DB_REUSE_MAX below.
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("DATABASE_CONN_MAX_AGE", default=60)
+# A kept connection is checked before a request uses it: one to a primary that died or was
+# demoted is replaced by a new one, to whichever node leads now, without a restart.
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 # The hot path's statements as prepared statements (infra/prepared.py); off for a pooler that
 # cannot keep them.
