@@ -1,4 +1,5 @@
-"""The database's address, DATABASE_URL: one host, or every node of a replicated cluster.
+"""The database's settings (read by base.py): its address, DATABASE_URL, one host or every
+node of a replicated cluster, and how the processes keep their connections.
 
 One host is read as django-environ reads it. Several, comma-separated in the URL's host part
 (libpq's multi-host form, `postgres://orders@db1:5432,db2:5432,db3:5432/orders?
@@ -15,6 +16,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 from config.settings.environment import env
 
+__all__ = ["DATABASES", "DATABASE_PREPARED_STATEMENTS", "DATABASE_SESSION_PLANS_BY_KEY"]
 DEFAULT_PORT = 5432  # libpq's, for a host given without one
 # What may land a connection on the primary: every process of the product writes.
 WRITABLE_SESSION_ATTRS = ("read-write", "primary")
@@ -63,3 +65,20 @@ def _host_and_port(entry: str) -> tuple[str, int]:
             "db1:5432,db2:5432)"
         )
     return host, int(port_text) if port_text else DEFAULT_PORT
+
+
+DATABASES = {
+    "default": database_config(env.str("DATABASE_URL", default="postgres://postgres@127.0.0.1:5432/orders")),
+}
+# Persistent connections for web processes; Celery workers use CELERY_DB_REUSE_MAX (pipeline.py).
+DATABASES["default"]["CONN_MAX_AGE"] = env.int("DATABASE_CONN_MAX_AGE", default=60)
+# A kept connection is checked before a request uses it: one to a primary that died or was
+# demoted is replaced by a new one, to whichever node leads now, without a restart.
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+# The hot path's statements as prepared statements (infra/prepared.py); off for a pooler that
+# cannot keep them.
+DATABASE_PREPARED_STATEMENTS = env.bool("DATABASE_PREPARED_STATEMENTS", default=True)
+# The email worker's sessions plan every statement as a lookup by key (messaging/worker/
+# key_lookup_plans.py); off behind a pooler in transaction mode, where a session's settings do
+# not stay with the client that made them.
+DATABASE_SESSION_PLANS_BY_KEY = env.bool("DATABASE_SESSION_PLANS_BY_KEY", default=True)
