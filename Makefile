@@ -57,7 +57,10 @@ setup: venv services
 	$(BIN)/python manage.py ensure_vhost
 	$(BIN)/python manage.py declare_topology
 
-## run: the whole product in the foreground (web, worker, relay, beat, flower, mailsim); Ctrl-C stops all
+## run: the whole product in the foreground (web, worker, relay, beat, flower, mailsim); Ctrl-C stops all.
+## DATABASE_HA=1: on a PostgreSQL cluster of its own (three nodes on Patroni with a synchronous
+## standby, tools/drill/pg_cluster.py), started first and torn down after (docs/deploy.md)
+ifeq ($(strip $(DATABASE_HA)),)
 run: setup
 	@test -s var/flower-password || $(BIN)/python -c "import secrets; print(secrets.token_urlsafe(12))" > var/flower-password
 	@token=$$($(BIN)/python manage.py create_api_token dev --replace 2>/dev/null); \
@@ -75,6 +78,10 @@ run: setup
 	set -a; . ./var/webhook-secrets.env; set +a; \
 	  FLOWER_BASIC_AUTH=ops:$$(cat var/flower-password) \
 	  $(BIN)/honcho start -f Procfile
+else
+run: venv services
+	$(BIN)/python -m tools.drill.pg_cluster -- make --no-print-directory run DATABASE_HA=
+endif
 
 ## test: the whole suite against real PostgreSQL and RabbitMQ (own database, own vhost);
 ## PYTEST_ARGS=tests/unit (or integration, system) runs one layer, see tests/README.md

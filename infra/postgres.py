@@ -17,6 +17,8 @@ def database_ensure(config: dict[str, Any] | None = None) -> bool:
         "password": config.get("PASSWORD") or None,
         "dbname": "postgres",  # the maintenance database every cluster has
         "connect_timeout": 5,
+        # among several hosts, the primary: a standby cannot create a database
+        "target_session_attrs": config.get("OPTIONS", {}).get("target_session_attrs"),
         "autocommit": True,
     }
     with psycopg.connect(**{k: v for k, v in params.items() if v is not None}) as connection:

@@ -91,6 +91,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "infra.probe_paths.ProbePathsMiddleware",  # before anything reads the Host (CommonMiddleware)
+    "api.errors.DatabaseUnavailableMiddleware",  # no primary database right now: 503, not 500
     "api.body_limit.ApiBodySizeLimitMiddleware",  # before anything reads a body
     "whitenoise.middleware.WhiteNoiseMiddleware",  # the admin's static files under gunicorn
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -141,19 +142,9 @@ TEMPLATES = [
     },
 ]
 
-DATABASES = {
-    "default": env.db("DATABASE_URL", default="postgres://postgres@127.0.0.1:5432/orders"),
-}
-# Persistent connections for web processes; Celery workers use CELERY_DB_REUSE_MAX below.
-DATABASES["default"]["CONN_MAX_AGE"] = env.int("DATABASE_CONN_MAX_AGE", default=60)
-DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
-# The hot path's statements as prepared statements (infra/prepared.py); off for a pooler that
-# cannot keep them.
-DATABASE_PREPARED_STATEMENTS = env.bool("DATABASE_PREPARED_STATEMENTS", default=True)
-# The email worker's sessions plan every statement as a lookup by key (messaging/worker/
-# key_lookup_plans.py); off behind a pooler in transaction mode, where a session's settings do
-# not stay with the client that made them.
-DATABASE_SESSION_PLANS_BY_KEY = env.bool("DATABASE_SESSION_PLANS_BY_KEY", default=True)
+# The database: its address (one host, or every node of a cluster) and its connections.
+from config.settings.database import *  # noqa: E402, F403
+
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 TIME_ZONE = "UTC"

@@ -466,6 +466,22 @@ DEPLOY = rows(
     ),
     ("calls the {} paths by IP (200)", computed(lambda: len(PROBE_PATHS.read()), words)),
     ("The work queues declare {} explicitly", DELIVERY_LIMIT),
+    (
+        "Unless the URL sets `connect_timeout`, libpq gives each host {} s to answer",
+        constant("config.settings.database.MULTI_HOST_CONNECT_TIMEOUT_SECONDS"),
+    ),
+    ("`Retry-After: {}` (a JSON error under `/api/`)", constant("api.errors.DATABASE_RETRY_AFTER_SECONDS")),
+    (
+        "to see this on one machine: {} PostgreSQL nodes managed by Patroni",
+        default_argument("tools.drill.pg_cluster.PrivateDatabaseCluster", "size", words),
+    ),
+    (
+        "`ttl` {} s, `loop_wait` {} s, `retry_timeout` {} s and `primary_start_timeout` {}:",
+        constant("tools.drill.patroni_config.TTL_SECONDS"),
+        constant("tools.drill.patroni_config.LOOP_WAIT_SECONDS"),
+        constant("tools.drill.patroni_config.RETRY_TIMEOUT_SECONDS"),
+        constant("tools.drill.patroni_config.PRIMARY_START_TIMEOUT_SECONDS"),
+    ),
 )
 
 
