@@ -951,6 +951,13 @@ PERSONAL_DATA = rows(
         computed(lambda: ORDER_RETENTION.read(), lambda days: "a year" if days == 365 else f"{days} days"),
     ),
     ("| The {} retention job's `provider_events` step", RETENTION_HOURLY),
+    (
+        "A session expires {} after it was last written (Django's `SESSION_COOKIE_AGE`), and is deleted "
+        "within the {} after that",
+        setting("SESSION_COOKIE_AGE", lambda age: "two weeks" if age == 14 * 86400 else f"{days(age)} days"),
+        beat_job("retention-hourly", lambda every: "hour" if hourly(every) == "hourly" else str(every)),
+    ),
+    ("the {} retention job's `expired_sessions` step deletes an expired one", RETENTION_HOURLY),
 )
 
 
