@@ -70,6 +70,16 @@ def test_a_kill_with_orders_still_committed_after_it_and_no_publish_fails():
     assert failover_problems([_kill(orders_committed_after=40)]) == []
 
 
+def test_the_report_tells_the_drill_s_wait_from_the_node_s_boot():
+    # given: the drill waited 90 s for a publish before it started the node again
+    late = _kill(
+        role="follower", seconds_to_confirmed_publish=None, seconds_to_start=90.2, seconds_to_restart=94.1
+    )
+    # then
+    assert "node started again after 90.2 s (once measured), back after 94.1 s |" in _report_with([late])
+    assert "node started again, back after 20.0 s |" in _report_with([_kill()])  # a report from before
+
+
 def _report_with(kills: list[dict]) -> str:
     return report_markdown(drill_report(chaos={"broker_kills": kills}))
 

@@ -44,6 +44,8 @@ class NodeKill:
     # None: none within FAILOVER_TIMEOUT_SECONDS, or not measured (the stream had ended)
     seconds_to_confirmed_publish: float | None
     orders_flowing: bool
+    # From the kill: until the drill started the node again (once measured), and until it was back.
+    seconds_to_start: float
     seconds_to_restart: float
 
 
@@ -81,6 +83,7 @@ def kill_queue_node(stack: DrillStack, role: str, rng: random.Random, *, orders_
             _first_confirmed_publish_after(stack.database_dsn, killed_wall) if orders_flowing else None
         )
     finally:
+        to_start = time.monotonic() - killed_at
         cluster.node(victim).start()
     return asdict(
         NodeKill(
@@ -91,6 +94,7 @@ def kill_queue_node(stack: DrillStack, role: str, rng: random.Random, *, orders_
             seconds_to_new_leader=None if to_leader is None else round(to_leader, 2),
             seconds_to_confirmed_publish=None if to_publish is None else round(to_publish, 2),
             orders_flowing=orders_flowing,
+            seconds_to_start=round(to_start, 1),
             seconds_to_restart=round(time.monotonic() - killed_at, 1),
         )
     )

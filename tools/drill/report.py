@@ -145,8 +145,7 @@ def _node_kill_rows(kills: list[dict]) -> list[tuple[str, str]]:
         rows.append(
             (
                 f"node kill {number}: SIGKILL {kill['node']}, {kill['role']} of orders.confirmations",
-                f"{leader}; first confirmed publish into it {_publish_text(kill)}; "
-                f"node started again, back after {kill['seconds_to_restart']} s",
+                f"{leader}; first confirmed publish into it {_publish_text(kill)}; {_restart_text(kill)}",
             )
         )
         if "consumers_back" in kill:
@@ -179,6 +178,17 @@ def _publish_text(kill: dict) -> str:
     if nothing_to_judge(kill):
         return f"not judged ({NOTHING_TO_JUDGE})"
     return "not seen within the wait"
+
+
+def _restart_text(kill: dict) -> str:
+    """When the drill started the node again (once its waits were over) and when it was back:
+    the node's own boot is the difference."""
+    if "seconds_to_start" not in kill:  # a report from before
+        return f"node started again, back after {kill['seconds_to_restart']} s"
+    return (
+        f"node started again after {kill['seconds_to_start']} s (once measured),"
+        f" back after {kill['seconds_to_restart']} s"
+    )
 
 
 def _consumers_back_text(backs: list[dict]) -> str:
