@@ -1362,6 +1362,14 @@ DRILLS = rows(
         constant("tools.drill.broker_faults.WINDOW_SECONDS"),
     ),
     (
+        "and no confirmed publish after {} s of waiting for one, fails the drill",
+        constant("tools.drill.broker_faults.FAILOVER_TIMEOUT_SECONDS"),
+    ),
+    (
+        "after its last order waits the whole {} s for a publish.",
+        constant("tools.drill.broker_faults.FAILOVER_TIMEOUT_SECONDS"),
+    ),
+    (
         "(a relay takes one only when beat sends the next sweep, every {})",
         drill_clock(
             "OUTBOX_SWEEP_INTERVAL_SECONDS", lambda value: "second" if float(value) == 1 else f"{value} s"
