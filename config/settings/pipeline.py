@@ -149,6 +149,9 @@ RETENTION_STEPS = {
     # Not a period: the shop platforms' erasure requests (Shopify's customers/redact,
     # shop/redact), carried out after they were stored and answered.
     "platform_erasure_requests": "intake.privacy_requests.platform_erasure_requests_apply",
+    # The admin's expired sessions (`manage.py clearsessions`' work): a reviewer's remembered
+    # search may be a customer's address, and nothing else deletes them.
+    "expired_sessions": "operations.session_retention.expired_sessions_delete",
 }
 EMAIL_SNAPSHOT_RETENTION_DAYS = env.int("EMAIL_SNAPSHOT_RETENTION_DAYS", default=90)
 ATTEMPT_DETAIL_RETENTION_DAYS = env.int("ATTEMPT_DETAIL_RETENTION_DAYS", default=30)

@@ -48,6 +48,38 @@ def test_a_failover_that_did_not_happen_is_a_problem_and_one_that_did_is_not():
     assert failover_problems([_kill(seconds_to_confirmed_publish=None, orders_flowing=False)]) == []
 
 
+def test_a_kill_after_which_no_order_was_committed_is_reported_and_not_judged():
+    # given: the follower died once every order had been placed, the load still running
+    late = _kill(role="follower", seconds_to_confirmed_publish=None, orders_committed_after=0)
+    # then: no failed failover, and the report says why there is no publish
+    assert failover_problems([late]) == []
+    assert (
+        "leader unchanged; first confirmed publish into it not judged (no order was committed after "
+        "this kill: the stream had ended; nothing to judge);"
+    ) in _report_with([late])
+
+
+def test_a_kill_with_orders_still_committed_after_it_and_no_publish_fails():
+    stuck = _kill(role="follower", seconds_to_confirmed_publish=None, orders_committed_after=40)
+    assert failover_problems([stuck]) == [
+        "no confirmed publish into orders.confirmations after drill0-x@localhost was killed,"
+        " though 40 orders were committed after it"
+    ]
+    assert "first confirmed publish into it not seen within the wait;" in _report_with([stuck])
+    # a publish measured after a kill is judged as before, counted or not
+    assert failover_problems([_kill(orders_committed_after=40)]) == []
+
+
+def test_the_report_tells_the_drill_s_wait_from_the_node_s_boot():
+    # given: the drill waited 90 s for a publish before it started the node again
+    late = _kill(
+        role="follower", seconds_to_confirmed_publish=None, seconds_to_start=90.2, seconds_to_restart=94.1
+    )
+    # then
+    assert "node started again after 90.2 s (once measured), back after 94.1 s |" in _report_with([late])
+    assert "node started again, back after 20.0 s |" in _report_with([_kill()])  # a report from before
+
+
 def _report_with(kills: list[dict]) -> str:
     return report_markdown(drill_report(chaos={"broker_kills": kills}))
 

@@ -967,6 +967,13 @@ PERSONAL_DATA = rows(
         computed(lambda: ORDER_RETENTION.read(), lambda days: "a year" if days == 365 else f"{days} days"),
     ),
     ("| The {} retention job's `provider_events` step", RETENTION_HOURLY),
+    (
+        "A session expires {} after it was last written (Django's `SESSION_COOKIE_AGE`), and is deleted "
+        "within the {} after that",
+        setting("SESSION_COOKIE_AGE", lambda age: "two weeks" if age == 14 * 86400 else f"{days(age)} days"),
+        beat_job("retention-hourly", lambda every: "hour" if hourly(every) == "hourly" else str(every)),
+    ),
+    ("the {} retention job's `expired_sessions` step deletes an expired one", RETENTION_HOURLY),
 )
 
 
@@ -1369,6 +1376,14 @@ DRILLS = rows(
         "for the orders of the {} s after the kill, beside the orders of the {} s before it",
         constant("tools.drill.broker_faults.WINDOW_SECONDS"),
         constant("tools.drill.broker_faults.WINDOW_SECONDS"),
+    ),
+    (
+        "and no confirmed publish after {} s of waiting for one, fails the drill",
+        constant("tools.drill.broker_faults.FAILOVER_TIMEOUT_SECONDS"),
+    ),
+    (
+        "after its last order waits the whole {} s for a publish.",
+        constant("tools.drill.broker_faults.FAILOVER_TIMEOUT_SECONDS"),
     ),
     (
         "(a relay takes one only when beat sends the next sweep, every {})",

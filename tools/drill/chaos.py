@@ -112,11 +112,15 @@ class Chaos(threading.Thread):
         leader = (
             f"new leader after {kill['seconds_to_new_leader']} s" if kind == "leader" else "leader unchanged"
         )
+        publish = kill["seconds_to_confirmed_publish"]
         self.log.note(
             f"SIGKILL RabbitMQ node {kill['node']} ({kind} of orders.confirmations): {leader}, "
-            f"a confirmed publish after "
-            f"{kill['seconds_to_confirmed_publish']} s; started again, back after "
-            f"{kill['seconds_to_restart']} s"
+            + (
+                "no confirmed publish within the wait"
+                if publish is None
+                else f"a confirmed publish after {publish} s"
+            )
+            + f"; started again, back after {kill['seconds_to_restart']} s"
         )
 
     def _terminate_connections(self) -> None:

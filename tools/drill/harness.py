@@ -16,7 +16,11 @@ from kombu import Connection
 
 from messaging.broker.channel import amqp_channel, queue_counts
 from tools.drill.broker_cluster import PrivateCluster
-from tools.drill.broker_faults import commit_delays_around_kills, failover_problems
+from tools.drill.broker_faults import (
+    commit_delays_around_kills,
+    failover_problems,
+    orders_committed_after_kills,
+)
 from tools.drill.broker_node import PrivateRabbit
 from tools.drill.chaos import Chaos
 from tools.drill.consumers_back import consumers_back_after_kills
@@ -99,6 +103,7 @@ def drill_run(config: DrillConfig) -> DrillReport:
             verdict.problems.insert(0, f"did not settle within {config.settle_timeout:.0f} s")
         delivery = delivery_verdict(stack.database_dsn, stack.mailsim_url)
         commit_delays_around_kills(stack.database_dsn, chaos.log.broker_kills)
+        orders_committed_after_kills(stack.database_dsn, chaos.log.broker_kills)
         consumers_back_after_kills(stack.workdir, chaos.log.broker_kills)
         verdict.problems[:0] = failover_problems(chaos.log.broker_kills)
         passed = verdict.passed and delivery.passed and not failover_problems(chaos.log.broker_kills)

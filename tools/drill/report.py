@@ -6,6 +6,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from tools.drill.broker_faults import NOTHING_TO_JUDGE, nothing_to_judge
 from tools.drill.load import LoadResult
 from tools.drill.platform_load import PlatformLoad
 
@@ -141,16 +142,10 @@ def _node_kill_rows(kills: list[dict]) -> list[tuple[str, str]]:
             if kill["role"] == "leader"
             else "leader unchanged"
         )
-        publish = kill["seconds_to_confirmed_publish"]
-        if not kill.get("orders_flowing", True):
-            publish_text = "not measured (the stream had ended)"
-        else:
-            publish_text = "none within the wait" if publish is None else f"{publish} s"
         rows.append(
             (
                 f"node kill {number}: SIGKILL {kill['node']}, {kill['role']} of orders.confirmations",
-                f"{leader}; first confirmed publish into it after {publish_text}; "
-                f"node started again, back after {kill['seconds_to_restart']} s",
+                f"{leader}; first confirmed publish into it {_publish_text(kill)}; {_restart_text(kill)}",
             )
         )
         if "consumers_back" in kill:
@@ -171,6 +166,29 @@ def _node_kill_rows(kills: list[dict]) -> list[tuple[str, str]]:
                     )
                 )
     return rows
+
+
+def _publish_text(kill: dict) -> str:
+    """The first confirmed publish after a kill, or why there is none to judge."""
+    publish = kill["seconds_to_confirmed_publish"]
+    if not kill.get("orders_flowing", True):
+        return "not measured (the stream had ended)"
+    if publish is not None:
+        return f"after {publish} s"
+    if nothing_to_judge(kill):
+        return f"not judged ({NOTHING_TO_JUDGE})"
+    return "not seen within the wait"
+
+
+def _restart_text(kill: dict) -> str:
+    """When the drill started the node again (once its waits were over) and when it was back:
+    the node's own boot is the difference."""
+    if "seconds_to_start" not in kill:  # a report from before
+        return f"node started again, back after {kill['seconds_to_restart']} s"
+    return (
+        f"node started again after {kill['seconds_to_start']} s (once measured),"
+        f" back after {kill['seconds_to_restart']} s"
+    )
 
 
 def _consumers_back_text(backs: list[dict]) -> str:
