@@ -67,7 +67,7 @@ def companions_take(task: Task, *, queue: str, limit: int, hostname: str) -> Tak
     the batch is still small). Never raises: if the broker cannot be asked, the task runs
     alone."""
     taken = Taken()
-    if limit <= 0 or _quiet_queue.skip():
+    if limit <= 0:
         return taken
     try:
         bound = Queue(queue, no_declare=True).bind(_fetch_connection(task).default_channel)
@@ -90,35 +90,7 @@ def companions_take(task: Task, *, queue: str, limit: int, hostname: str) -> Tak
         logger.warning("could not take waiting messages from %s: the task runs alone", queue, exc_info=True)
         _fetch_connection_drop()
         return Taken()
-    _quiet_queue.found(bool(taken.batch or taken.alone))
     return taken
-
-
-class _QuietQueue:
-    """At low load the queue behind a delivery is empty, and asking costs a round trip that
-    RabbitMQ and the worker pay for every email (docs/performance.md). After each ask in a row
-    that found nothing, this process asks before one delivery in twice as many as the last
-    time, up to one in SKIP_AT_MOST + 1; one ask that finds a message ends the quiet. Under
-    load the queue is never empty and every delivery asks."""
-
-    SKIP_AT_MOST = 7
-
-    def __init__(self) -> None:
-        self.empty_asks = 0
-        self.skips_left = 0
-
-    def skip(self) -> bool:
-        if self.skips_left == 0:
-            return False
-        self.skips_left -= 1
-        return True
-
-    def found(self, anything: bool) -> None:
-        self.empty_asks = 0 if anything else self.empty_asks + 1
-        self.skips_left = min(2**self.empty_asks - 1, self.SKIP_AT_MOST)
-
-
-_quiet_queue = _QuietQueue()
 
 
 def _companion_of(task: Task, message: Message, queue: str, hostname: str) -> Companion | None:
@@ -213,7 +185,20 @@ _connection: tuple[int, Connection] | None = None
 def _fetch_connection(task: Task) -> Connection:
     global _connection
     if _connection is None or _connection[0] != os.getpid():
-        _connection = (os.getpid(), task.app.connection_for_read(heartbeat=0))
+        connection = task.app.connection_for_read(heartbeat=0)
+        # Each node of the broker list once, without kombu's pauses between tries (2 s and
+        # more): while a node is down, a delivery that cannot reach another at once runs alone
+        # rather than wait.
+        connection.transport_options = {
+            **(connection.transport_options or {}),
+            **{
+                "max_retries": len(connection.alt) or 1,
+                "interval_start": 0,
+                "interval_step": 0,
+                "interval_max": 0,
+            },
+        }
+        _connection = (os.getpid(), connection)
     return _connection[1]
 
 
