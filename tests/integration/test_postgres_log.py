@@ -3,9 +3,9 @@
 PostgreSQL logs a statement that fails with its text (`log_min_error_statement` is `error` by
 default), and Django's statements carry their values in the text. The duplicates that come in
 normal operation (a shop's order sent again under its number, a retry meeting its first try
-under one Idempotency-Key) are written so that they fail on nothing, whichever way the values
-reach the server. Each test reads the server's log itself (tests/postgres_log.py), for values
-no other test uses."""
+under one Idempotency-Key, two reports of one address's bounce at the same moment) are written
+so that they fail on nothing, whichever way the values reach the server. Each test reads the
+server's log itself (tests/postgres_log.py), for values no other test uses."""
 
 import threading
 import uuid
@@ -16,10 +16,14 @@ from decimal import Decimal
 import psycopg
 import pytest
 from django.db import connection
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from apiauth.models import ApiToken
 from apiauth.services import token_hash
+from infra.keyed_hash import address_hash
+from notifications.models import ProviderEvent, Suppression
+from notifications.tracking.suppression import suppression_add
 from orders.models import Order
 from orders.services import request_fingerprint
 from tests.postgres_log import server_log
@@ -138,6 +142,38 @@ def test_two_retries_of_one_order_at_once_leave_no_address_in_postgres_log(
     # then it gets the first try's order, as a retry does
     assert answer.status_code == 201, answer.content
     assert (answer.json()["id"], answer.headers["Idempotent-Replayed"]) == (str(first_id), "true")
+    # and PostgreSQL's log does not have the address
+    written = log.written_since(start)
+    assert address not in written, f"{address} in PostgreSQL's log:\n{written}"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_suppressions_of_one_address_at_once_leave_no_address_in_postgres_log(
+    binding, processes_database_url
+):
+    address, log = _customer()["email"], server_log()
+    event = ProviderEvent.objects.create(
+        id=uuid.uuid4(),
+        provider="resend",
+        provider_event_id=f"evt_{uuid.uuid4().hex}",
+        kind=ProviderEvent.Kind.BOUNCED,
+        occurred_at=timezone.now(),
+        hard_bounce=True,
+        payload={},
+    )
+    start = log.end()
+    # given another worker's suppression of the address, written and not yet committed
+    with _uncommitted(
+        processes_database_url,
+        f"INSERT INTO {Suppression._meta.db_table} (address, address_hash, reason, detail, created_at, "
+        "lift_comment) VALUES (%s, %s, 'bounced', '', now(), '')",
+        [address, address_hash(address)],
+    ):
+        # when ours is written meanwhile
+        added = suppression_add(event=event, address=address)
+    # then the address is suppressed once, by the other
+    assert added is False
+    assert Suppression.objects.filter(address_hash=address_hash(address)).count() == 1
     # and PostgreSQL's log does not have the address
     written = log.written_since(start)
     assert address not in written, f"{address} in PostgreSQL's log:\n{written}"
