@@ -3,9 +3,10 @@
 PostgreSQL logs a statement that fails with its text (`log_min_error_statement` is `error` by
 default), and Django's statements carry their values in the text. The duplicates that come in
 normal operation (a shop's order sent again under its number, a retry meeting its first try
-under one Idempotency-Key, two reports of one address's bounce at the same moment) are written
-so that they fail on nothing, whichever way the values reach the server. Each test reads the
-server's log itself (tests/postgres_log.py), for values no other test uses."""
+under one Idempotency-Key, a platform's delivery sent twice, two reports of one address's
+bounce at the same moment) are written so that they fail on nothing, whichever way the values
+reach the server. Each test reads the server's log itself (tests/postgres_log.py), for values
+no other test uses."""
 
 import threading
 import uuid
@@ -26,6 +27,8 @@ from notifications.models import ProviderEvent, Suppression
 from notifications.tracking.suppression import suppression_add
 from orders.models import Order
 from orders.services import request_fingerprint
+from tests import shopify_payloads as shopify
+from tests.connected_shop import tea_house_create, tea_house_deliver
 from tests.postgres_log import server_log
 from tests.shop_order_bodies import shop_order_body
 from tests.waiting import wait_until
@@ -142,6 +145,23 @@ def test_two_retries_of_one_order_at_once_leave_no_address_in_postgres_log(
     # then it gets the first try's order, as a retry does
     assert answer.status_code == 201, answer.content
     assert (answer.json()["id"], answer.headers["Idempotent-Replayed"]) == (str(first_id), "true")
+    # and PostgreSQL's log does not have the address
+    written = log.written_since(start)
+    assert address not in written, f"{address} in PostgreSQL's log:\n{written}"
+
+
+@pytest.mark.django_db
+def test_a_platform_delivery_sent_twice_leaves_no_address_in_postgres_log(binding):
+    address, log = _customer()["email"], server_log()
+    tea_house_create()
+    customer = dict(shopify.ORDER["customer"], email=address)
+    payload = shopify.order(email=address, contact_email=address, customer=customer)
+    assert tea_house_deliver("orders/create", payload, "evt-twice") == "used"
+    start = log.end()
+    # when the platform sends it again
+    detail = tea_house_deliver("orders/create", payload, "evt-twice")
+    # then it is a duplicate
+    assert detail == "duplicate"
     # and PostgreSQL's log does not have the address
     written = log.written_since(start)
     assert address not in written, f"{address} in PostgreSQL's log:\n{written}"
