@@ -10,7 +10,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from apiauth.models import ApiToken
-from infra.insert_once import row_insert
+from infra.insert_once import row_insert_unless_taken
 from infra.keyed_hash import address_hash
 from messaging.outbox import event_record
 from observability.metrics import ORDERS_ACCEPTED
@@ -34,6 +34,14 @@ class OrderCreation:
 
 class OrderNumberTaken(Exception):
     """The shop's order number names another order of this token, with other content."""
+
+
+class OrderAlreadyPlaced(IntegrityError):
+    """The order's Idempotency-Key or number (or a platform's id for it) is already an order's:
+    nothing was written. Raised instead of letting the unique constraint refuse the INSERT,
+    whose error PostgreSQL would log with the statement (infra/insert_once.py); an
+    IntegrityError still, for the callers that answer a refusal as they did (a platform's
+    delivery: 500, and its retry finds the order)."""
 
 
 @transaction.atomic(durable=True)
@@ -81,9 +89,10 @@ def order_record(
     arrives paid (most platforms announce an order once its payment is taken): recorded paid,
     with its payment's event after its creation's, as if created then paid, in two statements
     fewer. `origin`: the order's connected shop and the platform's ids for it (Order.shop,
-    Order.platform_order_id)."""
+    Order.platform_order_id). OrderAlreadyPlaced, with nothing written, when the order's key or
+    number is taken."""
     # One prepared statement (infra/insert_once.py): every order's transaction writes one.
-    order = row_insert(
+    order = row_insert_unless_taken(
         Order(
             status=Order.Status.PAID if paid else Order.Status.CREATED,
             version=2 if paid else 1,  # as an order created, then paid: each change counts
@@ -100,6 +109,8 @@ def order_record(
             **origin,
         )
     )
+    if order is None:
+        raise OrderAlreadyPlaced("Another order holds this order's Idempotency-Key, number or platform id.")
     if shop_order is not None:
         OrderVersion.objects.create(
             order=order, number=1, content=shop_order.content, total_minor=shop_order.content["total"]
@@ -135,8 +146,8 @@ def order_create_idempotent(
             customer_email=customer_email, amount=amount, currency=currency, locale=locale
         )
     sent_before = partial(_order_sent_before, api_token=api_token, idempotency_key=idempotency_key)
-    # A shop's number is looked up only when its INSERT collides: a shop's first sending, the
-    # usual case, then costs no read.
+    # A shop's number is looked up only when its INSERT finds it taken: a shop's first
+    # sending, the usual case, then costs no read.
     if (existing := sent_before(shop_order=None)) is not None:
         return _replay(existing, fingerprint)
     try:
@@ -150,7 +161,7 @@ def order_create_idempotent(
             request_fingerprint=fingerprint,
             shop_order=shop_order,
         )
-    except IntegrityError:
+    except OrderAlreadyPlaced:
         if (existing := sent_before(shop_order=shop_order)) is None:
             raise
         return _replay(existing, fingerprint)

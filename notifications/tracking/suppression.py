@@ -3,7 +3,7 @@ owner complained. The delivery rules skip them (notifications/delivery/rules.py)
 reviewer lifts a suppression in the admin, audited."""
 
 from django.contrib.auth.models import User
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
@@ -14,6 +14,7 @@ from infra.address_match import (
     stands_for,
     stored_suffice,
 )
+from infra.insert_once import insert_unless_present
 from infra.keyed_hash import address_hash
 from notifications.models import OperatorAction, ProviderEvent, Suppression
 from orders.models import Order
@@ -82,18 +83,19 @@ def suppression_add(*, event: ProviderEvent, address: str, hashed: str = "") -> 
         return False
     if address:
         _stale_hashes_move(address, hashed)
-    try:
-        with transaction.atomic():  # a savepoint: a concurrent insert only undoes this one
-            Suppression.objects.create(
-                address=address,
-                address_hash=hashed,
-                reason=reason,
-                detail=event.description,
-                provider_event=event,
-            )
-    except IntegrityError:  # a partial unique index (the address, its hash): suppressed already
-        return False
-    return True
+    # Nothing written where a concurrent report suppressed it first (a partial unique index:
+    # the address, its hash), and no error: PostgreSQL would log the refused INSERT, address
+    # and all (infra/insert_once.py).
+    return insert_unless_present(
+        Suppression(
+            address=address,
+            address_hash=hashed,
+            reason=reason,
+            detail=event.description,
+            provider_event=event,
+        ),
+        unique_on=(),
+    )
 
 
 def _stale_hashes_move(address: str, hashed: str) -> None:
