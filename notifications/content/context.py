@@ -12,6 +12,7 @@ from notifications.content.about import about_context
 from notifications.content.brand import brand_of_shop
 from notifications.content.formatting import date_format, money_format
 from notifications.content.purchase import purchase_context
+from orders.changes import order_paid_at
 from orders.models import Order
 
 # Documented for people writing overrides (docs/email-content.md); a test keeps it in step.
@@ -36,6 +37,8 @@ CONTEXT_VARIABLES = {
     "order.amount": "the amount with its currency and the currency's decimals, formatted for the language "
     "(€49.90, 49,90 €, ¥1,500)",
     "order.placed_on": "the day the order was placed, formatted for the language",
+    "order.paid_on": "the day the order was paid, formatted for the language; empty when it never was "
+    "(its cancellation then promises no refund)",
     "order.customer_name": "the customer's name as the shop sent it (empty for a short-body order)",
     "order.lines": "what was bought, one entry per line, each with sku, name, quantity, unit_price, total "
     "and tax_rate (19 %), amounts formatted; empty for an order placed with the short body",
@@ -82,6 +85,7 @@ def email_context(
     beyond the order (about.py): a shipment's or refund's row, a cancellation's refunds.
     `shop`: the order's connected shop's fields (brand.py), None for an order of no shop."""
     placed = order.created_at or timezone.now()
+    paid = order_paid_at(order)
     context: dict[str, Any] = {
         "shop": brand_of_shop(shop).as_context(),
         "order": {
@@ -89,6 +93,7 @@ def email_context(
             "id": str(order.id),
             "amount": money_format(Decimal(order.amount), order.currency, locale),
             "placed_on": date_format(timezone.localdate(placed), locale),
+            "paid_on": date_format(timezone.localdate(paid), locale) if paid else "",
             **purchase_context(content, locale),
         },
         "customer_email": order.customer_email,
