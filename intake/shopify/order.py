@@ -22,7 +22,7 @@ from intake.payload_fields import (
 from intake.shapes import PlatformOrder, Unusable
 from intake.shopify.fields import minor, sku, time
 from intake.shopify.parcels import refund_from_payload, shipment_from_payload
-from orders.content import NAME_TEXT, SHORT_TEXT
+from orders.content import NAME_TEXT, SHORT_TEXT, line_sku
 
 PAID_STATUSES = frozenset({"paid", "partially_refunded", "refunded"})
 # Our address's fields (payload_fields.ADDRESS_FIELDS), each as Shopify's MailingAddress names it.
@@ -148,7 +148,7 @@ def _line(item: dict[str, Any], currency: str) -> dict[str, Any]:
     if not name:
         raise Unusable(f"Line {item.get('id')} has neither name nor title.")
     return {
-        "sku": sku(item),
+        **line_sku(sku(item), shop_gave_sku=bool(item.get("sku"))),
         "name": text(name, NAME_TEXT, "line_items[].name"),
         "quantity": quantity,
         "unit_price": unit_price,
