@@ -27,6 +27,11 @@ MAX_QUANTITY = 100_000
 MAX_MINOR_AMOUNT = 10**13  # above any real order in any currency, below PostgreSQL's bigint
 SHORT_TEXT = 64  # order number, SKU, discount code, carrier
 NAME_TEXT = 200  # customer and product names, address lines, shipping method
+# A line whose product has no SKU (every platform makes it optional) is keyed by the platform's
+# line id instead, "item-<id>", which its parcels and refunds name it by; the line says so with
+# this key set to true, and its emails show the product's name alone (no SKU a customer could
+# quote). The API takes no such line: its lines always carry the shop's SKU.
+SKU_IS_LINE_ID = "sku_is_line_id"
 # ISO 3166-1 alpha-2 codes: an address's country, named in the customer's language in emails.
 COUNTRIES = frozenset(code for code in Locale("en").territories if isinstance(code, str) and code.isalpha())
 
@@ -95,6 +100,19 @@ def lines_ordered(content: dict[str, Any]) -> tuple[Counter[str], dict[str, str]
         ordered[line["sku"]] += line["quantity"]
         names.setdefault(line["sku"], line["name"])
     return ordered, names
+
+
+def line_sku(key: str, *, shop_gave_sku: bool) -> dict[str, Any]:
+    """A line's `sku` as the content keeps it: the shop's SKU, or the platform's line id marked
+    as such (SKU_IS_LINE_ID) when the shop gave none."""
+    return {"sku": key} if shop_gave_sku else {"sku": key, SKU_IS_LINE_ID: True}
+
+
+def line_id_skus(content: dict[str, Any] | None) -> frozenset[str]:
+    """The `sku`s of the content's lines that are a platform's line ids, not the shop's SKUs:
+    what an email shows of no line, nor of a parcel's or a refund's naming it."""
+    lines = content.get("lines", []) if content else []
+    return frozenset(line["sku"] for line in lines if line.get(SKU_IS_LINE_ID))
 
 
 def minor_to_amount(minor: int, currency: str) -> Decimal:

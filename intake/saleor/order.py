@@ -34,7 +34,7 @@ from intake.payload_fields import (
     to_minor,
 )
 from intake.shapes import PlatformOrder, PlatformRefund, PlatformShipment, Unusable
-from orders.content import NAME_TEXT, SHORT_TEXT
+from orders.content import NAME_TEXT, SHORT_TEXT, line_sku
 
 PAID_CHARGE_STATUSES = frozenset({"FULL", "OVERCHARGED"})
 # Our address's fields (payload_fields.ADDRESS_FIELDS), each as Saleor's Address names it.
@@ -170,7 +170,7 @@ def _line(line: dict[str, Any], currency: str) -> dict[str, Any]:
     if line.get("variantName"):
         name = f"{name} ({text(line['variantName'], NAME_TEXT, 'lines[].variantName')})"
     return {
-        "sku": _sku(line),
+        **line_sku(_sku(line), shop_gave_sku=bool(line.get("productSku"))),
         "name": text(name, NAME_TEXT, "lines[].productName"),
         "quantity": quantity,
         "unit_price": unit_price,

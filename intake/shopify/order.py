@@ -21,8 +21,9 @@ from intake.payload_fields import (
 )
 from intake.shapes import PlatformOrder, Unusable
 from intake.shopify.fields import minor, sku, time
+from intake.shopify.gateways import payment_method_words
 from intake.shopify.parcels import refund_from_payload, shipment_from_payload
-from orders.content import NAME_TEXT, SHORT_TEXT
+from orders.content import NAME_TEXT, SHORT_TEXT, line_sku
 
 PAID_STATUSES = frozenset({"paid", "partially_refunded", "refunded"})
 # Our address's fields (payload_fields.ADDRESS_FIELDS), each as Shopify's MailingAddress names it.
@@ -90,10 +91,10 @@ def _content(payload: dict[str, Any], currency: str) -> dict[str, Any]:
     if payload.get("total_tax") is not None:
         content["tax_total"] = minor(payload, "total_tax", currency)
     gateways = [
-        name for name in listed(payload.get("payment_gateway_names"), "payment_gateway_names") if name
+        str(name) for name in listed(payload.get("payment_gateway_names"), "payment_gateway_names") if name
     ]
     if gateways:
-        content["payment_method"] = text(", ".join(map(str, gateways)), NAME_TEXT, "payment_gateway_names")
+        content["payment_method"] = text(payment_method_words(gateways), NAME_TEXT, "payment_gateway_names")
     return content
 
 
@@ -148,7 +149,7 @@ def _line(item: dict[str, Any], currency: str) -> dict[str, Any]:
     if not name:
         raise Unusable(f"Line {item.get('id')} has neither name nor title.")
     return {
-        "sku": sku(item),
+        **line_sku(sku(item), shop_gave_sku=bool(item.get("sku"))),
         "name": text(name, NAME_TEXT, "line_items[].name"),
         "quantity": quantity,
         "unit_price": unit_price,

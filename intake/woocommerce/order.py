@@ -30,7 +30,7 @@ from intake.payload_fields import (
     to_minor,
 )
 from intake.shapes import PlatformOrder, PlatformRefund, PlatformShipment, Unusable
-from orders.content import NAME_TEXT, SHORT_TEXT
+from orders.content import NAME_TEXT, SHORT_TEXT, line_sku
 
 PAID_STATUSES = frozenset({"processing", "completed", "refunded"})
 TRACKING_ITEMS = "_wc_shipment_tracking_items"
@@ -153,7 +153,10 @@ def _line(item: dict[str, Any], currency: str, rates: dict[str, Any]) -> dict[st
         Decimal(0),
     )
     return {
-        "sku": text(item.get("sku") or f"item-{required(item, 'id')}", SHORT_TEXT, "line_items[].sku"),
+        **line_sku(
+            text(item.get("sku") or f"item-{required(item, 'id')}", SHORT_TEXT, "line_items[].sku"),
+            shop_gave_sku=bool(item.get("sku")),
+        ),
         "name": text(required(item, "name"), NAME_TEXT, "line_items[].name"),
         "quantity": quantity,
         "unit_price": line_gross // quantity,

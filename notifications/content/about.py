@@ -6,6 +6,7 @@ cancellation (`cancellation.*`). The claim reads the rows in its own statement
 from typing import Any
 
 from notifications.content.formatting import money_format
+from notifications.content.purchase import shown_sku
 from notifications.models import Notification
 from orders.content import minor_to_amount
 from orders.models import Order
@@ -23,18 +24,21 @@ def email_kind_words(kind: str) -> str:
     return Notification.Kind(kind).label.lower()
 
 
-def about_context(kind: str, about: dict[str, Any] | None, order: Order, locale: str) -> dict[str, Any]:
+def about_context(
+    kind: str, about: dict[str, Any] | None, order: Order, locale: str, line_ids: frozenset[str] = frozenset()
+) -> dict[str, Any]:
     """The template values of `about` for an email of `kind`; none for the kinds about the
-    order alone, and none when `about` is missing (the template then names what it lacks)."""
+    order alone, and none when `about` is missing (the template then names what it lacks).
+    `line_ids`: the order's keys that are no SKU of the shop's (orders.content.line_id_skus)."""
     if kind == CANCELLATION:
         refunds = (about or {}).get("refunds", [])
         return {"cancellation": _cancellation(refunds, order, locale)}
     if about is None:
         return {}
     if kind == SHIPMENT:
-        return {"shipment": _shipment(about)}
+        return {"shipment": _shipment(about, line_ids)}
     if kind == REFUND:
-        return {"refund": _refund(about, order, locale)}
+        return {"refund": _refund(about, order, locale, line_ids)}
     return {}
 
 
@@ -51,7 +55,7 @@ def notification_about(notification: Notification) -> dict[str, Any] | None:
     return None
 
 
-def _shipment(shipment: dict[str, Any]) -> dict[str, Any]:
+def _shipment(shipment: dict[str, Any], line_ids: frozenset[str]) -> dict[str, Any]:
     return {
         "id": shipment["shop_shipment_id"],
         "carrier": shipment["carrier"],
@@ -59,16 +63,16 @@ def _shipment(shipment: dict[str, Any]) -> dict[str, Any]:
         # The rule a link meets when it is stored, again: one stored by an older release
         # (a platform's http:// link) never becomes the email's button.
         "tracking_url": "" if tracking_url_problem(shipment["tracking_url"]) else shipment["tracking_url"],
-        "lines": _lines(shipment["lines"]),
+        "lines": _lines(shipment["lines"], line_ids),
     }
 
 
-def _refund(refund: dict[str, Any], order: Order, locale: str) -> dict[str, Any]:
+def _refund(refund: dict[str, Any], order: Order, locale: str, line_ids: frozenset[str]) -> dict[str, Any]:
     return {
         "id": refund["shop_refund_id"],
         "amount": _money(refund["amount_minor"], order, locale),
         "reason": refund["reason"],
-        "lines": _lines(refund["lines"]),
+        "lines": _lines(refund["lines"], line_ids),
     }
 
 
@@ -83,8 +87,11 @@ def _cancellation(refunds: list[dict[str, Any]], order: Order, locale: str) -> d
     }
 
 
-def _lines(lines: list[dict[str, Any]]) -> list[dict[str, str]]:
-    return [{"sku": line["sku"], "name": line["name"], "quantity": str(line["quantity"])} for line in lines]
+def _lines(lines: list[dict[str, Any]], line_ids: frozenset[str]) -> list[dict[str, str]]:
+    return [
+        {"sku": shown_sku(line["sku"], line_ids), "name": line["name"], "quantity": str(line["quantity"])}
+        for line in lines
+    ]
 
 
 def _money(minor: int, order: Order, locale: str) -> str:

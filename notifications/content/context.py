@@ -12,6 +12,8 @@ from notifications.content.about import about_context
 from notifications.content.brand import brand_of_shop
 from notifications.content.formatting import date_format, money_format
 from notifications.content.purchase import purchase_context
+from orders.changes import order_paid_at
+from orders.content import line_id_skus
 from orders.models import Order
 
 # Documented for people writing overrides (docs/email-content.md); a test keeps it in step.
@@ -36,9 +38,12 @@ CONTEXT_VARIABLES = {
     "order.amount": "the amount with its currency and the currency's decimals, formatted for the language "
     "(€49.90, 49,90 €, ¥1,500)",
     "order.placed_on": "the day the order was placed, formatted for the language",
+    "order.paid_on": "the day the order was paid, formatted for the language; empty when it never was "
+    "(its cancellation then promises no refund)",
     "order.customer_name": "the customer's name as the shop sent it (empty for a short-body order)",
-    "order.lines": "what was bought, one entry per line, each with sku, name, quantity, unit_price, total "
-    "and tax_rate (19 %), amounts formatted; empty for an order placed with the short body",
+    "order.lines": "what was bought, one entry per line, each with sku (empty for a product the shop "
+    "gave none), name, quantity, unit_price, total and tax_rate (19 %), amounts formatted; empty for an "
+    "order placed with the short body",
     "order.subtotal": "the lines' totals added up, formatted",
     "order.shipping_method": "how it is delivered (empty when the shop sent none)",
     "order.shipping_price": "what delivery costs, formatted (empty when the shop sent none)",
@@ -52,12 +57,13 @@ CONTEXT_VARIABLES = {
     "shipment.carrier": "who carries the parcel (in a shipment's email)",
     "shipment.tracking_number": "the parcel's tracking number, or empty (in a shipment's email)",
     "shipment.tracking_url": "where the customer follows the parcel, or empty (in a shipment's email)",
-    "shipment.lines": "what is in the parcel, each with sku, name and quantity (in a shipment's email)",
+    "shipment.lines": "what is in the parcel, each with sku (empty as in order.lines), name and quantity "
+    "(in a shipment's email)",
     "refund.id": "the shop's id of the refund (in a refund's email)",
     "refund.amount": "what is refunded, formatted (in a refund's email)",
     "refund.reason": "why, as the shop said it, or empty (in a refund's email)",
-    "refund.lines": "the lines it refunds, each with sku, name and quantity; may be empty "
-    "(in a refund's email)",
+    "refund.lines": "the lines it refunds, each with sku (empty as in order.lines), name and quantity; "
+    "may be empty (in a refund's email)",
     "cancellation.refunds": "the refunds announced with the cancellation, each with amount and reason "
     "(in a cancellation's email)",
     "cancellation.refunded": "their sum, formatted, or empty when none was announced "
@@ -82,6 +88,7 @@ def email_context(
     beyond the order (about.py): a shipment's or refund's row, a cancellation's refunds.
     `shop`: the order's connected shop's fields (brand.py), None for an order of no shop."""
     placed = order.created_at or timezone.now()
+    paid = order_paid_at(order)
     context: dict[str, Any] = {
         "shop": brand_of_shop(shop).as_context(),
         "order": {
@@ -89,12 +96,13 @@ def email_context(
             "id": str(order.id),
             "amount": money_format(Decimal(order.amount), order.currency, locale),
             "placed_on": date_format(timezone.localdate(placed), locale),
+            "paid_on": date_format(timezone.localdate(paid), locale) if paid else "",
             **purchase_context(content, locale),
         },
         "customer_email": order.customer_email,
         "locale": locale,
     }
-    return context | about_context(kind, about, order, locale)
+    return context | about_context(kind, about, order, locale, line_id_skus(content))
 
 
 def order_number(order: Order) -> str:

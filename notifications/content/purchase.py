@@ -14,7 +14,7 @@ from babel import Locale
 from babel.numbers import format_percent
 
 from notifications.content.formatting import babel_locale, money_format
-from orders.content import minor_to_amount
+from orders.content import line_id_skus, minor_to_amount
 
 # Where the post writes the town before the postal code, on one line with the region
 # ("Springfield, IL 62701"); elsewhere the postal code comes first ("10115 Berlin").
@@ -45,9 +45,10 @@ def purchase_context(content: dict[str, Any] | None, locale: str) -> dict[str, A
 
     shipping = content.get("shipping")
     tax_total = content.get("tax_total")
+    line_ids = line_id_skus(content)
     return {
         "customer_name": content["customer_name"],
-        "lines": [_line(line, money, locale) for line in content["lines"]],
+        "lines": [_line(line, money, locale, line_ids) for line in content["lines"]],
         "subtotal": money(sum(line["total"] for line in content["lines"])),
         "shipping_method": shipping["method"] if shipping else "",
         "shipping_price": money(shipping["price"]) if shipping else "",
@@ -66,9 +67,11 @@ def purchase_context(content: dict[str, Any] | None, locale: str) -> dict[str, A
     }
 
 
-def _line(line: dict[str, Any], money: Callable[[int], str], locale: str) -> dict[str, str]:
+def _line(
+    line: dict[str, Any], money: Callable[[int], str], locale: str, line_ids: frozenset[str]
+) -> dict[str, str]:
     return {
-        "sku": line["sku"],
+        "sku": shown_sku(line["sku"], line_ids),
         "name": line["name"],
         "quantity": str(line["quantity"]),
         "unit_price": money(line["unit_price"]),
@@ -77,6 +80,12 @@ def _line(line: dict[str, Any], money: Callable[[int], str], locale: str) -> dic
             Decimal(line["tax_rate"]), locale=babel_locale(locale), decimal_quantization=False
         ),
     }
+
+
+def shown_sku(sku: str, line_ids: frozenset[str]) -> str:
+    """The SKU a customer reads: none for a product the shop gave none (its key is the
+    platform's line id, orders/content.py), so the email names it by its name alone."""
+    return "" if sku in line_ids else sku
 
 
 def address_lines(address: dict[str, Any] | None, locale: str) -> list[str]:

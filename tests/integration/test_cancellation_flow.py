@@ -62,3 +62,24 @@ def test_cancelled_after_the_confirmation_both_go_out_in_that_order(mailsim, mod
     assert _settled(order) == {"order_confirmation": "sent", "order_cancellation": "sent"}
     assert _emails_to(mailsim, "after@example.com") == ["confirmed", "cancelled"]
     assert queue_ready_count("orders.cancellations.dlq") == 0
+
+
+def test_a_cancellation_promises_money_back_only_for_an_order_that_was_paid(mailsim, module_worker):
+    # given an order paid, and one never paid, each cancelled without a refund announced
+    paid = OrderFactory.create(customer_email="paid-then-cancelled@example.com", amount="1.99", paid=True)
+    unpaid = OrderFactory.create(customer_email="never-paid@example.com", amount="1.99")
+    # when
+    for order in (paid, unpaid):
+        order_cancel(order_id=order.id, api_token=order.api_token)
+    # then, in what each customer receives
+    texts = {}
+    for order in (paid, unpaid):
+        _settled(order)
+        [texts[order.customer_email]] = [
+            m["text"]
+            for m in mailsim.messages()
+            if m["to"] == [order.customer_email] and m["subject"].endswith("cancelled")
+        ]
+    assert "If you paid for it, we refund €1.99 to you." in texts["paid-then-cancelled@example.com"]
+    assert "refund" not in texts["never-paid@example.com"]
+    assert "It was not paid, so nothing is charged to you." in texts["never-paid@example.com"]

@@ -78,6 +78,8 @@ def test_a_new_order_is_stored_with_its_lines_priced_with_their_taxes(deliver, s
         ("TEA-GREEN", "Green tea (100 g)", 2, 1290, 2580, "0.19"),
         ("item-7c3d9e41-1a2b-4c5d-8e9f-0a1b2c3d4e5f", "Teapot", 1, 3400, 3400, "0.19"),
     ]
+    # the teapot has no SKU: its key is its line's id, marked so that its emails do not show it
+    assert [line.get("sku_is_line_id", False) for line in content["lines"]] == [False, True]
     assert content["shipping"] == {"method": "DHL Paket", "price": 490}
     assert content["discounts"] == [{"amount": 500, "description": "Welcome", "code": "WELCOME5"}]
     assert (content["tax_total"], content["total"], content["payment_method"]) == (953, 5970, "Credit card")

@@ -72,6 +72,7 @@ def test_every_email_of_a_shopify_order_goes_out_once_whatever_shopify_repeats(m
     texts = {email.kind: email.email_text for email in emails}
     for expected in ("#1001", "2 × Green tea - 100 g (TEA-GREEN)", "1 × Teapot (POT-1)", "Total: €59.70"):  # noqa: RUF001
         assert expected in texts["order_confirmation"], expected
+    assert "Payment: Shopify Payments" in texts["order_confirmation"]  # not the gateway's code
     assert "00340434161234567890" in texts["order_shipment"]
     assert "€12.90" in texts["order_refund"]
     assert Notification.objects.filter(order=order).count() == 3
