@@ -36,9 +36,15 @@ class EventTask(Task):
         **options: Any,
     ) -> Retry:
         plan = retry_plan(self.request, exc, countdown=countdown, eta=eta)
+        if plan.budget_spent and exc is not None:
+            # The failure stands, as Celery raises it when no retry is left. Not by passing
+            # Celery's `max_retries`: Task.retry keeps that on the task object, and when retry
+            # raises, the autoretry wrapper leaves it there, cutting every later retry of this
+            # pool process at that count.
+            raise exc
         self.request.retries = plan.retries - 1  # Celery's retry adds the one
-        if plan.budget_spent:
-            max_retries = self.request.retries  # Celery then raises `exc`: the message fails
+        if plan.budget_spent:  # an explicit retry without an error: Celery's own refusal
+            max_retries = self.request.retries
         if plan.queue is not None:
             options.setdefault("queue", plan.queue)
         options["headers"] = plan.headers
