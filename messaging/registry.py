@@ -53,6 +53,9 @@ class EventType:
     # Handles many deliveries at once (a list of (envelope, delivery) in, a result or the
     # exception for each out); the worker then batches this type's messages.
     batch_handler: str = ""
+    # Dotted path of `() -> int`: the most deliveries one batch of this type may hold, when
+    # fewer than DELIVERY_BATCH_SIZE (e.g. as many as its calls can go out at once).
+    batch_size: str = ""
     # How long a transient failure is retried, counted in time from the first failure (not in
     # attempts: an outage of hours must not use up a count meant for minutes), and the longest
     # pause between two tries. Settings DELIVERY_RETRY_BUDGET_SECONDS and
@@ -73,6 +76,9 @@ class EventType:
 
     def batch_handler_function(self) -> Callable[..., list[Any]] | None:
         return _resolve(self.batch_handler) if self.batch_handler else None
+
+    def batch_size_limit(self) -> int | None:
+        return int(_resolve(self.batch_size)()) if self.batch_size else None
 
     def record_hook_function(self) -> Callable[..., None] | None:
         return _resolve(self.record_hook) if self.record_hook else None

@@ -46,6 +46,7 @@ EMAIL_RETRY_MAX_DELAY = timedelta(minutes=30)
 _CREATE_PENDING = "notifications.services.notification_create_pending_for_event"
 _SEND = "notifications.delivery.handler.email_event_handle"
 _SEND_BATCH = "notifications.delivery.handler.email_events_handle"
+_BATCH_SIZE = "notifications.delivery.handler.email_batch_size"
 
 
 def _customer_email(name: str, *, aggregate: str, queue: str, inbox_key: str, why: str) -> EventType:
@@ -57,6 +58,7 @@ def _customer_email(name: str, *, aggregate: str, queue: str, inbox_key: str, wh
         queue=queue,
         handler=_SEND,
         batch_handler=_SEND_BATCH,
+        batch_size=_BATCH_SIZE,
         inbox_key=inbox_key,
         record_hook=_CREATE_PENDING,
         inbox_checked_by_handler=True,  # in the claim's locked read (notifications/delivery/claims.py)

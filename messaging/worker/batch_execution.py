@@ -33,13 +33,8 @@ logger = logging.getLogger(__name__)
 def deliveries_run(task: Task, request: Context, envelope: object) -> str | BaseException:
     """The result of the task's own delivery (its return value or the exception it raises),
     after every message taken along with it is settled."""
-    queue = _queue_to_take_from(request, envelope)
-    taken = companions_take(
-        task,
-        queue=queue or "",
-        limit=settings.DELIVERY_BATCH_SIZE - 1 if queue else 0,
-        hostname=request.hostname or "",
-    )
+    queue, size = _batch_of(request, envelope)
+    taken = companions_take(task, queue=queue, limit=size - 1, hostname=request.hostname or "")
     results = events_dispatch_batch(
         [(envelope, delivery_of(task, request))]
         + [(companion.envelope, delivery_of(task, companion.request)) for companion in taken.batch]
@@ -52,14 +47,18 @@ def deliveries_run(task: Task, request: Context, envelope: object) -> str | Base
     return results[0]
 
 
-def _queue_to_take_from(request: Context, envelope: object) -> str | None:
-    """The email queue whose waiting messages may join this delivery: none for a redelivered
-    message (it runs alone), nor for an event type without a batch handler."""
-    if (request.delivery_info or {}).get("redelivered") or settings.DELIVERY_BATCH_SIZE <= 1:
-        return None
+def _batch_of(request: Context, envelope: object) -> tuple[str, int]:
+    """The email queue whose waiting messages may join this delivery, and how many
+    deliveries its batch may hold in all: 1 for a redelivered message (it runs alone) and for
+    an event type without a batch handler."""
+    if (request.delivery_info or {}).get("redelivered"):
+        return "", 1
     name = envelope.get("event_type") if isinstance(envelope, dict) else None
     event_type = event_types().get(name) if isinstance(name, str) else None
-    return event_type.queue if event_type is not None and event_type.batch_handler else None
+    if event_type is None or not event_type.batch_handler:
+        return "", 1
+    size = min(settings.DELIVERY_BATCH_SIZE, event_type.batch_size_limit() or settings.DELIVERY_BATCH_SIZE)
+    return event_type.queue, max(1, size)
 
 
 def companion_settle(task: Task, companion: Companion, result: str | BaseException) -> None:

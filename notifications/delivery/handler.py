@@ -100,6 +100,15 @@ def email_events_handle(deliveries: Sequence[tuple[Envelope, Delivery]]) -> list
     return results
 
 
+def email_batch_size() -> int:
+    """The most email deliveries one batch may hold: as many as every provider that may be
+    called takes calls at once, so a batch's calls go out in one round. The time limits are
+    set for one call (notifications.checks); a provider that takes one call at a time (SMTP,
+    Anymail) would otherwise send a batch's emails one after another past them."""
+    providers = mail_providers()
+    return min(settings.DELIVERY_BATCH_SIZE, *(p.capabilities.concurrent_calls for p in providers.in_order))
+
+
 def _together_or_alone(step: Callable[[list[Any]], list[Any]], items: list[Any], name: str) -> list[Any]:
     """A step for the whole batch in one transaction; if that transaction fails, the step for
     each item alone, so one failing row does not hold back the others and only what fails

@@ -154,3 +154,16 @@ def test_a_message_due_later_taken_along_goes_back_for_its_moment(mailsim, start
     assert sent_at is not None
     assert sent_at >= eta - timedelta(seconds=1)  # delayed delivery counts whole seconds
     assert len(mailsim.messages()) == 2
+
+
+def test_a_provider_that_takes_one_call_at_a_time_gets_batches_of_one(smtpsim, start_worker):
+    # given a backlog and SMTP, whose client sends one email after another: a batch of them
+    # would outlive the time limits, which are set for one call
+    orders = _orders_queued([f"smtp-{n}" for n in range(4)])
+    worker = start_worker(
+        concurrency=1, MAIL_PROVIDER="smtp", EMAIL_HOST="127.0.0.1", EMAIL_PORT=str(smtpsim.port)
+    )
+    _sent(orders)
+    # then each went alone, once
+    assert _batch_sizes(worker) == [1, 1, 1, 1]
+    assert len(smtpsim.messages()) == 4
