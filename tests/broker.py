@@ -3,11 +3,12 @@
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 from urllib.parse import quote, urlsplit
 
 import requests
 from django.conf import settings
-from kombu import Connection
+from kombu import Connection, Producer
 
 from config.settings.test import TEST_RABBITMQ_VHOST
 from messaging.broker.channel import amqp_channel, queue_counts
@@ -122,3 +123,25 @@ def delay_queues_full() -> Iterator[None]:
             yield
     finally:
         delay_queues_renew()
+
+
+def order_created_publish(
+    body: bytes, *, headers: dict, content_type: str = "application/json", message_id: str | None = None
+) -> None:
+    """A message published as the relay publishes an order's event (its exchange and routing
+    key), confirmed: the tests' way to put a message of their own making into a work queue."""
+    properties: dict[str, Any] = {"message_id": message_id} if message_id else {}
+    with Connection(settings.CELERY_BROKER_URL) as connection:
+        channel = amqp_channel(connection)
+        channel.confirm_select()
+        Producer(channel).publish(
+            body,
+            exchange="orders.events",
+            routing_key="order.created",
+            content_type=content_type,
+            content_encoding="utf-8" if "json" in content_type else "binary",
+            headers=headers,
+            delivery_mode=2,
+            mandatory=True,
+            **properties,
+        )

@@ -12,7 +12,7 @@ from decimal import Decimal
 
 import pytest
 from django.conf import settings
-from kombu import Connection, Producer
+from kombu import Connection
 
 from config.celery import app
 from messaging.broker.channel import amqp_channel
@@ -21,7 +21,7 @@ from messaging.models import OutboxEvent
 from messaging.task_names import HANDLE_EVENT
 from notifications.models import Notification
 from orders.services import order_create
-from tests.broker import queue_peek, queue_ready_count
+from tests.broker import order_created_publish, queue_peek, queue_ready_count
 from tests.integration.test_delivery_batches import BATCH_LINE
 from tests.waiting import wait_until
 
@@ -41,19 +41,7 @@ def _orders_queued(labels: list[str], already: int = 0) -> list:
 
 
 def _publish(body: bytes, headers: dict) -> None:
-    with Connection(settings.CELERY_BROKER_URL) as connection:
-        channel = amqp_channel(connection)
-        channel.confirm_select()
-        Producer(channel).publish(
-            body,
-            exchange="orders.events",
-            routing_key="order.created",
-            content_type="application/json",
-            content_encoding="utf-8",
-            headers=headers,
-            delivery_mode=2,
-            mandatory=True,
-        )
+    order_created_publish(body, headers=headers)
 
 
 def _task_message(args: list, **options) -> tuple[bytes, dict]:

@@ -10,16 +10,13 @@ from pathlib import Path
 
 import pytest
 import yaml
-from django.conf import settings
-from kombu import Connection, Producer
 
 from config.celery import app
-from messaging.broker.channel import amqp_channel
 from messaging.dead_lettering import CLASS_HEADER, QUEUE_HEADER, REASON_HEADER
 from messaging.models import OutboxEvent
 from messaging.task_names import HANDLE_EVENT
 from notifications.models import Notification
-from tests.broker import queue_peek, queue_ready_count
+from tests.broker import order_created_publish, queue_peek, queue_ready_count
 from tests.factories import OrderFactory, UnpublishedOrderFactory
 from tests.waiting import wait_until
 
@@ -44,20 +41,7 @@ def _yaml_exploit(marker: Path) -> bytes:
 
 
 def _publish(body: bytes, *, content_type: str, headers: dict, message_id: str) -> None:
-    with Connection(settings.CELERY_BROKER_URL) as connection:
-        channel = amqp_channel(connection)
-        channel.confirm_select()
-        Producer(channel).publish(
-            body,
-            exchange="orders.events",
-            routing_key="order.created",
-            content_type=content_type,
-            content_encoding="utf-8" if "json" in content_type else "binary",
-            headers=headers,
-            message_id=message_id,
-            delivery_mode=2,
-            mandatory=True,
-        )
+    order_created_publish(body, headers=headers, content_type=content_type, message_id=message_id)
 
 
 def _task_message(envelope_args: list, *, task: str = TASK, expires: str | None = None) -> tuple[bytes, dict]:

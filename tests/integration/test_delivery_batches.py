@@ -15,17 +15,14 @@ import uuid
 from decimal import Decimal
 
 import pytest
-from django.conf import settings
-from kombu import Connection, Producer
 
 from config.celery import app
-from messaging.broker.channel import amqp_channel
 from messaging.dead_lettering import CLASS_HEADER, REASON_HEADER
 from messaging.models import OutboxEvent
 from messaging.task_names import HANDLE_EVENT
 from notifications.models import Notification
 from orders.services import order_create
-from tests.broker import queue_peek, queue_ready_count
+from tests.broker import order_created_publish, queue_peek, queue_ready_count
 from tests.integration.short_lease import SHORT_LEASE
 from tests.waiting import wait_until
 
@@ -125,19 +122,7 @@ def test_a_worker_dying_inside_a_batch_loses_nothing_and_doubles_nothing(point, 
 def _publish_task(envelope: dict) -> None:
     task_id = str(uuid.uuid4())
     headers, _, body, _ = app.amqp.create_task_message(task_id, HANDLE_EVENT, [envelope], {})
-    with Connection(settings.CELERY_BROKER_URL) as connection:
-        channel = amqp_channel(connection)
-        channel.confirm_select()
-        Producer(channel).publish(
-            json.dumps(body).encode(),
-            exchange="orders.events",
-            routing_key="order.created",
-            content_type="application/json",
-            content_encoding="utf-8",
-            headers=headers,
-            delivery_mode=2,
-            mandatory=True,
-        )
+    order_created_publish(json.dumps(body).encode(), headers=headers)
 
 
 def test_a_bad_envelope_inside_a_batch_is_dead_lettered_and_the_others_are_sent(mailsim, start_worker):
