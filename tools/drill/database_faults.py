@@ -46,7 +46,7 @@ class PrimaryFault:
     timeline_before: int | None
     new_primary: str | None = None  # None: none within FAILOVER_TIMEOUT_SECONDS
     seconds_to_new_primary: float | None = None
-    timeline_after: int | None = None
+    timeline_after: int | None = None  # the new primary's, once the old node follows it
     # The old node back as a standby of the new primary, on its timeline (None: not within the wait)
     seconds_to_rejoin: float | None = None
     rejoined_as: str | None = None
@@ -97,7 +97,6 @@ def _await_new_primary(cluster: PrivateDatabaseCluster, fault: PrimaryFault, kil
     except TimeoutError:
         return
     fault.new_primary, fault.seconds_to_new_primary = new.name, round(time.monotonic() - killed, 2)
-    fault.timeline_after = _timeline(cluster, new.name)
 
 
 def _thaw(
@@ -138,7 +137,7 @@ def _await_rejoin(cluster: PrivateDatabaseCluster, fault: PrimaryFault, killed: 
             and old.get("timeline") == leader.get("timeline")
         ):
             fault.seconds_to_rejoin = round(time.monotonic() - killed, 2)
-            fault.rejoined_as = old["role"]
+            fault.rejoined_as, fault.timeline_after = old["role"], leader.get("timeline")
             return
         time.sleep(0.2)
 

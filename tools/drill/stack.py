@@ -51,6 +51,8 @@ class DrillStack:
     fallback_mailsim_port: int | None = None
     basic_auth: str = field(default_factory=lambda: f"drill:{secrets.token_urlsafe(18)}")
     fallback_api_key: str = field(default_factory=lambda: secrets.token_urlsafe(18))  # its own account
+    # Clocks of the drill's below left at the product's own defaults (their variable names).
+    product_clocks: tuple[str, ...] = ()
 
     @property
     def web_url(self) -> str:
@@ -86,7 +88,7 @@ class DrillStack:
             )
         return database_url("postgres")
 
-    def env(self) -> dict[str, str]:
+    def _env(self) -> dict[str, str]:
         return {
             **isolated_process_env(
                 settings_module="config.settings.base",
@@ -119,6 +121,12 @@ class DrillStack:
             **self._fallback_env(),
             **self.extra_env,
         }
+
+    def env(self) -> dict[str, str]:
+        env = self._env()
+        for name in self.product_clocks:
+            del env[name]
+        return env
 
     @property
     def fallback_mailsim_url(self) -> str:
