@@ -617,3 +617,21 @@ def seconds_in_words(value: float) -> str:
 def restore_queued_at_stop(orders: int) -> int:
     """The orders the restore drill places while its workers are stopped, of `orders` in all."""
     return constant("tools.drill.restore.RestoreConfig").read()(orders=orders).tail_orders
+
+
+def drill_report(name: str) -> dict:
+    """A drill's committed report (docs/drills/drill-<name>.json), as the drill wrote it."""
+    import json
+
+    return json.loads((REPO / f"docs/drills/drill-{name}.json").read_text())
+
+
+def reported(name: str, read: Callable[[dict], Any], show: Show | None = None) -> Figure:
+    """A figure of a drill's committed report: a document stating a run's measurement states
+    the report's, and a new run's report fails the test until the document follows it."""
+    return computed(lambda: read(drill_report(name)), show)
+
+
+def database_fault(name: str, number: int, key: str, show: Show | None = None) -> Figure:
+    """A measurement of the database drill's fault `number` (1, 2, ...) in its committed report."""
+    return reported(name, lambda report: report["chaos"]["database_faults"][number - 1][key], show)

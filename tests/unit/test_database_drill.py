@@ -205,7 +205,7 @@ def test_the_report_gives_each_failover_with_its_gap_and_the_cluster_s_clocks():
     ) in markdown
     assert (
         "| database fault 1: from the kill to the first order committed on the new primary / first email"
-        " sent | 2.1 s / 2.6 s; 400 orders committed after it |"
+        " of such an order sent | 2.1 s / 2.6 s; 400 orders committed after it |"
     ) in markdown
     assert (
         "| database fault 1: answers the client retried in the gap (until the next fault) |"

@@ -39,7 +39,8 @@ def _fault_rows(number: int, fault: dict) -> list[tuple[str, str]]:
     rows = [
         (f"{label}: {what}, after {fault['orders_placed_before']} orders placed", _failover_text(fault)),
         (
-            f"{label}: from the kill to the first order committed on the new primary / first email sent",
+            f"{label}: from the kill to the first order committed on the new primary / first email of"
+            " such an order sent",
             f"{_seconds(fault.get('seconds_to_first_commit'))} /"
             f" {_seconds(fault.get('seconds_to_first_email'))};"
             f" {fault.get('orders_committed_after', '?')} orders committed after it",

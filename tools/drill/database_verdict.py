@@ -5,7 +5,9 @@ record of the answers it had to retry.
 For each fault: the seconds from the kill to the first order committed on the new primary (the
 first order created after the kill that the cluster has: nothing committed after the kill can
 be on the old primary, dead or frozen, and a write it took after its thaw would not be there),
-and to the first email recorded sent after it; the orders committed after it; and the answers
+and to the first email sent of an order committed after the kill (an email of an older order
+may have reached the provider just after the kill, its outcome written later: that says
+nothing about the new primary); the orders committed after it; and the answers
 the client retried, by status, in the gap (from the kill to that first commit) and until the
 next fault. The failover's own problems fail the drill: no new primary, the old node not back
 as a standby, a write the old node confirmed after the takeover, a 500 (a gap is answered 503).
@@ -32,7 +34,9 @@ def gap_measures(dsn: str, faults: list[dict], retried_answers: list[tuple[float
             )
             first_email = one_row(
                 connection.execute(
-                    "SELECT min(sent_at) FROM notifications_notification WHERE sent_at > %s", [killed]
+                    "SELECT min(n.sent_at) FROM notifications_notification n"
+                    " JOIN orders_order o ON o.id = n.order_id WHERE o.created_at > %s",
+                    [killed],
                 )
             )[0]
             fault["orders_committed_after"] = count
