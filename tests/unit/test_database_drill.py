@@ -126,6 +126,12 @@ def test_each_failed_part_of_a_failover_is_a_problem(fields, problem):
     assert database_problems([_fault(**fields)], []) == [problem]
 
 
+def test_an_email_the_database_has_no_record_of_is_a_problem():
+    assert database_problems([], [], unknown_emails=2) == [
+        "the provider accepted 2 emails the database has no record of"
+    ]
+
+
 def test_a_500_in_a_database_drill_is_a_problem_and_a_503_is_not():
     answers = [(0.0, "503"), (1.0, "500"), (2.0, "500")]
     assert database_problems([], answers) == ["the web answered 500 2 times (no primary is answered 503)"]
@@ -175,8 +181,12 @@ def _report(faults: list[dict]) -> str:
             "use_pg_rewind": True,
         },
         "retried_answers": {"503": 12, "no answer": 2},
+        "emails_unknown_to_the_database": 0,
     }
-    return report_markdown(drill_report(chaos={"database_faults": faults}, database=database))
+    verdict = {"orders_lost_by_the_api": 0}
+    return report_markdown(
+        drill_report(chaos={"database_faults": faults}, database=database, verdict=verdict)
+    )
 
 
 def test_the_report_gives_each_failover_with_its_gap_and_the_cluster_s_clocks():
@@ -221,6 +231,8 @@ def test_the_report_gives_each_failover_with_its_gap_and_the_cluster_s_clocks():
         " the thaw: 30 writes, 0 confirmed, 27 refused, 3 unanswered; confirmed and not in the database: 0 |"
     ) in markdown
     assert "| answers the client retried, by status (whole drill) | 503 12, no answer 2 |" in markdown
+    assert "| orders the API answered 201 for and the database lost | 0 |" in markdown
+    assert "| emails the provider accepted that the database has no record of | 0 |" in markdown
 
 
 def test_a_drill_on_the_machine_s_postgresql_has_no_database_rows():

@@ -3,10 +3,20 @@ for each fault of its primary what Patroni did and what the product did in the g
 (tools/drill/database_faults.py, database_verdict.py)."""
 
 
-def database_rows(database: dict, faults: list[dict]) -> list[tuple[str, str]]:
+def database_rows(database: dict, faults: list[dict], verdict: dict) -> list[tuple[str, str]]:
     if not database:
         return []
-    rows = [("PostgreSQL", _cluster_text(database))]
+    rows = [
+        ("PostgreSQL", _cluster_text(database)),
+        (
+            "orders the API answered 201 for and the database lost",
+            str(verdict.get("orders_lost_by_the_api", 0)),
+        ),
+        (
+            "emails the provider accepted that the database has no record of",
+            str(database.get("emails_unknown_to_the_database", 0)),
+        ),
+    ]
     for number, fault in enumerate(faults, start=1):
         rows += _fault_rows(number, fault)
     rows.append(

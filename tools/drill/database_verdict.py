@@ -17,6 +17,7 @@ from collections import Counter
 from datetime import datetime, timedelta
 
 import psycopg
+import requests
 
 from tools.drill.database_fence import fence_lost
 from tools.drill.sql import one_row
@@ -52,6 +53,21 @@ def gap_measures(dsn: str, faults: list[dict], retried_answers: list[tuple[float
             fence_lost(dsn, fault["fence"])
 
 
+def emails_unknown_to_the_database(dsn: str, mailsim_url: str) -> int:
+    """Emails the provider accepted under a key the database has no email for: an email sent for
+    an order, or from an email's record, that a failover then took back."""
+    with psycopg.connect(dsn) as connection:
+        known = {
+            row[0]
+            for row in connection.execute(
+                "SELECT idempotency_key FROM notifications_notification"
+                " UNION SELECT key FROM notifications_retiredkey"
+            )
+        }
+    messages = requests.get(f"{mailsim_url}/_sim/messages", timeout=30).json()["messages"]
+    return sum(message["idempotency_key"] not in known for message in messages)
+
+
 def answers_between(
     answers: list[tuple[float, str]], start: datetime | None, end: datetime | None
 ) -> dict[str, int]:
@@ -66,9 +82,13 @@ def _seconds(start: datetime, end: datetime | None) -> float | None:
     return None if end is None else round((end - start).total_seconds(), 2)
 
 
-def database_problems(faults: list[dict], retried_answers: list[tuple[float, str]]) -> list[str]:
+def database_problems(
+    faults: list[dict], retried_answers: list[tuple[float, str]], *, unknown_emails: int = 0
+) -> list[str]:
     """What fails a database drill besides losses and duplicates (module doc)."""
     problems = []
+    if unknown_emails:
+        problems.append(f"the provider accepted {unknown_emails} emails the database has no record of")
     for fault in faults:
         node = fault["node"]
         if fault["new_primary"] is None:

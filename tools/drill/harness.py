@@ -27,7 +27,12 @@ from tools.drill.broker_node import PrivateRabbit
 from tools.drill.chaos import Chaos
 from tools.drill.consumers_back import consumers_back_after_kills
 from tools.drill.database_fence import fence_table_create
-from tools.drill.database_verdict import answers_between, database_problems, gap_measures
+from tools.drill.database_verdict import (
+    answers_between,
+    database_problems,
+    emails_unknown_to_the_database,
+    gap_measures,
+)
 from tools.drill.delivery_verdict import delivery_settled, delivery_verdict
 from tools.drill.load import GIVE_UP_AFTER_SECONDS, LoadResult, OrderStream, api_throttle_rate_for
 from tools.drill.patroni_config import dynamic_config
@@ -150,7 +155,14 @@ def drill_run(config: DrillConfig) -> DrillReport:
         consumers_back_after_kills(stack.workdir, chaos.log.broker_kills)
         verdict.problems[:0] = failover_problems(chaos.log.broker_kills)
         gap_measures(stack.database_dsn, chaos.log.database_faults, load.retried_answers)
-        database_failovers = database_problems(chaos.log.database_faults, load.retried_answers)
+        unknown_emails = (
+            emails_unknown_to_the_database(stack.database_dsn, stack.mailsim_url)
+            if config.database_cluster
+            else 0
+        )
+        database_failovers = database_problems(
+            chaos.log.database_faults, load.retried_answers, unknown_emails=unknown_emails
+        )
         verdict.problems[:0] = database_failovers
         passed = verdict.passed and delivery.passed and not failover_problems(chaos.log.broker_kills)
         passed = passed and not database_failovers
@@ -169,7 +181,8 @@ def drill_run(config: DrillConfig) -> DrillReport:
             seconds_total=round(time.monotonic() - started, 1),
             delivery=asdict(delivery),
             platform=_platform_summary(platform),
-            database=_database_summary(config, load, stack.database_cluster),
+            database=_database_summary(config, load, stack.database_cluster)
+            | ({"emails_unknown_to_the_database": unknown_emails} if config.database_cluster else {}),
         )
     finally:
         stack.stop()

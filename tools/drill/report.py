@@ -90,7 +90,7 @@ def report_markdown(report: DrillReport) -> str:
         ("RabbitMQ nodes", report.config.get("cluster", 1)),
         ("RabbitMQ restarts (SIGKILL, start)", c["broker_restarts"]),
         *_node_kill_rows(c.get("broker_kills", [])),
-        *database_rows(report.database, c.get("database_faults", [])),
+        *database_rows(report.database, c.get("database_faults", []), v),
         ("database connection drops", c["database_terminations"]),
         ("events published again (copies)", c["republished_copies"]),
         ("provider faults injected", faults),
