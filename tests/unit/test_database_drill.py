@@ -182,6 +182,7 @@ def _report(faults: list[dict]) -> str:
         },
         "retried_answers": {"503": 12, "no answer": 2},
         "emails_unknown_to_the_database": 0,
+        "load_average": [3.2, 2.9, 2.5],
     }
     verdict = {"orders_lost_by_the_api": 0}
     return report_markdown(
@@ -233,6 +234,7 @@ def test_the_report_gives_each_failover_with_its_gap_and_the_cluster_s_clocks():
     assert "| answers the client retried, by status (whole drill) | 503 12, no answer 2 |" in markdown
     assert "| orders the API answered 201 for and the database lost | 0 |" in markdown
     assert "| emails the provider accepted that the database has no record of | 0 |" in markdown
+    assert "| the machine's load average at the end (1 / 5 / 15 min) | 3.2 / 2.9 / 2.5 |" in markdown
 
 
 def test_a_drill_on_the_machine_s_postgresql_has_no_database_rows():

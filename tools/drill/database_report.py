@@ -22,6 +22,9 @@ def database_rows(database: dict, faults: list[dict], verdict: dict) -> list[tup
     rows.append(
         ("answers the client retried, by status (whole drill)", _answers_text(database["retried_answers"]))
     )
+    if "load_average" in database:  # a report from before has none
+        loads = " / ".join(str(load) for load in database["load_average"])
+        rows.append(("the machine's load average at the end (1 / 5 / 15 min)", loads))
     return rows
 
 

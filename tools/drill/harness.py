@@ -5,6 +5,7 @@ until everything settles (bounded), and judge from the simulator's records and t
     report = drill_run(DrillConfig(orders=300))
 """
 
+import os
 import tempfile
 import time
 import uuid
@@ -276,6 +277,9 @@ def _database_summary(config: DrillConfig, load: LoadResult, cluster: PrivateDat
         },
         "retried_answers": answers_between(load.retried_answers, None, None),
         "product_clocks": list(DATABASE_DRILL_PRODUCT_CLOCKS),
+        # The machine's load averages (1, 5, 15 min) at the end: the failover times are this
+        # machine's, under the drill and whatever else ran on it.
+        "load_average": [round(load, 1) for load in os.getloadavg()],
     }
 
 
