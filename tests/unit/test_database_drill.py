@@ -132,6 +132,13 @@ def test_an_email_the_database_has_no_record_of_is_a_problem():
     ]
 
 
+def test_a_parcel_or_refund_the_api_confirmed_and_the_database_lost_is_a_problem():
+    lost = {"shipments": 1, "refunds": 0}
+    assert database_problems([], [], parts_lost=lost) == [
+        "1 shipments the API confirmed are not in the database"
+    ]
+
+
 def test_a_500_in_a_database_drill_is_a_problem_and_a_503_is_not():
     answers = [(0.0, "503"), (1.0, "500"), (2.0, "500")]
     assert database_problems([], answers) == ["the web answered 500 2 times (no primary is answered 503)"]
@@ -182,6 +189,7 @@ def _report(faults: list[dict]) -> str:
         },
         "retried_answers": {"503": 12, "no answer": 2},
         "emails_unknown_to_the_database": 0,
+        "parts_lost": {"shipments": 0, "refunds": 1},
         "load_average": [3.2, 2.9, 2.5],
     }
     verdict = {"orders_lost_by_the_api": 0}
@@ -232,7 +240,7 @@ def test_the_report_gives_each_failover_with_its_gap_and_the_cluster_s_clocks():
         " the thaw: 30 writes, 0 confirmed, 27 refused, 3 unanswered; confirmed and not in the database: 0 |"
     ) in markdown
     assert "| answers the client retried, by status (whole drill) | 503 12, no answer 2 |" in markdown
-    assert "| orders the API answered 201 for and the database lost | 0 |" in markdown
+    assert "| orders / parcels / refunds the API confirmed and the database lost | 0 / 0 / 1 |" in markdown
     assert "| emails the provider accepted that the database has no record of | 0 |" in markdown
     assert "| the machine's load average at the end (1 / 5 / 15 min) | 3.2 / 2.9 / 2.5 |" in markdown
 

@@ -9,8 +9,9 @@ def database_rows(database: dict, faults: list[dict], verdict: dict) -> list[tup
     rows = [
         ("PostgreSQL", _cluster_text(database)),
         (
-            "orders the API answered 201 for and the database lost",
-            str(verdict.get("orders_lost_by_the_api", 0)),
+            "orders / parcels / refunds the API confirmed and the database lost",
+            f"{verdict.get('orders_lost_by_the_api', 0)} / {_parts(database, 'shipments')} /"
+            f" {_parts(database, 'refunds')}",
         ),
         (
             "emails the provider accepted that the database has no record of",
@@ -26,6 +27,11 @@ def database_rows(database: dict, faults: list[dict], verdict: dict) -> list[tup
         loads = " / ".join(str(load) for load in database["load_average"])
         rows.append(("the machine's load average at the end (1 / 5 / 15 min)", loads))
     return rows
+
+
+def _parts(database: dict, kind: str) -> str:
+    lost = database.get("parts_lost")
+    return "not counted" if lost is None else str(lost[kind])  # a report from before counts none
 
 
 def _cluster_text(database: dict) -> str:

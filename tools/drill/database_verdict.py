@@ -53,6 +53,20 @@ def gap_measures(dsn: str, faults: list[dict], retried_answers: list[tuple[float
             fence_lost(dsn, fault["fence"])
 
 
+def confirmed_parts_lost(dsn: str, shipments: dict[str, str], refunds: dict[str, str]) -> dict[str, int]:
+    """The parcels and refunds the API confirmed (201, or 200 for one it had) that the database
+    does not have: a write a failover took back after the client was told of it."""
+    with psycopg.connect(dsn) as connection:
+        stored = {
+            table: {row[0] for row in connection.execute(f"SELECT id::text FROM orders_{table}")}
+            for table in ("shipment", "refund")
+        }
+    return {
+        "shipments": len(set(shipments) - stored["shipment"]),
+        "refunds": len(set(refunds) - stored["refund"]),
+    }
+
+
 def emails_unknown_to_the_database(dsn: str, mailsim_url: str) -> int:
     """Emails the provider accepted under a key the database has no email for: an email sent for
     an order, or from an email's record, that a failover then took back."""
@@ -83,10 +97,16 @@ def _seconds(start: datetime, end: datetime | None) -> float | None:
 
 
 def database_problems(
-    faults: list[dict], retried_answers: list[tuple[float, str]], *, unknown_emails: int = 0
+    faults: list[dict],
+    retried_answers: list[tuple[float, str]],
+    *,
+    unknown_emails: int = 0,
+    parts_lost: dict[str, int] | None = None,
 ) -> list[str]:
     """What fails a database drill besides losses and duplicates (module doc)."""
-    problems = []
+    problems = [
+        f"{n} {what} the API confirmed are not in the database" for what, n in (parts_lost or {}).items() if n
+    ]
     if unknown_emails:
         problems.append(f"the provider accepted {unknown_emails} emails the database has no record of")
     for fault in faults:

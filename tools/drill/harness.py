@@ -30,6 +30,7 @@ from tools.drill.consumers_back import consumers_back_after_kills
 from tools.drill.database_fence import fence_table_create
 from tools.drill.database_verdict import (
     answers_between,
+    confirmed_parts_lost,
     database_problems,
     emails_unknown_to_the_database,
     gap_measures,
@@ -156,13 +157,12 @@ def drill_run(config: DrillConfig) -> DrillReport:
         consumers_back_after_kills(stack.workdir, chaos.log.broker_kills)
         verdict.problems[:0] = failover_problems(chaos.log.broker_kills)
         gap_measures(stack.database_dsn, chaos.log.database_faults, load.retried_answers)
-        unknown_emails = (
-            emails_unknown_to_the_database(stack.database_dsn, stack.mailsim_url)
-            if config.database_cluster
-            else 0
-        )
+        lost_writes = _confirmed_writes_lost(stack, load) if config.database_cluster else {}
         database_failovers = database_problems(
-            chaos.log.database_faults, load.retried_answers, unknown_emails=unknown_emails
+            chaos.log.database_faults,
+            load.retried_answers,
+            unknown_emails=lost_writes.get("emails_unknown_to_the_database", 0),
+            parts_lost=lost_writes.get("parts_lost"),
         )
         verdict.problems[:0] = database_failovers
         passed = verdict.passed and delivery.passed and not failover_problems(chaos.log.broker_kills)
@@ -182,8 +182,7 @@ def drill_run(config: DrillConfig) -> DrillReport:
             seconds_total=round(time.monotonic() - started, 1),
             delivery=asdict(delivery),
             platform=_platform_summary(platform),
-            database=_database_summary(config, load, stack.database_cluster)
-            | ({"emails_unknown_to_the_database": unknown_emails} if config.database_cluster else {}),
+            database=_database_summary(config, load, stack.database_cluster) | lost_writes,
         )
     finally:
         stack.stop()
@@ -256,6 +255,16 @@ def database_faults(config: DrillConfig) -> list[tuple[int, str]]:
     if not config.database_cluster:
         return []
     return [(max(1, round(config.orders * share)), kind) for share, kind in config.database_faults_at]
+
+
+def _confirmed_writes_lost(stack: DrillStack, load: LoadResult) -> dict:
+    """What a failover may take back after the client was told (database_verdict.py)."""
+    return {
+        "emails_unknown_to_the_database": emails_unknown_to_the_database(
+            stack.database_dsn, stack.mailsim_url
+        ),
+        "parts_lost": confirmed_parts_lost(stack.database_dsn, load.shipments, load.refunds),
+    }
 
 
 def _database_summary(config: DrillConfig, load: LoadResult, cluster: PrivateDatabaseCluster | None) -> dict:
