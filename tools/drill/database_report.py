@@ -71,7 +71,7 @@ def _fault_rows(number: int, fault: dict) -> list[tuple[str, str]]:
         ),
     ]
     if fault.get("fence"):
-        rows.append((f"{label}: writes aimed at the old primary alone", _fence_text(fault["fence"])))
+        rows.append((f"{label}: writes aimed at the old primary alone", fence_text(fault["fence"])))
     return rows
 
 
@@ -90,7 +90,8 @@ def _failover_text(fault: dict) -> str:
     )
 
 
-def _fence_text(fence: dict) -> str:
+def fence_text(fence: dict) -> str:
+    """The writes aimed at a thawed old primary, in words (docs/drills.md quotes it)."""
     in_flight = fence.get("in_flight") or {}
     flight = (
         f"the write of a client connected before the freeze: {in_flight.get('outcome')}"
