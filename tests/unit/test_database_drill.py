@@ -10,6 +10,7 @@ import pytest
 from tests.drill_reports import drill_report
 from tools.drill.__main__ import main, report_name
 from tools.drill.chaos import Chaos
+from tools.drill.database_drill import database_cluster_for, synchronous
 from tools.drill.database_faults import rewind_outcome
 from tools.drill.database_fence import FenceResult, FenceWrite
 from tools.drill.database_verdict import answers_between, database_problems
@@ -53,11 +54,14 @@ def test_the_primary_fails_three_times_at_shares_of_the_orders_placed():
 
 
 def test_asynchronous_standbys_are_the_counter_proof_s_only_difference():
-    assert DrillConfig(database="patroni").synchronous
-    async_config = DrillConfig(database="patroni-async")
-    assert not async_config.synchronous
-    assert async_config.database_cluster
-    assert database_faults(async_config) == database_faults(DrillConfig(database="patroni"))
+    assert synchronous("patroni")
+    assert not synchronous("patroni-async")
+    assert database_faults(DrillConfig(database="patroni-async")) == database_faults(
+        DrillConfig(database="patroni")
+    )
+    assert database_cluster_for("local", "orders_x") is None
+    with pytest.raises(ValueError, match="unknown database mode 'sqlite'"):
+        database_cluster_for("sqlite", "orders_x")
 
 
 class _Recorded(Chaos):

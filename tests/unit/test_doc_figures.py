@@ -1403,7 +1403,7 @@ DRILLS = rows(
 PATRONI = "tools.drill.patroni_config"
 
 
-DATABASE_FAULTS = "tools.drill.harness.DATABASE_FAULTS"
+DATABASE_FAULTS = "tools.drill.database_drill.DATABASE_FAULTS"
 
 
 DATABASE_LATEST = "database-latest"

@@ -5,13 +5,11 @@ until everything settles (bounded), and judge from the simulator's records and t
     report = drill_run(DrillConfig(orders=300))
 """
 
-import os
 import tempfile
 import time
 import uuid
 from dataclasses import asdict, dataclass, field
 from functools import partial
-from importlib import metadata
 from pathlib import Path
 
 import requests
@@ -27,18 +25,16 @@ from tools.drill.broker_faults import (
 from tools.drill.broker_node import PrivateRabbit
 from tools.drill.chaos import Chaos
 from tools.drill.consumers_back import consumers_back_after_kills
-from tools.drill.database_fence import fence_table_create
-from tools.drill.database_verdict import (
-    answers_between,
-    confirmed_parts_lost,
-    database_problems,
-    emails_unknown_to_the_database,
-    gap_measures,
+from tools.drill.database_drill import (
+    DATABASE_FAULTS,
+    PRODUCT_CLOCKS,
+    database_cluster_for,
+    database_judgement,
+    fault_schedule,
 )
+from tools.drill.database_fence import fence_table_create
 from tools.drill.delivery_verdict import delivery_settled, delivery_verdict
 from tools.drill.load import GIVE_UP_AFTER_SECONDS, LoadResult, OrderStream, api_throttle_rate_for
-from tools.drill.patroni_config import dynamic_config
-from tools.drill.pg_cluster import PrivateDatabaseCluster
 from tools.drill.platform_load import SHOP, PlatformLoad, PlatformStream, drill_shop_secret
 from tools.drill.platform_verdict import PlatformVerdict, platform_verdict
 from tools.drill.report import DrillReport, load_summary, report_markdown, report_write
@@ -52,18 +48,6 @@ WORK_QUEUES = (
     "orders.refunds",
     "orders.analytics",
     "notifications.provider_events",
-)
-
-
-DATABASE_FAULTS = ((0.2, "crash"), (0.45, "crash"), (0.7, "freeze"))
-# A database drill runs its tasks under the product's own time limits and lease: the frozen
-# primary is replaced only after Patroni's ttl, and a task waiting on it all that time must not
-# run into the shorter limits the other drills use to settle fast (docs/drills.md says what
-# happened when it did).
-DATABASE_DRILL_PRODUCT_CLOCKS = (
-    "TASK_SOFT_TIME_LIMIT_SECONDS",
-    "TASK_TIME_LIMIT_SECONDS",
-    "NOTIFICATION_LEASE_SECONDS",
 )
 
 
@@ -101,10 +85,6 @@ class DrillConfig:
     def database_cluster(self) -> bool:
         return self.database != "local"
 
-    @property
-    def synchronous(self) -> bool:
-        return self.database == "patroni"
-
 
 def drill_outcome(*, verdict_passed: bool, settled: bool, load: LoadResult) -> str:
     """A loss, a duplicate or no settling is FAILED whatever else happened; a drill whose load
@@ -125,12 +105,8 @@ def drill_run(config: DrillConfig) -> DrillReport:
         extra_env=config.extra_env,
         rabbit=PrivateCluster(config.cluster) if config.cluster > 1 else PrivateRabbit(),
         database=database,
-        product_clocks=DATABASE_DRILL_PRODUCT_CLOCKS if config.database_cluster else (),
-        database_cluster=(
-            PrivateDatabaseCluster(synchronous=config.synchronous, database=database)
-            if config.database_cluster
-            else None
-        ),
+        product_clocks=PRODUCT_CLOCKS if config.database_cluster else (),
+        database_cluster=database_cluster_for(config.database, database),
     )
     try:
         stack.start()
@@ -156,14 +132,7 @@ def drill_run(config: DrillConfig) -> DrillReport:
         orders_committed_after_kills(stack.database_dsn, chaos.log.broker_kills)
         consumers_back_after_kills(stack.workdir, chaos.log.broker_kills)
         verdict.problems[:0] = failover_problems(chaos.log.broker_kills)
-        gap_measures(stack.database_dsn, chaos.log.database_faults, load.retried_answers)
-        lost_writes = _confirmed_writes_lost(stack, load) if config.database_cluster else {}
-        database_failovers = database_problems(
-            chaos.log.database_faults,
-            load.retried_answers,
-            unknown_emails=lost_writes.get("emails_unknown_to_the_database", 0),
-            parts_lost=lost_writes.get("parts_lost"),
-        )
+        database_failovers, database_summary = database_judgement(stack, chaos.log.database_faults, load)
         verdict.problems[:0] = database_failovers
         passed = verdict.passed and delivery.passed and not failover_problems(chaos.log.broker_kills)
         passed = passed and not database_failovers
@@ -182,7 +151,7 @@ def drill_run(config: DrillConfig) -> DrillReport:
             seconds_total=round(time.monotonic() - started, 1),
             delivery=asdict(delivery),
             platform=_platform_summary(platform),
-            database=_database_summary(config, load, stack.database_cluster) | lost_writes,
+            database=database_summary,
         )
     finally:
         stack.stop()
@@ -252,44 +221,7 @@ def broker_faults(config: DrillConfig) -> list[tuple[float, str]]:
 
 def database_faults(config: DrillConfig) -> list[tuple[int, str]]:
     """After how many orders placed which fault falls on the database's primary."""
-    if not config.database_cluster:
-        return []
-    return [(max(1, round(config.orders * share)), kind) for share, kind in config.database_faults_at]
-
-
-def _confirmed_writes_lost(stack: DrillStack, load: LoadResult) -> dict:
-    """What a failover may take back after the client was told (database_verdict.py)."""
-    return {
-        "emails_unknown_to_the_database": emails_unknown_to_the_database(
-            stack.database_dsn, stack.mailsim_url
-        ),
-        "parts_lost": confirmed_parts_lost(stack.database_dsn, load.shipments, load.refunds),
-    }
-
-
-def _database_summary(config: DrillConfig, load: LoadResult, cluster: PrivateDatabaseCluster | None) -> dict:
-    """The cluster's settings the failovers ran under (tools/drill/patroni_config.py), and every
-    answer the client retried, by status; {} on the machine's PostgreSQL."""
-    if cluster is None:
-        return {}
-    dcs = dynamic_config(synchronous=config.synchronous)
-    settings = ("ttl", "loop_wait", "retry_timeout", "primary_start_timeout")
-    return {
-        "mode": config.database,
-        "nodes": cluster.size,
-        "patroni_version": metadata.version("patroni"),
-        "patroni": {name: dcs[name] for name in settings}
-        | {
-            "synchronous_mode": dcs["synchronous_mode"],
-            "synchronous_mode_strict": dcs["synchronous_mode_strict"],
-            "use_pg_rewind": dcs["postgresql"]["use_pg_rewind"],
-        },
-        "retried_answers": answers_between(load.retried_answers, None, None),
-        "product_clocks": list(DATABASE_DRILL_PRODUCT_CLOCKS),
-        # The machine's load averages (1, 5, 15 min) at the end: the failover times are this
-        # machine's, under the drill and whatever else ran on it.
-        "load_average": [round(load, 1) for load in os.getloadavg()],
-    }
+    return fault_schedule(config.database, config.orders, config.database_faults_at)
 
 
 def wait_until_settled(stack: DrillStack, timeout: float) -> bool:
