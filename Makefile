@@ -11,6 +11,7 @@ ORDERS ?= 1000
 CLUSTER ?= 1
 PLATFORM ?= api
 HOSTS ?= 1
+DATABASE ?= local
 SOAK_SECONDS ?= 600
 SOAK_RATE ?= 50
 OUTAGE_MINUTES ?= 10
@@ -106,9 +107,13 @@ test-tools: venv services
 ## faults, republished events) on its own database and RabbitMQ node; report in docs/drills/.
 ## CLUSTER=3: on a three-node cluster of its own, whose queue leader and a follower are killed;
 ## HOSTS=2: the two-host drill instead (network namespaces, one host's link cut; needs root);
-## PLATFORM=shopify: the orders come from a Shopify shop's webhooks, each 2 to 4 times, out of order
+## PLATFORM=shopify: the orders come from a Shopify shop's webhooks, each 2 to 4 times, out of order;
+## DATABASE=patroni: on a PostgreSQL cluster of its own (three nodes on Patroni, a synchronous
+## standby) whose primary is SIGKILLed twice and frozen once past Patroni's ttl;
+## DATABASE=patroni-async: the same with asynchronous standbys (the counter-proof)
 drill: venv services
-	$(BIN)/python -m tools.drill --orders $(ORDERS) --cluster $(CLUSTER) --hosts $(HOSTS) --platform $(PLATFORM)
+	$(BIN)/python -m tools.drill --orders $(ORDERS) --cluster $(CLUSTER) --hosts $(HOSTS) --platform $(PLATFORM) \
+	  --database $(DATABASE)
 
 ## drill-restore: a real database restore: pg_dump while orders flow, more orders, pg_restore,
 ## then the runbook's restore steps (docs/operations.md); ORDERS=300 unless given; report in

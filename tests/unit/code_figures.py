@@ -617,3 +617,59 @@ def seconds_in_words(value: float) -> str:
 def restore_queued_at_stop(orders: int) -> int:
     """The orders the restore drill places while its workers are stopped, of `orders` in all."""
     return constant("tools.drill.restore.RestoreConfig").read()(orders=orders).tail_orders
+
+
+def drill_report(name: str) -> dict:
+    """A drill's committed report (docs/drills/drill-<name>.json), as the drill wrote it."""
+    import json
+
+    return json.loads((REPO / f"docs/drills/drill-{name}.json").read_text())
+
+
+def reported(name: str, read: Callable[[dict], Any], show: Show | None = None) -> Figure:
+    """A figure of a drill's committed report: a document stating a run's measurement states
+    the report's, and a new run's report fails the test until the document follows it."""
+    return computed(lambda: read(drill_report(name)), show)
+
+
+def database_fault(name: str, number: int, key: str, show: Show | None = None) -> Figure:
+    """A measurement of the database drill's fault `number` (1, 2, ...) in its committed report."""
+    return reported(name, lambda report: report["chaos"]["database_faults"][number - 1][key], show)
+
+
+def database_fault_row(name: str, fault_number: int) -> Figure:
+    """A row of the docs' failover tables: the database drill's fault `fault_number` as its committed
+    report has it (what, the orders placed before it; new primary; first order on it; first
+    email of such an order; the answers retried in the gap; the old primary back, pg_rewind)."""
+
+    def read() -> str:
+        fault = drill_report(name)["chaos"]["database_faults"][fault_number - 1]
+        node = fault["node"]
+        what = (
+            f"{node}'s PostgreSQL killed"
+            if fault["kind"] == "crash"
+            else f"{node} frozen, thawed after {number(fault['seconds_frozen'])} s"
+        )
+        answers = ", ".join(f"{status}: {n}" for status, n in fault["answers_in_gap"].items()) or "none"
+        cells = [
+            f"{what} ({fault['orders_placed_before']})",
+            f"{fault['new_primary']} after {number(fault['seconds_to_new_primary'])} s",
+            f"{number(fault['seconds_to_first_commit'])} s",
+            f"{number(fault['seconds_to_first_email'])} s",
+            answers,
+            f"after {number(fault['seconds_to_rejoin'])} s ({fault['rewound']})",
+        ]
+        return "| " + " | ".join(cells) + " |"
+
+    return Figure(read, str)
+
+
+def database_fence(name: str) -> Figure:
+    """The writes aimed at the database drill's thawed old primary, as its report words them."""
+    from tools.drill.database_report import fence_text
+
+    return reported(
+        name,
+        lambda report: next(f["fence"] for f in report["chaos"]["database_faults"] if f["fence"]),
+        fence_text,
+    )

@@ -75,3 +75,18 @@ def test_a_bad_host_entry_is_refused_in_words_without_the_password(hosts, said):
     with pytest.raises(ImproperlyConfigured, match=re.escape(said)) as refused:
         database_config(url)
     assert "hunter2" not in str(refused.value)
+
+
+def test_libpq_s_other_parameters_in_the_url_reach_the_connection():
+    # docs/deploy.md: TCP keepalives and tcp_user_timeout against a machine that died, set in the URL
+    url = (
+        "postgres://orders@db1:5432,db2:5432/orders?target_session_attrs=read-write"
+        "&tcp_user_timeout=10000&keepalives_idle=10&keepalives_interval=2&keepalives_count=3"
+    )
+    options = database_config(url)["OPTIONS"]
+    assert options["tcp_user_timeout"] == 10000
+    assert (options["keepalives_idle"], options["keepalives_interval"], options["keepalives_count"]) == (
+        10,
+        2,
+        3,
+    )

@@ -13,6 +13,7 @@ defaults), which no code of ours holds.
 
 import re
 from functools import cache
+from typing import Any
 
 import pytest
 
@@ -34,6 +35,8 @@ from tests.unit.code_figures import (
     computed,
     constant,
     currency_decimals,
+    database_fault_row,
+    database_fence,
     database_url,
     days,
     default_argument,
@@ -69,6 +72,7 @@ from tests.unit.code_figures import (
     pytest_durations,
     rate_bound,
     replicas,
+    reported,
     restore_queued_at_stop,
     seconds_in_words,
     secret_hint_length,
@@ -1396,6 +1400,180 @@ DRILLS = rows(
 )
 
 
+PATRONI = "tools.drill.patroni_config"
+
+
+DATABASE_FAULTS = "tools.drill.database_drill.DATABASE_FAULTS"
+
+
+DATABASE_LATEST = "database-latest"
+
+
+DATABASE_ASYNC = "database-async-latest"
+
+
+def patroni_default(name: str) -> Figure:
+    """A default of the Patroni the tools pin (its own word: patroni.config, patroni.global_config)."""
+
+    def read() -> Any:
+        if name == "primary_start_timeout":
+            from patroni import global_config
+
+            return global_config.primary_start_timeout
+        from patroni.config import Config
+
+        return Config.get_default_config()[name]
+
+    return computed(read)
+
+
+def _unsent(report: dict, kind: str) -> int:
+    counts = report["verdict"]["by_kind"][kind]
+    return counts["expected"] - counts["sent"]
+
+
+def _by_kind(name: str, kind: str) -> tuple[Figure, ...]:
+    """Expected, sent and accepted emails of a kind in a drill's committed report."""
+
+    def column_of(column: str) -> Figure:
+        return reported(name, lambda report: report["verdict"]["by_kind"][kind][column])
+
+    return tuple(column_of(column) for column in ("expected", "sent", "accepted"))
+
+
+PATRONI_CLOCKS = (
+    "`ttl` {} s, `loop_wait` {} s, `retry_timeout` {} s, `primary_start_timeout` {} and `use_pg_rewind` on",
+    constant(f"{PATRONI}.TTL_SECONDS"),
+    constant(f"{PATRONI}.LOOP_WAIT_SECONDS"),
+    constant(f"{PATRONI}.RETRY_TIMEOUT_SECONDS"),
+    constant(f"{PATRONI}.PRIMARY_START_TIMEOUT_SECONDS"),
+)
+
+
+DATABASE_DRILL = rows(
+    "docs/drills.md",
+    (
+        "(`tools/drill/pg_cluster.py`): {} PostgreSQL nodes managed by Patroni with one etcd,",
+        default_argument("tools.drill.pg_cluster.PrivateDatabaseCluster", "size", words),
+    ),
+    PATRONI_CLOCKS,
+    (
+        "`tests/system/test_database_drill.py` runs {} orders with one crash in `make test-tools`",
+        source_match("tests/system/test_database_drill.py", r"DrillConfig\(\s*orders=(\d+)"),
+    ),
+    (
+        "- after {} % of the orders, SIGKILL the primary's PostgreSQL,",
+        constant(DATABASE_FAULTS, lambda faults: percent(faults[0][0])),
+    ),
+    (
+        "- after {} %, the same to the primary",
+        constant(DATABASE_FAULTS, lambda faults: percent(faults[1][0])),
+    ),
+    (
+        "- after {} %, SIGSTOP the primary's whole node",
+        constant(DATABASE_FAULTS, lambda faults: percent(faults[2][0])),
+    ),
+    (
+        "another node is promoted, and {} s after that",
+        constant("tools.drill.database_faults.THAW_AFTER_TAKEOVER_SECONDS"),
+    ),
+    ("(`/cluster`, polled every {} s,", constant("tools.drill.pg_cluster.MEMBERS_POLL_SECONDS")),
+    ("write once each, every {} s,", constant("tools.drill.database_fence.PROBE_EVERY_SECONDS")),
+    (
+        "a new primary within {} s of each fault and the old node back as a standby within {} s,",
+        constant("tools.drill.database_faults.FAILOVER_TIMEOUT_SECONDS"),
+        constant("tools.drill.database_faults.FAILOVER_TIMEOUT_SECONDS"),
+    ),
+    (
+        "so they settle fast (soft {} s, hard {} s, lease {} s).",
+        drill_clock("TASK_SOFT_TIME_LIMIT_SECONDS"),
+        drill_clock("TASK_TIME_LIMIT_SECONDS"),
+        drill_clock("NOTIFICATION_LEASE_SECONDS"),
+    ),
+    ("keeps the product's own (soft {} s, hard {} s, lease {} s)", SOFT_TIME_LIMIT, HARD_TIME_LIMIT, LEASE),
+    (
+        "`make drill DATABASE=patroni ORDERS={}` on this machine, with other work on it too (load "
+        "average {} / {} / {} at the end;",
+        reported(DATABASE_LATEST, lambda report: report["load"]["orders_asked"]),
+        reported(DATABASE_LATEST, lambda report: report["database"]["load_average"][0]),
+        reported(DATABASE_LATEST, lambda report: report["database"]["load_average"][1]),
+        reported(DATABASE_LATEST, lambda report: report["database"]["load_average"][2]),
+    ),
+    (
+        "**{}**: all {} orders placed, {} emails expected and accepted, 0 lost,",
+        reported(DATABASE_LATEST, lambda report: report["outcome"]),
+        reported(DATABASE_LATEST, lambda report: report["load"]["orders_placed"], thousands),
+        reported(DATABASE_LATEST, lambda report: report["verdict"]["emails_accepted"], thousands),
+    ),
+    ("{}", database_fault_row(DATABASE_LATEST, 1)),
+    ("{}", database_fault_row(DATABASE_LATEST, 2)),
+    ("{}", database_fault_row(DATABASE_LATEST, 3)),
+    ("The writes aimed at the thawed old primary: {}.", database_fence(DATABASE_LATEST)),
+    ("the load waits {} s for an answer", source_match("tools/drill/load.py", r"timeout=(\d+)")),
+    (
+        "The latest run, `ORDERS={}`",
+        reported(DATABASE_ASYNC, lambda report: report["load"]["orders_asked"]),
+    ),
+    ("**{}**.", reported(DATABASE_ASYNC, lambda report: report["outcome"])),
+    ("The writes aimed at the thawed old primary: {}.", database_fence(DATABASE_ASYNC)),
+    (
+        "The API answered 201 for {} order the database does not have ({} orders in it, of {} placed); the "
+        "provider accepted {} emails the database has no record of,",
+        reported(DATABASE_ASYNC, lambda report: report["verdict"]["orders_lost_by_the_api"]),
+        reported(DATABASE_ASYNC, lambda report: report["verdict"]["orders"]),
+        reported(DATABASE_ASYNC, lambda report: report["load"]["orders_placed"], thousands),
+        reported(DATABASE_ASYNC, lambda report: report["database"]["emails_unknown_to_the_database"]),
+    ),
+    (
+        "but the database has {} of them `sending` (confirmations expected / sent / accepted: {} / {} / {}),",
+        reported(DATABASE_ASYNC, lambda report: _unsent(report, "order_confirmation")),
+        *_by_kind(DATABASE_ASYNC, "order_confirmation"),
+    ),
+    (
+        "{} emails in all are left unfinished, the others parcels' emails `pending` (parcels expected / "
+        "sent / accepted: {} / {} / {};",
+        reported(DATABASE_ASYNC, lambda report: report["verdict"]["unfinished"]),
+        *_by_kind(DATABASE_ASYNC, "order_shipment"),
+    ),
+    (
+        "{} were posted and {} are stored.",
+        reported(DATABASE_ASYNC, lambda report: report["delivery"]["webhook_events"], thousands),
+        reported(DATABASE_ASYNC, lambda report: report["delivery"]["events_stored"], thousands),
+    ),
+)
+
+
+CLUSTER_SIZE = default_argument("tools.drill.pg_cluster.PrivateDatabaseCluster", "size", words)
+
+
+DATABASE_DEPLOY = rows(
+    "docs/deploy.md",
+    ("- {} PostgreSQL nodes, each with its Patroni,", CLUSTER_SIZE),
+    ("(with {} nodes, one standby may be down", CLUSTER_SIZE),
+    (
+        "(`…{}`), reach every connection",
+        source_match("tests/unit/test_database_address.py", r'"(&tcp_user_timeout=[^"]+)"'),
+    ),
+    ("`primary_start_timeout: 0`: Patroni's default, {} s,", patroni_default("primary_start_timeout")),
+    (
+        "Patroni's defaults are {} s, {} s and {} s.",
+        patroni_default("ttl"),
+        patroni_default("loop_wait"),
+        patroni_default("retry_timeout"),
+    ),
+    (
+        "the drill runs {} s, {} s and {} s",
+        constant(f"{PATRONI}.TTL_SECONDS"),
+        constant(f"{PATRONI}.LOOP_WAIT_SECONDS"),
+        constant(f"{PATRONI}.RETRY_TIMEOUT_SECONDS"),
+    ),
+    ("{}", database_fault_row(DATABASE_LATEST, 1)),
+    ("{}", database_fault_row(DATABASE_LATEST, 2)),
+    ("{}", database_fault_row(DATABASE_LATEST, 3)),
+    ("(`TASK_SOFT_TIME_LIMIT_SECONDS`, {} s)", SOFT_TIME_LIMIT),
+)
+
+
 ROWS = (
     README
     + CONTRIBUTING
@@ -1414,6 +1592,8 @@ ROWS = (
     + PROVIDERS_DOC
     + SECURITY
     + DRILLS
+    + DATABASE_DRILL
+    + DATABASE_DEPLOY
 )
 
 

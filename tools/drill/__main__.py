@@ -27,6 +27,14 @@ def main(argv: list[str] | None = None) -> int:
         default=1,
         help="RabbitMQ nodes (default 1); 3: a cluster whose leader and a follower are killed",
     )
+    parser.add_argument(
+        "--database",
+        choices=("local", "patroni", "patroni-async"),
+        default="local",
+        help="patroni: on a PostgreSQL cluster of its own (three nodes on Patroni, a synchronous"
+        " standby) whose primary crashes twice and freezes once; patroni-async: the same with"
+        " asynchronous standbys, the counter-proof (default local: the machine's PostgreSQL)",
+    )
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument(
         "--api-throttle-rate", help="API_THROTTLE_RATE of the drill's stack (default: sized for --rate)"
@@ -47,6 +55,8 @@ def main(argv: list[str] | None = None) -> int:
         help="shopify: the orders come from a Shopify shop's webhooks, each 2 to 4 times, out of order",
     )
     args = parser.parse_args(argv)
+    if args.hosts == 2 and args.database != "local":
+        parser.error("--database: the two-host drill runs on the machine's PostgreSQL only")
     if args.hosts == 2:
         return two_hosts_main(args.orders, args.rate_two_hosts, args.seed, Path(args.out))
     from tools.drill.harness import DrillConfig
@@ -62,6 +72,7 @@ def main(argv: list[str] | None = None) -> int:
         api_throttle_rate=args.api_throttle_rate,
         settle_timeout=max(240.0, args.orders / 10),
         platform=args.platform == "shopify",
+        database=args.database,
     )
     _, status = run_and_report(config, Path(args.out))
     return status
@@ -72,12 +83,18 @@ def run_and_report(config: "DrillConfig", out: Path) -> tuple["DrillReport", int
     from tools.drill.harness import drill_run, report_markdown, report_write
 
     report = drill_run(config)
-    # A cluster drill and a platform drill have their own reports: the single node's stays as it was.
-    name = "cluster-latest" if config.cluster > 1 else "platform-latest" if config.platform else "latest"
-    json_path, markdown_path = report_write(report, out, name)
+    json_path, markdown_path = report_write(report, out, report_name(config))
     print(report_markdown(report))
     print(f"report: {json_path}, {markdown_path}")
     return report, (0 if report.passed else 1)
+
+
+def report_name(config: "DrillConfig") -> str:
+    """A database drill, a cluster drill and a platform drill have their own reports: the
+    single node's stays as it was."""
+    if config.database != "local":
+        return f"{config.database.replace('patroni', 'database')}-latest"
+    return "cluster-latest" if config.cluster > 1 else "platform-latest" if config.platform else "latest"
 
 
 def two_hosts_main(orders: int, rate: float, seed: int, out: Path) -> int:

@@ -7,6 +7,7 @@ import random
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import psycopg
@@ -15,6 +16,7 @@ from kombu import Connection, Producer
 
 from messaging.task_names import HANDLE_EVENT
 from tools.drill.broker_faults import kill_queue_node, restart_single_node
+from tools.drill.database_faults import primary_fault, primary_fault_note
 from tools.drill.stack import DrillStack
 
 # The provider's webhooks misbehave too: a fifth of the events posted twice, and each email's
@@ -38,6 +40,7 @@ class ChaosLog:
     relay_kills: int = 0
     broker_restarts: int = 0  # one node: SIGKILL and start again
     broker_kills: list[dict] = field(default_factory=list)  # a cluster's nodes (NodeKill)
+    database_faults: list[dict] = field(default_factory=list)  # a database cluster's (PrimaryFault)
     database_terminations: int = 0
     republished_copies: int = 0
     events: list[str] = field(default_factory=list)
@@ -46,16 +49,32 @@ class ChaosLog:
         self.events.append(f"{time.strftime('%H:%M:%S')} {what}")
 
 
+# How often the schedule of database faults is looked at while the chaos waits.
+DUE_POLL_SECONDS = 0.2
+
+
 class Chaos(threading.Thread):
     def __init__(
-        self, stack: DrillStack, *, seed: int, kill_every: float, broker_faults: list[tuple[float, str]]
+        self,
+        stack: DrillStack,
+        *,
+        seed: int,
+        kill_every: float,
+        broker_faults: list[tuple[float, str]],
+        database_faults: list[tuple[int, str]] | None = None,
+        orders_placed: Callable[[], int] = lambda: 0,
     ):
-        """`broker_faults`: (seconds into the stream, "restart" | "leader" | "follower"), each once."""
+        """`broker_faults`: (seconds into the stream, "restart" | "leader" | "follower"), each once.
+        `database_faults`: (orders placed, "crash" | "freeze"), each once, as soon as the load
+        has placed that many orders (`orders_placed`): they follow the stream, which a
+        failover slows down, not the clock."""
         super().__init__(daemon=True)
         self.stack = stack
         self.rng = random.Random(seed)
         self.kill_every = kill_every
         self.broker_faults = sorted(broker_faults)
+        self.database_faults = sorted(database_faults or [])
+        self.orders_placed = orders_placed
         self.log = ChaosLog()
         self._halt = threading.Event()
 
@@ -82,16 +101,50 @@ class Chaos(threading.Thread):
         # quick ones first: a kill waits until its replacement is ready (seconds).
         steps = [self._republish, self._terminate_connections, self._kill_worker, self._kill_relay]
         for step in steps:
-            if self._halt.wait(self.kill_every / 2):
-                return
-            step()
-        while not self._halt.wait(self.kill_every):
+            if self._wait(self.kill_every / 2):
+                break
+            self._step(step)
+        while not self._wait(self.kill_every):
             if self.broker_faults and time.monotonic() - started > self.broker_faults[0][0]:
                 self._broker_fault(self.broker_faults.pop(0)[1])
                 continue
-            self.rng.choice(steps)()
+            self._step(self.rng.choice(steps))
         while self.broker_faults:  # the stream ended first: the rest now
             self._broker_fault(self.broker_faults.pop(0)[1])
+        while self.database_faults:
+            self._database_fault(self.database_faults.pop(0)[1])
+
+    def _wait(self, seconds: float) -> bool:
+        """Wait `seconds`, doing each database fault that falls due meanwhile; True once halted."""
+        deadline = time.monotonic() + seconds
+        while True:
+            while self.database_faults and self.orders_placed() >= self.database_faults[0][0]:
+                self._database_fault(self.database_faults.pop(0)[1])
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return self._halt.is_set()
+            if self._halt.wait(min(left, DUE_POLL_SECONDS)):
+                return True
+
+    def _step(self, step: Callable[[], None]) -> None:
+        """A fault that needs the database (connection drops, republishing) cannot be done
+        while the database fails over: it is skipped then, and the chaos goes on."""
+        try:
+            step()
+        except psycopg.OperationalError as exc:
+            self.log.note(f"{step.__name__.strip('_')} skipped, no primary to reach: {exc}")
+
+    def _database_fault(self, kind: str) -> None:
+        assert self.stack.database_cluster is not None, "database faults need a database cluster"
+        fault = primary_fault(
+            self.stack.database_cluster,
+            kind,
+            database=self.stack.database,
+            orders_placed=self.orders_placed(),
+        )
+        fault["orders_flowing"] = not self._halt.is_set()
+        self.log.database_faults.append(fault)
+        self.log.note(primary_fault_note(fault))
 
     def _kill_worker(self) -> None:
         self.log.note(f"SIGKILL {self.stack.kill_and_restart('worker', self.rng)}, restarted")

@@ -7,6 +7,7 @@ until everything settles (bounded), and judge from the simulator's records and t
 
 import tempfile
 import time
+import uuid
 from dataclasses import asdict, dataclass, field
 from functools import partial
 from pathlib import Path
@@ -24,6 +25,14 @@ from tools.drill.broker_faults import (
 from tools.drill.broker_node import PrivateRabbit
 from tools.drill.chaos import Chaos
 from tools.drill.consumers_back import consumers_back_after_kills
+from tools.drill.database_drill import (
+    DATABASE_FAULTS,
+    PRODUCT_CLOCKS,
+    database_cluster_for,
+    database_judgement,
+    fault_schedule,
+)
+from tools.drill.database_fence import fence_table_create
 from tools.drill.delivery_verdict import delivery_settled, delivery_verdict
 from tools.drill.load import GIVE_UP_AFTER_SECONDS, LoadResult, OrderStream, api_throttle_rate_for
 from tools.drill.platform_load import SHOP, PlatformLoad, PlatformStream, drill_shop_secret
@@ -60,10 +69,21 @@ class DrillConfig:
     extra_env: dict[str, str] = field(default_factory=dict)  # e.g. a deliberately broken build
     workdir: Path | None = None
     platform: bool = False  # the orders come from a Shopify shop's webhooks (platform_load.py)
+    # "local": the machine's PostgreSQL; "patroni": a cluster of the drill's own, three nodes on
+    # Patroni with a synchronous standby, whose primary fails (DATABASE_FAULTS);
+    # "patroni-async": the same with asynchronous standbys, the counter-proof.
+    database: str = "local"
+    # (share of the orders placed, fault): the primary crashes, later the new one, and once the
+    # primary's whole node freezes past Patroni's ttl (tools/drill/database_faults.py).
+    database_faults_at: tuple[tuple[float, str], ...] = DATABASE_FAULTS
 
     @property
     def effective_api_throttle_rate(self) -> str:
         return self.api_throttle_rate or api_throttle_rate_for(self.rate)
+
+    @property
+    def database_cluster(self) -> bool:
+        return self.database != "local"
 
 
 def drill_outcome(*, verdict_passed: bool, settled: bool, load: LoadResult) -> str:
@@ -76,6 +96,7 @@ def drill_outcome(*, verdict_passed: bool, settled: bool, load: LoadResult) -> s
 
 def drill_run(config: DrillConfig) -> DrillReport:
     started = time.monotonic()
+    database = f"orders_drill_{uuid.uuid4().hex[:8]}"
     stack = DrillStack(
         workdir=config.workdir or Path(tempfile.mkdtemp(prefix="drill-")),
         api_throttle_rate=config.effective_api_throttle_rate,
@@ -83,9 +104,14 @@ def drill_run(config: DrillConfig) -> DrillReport:
         relays=config.relays,
         extra_env=config.extra_env,
         rabbit=PrivateCluster(config.cluster) if config.cluster > 1 else PrivateRabbit(),
+        database=database,
+        product_clocks=PRODUCT_CLOCKS if config.database_cluster else (),
+        database_cluster=database_cluster_for(config.database, database),
     )
     try:
         stack.start()
+        if config.database_cluster:
+            fence_table_create(stack.database_dsn)
         chaos, load = _load_under_chaos(stack, config)
         settle_started = time.monotonic()
         settled = wait_until_settled(stack, config.settle_timeout)
@@ -106,7 +132,10 @@ def drill_run(config: DrillConfig) -> DrillReport:
         orders_committed_after_kills(stack.database_dsn, chaos.log.broker_kills)
         consumers_back_after_kills(stack.workdir, chaos.log.broker_kills)
         verdict.problems[:0] = failover_problems(chaos.log.broker_kills)
+        database_failovers, database_summary = database_judgement(stack, chaos.log.database_faults, load)
+        verdict.problems[:0] = database_failovers
         passed = verdict.passed and delivery.passed and not failover_problems(chaos.log.broker_kills)
+        passed = passed and not database_failovers
         passed = passed and (platform is None or platform.passed)
         outcome = drill_outcome(verdict_passed=passed, settled=settled, load=load)
         return DrillReport(
@@ -122,30 +151,35 @@ def drill_run(config: DrillConfig) -> DrillReport:
             seconds_total=round(time.monotonic() - started, 1),
             delivery=asdict(delivery),
             platform=_platform_summary(platform),
+            database=database_summary,
         )
     finally:
         stack.stop()
 
 
 def _load_under_chaos(stack: DrillStack, config: DrillConfig) -> tuple[Chaos, LoadResult]:
-    chaos = Chaos(
-        stack,
-        seed=config.seed,
-        kill_every=config.kill_every,
-        broker_faults=broker_faults(config),
-    )
-    if config.platform:
-        drill_shop_connect(stack)
-    chaos.provider_faults_on()
-    chaos.start()
-    stream = PlatformStream if config.platform else partial(OrderStream, token=stack.token)
-    load = stream(
+    stream_type = PlatformStream if config.platform else partial(OrderStream, token=stack.token)
+    stream = stream_type(
         stack.web_url,
         orders=config.orders,
         rate=config.rate,
         seed=config.seed,
         give_up_after=config.give_up_after,
-    ).run()
+    )
+    result = stream.load if isinstance(stream, PlatformStream) else stream.result
+    chaos = Chaos(
+        stack,
+        seed=config.seed,
+        kill_every=config.kill_every,
+        broker_faults=broker_faults(config),
+        database_faults=database_faults(config),
+        orders_placed=lambda: len(result.accepted),
+    )
+    if config.platform:
+        drill_shop_connect(stack)
+    chaos.provider_faults_on()
+    chaos.start()
+    load = stream.run()
     chaos.stop()
     chaos.provider_faults_off()
     return chaos, load
@@ -172,16 +206,22 @@ def _platform_summary(platform: PlatformVerdict | None) -> dict:
 
 
 def broker_faults(config: DrillConfig) -> list[tuple[float, str]]:
-    """When (seconds into the stream) which broker fault happens (tools/drill/broker_faults.py)."""
+    """When (seconds into the stream) which broker fault happens (tools/drill/broker_faults.py).
+    A database drill leaves its one node alone: the failovers measured are the database's."""
     stream_seconds = config.orders / config.rate
     if config.cluster > 1:
         return [
             (stream_seconds * config.leader_kill_at, "leader"),
             (stream_seconds * config.follower_kill_at, "follower"),
         ]
-    return (
-        [] if config.broker_restart_at is None else [(stream_seconds * config.broker_restart_at, "restart")]
-    )
+    if config.broker_restart_at is None or config.database_cluster:
+        return []
+    return [(stream_seconds * config.broker_restart_at, "restart")]
+
+
+def database_faults(config: DrillConfig) -> list[tuple[int, str]]:
+    """After how many orders placed which fault falls on the database's primary."""
+    return fault_schedule(config.database, config.orders, config.database_faults_at)
 
 
 def wait_until_settled(stack: DrillStack, timeout: float) -> bool:

@@ -58,6 +58,9 @@ class LoadResult:
     given_up_requests: list[str] = field(default_factory=list)  # should stay empty
     retried_requests: int = 0  # after a 5xx or no answer
     throttled_requests: int = 0  # 429s waited out and retried
+    # Each answer that was retried (a 5xx or none), when it came (time.time()) and what it was:
+    # "503", "500", … or "no answer"; the database drill counts them around each failover.
+    retried_answers: list[tuple[float, str]] = field(default_factory=list)
 
     @property
     def complete(self) -> bool:
@@ -251,6 +254,9 @@ class OrderStream:
                 self._gave_up(path, "no answer" if response is None else f"{response.status_code}")
                 return None
             self.result.retried_requests += 1
+            self.result.retried_answers.append(
+                (time.time(), "no answer" if response is None else str(response.status_code))
+            )
             time.sleep(0.5)
 
     def _send(self, method: str, path: str, **kwargs: Any) -> requests.Response | None:

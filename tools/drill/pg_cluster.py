@@ -50,8 +50,12 @@ class PrivateDatabaseCluster:
     @property
     def url(self) -> str:
         """Every node, for libpq to try in turn until one takes writes."""
+        return self.url_of(self.database)
+
+    def url_of(self, database: str) -> str:
+        """The multi-host address of another database of the cluster (`postgres`, say)."""
         hosts = ",".join(f"127.0.0.1:{node.port}" for node in self.nodes)
-        return f"postgres://postgres@{hosts}/{self.database}?target_session_attrs=read-write"
+        return f"postgres://postgres@{hosts}/{database}?target_session_attrs=read-write"
 
     def start(self, timeout: float = 180.0) -> "PrivateDatabaseCluster":
         """etcd, then every node at once (one initialises the cluster, the others copy it);
@@ -91,9 +95,10 @@ class PrivateDatabaseCluster:
 
     def members(self) -> list[dict[str, Any]]:
         """The cluster as a running node's Patroni sees it: each member's name, role
-        (leader, sync_standby, replica), state and timeline; [] if no node answers."""
+        (leader, sync_standby, replica), state and timeline; [] if no node answers. A frozen
+        node is not asked."""
         for node in self.nodes:
-            if not node.running:
+            if not node.running or node.frozen:  # a frozen node would hold the question
                 continue
             status, body = node.api("/cluster")
             if status == 200 and isinstance(body, dict):

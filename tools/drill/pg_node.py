@@ -38,6 +38,7 @@ class PatroniNode:
             etcd_url=etcd_url, bin_dir=bin_dir, synchronous=synchronous,
         )  # fmt: skip
         self.process: subprocess.Popen | None = None
+        self.frozen = False  # SIGSTOPped by freeze(): its REST API cannot answer
 
     @property
     def data_dir(self) -> Path:
@@ -135,16 +136,18 @@ class PatroniNode:
     def freeze(self) -> None:
         """SIGSTOP the whole node: its sockets stay open and nothing answers."""
         self._signal_node(signal.SIGSTOP)
+        self.frozen = True
 
     def thaw(self) -> None:
         self._signal_node(signal.SIGCONT)
+        self.frozen = False
 
     def stop(self, timeout: float = 30.0) -> None:
         """Patroni's own shutdown (it stops PostgreSQL and gives up its key); then SIGKILL
         whatever of this node is left."""
         if self.running:
             assert self.process is not None
-            self._signal_node(signal.SIGCONT)  # a frozen node cannot stop
+            self.thaw()  # a frozen node cannot stop
             self.process.terminate()
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self.process.wait(timeout=timeout)

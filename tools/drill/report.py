@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from tools.drill.broker_faults import NOTHING_TO_JUDGE, nothing_to_judge
+from tools.drill.database_report import database_rows
 from tools.drill.load import LoadResult
 from tools.drill.platform_load import PlatformLoad
 
@@ -25,6 +26,8 @@ class DrillReport:
     delivery: dict  # the webhooks' half of the verdict (tools/drill/delivery_verdict.py)
     # In platform mode, the verdict per order of the shop's deliveries (platform_verdict.py)
     platform: dict = field(default_factory=dict)
+    # On a database cluster: its settings and the client's retried answers (harness.py)
+    database: dict = field(default_factory=dict)
 
 
 def load_summary(load: LoadResult) -> dict:
@@ -87,6 +90,7 @@ def report_markdown(report: DrillReport) -> str:
         ("RabbitMQ nodes", report.config.get("cluster", 1)),
         ("RabbitMQ restarts (SIGKILL, start)", c["broker_restarts"]),
         *_node_kill_rows(c.get("broker_kills", [])),
+        *database_rows(report.database, c.get("database_faults", []), v),
         ("database connection drops", c["database_terminations"]),
         ("events published again (copies)", c["republished_copies"]),
         ("provider faults injected", faults),

@@ -1,5 +1,6 @@
-"""The real product under drill: its own database, its own RabbitMQ node (or cluster), and every process
-of the Procfile (web, 2 relays, N workers, beat, the mail simulator), started with bin/*."""
+"""The real product under drill: its own database (on the machine's PostgreSQL, or on a PostgreSQL
+cluster of its own), its own RabbitMQ node (or cluster), and every process of the Procfile (web,
+2 relays, N workers, beat, the mail simulator), started with bin/*."""
 
 import base64
 import random
@@ -12,14 +13,17 @@ import psycopg
 
 from tools.drill.broker_cluster import PrivateCluster
 from tools.drill.broker_node import PrivateRabbit
+from tools.drill.pg_cluster import PrivateDatabaseCluster
 from tools.drill.processes import (
-    PG,
     ManagedProcess,
     database_url,
     free_port,
     isolated_process_env,
     manage_py,
 )
+
+# Seconds the drill's own connections give each node of a cluster to answer.
+TOOLS_CONNECT_TIMEOUT_SECONDS = 3
 
 
 @dataclass
@@ -32,6 +36,9 @@ class DrillStack:
     database: str = field(default_factory=lambda: f"orders_drill_{uuid.uuid4().hex[:8]}")
     # One node, or a cluster whose URL lists every node (clients fail over along it).
     rabbit: PrivateRabbit | PrivateCluster = field(default_factory=PrivateRabbit)
+    # A PostgreSQL cluster on Patroni (its `database` this stack's), reached through its
+    # multi-host address; None: the machine's PostgreSQL server.
+    database_cluster: PrivateDatabaseCluster | None = None
     processes: dict[str, ManagedProcess] = field(default_factory=dict)
     web_port: int = field(default_factory=free_port)
     mailsim_port: int = field(default_factory=free_port)
@@ -44,6 +51,8 @@ class DrillStack:
     fallback_mailsim_port: int | None = None
     basic_auth: str = field(default_factory=lambda: f"drill:{secrets.token_urlsafe(18)}")
     fallback_api_key: str = field(default_factory=lambda: secrets.token_urlsafe(18))  # its own account
+    # Clocks of the drill's below left at the product's own defaults (their variable names).
+    product_clocks: tuple[str, ...] = ()
 
     @property
     def web_url(self) -> str:
@@ -54,10 +63,32 @@ class DrillStack:
         return f"http://127.0.0.1:{self.mailsim_port}"
 
     @property
-    def database_dsn(self) -> str:
+    def database_url(self) -> str:
+        """The product's DATABASE_URL: on a cluster, its multi-host address as a deployment
+        would give it."""
+        if self.database_cluster is not None:
+            return self.database_cluster.url
         return database_url(self.database)
 
-    def env(self) -> dict[str, str]:
+    @property
+    def database_dsn(self) -> str:
+        """The drill's own connections (the verdict, the faults): on a cluster, with a connect
+        timeout, so a frozen node that takes the connection and never answers is passed over."""
+        if self.database_cluster is not None:
+            return f"{self.database_cluster.url}&connect_timeout={TOOLS_CONNECT_TIMEOUT_SECONDS}"
+        return database_url(self.database)
+
+    @property
+    def maintenance_dsn(self) -> str:
+        """The server's `postgres` database (on a cluster: its primary's), to create and drop
+        this stack's database and to end its connections."""
+        if self.database_cluster is not None:
+            return (
+                f"{self.database_cluster.url_of('postgres')}&connect_timeout={TOOLS_CONNECT_TIMEOUT_SECONDS}"
+            )
+        return database_url("postgres")
+
+    def _env(self) -> dict[str, str]:
         return {
             **isolated_process_env(
                 settings_module="config.settings.base",
@@ -66,6 +97,7 @@ class DrillStack:
                 mailsim_port=self.mailsim_port,
                 workdir=self.workdir,
             ),
+            "DATABASE_URL": self.database_url,
             "WEB_PORT": str(self.web_port),
             # The product's default limit refuses most of one token's drill stream, and a request
             # refused is an order not placed: sized for the drill (tools/drill/load.py says how).
@@ -90,6 +122,12 @@ class DrillStack:
             **self.extra_env,
         }
 
+    def env(self) -> dict[str, str]:
+        env = self._env()
+        for name in self.product_clocks:
+            del env[name]
+        return env
+
     @property
     def fallback_mailsim_url(self) -> str:
         assert self.fallback_mailsim_port is not None, "a stack with a fallback provider"
@@ -108,7 +146,9 @@ class DrillStack:
     def start(self) -> "DrillStack":
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.rabbit.start()
-        with psycopg.connect(**PG, dbname="postgres", autocommit=True) as connection:
+        if self.database_cluster is not None:
+            self.database_cluster.start()
+        with psycopg.connect(self.maintenance_dsn, autocommit=True) as connection:
             connection.execute(f'CREATE DATABASE "{self.database}"')
         self._manage("migrate", "--no-input")
         self._manage("declare_topology")
@@ -160,7 +200,7 @@ class DrillStack:
         return name
 
     def terminate_database_connections(self) -> int:
-        with psycopg.connect(**PG, dbname="postgres", autocommit=True) as connection:
+        with psycopg.connect(self.maintenance_dsn, autocommit=True) as connection:
             row = connection.execute(
                 "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = %s",
                 [self.database],
@@ -172,8 +212,10 @@ class DrillStack:
         for process in self.processes.values():
             process.stop(timeout=20)
         self.rabbit.stop()
-        if not keep_database:
-            with psycopg.connect(**PG, dbname="postgres", autocommit=True) as connection:
+        if self.database_cluster is not None:
+            self.database_cluster.stop()  # its data directories go with it
+        elif not keep_database:
+            with psycopg.connect(self.maintenance_dsn, autocommit=True) as connection:
                 connection.execute(f'DROP DATABASE IF EXISTS "{self.database}" WITH (FORCE)')
 
     def _start(self, name: str, command: list[str], *, ready: str, **env: str) -> None:
