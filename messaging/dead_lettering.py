@@ -133,12 +133,23 @@ def _dead_letter_headers(
         CLASS_HEADER: error_class,
         AT_HEADER: now,
         FIRST_AT_HEADER: headers.get(FIRST_AT_HEADER) or now,
-        COUNT_HEADER: int(headers.get(COUNT_HEADER) or 0) + 1,
+        COUNT_HEADER: dead_letter_count_of(headers.get(COUNT_HEADER)) + 1,
         BY_HEADER: worker,
         ORIGIN_EXCHANGE_HEADER: exchange,
         ORIGIN_ROUTING_KEY_HEADER: routing_key,
         QUEUE_HEADER: queue,
     }
+
+
+def dead_letter_count_of(value: object) -> int:
+    """How often the message was dead-lettered before: the count our workers wrote, or 0 for
+    one that is not a count (a message made by hand); the dead letter must be written whatever
+    the header holds."""
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    if isinstance(value, str) and value.isdigit():
+        return int(value)
+    return 0
 
 
 def _history_record(headers: dict[str, Any], properties: dict[str, Any], **fields: str) -> None:

@@ -24,7 +24,7 @@ from messaging.errors import PermanentError
 from messaging.registry import event_types
 from messaging.retries import RETRIED_ERRORS, retry_publish
 from messaging.retry_policy import retry_since_of
-from messaging.worker.companions import Companion, companions_take
+from messaging.worker.companions import Companion, companions_return, companions_take
 from messaging.worker.failures import failure_reason
 
 logger = logging.getLogger(__name__)
@@ -35,16 +35,23 @@ def deliveries_run(task: Task, request: Context, envelope: object) -> str | Base
     after every message taken along with it is settled."""
     queue, size = _batch_of(request, envelope)
     taken = companions_take(task, queue=queue, limit=size - 1, hostname=request.hostname or "")
-    results = events_dispatch_batch(
-        [(envelope, delivery_of(task, request))]
-        + [(companion.envelope, delivery_of(task, companion.request)) for companion in taken.batch]
-    )
-    for companion, result in zip(taken.batch, results[1:], strict=True):
-        companion_settle(task, companion, result)
-    for companion in taken.alone:
-        (result,) = events_dispatch_batch([(companion.envelope, delivery_of(task, companion.request))])
-        companion_settle(task, companion, result)
-    return results[0]
+    unsettled = [*taken.batch, *taken.alone]
+    try:
+        results = events_dispatch_batch(
+            [(envelope, delivery_of(task, request))]
+            + [(companion.envelope, delivery_of(task, companion.request)) for companion in taken.batch]
+        )
+        for companion, result in zip(taken.batch, results[1:], strict=True):
+            if companion_settle(task, companion, result):
+                unsettled.remove(companion)
+        for companion in taken.alone:
+            (result,) = events_dispatch_batch([(companion.envelope, delivery_of(task, companion.request))])
+            if companion_settle(task, companion, result):
+                unsettled.remove(companion)
+        return results[0]
+    finally:
+        if unsettled:  # not settled (the time limit, the broker): back to the queue, at once
+            companions_return(len(unsettled))
 
 
 def _batch_of(request: Context, envelope: object) -> tuple[str, int]:
@@ -61,16 +68,16 @@ def _batch_of(request: Context, envelope: object) -> tuple[str, int]:
     return event_type.queue, max(1, size)
 
 
-def companion_settle(task: Task, companion: Companion, result: str | BaseException) -> None:
+def companion_settle(task: Task, companion: Companion, result: str | BaseException) -> bool:
     """Settle a message taken along as Celery settles the task's own (acks_late,
-    autoretry_for=RETRIED_ERRORS, Reject to the dead-letter queue). Never raises: a message
-    that cannot be settled is left to the broker, which redelivers it once this process's
-    connection closes, and the inbox finds its work done."""
+    autoretry_for=RETRIED_ERRORS, Reject to the dead-letter queue); False if it could not be
+    settled. Never raises: the caller returns an unsettled message to the broker, which
+    delivers it again, and the inbox finds its work done."""
     message = companion.message
     try:
         if not isinstance(result, BaseException):
             message.ack()
-            return
+            return True
         failure: BaseException = result
         if isinstance(result, RETRIED_ERRORS):
             try:
@@ -79,7 +86,7 @@ def companion_settle(task: Task, companion: Companion, result: str | BaseExcepti
                 failure = final
             else:
                 message.ack()
-                return
+                return True
         if isinstance(failure, PermanentError):
             failure = Reject(failure, requeue=False)  # as the task raises it (messaging/tasks.py)
         reason, error_class = failure_reason(failure, content_type=message.content_type)
@@ -88,10 +95,12 @@ def companion_settle(task: Task, companion: Companion, result: str | BaseExcepti
             message.ack()
         else:  # the broker dead-letters it (at-least-once), without our reason
             message.reject(requeue=False)
+        return True
     except Exception:
         logger.exception(
             "could not settle message %s taken along: the broker redelivers it", companion.request.id
         )
+        return False
 
 
 def delivery_of(task: Task, request: Context) -> Delivery:

@@ -27,6 +27,7 @@ from typing import Any
 
 from celery import Task
 from celery.app.task import Context
+from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from kombu import Connection, Queue
 from kombu.message import Message
@@ -35,7 +36,8 @@ from messaging.dead_lettering import dead_letter_message
 from messaging.worker.failures import (
     expired_reason,
     failure_reason,
-    not_a_task_message_reason,
+    task_body_problem,
+    task_headers_problem,
     unknown_task_reason,
 )
 
@@ -84,6 +86,9 @@ def companions_take(task: Task, *, queue: str, limit: int, hostname: str) -> Tak
             taken.batch.append(companion)
             if (message.delivery_info or {}).get("message_count") == 0:
                 break  # basic.get-ok says none is left: spare the round trip that would say so
+    except SoftTimeLimitExceeded:
+        _fetch_connection_drop()  # what it had taken goes back to the queue
+        raise
     except Exception:
         # Closing the connection puts what it had taken back into the queue, for another
         # delivery; this task runs its own message alone.
@@ -93,20 +98,42 @@ def companions_take(task: Task, *, queue: str, limit: int, hostname: str) -> Tak
     return taken
 
 
+def companions_return(count: int) -> None:
+    """Give every message this process has taken and not settled back to the broker, which
+    delivers them again (marked redelivered, so each runs alone): closing the connection they
+    were taken on does it, as it does when the process dies. Used when a batch ended before
+    each was settled (the time limit, a broker that would not take an ack)."""
+    logger.warning("%d messages taken along were not settled: the broker delivers them again", count)
+    _fetch_connection_drop()
+
+
 def _companion_of(task: Task, message: Message, queue: str, hostname: str) -> Companion | None:
+    """The message as a delivery for the batch, or None once it is settled: dead-lettered
+    with the reason the worker's consumer or Celery's request would give (the same checks,
+    messaging/worker/failures.py), or published again for its ETA."""
     headers = message.headers or {}
-    name = headers.get("task")
-    if not name:
-        _dead_letter(message, not_a_task_message_reason(), "malformed", hostname)
+    problem = task_headers_problem(headers)
+    if problem is not None:
+        _dead_letter(message, problem, "malformed", hostname)
         return None
+    name = headers["task"]
     runner = task.app.tasks.get(name)
     if runner is None or not getattr(runner, "runs_event_deliveries", False):
         _dead_letter(message, unknown_task_reason(name), "unknown_task", hostname)
         return None
     try:
-        args, kwargs, embed = message.decode()
-        call = inspect.signature(runner.run).bind(*args, **kwargs)  # as the call would: a TypeError
+        body = message.decode()
     except Exception as exc:
+        _dead_letter(message, *failure_reason(exc, content_type=message.content_type), hostname)
+        return None
+    problem = task_body_problem(body)
+    if problem is not None:
+        _dead_letter(message, problem, "malformed", hostname)
+        return None
+    args, kwargs, embed = body
+    try:
+        call = inspect.signature(runner.run).bind(*args, **kwargs)  # as the call would: a TypeError
+    except TypeError as exc:
         _dead_letter(message, *failure_reason(exc, content_type=message.content_type), hostname)
         return None
     now, expires, eta = datetime.now(UTC), _moment(headers.get("expires")), _moment(headers.get("eta"))
@@ -155,7 +182,7 @@ def _request_of(message: Message, args: Any, kwargs: Any, embed: Any, hostname: 
             },
             "args": args,
             "kwargs": kwargs,
-            **(embed if isinstance(embed, dict) else {}),
+            **(embed or {}),  # Celery's fields only (task_body_problem)
         }
     )
 

@@ -9,6 +9,8 @@ It also publishes its task events (for Flower) without waiting for a confirm of 
 starts without Celery's delayed-delivery step (see `DeadLetteringConsumer.Blueprint`).
 """
 
+import logging
+from collections.abc import Callable
 from typing import Any
 
 from celery.worker.consumer import Consumer
@@ -17,11 +19,30 @@ from kombu.exceptions import ContentDisallowed
 from kombu.message import Message
 
 from messaging.dead_lettering import dead_letter_message
-from messaging.worker.failures import failure_reason, not_a_task_message_reason, unknown_task_reason
+from messaging.worker.failures import (
+    failure_reason,
+    not_a_task_message_reason,
+    task_body_problem,
+    task_headers_problem,
+    unknown_task_reason,
+)
+
+logger = logging.getLogger(__name__)
 
 # Celery's delayed-delivery step, by the exact name Celery's own consumer blueprint lists it
 # under (tests/unit/test_documented_surfaces.py fails if a release renames or drops it).
 DELAYED_DELIVERY_STEP = "celery.worker.consumer.delayed_delivery:DelayedDelivery"
+
+
+def _body_problem(message: Message) -> str | None:
+    """What is wrong with the body (failures.task_body_problem); None also for a body that
+    does not decode, which Celery's handler reports with its own reason. kombu keeps the
+    decoded body, so Celery does not decode it again."""
+    try:
+        body = message.decode()
+    except Exception:
+        return None
+    return task_body_problem(body)
 
 
 class DeadLetteringConsumer(Consumer):
@@ -45,6 +66,32 @@ class DeadLetteringConsumer(Consumer):
                 url=url, heartbeat=heartbeat, transport_options={"confirm_publish": False}
             )
         )
+
+    def create_task_handler(self, *args: Any, **kwargs: Any) -> Callable[[Message], None]:
+        """Celery's handler of each message received, behind the check of its headers that a
+        batch makes too (messaging/worker/failures.py). Celery's handler raises on some
+        malformed headers (a `task` header that is a list, no `id`, a body that is JSON but
+        not a task's three parts) outside the failures it settles: the message stayed
+        unacknowledged and its prefetch slot taken until the broker's consumer timeout. Here
+        such a message goes to the dead-letter queue with its reason, and so does one that
+        makes Celery's handler raise for a reason not foreseen."""
+        celery_handler = super().create_task_handler(*args, **kwargs)
+
+        def on_task_received(message: Message) -> None:
+            problem = task_headers_problem(message.headers) or _body_problem(message)
+            if problem is not None:
+                self._dead_letter(message, problem, "malformed")
+                return
+            try:
+                celery_handler(message)
+            except Exception as exc:
+                message_id = (message.headers or {}).get("id")
+                logger.exception("Celery could not take message %s as a task", message_id)
+                if not message.acknowledged:
+                    reason = f"The message is not a valid task message: {type(exc).__name__}: {exc}"
+                    self._dead_letter(message, reason, "malformed")
+
+        return on_task_received
 
     def on_decode_error(self, message: Message, exc: Exception) -> None:
         self._dead_letter(message, f"The message body could not be decoded: {exc}", "malformed")

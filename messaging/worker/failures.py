@@ -4,6 +4,8 @@ classification (the handler's errors carry their reason with them)."""
 from datetime import datetime
 
 from celery.exceptions import Reject
+from django.db import InterfaceError as DatabaseInterfaceError
+from django.db import OperationalError as DatabaseOperationalError
 from kombu.exceptions import ContentDisallowed, DecodeError
 
 from messaging.errors import HandlingError
@@ -19,6 +21,10 @@ def failure_reason(exc: BaseException, *, content_type: str | None) -> tuple[str
         return str(inner), "permanent"
     if isinstance(exc, HandlingError):  # e.g. a transient error that outlived the retries
         return f"{exc.reason} (no retries left)", "retries_exhausted"
+    if isinstance(exc, DatabaseOperationalError | DatabaseInterfaceError):  # retried until now
+        detail = " ".join(str(exc).split())
+        reason = f"The database did not answer or refused the work: {detail} (no retries left)"
+        return reason, "retries_exhausted"
     if isinstance(exc, ContentDisallowed):
         return (
             f"The message is encoded as {content_type!r}, which this service never decodes; "
@@ -54,3 +60,105 @@ def unknown_task_reason(name: object) -> str:
 
 def expired_reason(expires: datetime) -> str:
     return f"The message expired at {expires.isoformat()} before a worker ran it."
+
+
+# What a task message's headers and request may hold, as this service's relay writes them
+# (Celery's protocol 2). Checked before Celery or a batch takes a message: Celery's consumer
+# raises out of its handler on some malformed headers (a `task` header that is a list, no
+# `id`), leaving the message unacknowledged and its prefetch slot taken, and a `retries` that
+# is not a number fails the handler only after its emails went out.
+_OPTIONAL_TEXT_HEADERS = ("root_id", "parent_id", "group", "shadow", "argsrepr", "kwargsrepr")
+_MOMENT_HEADERS = ("eta", "expires")
+
+
+def task_headers_problem(headers: object) -> str | None:
+    """Why a message's headers are not those of a task message this service could run, in
+    plain words; None when they are."""
+    if not isinstance(headers, dict) or "task" not in headers:
+        return not_a_task_message_reason()
+    problems = [
+        _text_problem(headers, "task", required=True),
+        _text_problem(headers, "id", required=True),
+        _count_problem(headers.get("retries"), "retries"),
+        *(_text_problem(headers, name) for name in _OPTIONAL_TEXT_HEADERS),
+        *(_moment_problem(headers.get(name), name) for name in _MOMENT_HEADERS),
+        _time_limits_problem(headers.get("timelimit")),
+    ]
+    return next((problem for problem in problems if problem), None)
+
+
+# The third part of a task message's body, as Celery's protocol 2 writes it. Celery lets it
+# set any field of the task's request: one saying `is_eager` would retry inside the worker's own
+# process, one with `retries` or `delivery_info` would mislead the retry budget and the batch,
+# and callbacks, errbacks, a chain or a chord start other tasks (Celery's failure path sends
+# a failed task's errbacks; a chain that is not well formed made it raise in the worker's main
+# process, leaving the message unsettled).
+EMBED_FIELDS = frozenset({"callbacks", "errbacks", "chain", "chord"})
+
+
+def task_body_problem(body: object) -> str | None:
+    """Why a decoded message body is not [args, kwargs, options] as this service sends it, in
+    plain words; None when it is."""
+    if not (isinstance(body, list | tuple) and len(body) == 3):
+        return f"The message body is {_shown(body)}, not a task's three parts [args, kwargs, options]."
+    args, kwargs, embed = body
+    if not isinstance(args, list | tuple) or not isinstance(kwargs, dict):
+        return "The message body's arguments are not a list and a table."
+    if embed is None:
+        return None
+    if not isinstance(embed, dict):
+        return f"The message body's third part is {_shown(embed)}, not a table."
+    unknown = sorted(repr(name) for name in embed if name not in EMBED_FIELDS)
+    if unknown:
+        return (
+            f"The message body's third part sets {', '.join(unknown)}, which only the worker may set "
+            "(it would change how the task runs or is retried)."
+        )
+    asked = sorted(name for name in EMBED_FIELDS if embed.get(name))
+    if asked:
+        return (
+            f"The message asks to run other tasks with this one ({', '.join(asked)}); this service "
+            "never sends such messages."
+        )
+    return None
+
+
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _text_problem(headers: dict, name: str, *, required: bool = False) -> str | None:
+    value = headers.get(name)
+    if value is None and not required:
+        return None
+    if isinstance(value, str) and (value or not required):
+        return None
+    return f"The message's {name!r} header is {_shown(value)}, not a {'non-empty ' if required else ''}text."
+
+
+def _count_problem(value: object, name: str) -> str | None:
+    if value is None or (isinstance(value, int) and not isinstance(value, bool) and value >= 0):
+        return None
+    return f"The message's {name!r} header is {_shown(value)}, not a whole number of 0 or more."
+
+
+def _moment_problem(value: object, name: str) -> str | None:
+    if value is None:
+        return None
+    try:
+        if isinstance(value, str):
+            datetime.fromisoformat(value)
+            return None
+    except ValueError:
+        pass
+    return f"The message's {name!r} header is {_shown(value)}, not an ISO 8601 time."
+
+
+def _time_limits_problem(value: object) -> str | None:
+    def is_limit(limit: object) -> bool:
+        return limit is None or (isinstance(limit, int | float) and not isinstance(limit, bool) and limit > 0)
+
+    if value is None or (isinstance(value, list | tuple) and len(value) == 2 and all(map(is_limit, value))):
+        return None
+    return f"The message's 'timelimit' header is {_shown(value)}, not a pair of limits in seconds."

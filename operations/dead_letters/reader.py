@@ -139,7 +139,7 @@ def _parse(queue: str, message: amqp.Message) -> DeadLetter:
         last_at = _time(headers.get(dl.AT_HEADER))
         first_at, count = (
             _time(headers.get(dl.FIRST_AT_HEADER)) or last_at,
-            int(headers.get(dl.COUNT_HEADER) or 1),
+            dl.dead_letter_count_of(headers.get(dl.COUNT_HEADER)) or 1,
         )
     else:
         reason = (

@@ -74,6 +74,8 @@ DOCUMENTED_OVERRIDES = {
     "Request.maybe_expire": CELERY
     + "reference/celery.worker.request.html#celery.worker.request.Request.maybe_expire",
     "Consumer.connection_for_write": CELERY + "reference/celery.worker.consumer.consumer.html",
+    "Consumer.create_task_handler": CELERY
+    + "reference/celery.worker.consumer.consumer.html (Consumer.create_task_handler)",
     "Consumer.on_decode_error": CELERY + "reference/celery.worker.consumer.consumer.html",
     "Consumer.on_unknown_message": CELERY + "reference/celery.worker.consumer.consumer.html",
     "Consumer.on_unknown_task": CELERY + "reference/celery.worker.consumer.consumer.html",
