@@ -1,6 +1,7 @@
 """docker-compose.yml cannot be run here (no Docker engine), so its shape is checked."""
 
 import re
+from collections.abc import Callable
 
 import yaml
 
@@ -88,6 +89,35 @@ def test_every_environment_variable_the_product_reads_is_in_env_example():
     read |= set(re.findall(r"\"(MAILSIM_[A-Z_]+)\"", simulator))
     assert len(read) > 30
     assert read - documented == set()
+
+
+def test_env_example_shows_each_number_and_switch_at_its_default_in_the_code():
+    # .env.example is where an operator reads the defaults: a value there that differs from the
+    # code's (it said a prefetch multiplier of 16 after the code's became 1) misleads them.
+    example = dict(
+        re.findall(r"^#?\s*([A-Z][A-Z0-9_]+)=(.*)$", (REPO / ".env.example").read_text(), re.MULTILINE)
+    )
+    settings_text = "\n".join(p.read_text() for p in (REPO / "config" / "settings").glob("*.py"))
+    declared = re.findall(
+        r"env\.(int|float|bool)\(\s*\"([A-Z][A-Z0-9_]+)\",\s*default=([^)\n]+)\)", settings_text
+    )
+    compared = 0
+    for kind, name, default_source in declared:
+        try:  # literal defaults and their arithmetic; one computed from another setting is skipped
+            default = eval(default_source, {"__builtins__": {}})  # our own settings' text
+        except NameError:
+            continue
+        if name not in example:
+            continue
+        readers: dict[str, Callable[[str], object]] = {"int": int, "float": float, "bool": _switch}
+        value = readers[kind](example[name])
+        assert value == default, f"{name}: .env.example says {example[name]}, the code's default is {default}"
+        compared += 1
+    assert compared > 40
+
+
+def _switch(text: str) -> bool:
+    return text.lower() == "true"
 
 
 def test_the_image_runs_as_production_and_compose_s_stack_says_development():
