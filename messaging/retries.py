@@ -97,6 +97,10 @@ def retry_publish(task: Task, request: Context, exc: Exception) -> None:
         raise exc
     signature = task.signature_from_request(
         request,
+        # As when the task retries its own message: Celery names the running task as the
+        # parent of what it sends, and here that is another message's task.
+        root_id=request.root_id or request.id,
+        parent_id=request.parent_id or request.id,
         queue=plan.queue,
         countdown=plan.countdown,
         retries=plan.retries,

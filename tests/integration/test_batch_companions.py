@@ -155,3 +155,33 @@ def test_a_provider_that_takes_one_call_at_a_time_gets_batches_of_one(smtpsim, s
     # then each went alone, once
     assert _batch_sizes(worker) == [1, 1, 1, 1]
     assert len(smtpsim.messages()) == 4
+
+
+def test_a_retry_of_a_message_taken_along_names_that_message_as_its_parent(mailsim, start_worker):
+    # given two emails waiting; the provider refuses the second once, for a minute
+    mailsim.set_faults({"kind": "503", "retry_after": 60, "times": 1, "to_contains": "taken-along"})
+    carrier, taken = _orders_queued(["carrier", "taken-along"])
+    worker = start_worker(concurrency=1)
+    # when the first one's task takes the second along and publishes its retry
+    _sent([carrier])
+    wait_until(lambda: _batch_sizes(worker) == [2], timeout=30, message="a batch of two")
+    worker.stop()
+    # then the retry, due in a minute, is the taken message's own: its id, and it is its parent
+    # (as Celery names the running task when a task retries its own message), not the carrier's
+    delayed = [
+        message
+        for queue in _delay_queues_holding_messages()
+        for message in queue_peek(queue)
+        if message["headers"].get("task") == HANDLE_EVENT
+    ]
+    assert len(delayed) == 1, delayed
+    headers = delayed[0]["headers"]
+    event_id = delayed[0]["body"][0][0]["event_id"]
+    assert OutboxEvent.objects.get(aggregate_id=str(taken.id)).payload["event_id"] == event_id
+    assert headers["parent_id"] == headers["id"]
+    assert headers["retries"] == 1
+
+
+def _delay_queues_holding_messages() -> list[str]:
+    names = [f"celery_delayed_{level}" for level in range(28)]
+    return [name for name in names if queue_ready_count(name) > 0]
