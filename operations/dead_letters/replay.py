@@ -20,6 +20,7 @@ from messaging.broker.topology import RETRY_EXCHANGE
 from messaging.registry import event_types
 from messaging.relay.messages import RawMessage
 from messaging.relay.publisher import PublishError, process_publisher
+from messaging.retry_policy import RETRY_SINCE_HEADER, WAITING_SINCE_HEADER
 from notifications.audit import action_finish, action_start
 from notifications.models import Notification, OperatorAction
 from notifications.selectors import notification_for_event
@@ -27,9 +28,13 @@ from operations.dead_letters.reader import DeadLetter, DeadLetterReader
 from operations.review.services import OTHER_WAYS, ReviewRefused, notification_reopen, retry_dead_end
 from orders.selectors import subject_order_id
 
-# Headers that belong to the dead-lettering, not to the task: a replay starts clean.
+# Headers that belong to the dead-lettering, not to the task: a replay starts clean. Its retry
+# budget too: the time since the first failure would otherwise dead-letter the replay at its
+# first transient failure, the budget having run out while it lay in the DLQ.
 STRIPPED_HEADERS = {
     *BROKER_DELIVERY_HEADERS,
+    RETRY_SINCE_HEADER,
+    WAITING_SINCE_HEADER,
     dl.REASON_HEADER,
     dl.CLASS_HEADER,
     dl.AT_HEADER,
