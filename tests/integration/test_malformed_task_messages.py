@@ -16,6 +16,7 @@ from decimal import Decimal
 
 import psycopg
 import pytest
+from django.core import checks
 from django.db import connection
 
 from config.celery import app
@@ -169,3 +170,16 @@ def test_an_order_row_held_by_someone_else_holds_back_only_its_own_delivery(mail
     assert queue_ready_count(f"{QUEUE}.dlq") == 0
     assert "lock timeout" in worker.log_text()
     assert len(mailsim.messages()) == 4
+
+
+@pytest.mark.parametrize("lock_wait", [0, -1, 60, 90.5])
+def test_a_claim_lock_wait_the_time_limit_would_cut_is_refused_at_start_up(settings, lock_wait):
+    settings.DELIVERY_CLAIM_LOCK_WAIT_SECONDS = lock_wait
+    errors = [e for e in checks.run_checks() if e.id == "notifications.E009"]
+    assert [e.msg for e in errors] == [
+        f"DELIVERY_CLAIM_LOCK_WAIT_SECONDS ({lock_wait:g}) must be above 0 and below "
+        f"TASK_SOFT_TIME_LIMIT_SECONDS ({settings.CELERY_TASK_SOFT_TIME_LIMIT}): a claim that waits "
+        "for an order's row longer than that is cut by the time limit, with its whole batch."
+    ]
+    settings.DELIVERY_CLAIM_LOCK_WAIT_SECONDS = 2.0
+    assert not [e for e in checks.run_checks() if e.id == "notifications.E009"]
