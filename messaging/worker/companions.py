@@ -23,6 +23,7 @@ import logging
 import os
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from enum import Enum
 from typing import Any
 
 from celery import Task
@@ -57,6 +58,13 @@ class Companion:
     envelope: object
 
 
+class GivenBack(Enum):
+    GIVEN_BACK = "given back"
+
+
+GIVEN_BACK = GivenBack.GIVEN_BACK
+
+
 @dataclass
 class Taken:
     batch: list[Companion] = field(default_factory=list)
@@ -66,8 +74,9 @@ class Taken:
 def companions_take(task: Task, *, queue: str, limit: int, hostname: str) -> Taken:
     """Up to `limit` messages waiting in `queue`, for a batch with `task`'s own message.
     Stops at an empty queue, and after a redelivered message (so that one runs alone while
-    the batch is still small). Never raises: if the broker cannot be asked, the task runs
-    alone."""
+    the batch is still small), and at a message for another task, which it gives back to the
+    broker for the worker's consumer. Raises only the soft time limit: if the broker cannot
+    be asked, the task runs alone."""
     taken = Taken()
     if limit <= 0:
         return taken
@@ -78,8 +87,10 @@ def companions_take(task: Task, *, queue: str, limit: int, hostname: str) -> Tak
             if message is None:
                 break
             companion = _companion_of(task, message, queue, hostname)
+            if companion is GIVEN_BACK:
+                break  # asking again would get it again
             if companion is None:
-                continue  # dead-lettered with its reason
+                continue  # dead-lettered with its reason, or published again for its ETA
             if (message.delivery_info or {}).get("redelivered"):
                 taken.alone.append(companion)
                 break
@@ -107,10 +118,12 @@ def companions_return(count: int) -> None:
     _fetch_connection_drop()
 
 
-def _companion_of(task: Task, message: Message, queue: str, hostname: str) -> Companion | None:
+def _companion_of(task: Task, message: Message, queue: str, hostname: str) -> Companion | GivenBack | None:
     """The message as a delivery for the batch, or None once it is settled: dead-lettered
     with the reason the worker's consumer or Celery's request would give (the same checks,
-    messaging/worker/failures.py), or published again for its ETA."""
+    messaging/worker/failures.py), or published again for its ETA. GIVEN_BACK for a message
+    of a task this worker has that is not an event delivery: requeued, for the worker's
+    consumer to run as it would have."""
     headers = message.headers or {}
     problem = task_headers_problem(headers)
     if problem is not None:
@@ -118,9 +131,12 @@ def _companion_of(task: Task, message: Message, queue: str, hostname: str) -> Co
         return None
     name = headers["task"]
     runner = task.app.tasks.get(name)
-    if runner is None or not getattr(runner, "runs_event_deliveries", False):
+    if runner is None:
         _dead_letter(message, unknown_task_reason(name), "unknown_task", hostname)
         return None
+    if not getattr(runner, "runs_event_deliveries", False):
+        message.reject(requeue=True)
+        return GIVEN_BACK
     try:
         body = message.decode()
     except Exception as exc:

@@ -83,6 +83,7 @@ def task_headers_problem(headers: object) -> str | None:
         *(_text_problem(headers, name) for name in _OPTIONAL_TEXT_HEADERS),
         *(_moment_problem(headers.get(name), name) for name in _MOMENT_HEADERS),
         _time_limits_problem(headers.get("timelimit")),
+        _stamps_problem(headers.get("stamped_headers"), headers.get("stamps")),
     ]
     return next((problem for problem in problems if problem), None)
 
@@ -162,3 +163,14 @@ def _time_limits_problem(value: object) -> str | None:
     if value is None or (isinstance(value, list | tuple) and len(value) == 2 and all(map(is_limit, value))):
         return None
     return f"The message's 'timelimit' header is {_shown(value)}, not a pair of limits in seconds."
+
+
+def _stamps_problem(stamped_headers: object, stamps: object) -> str | None:
+    # Celery copies them into a retry's options (Context.as_execution_options).
+    if stamped_headers is not None and not (
+        isinstance(stamped_headers, list) and all(isinstance(name, str) for name in stamped_headers)
+    ):
+        return f"The message's 'stamped_headers' header is {_shown(stamped_headers)}, not a list of names."
+    if stamps is not None and not isinstance(stamps, dict):
+        return f"The message's 'stamps' header is {_shown(stamps)}, not a table."
+    return None

@@ -18,7 +18,7 @@ from config.celery import app
 from messaging.broker.channel import amqp_channel
 from messaging.dead_lettering import CLASS_HEADER, REASON_HEADER
 from messaging.models import OutboxEvent
-from messaging.task_names import HANDLE_EVENT
+from messaging.task_names import HANDLE_EVENT, RELAY_OUTBOX_SWEEP
 from notifications.models import Notification
 from orders.services import order_create
 from tests.broker import order_created_publish, queue_peek, queue_ready_count
@@ -185,3 +185,31 @@ def test_a_retry_of_a_message_taken_along_names_that_message_as_its_parent(mails
 def _delay_queues_holding_messages() -> list[str]:
     names = [f"celery_delayed_{level}" for level in range(28)]
     return [name for name in names if queue_ready_count(name) > 0]
+
+
+def test_a_message_of_another_task_met_in_an_email_queue_is_given_back_and_run_as_celery_would(
+    mailsim, start_worker
+):
+    # given an email, a message of the relay's sweep task (a task the worker has, not an email's
+    # delivery) behind it, and another email
+    first = _orders_queued(["before-the-sweep"])
+    body, headers = _task_message_named(RELAY_OUTBOX_SWEEP)
+    _publish(body, headers)
+    after = _orders_queued(["after-the-sweep"], already=2)
+    # when a worker runs the first, whose task would take the others along
+    worker = start_worker(concurrency=1)
+    _sent(first + after)
+    # then the sweep went back to the queue and the worker's consumer ran it, as it runs any
+    # message of a task it has: not dead-lettered as a task the worker lacks
+    wait_until(
+        lambda: f"Task {RELAY_OUTBOX_SWEEP}[{headers['id']}] succeeded" in worker.log_text(),
+        timeout=30,
+        message="the sweep ran",
+    )
+    assert queue_ready_count(f"{QUEUE}.dlq") == 0
+    assert len(mailsim.messages()) == 2
+
+
+def _task_message_named(name: str) -> tuple[bytes, dict]:
+    headers, _, body, _ = app.amqp.create_task_message(str(uuid.uuid4()), name, [], {})
+    return json.dumps(body).encode(), headers

@@ -35,6 +35,7 @@ def test_the_headers_and_body_the_relay_writes_pass():
     assert task_headers_problem(GOOD_HEADERS) is None
     assert task_headers_problem({**GOOD_HEADERS, "eta": "2026-12-05T12:00:00+00:00", "retries": 3}) is None
     assert task_headers_problem({**GOOD_HEADERS, "timelimit": [75, 60.5]}) is None
+    assert task_headers_problem({**GOOD_HEADERS, "stamped_headers": ["a"], "stamps": {"a": 1}}) is None
     assert task_body_problem(GOOD_BODY) is None
     assert task_body_problem([[1], {}, None]) is None
 
@@ -58,6 +59,8 @@ def test_the_headers_and_body_the_relay_writes_pass():
         ({"timelimit": [1, 2, 3]}, "'timelimit' header is [1, 2, 3]"),
         ({"timelimit": [-1, None]}, "'timelimit' header is [-1, None]"),
         ({"root_id": {"a": 1}}, "'root_id' header is {'a': 1}"),
+        ({"stamped_headers": "x"}, "'stamped_headers' header is 'x', not a list of names"),
+        ({"stamps": ["x"]}, "'stamps' header is ['x'], not a table"),
     ],
 )
 def test_headers_celery_would_choke_on_are_named_with_their_value(change, words):
