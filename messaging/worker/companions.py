@@ -20,7 +20,6 @@ consumer.py).
 
 import inspect
 import logging
-import os
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from enum import Enum
@@ -30,10 +29,9 @@ from celery import Task
 from celery.app.task import Context
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
-from kombu import Connection, Queue
+from kombu import Queue
 from kombu.message import Message
 
-from messaging.dead_lettering import dead_letter_message
 from messaging.worker.failures import (
     expired_reason,
     failure_reason,
@@ -41,6 +39,8 @@ from messaging.worker.failures import (
     task_headers_problem,
     unknown_task_reason,
 )
+from messaging.worker.fetch_connection import fetch_connection, fetch_connection_drop
+from messaging.worker.left_behind import message_dead_letter, message_give_back
 
 logger = logging.getLogger(__name__)
 
@@ -81,7 +81,7 @@ def companions_take(task: Task, *, queue: str, limit: int, hostname: str) -> Tak
     if limit <= 0:
         return taken
     try:
-        bound = Queue(queue, no_declare=True).bind(_fetch_connection(task).default_channel)
+        bound = Queue(queue, no_declare=True).bind(fetch_connection(task).default_channel)
         while len(taken.batch) < limit:
             message = bound.get(no_ack=False, accept=["json"])
             if message is None:
@@ -98,13 +98,13 @@ def companions_take(task: Task, *, queue: str, limit: int, hostname: str) -> Tak
             if (message.delivery_info or {}).get("message_count") == 0:
                 break  # basic.get-ok says none is left: spare the round trip that would say so
     except SoftTimeLimitExceeded:
-        _fetch_connection_drop()  # what it had taken goes back to the queue
+        fetch_connection_drop()  # what it had taken goes back to the queue
         raise
     except Exception:
         # Closing the connection puts what it had taken back into the queue, for another
         # delivery; this task runs its own message alone.
         logger.warning("could not take waiting messages from %s: the task runs alone", queue, exc_info=True)
-        _fetch_connection_drop()
+        fetch_connection_drop()
         return Taken()
     return taken
 
@@ -115,7 +115,7 @@ def companions_return(count: int) -> None:
     were taken on does it, as it does when the process dies. Used when a batch ended before
     each was settled (the time limit, a broker that would not take an ack)."""
     logger.warning("%d messages taken along were not settled: the broker delivers them again", count)
-    _fetch_connection_drop()
+    fetch_connection_drop()
 
 
 def _companion_of(task: Task, message: Message, queue: str, hostname: str) -> Companion | GivenBack | None:
@@ -127,34 +127,34 @@ def _companion_of(task: Task, message: Message, queue: str, hostname: str) -> Co
     headers = message.headers or {}
     problem = task_headers_problem(headers)
     if problem is not None:
-        _dead_letter(message, problem, "malformed", hostname)
+        message_dead_letter(message, problem, "malformed", hostname)
         return None
     name = headers["task"]
     runner = task.app.tasks.get(name)
     if runner is None:
-        _dead_letter(message, unknown_task_reason(name), "unknown_task", hostname)
+        message_dead_letter(message, unknown_task_reason(name), "unknown_task", hostname)
         return None
     if not getattr(runner, "runs_event_deliveries", False):
-        message.reject(requeue=True)
+        message_give_back(message, queue)
         return GIVEN_BACK
     try:
         body = message.decode()
     except Exception as exc:
-        _dead_letter(message, *failure_reason(exc, content_type=message.content_type), hostname)
+        message_dead_letter(message, *failure_reason(exc, content_type=message.content_type), hostname)
         return None
     problem = task_body_problem(body)
     if problem is not None:
-        _dead_letter(message, problem, "malformed", hostname)
+        message_dead_letter(message, problem, "malformed", hostname)
         return None
     args, kwargs, embed = body
     try:
         call = inspect.signature(runner.run).bind(*args, **kwargs)  # as the call would: a TypeError
     except TypeError as exc:
-        _dead_letter(message, *failure_reason(exc, content_type=message.content_type), hostname)
+        message_dead_letter(message, *failure_reason(exc, content_type=message.content_type), hostname)
         return None
     now, expires, eta = datetime.now(UTC), _moment(headers.get("expires")), _moment(headers.get("eta"))
     if expires is not None and now > expires:
-        _dead_letter(message, expired_reason(expires), "expired", hostname)
+        message_dead_letter(message, expired_reason(expires), "expired", hostname)
         return None
     request = _request_of(message, args, kwargs, embed, hostname)
     if eta is not None and eta > now + EARLY_BY_AT_MOST and _scheduled_again(runner, request, queue, eta):
@@ -211,45 +211,3 @@ def _moment(value: object) -> datetime | None:
     except ValueError:
         return None
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
-
-
-def _dead_letter(message: Message, reason: str, error_class: str, hostname: str) -> None:
-    if dead_letter_message(message, reason=reason, error_class=error_class, worker=hostname):
-        message.ack()
-    else:  # the broker dead-letters it (at-least-once), without our reason
-        message.reject(requeue=False)
-
-
-# One connection per pool process, made on first use (after the fork), without heartbeats: it
-# is used only while a task runs, and a broken one fails its next call and is made again.
-_connection: tuple[int, Connection] | None = None
-
-
-def _fetch_connection(task: Task) -> Connection:
-    global _connection
-    if _connection is None or _connection[0] != os.getpid():
-        connection = task.app.connection_for_read(heartbeat=0)
-        # Each node of the broker list once, without kombu's pauses between tries (2 s and
-        # more): while a node is down, a delivery that cannot reach another at once runs alone
-        # rather than wait.
-        connection.transport_options = {
-            **(connection.transport_options or {}),
-            **{
-                "max_retries": len(connection.alt) or 1,
-                "interval_start": 0,
-                "interval_step": 0,
-                "interval_max": 0,
-            },
-        }
-        _connection = (os.getpid(), connection)
-    return _connection[1]
-
-
-def _fetch_connection_drop() -> None:
-    global _connection
-    if _connection is not None and _connection[0] == os.getpid():
-        try:
-            _connection[1].release()
-        except Exception:
-            logger.debug("closing a broken fetch connection failed", exc_info=True)
-    _connection = None
