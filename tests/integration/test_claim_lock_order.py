@@ -28,6 +28,7 @@ def _claim_params(notifications: list) -> dict:
         "inbox_keys": ["k" for _ in notifications],
         "provider": "resend",
         "fallback": "brevo",
+        "lock_wait": "60s",  # the lock order is what is looked at here, not how long a claim waits
     }
 
 
