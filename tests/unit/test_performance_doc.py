@@ -2,6 +2,7 @@
 `tools/bench/targets.py`, the bench's bounds those of its code, and the cost ceilings those
 that `tests/integration/test_costs.py` asserts. Read from the code, no service needed."""
 
+import re
 from pathlib import Path
 
 from tests.unit.code_figures import module_constants, words
@@ -64,3 +65,13 @@ def _share(value: float) -> str:
 
 def _listed(numbers: tuple[int, ...]) -> str:
     return ", ".join(str(n) for n in numbers[:-1]) + f" and {numbers[-1]}"
+
+
+def test_the_lines_each_device_costs_are_its_files_lines():
+    # "N (`a.py`, `b.py`, ...)" in the devices' tables: N is the lines of the files named.
+    stated = re.findall(r"\| (\d+) \(((?:`[\w/]+\.py`(?:, )?)+)", DOC)
+    assert len(stated) == 4
+    for count, paths in stated:
+        files = re.findall(r"`([\w/]+\.py)`", paths)
+        lines = sum(len((REPO / path).read_text().splitlines()) for path in files)
+        assert int(count) == lines, f"{files}: {lines} lines, the table says {count}"
