@@ -198,6 +198,7 @@ def _request_of(message: Message, args: Any, kwargs: Any, embed: Any, hostname: 
             },
             "args": args,
             "kwargs": kwargs,
+            "is_eager": False,  # whatever a header says, as Celery's worker sets it (celery/app/trace.py)
             **(embed or {}),  # Celery's fields only (task_body_problem)
         }
     )

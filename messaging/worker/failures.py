@@ -4,6 +4,7 @@ classification (the handler's errors carry their reason with them)."""
 from datetime import datetime
 
 from celery.exceptions import Reject
+from django.conf import settings
 from django.db import InterfaceError as DatabaseInterfaceError
 from django.db import OperationalError as DatabaseOperationalError
 from kombu.exceptions import ContentDisallowed, DecodeError
@@ -84,6 +85,8 @@ def task_headers_problem(headers: object) -> str | None:
         *(_moment_problem(headers.get(name), name) for name in _MOMENT_HEADERS),
         _time_limits_problem(headers.get("timelimit")),
         _stamps_problem(headers.get("stamped_headers"), headers.get("stamps")),
+        _table_problem(headers.get("headers"), "headers"),
+        *(_other_tasks_problem(headers.get(name), name) for name in sorted(EMBED_FIELDS)),
     ]
     return next((problem for problem in problems if problem), None)
 
@@ -116,12 +119,14 @@ def task_body_problem(body: object) -> str | None:
             "(it would change how the task runs or is retried)."
         )
     asked = sorted(name for name in EMBED_FIELDS if embed.get(name))
-    if asked:
-        return (
-            f"The message asks to run other tasks with this one ({', '.join(asked)}); this service "
-            "never sends such messages."
-        )
-    return None
+    return _other_tasks_reason(asked) if asked else None
+
+
+def _other_tasks_reason(names: list[str]) -> str:
+    return (
+        f"The message asks to run other tasks with this one ({', '.join(names)}); this service "
+        "never sends such messages."
+    )
 
 
 def _shown(value: object) -> str:
@@ -157,12 +162,37 @@ def _moment_problem(value: object, name: str) -> str | None:
 
 
 def _time_limits_problem(value: object) -> str | None:
+    # A message may shorten the worker's time limits, never lengthen them: a delivery that ran
+    # past the hard limit could outlive its notification's lease (notifications.checks).
+    longest = settings.CELERY_TASK_TIME_LIMIT
+
     def is_limit(limit: object) -> bool:
-        return limit is None or (isinstance(limit, int | float) and not isinstance(limit, bool) and limit > 0)
+        return limit is None or (
+            isinstance(limit, int | float) and not isinstance(limit, bool) and 0 < limit <= longest
+        )
 
     if value is None or (isinstance(value, list | tuple) and len(value) == 2 and all(map(is_limit, value))):
         return None
-    return f"The message's 'timelimit' header is {_shown(value)}, not a pair of limits in seconds."
+    return (
+        f"The message's 'timelimit' header is {_shown(value)}, not a pair of limits in seconds of at "
+        f"most the worker's {longest}."
+    )
+
+
+def _table_problem(value: object, name: str) -> str | None:
+    # Celery keeps a message's custom headers in its request's `headers` field.
+    if value is None or isinstance(value, dict):
+        return None
+    return f"The message's {name!r} header is {_shown(value)}, not a table."
+
+
+def _other_tasks_problem(value: object, name: str) -> str | None:
+    # As a header too: Celery's request reads them from the headers where the body has none.
+    if not value:
+        return None
+    return (
+        f"The message asks to run other tasks with this one ({name}); this service never sends such messages."
+    )
 
 
 def _stamps_problem(stamped_headers: object, stamps: object) -> str | None:
