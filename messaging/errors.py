@@ -35,6 +35,15 @@ class InFlightError(TransientError):
     error_class = "in_flight"
 
 
+class TimeLimitError(TransientError):
+    """The task's soft time limit ended the delivery (a database or provider that stopped
+    answering). What it had committed stands, as after a crash: an email it had claimed waits
+    out its lease (NOTIFICATION_LEASE_SECONDS), and the retry then resends it under the same
+    key only where the provider deduplicates, or puts it to review."""
+
+    error_class = "time_limit"
+
+
 class WaitError(TransientError):
     """Nothing was tried: the handler's downstream takes no calls now (a circuit breaker is
     open, an operator paused it, a rate limit). The message comes back after `retry_after`

@@ -4,7 +4,7 @@ from datetime import datetime
 from typing import Any
 
 from celery import Task, shared_task
-from celery.exceptions import Reject, Retry
+from celery.exceptions import Reject, Retry, SoftTimeLimitExceeded
 from django.conf import settings
 
 from messaging.errors import PermanentError
@@ -13,7 +13,7 @@ from messaging.retention import retention_run
 from messaging.retries import RETRIED_ERRORS, retry_plan, retry_refusal
 from messaging.retry_policy import max_retries
 from messaging.task_names import HANDLE_EVENT, HANDLE_EVENT_BEFORE_MESSAGING, RELAY_OUTBOX_SWEEP, RETENTION
-from messaging.worker.batch_execution import deliveries_run
+from messaging.worker.batch_execution import deliveries_run, retried_if_cut
 
 
 class EventTask(Task):
@@ -68,7 +68,10 @@ class EventTask(Task):
 
 
 def _handle_event(self: EventTask, envelope: object) -> str:
-    result = deliveries_run(self, self.request, envelope)
+    try:
+        result = deliveries_run(self, self.request, envelope)
+    except SoftTimeLimitExceeded as cut:  # outside the deliveries (taking messages along)
+        result = retried_if_cut(cut)
     if isinstance(result, PermanentError):
         # Straight to the dead-letter queue, with the reason (messaging/worker/request.py).
         raise Reject(result, requeue=False) from result

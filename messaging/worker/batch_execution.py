@@ -14,13 +14,13 @@ import os
 
 from celery import Task
 from celery.app.task import Context
-from celery.exceptions import Reject
+from celery.exceptions import Reject, SoftTimeLimitExceeded
 from django.conf import settings
 from django.utils import timezone
 
 from messaging.dead_lettering import dead_letter_message
 from messaging.dispatch import Delivery, events_dispatch_batch
-from messaging.errors import PermanentError
+from messaging.errors import PermanentError, TimeLimitError
 from messaging.registry import event_types
 from messaging.retries import RETRIED_ERRORS, retry_publish
 from messaging.retry_policy import retry_since_of
@@ -41,17 +41,30 @@ def deliveries_run(task: Task, request: Context, envelope: object) -> str | Base
             [(envelope, delivery_of(task, request))]
             + [(companion.envelope, delivery_of(task, companion.request)) for companion in taken.batch]
         )
+        results = [retried_if_cut(result) for result in results]
         for companion, result in zip(taken.batch, results[1:], strict=True):
             if companion_settle(task, companion, result):
                 unsettled.remove(companion)
         for companion in taken.alone:
             (result,) = events_dispatch_batch([(companion.envelope, delivery_of(task, companion.request))])
-            if companion_settle(task, companion, result):
+            if companion_settle(task, companion, retried_if_cut(result)):
                 unsettled.remove(companion)
         return results[0]
     finally:
         if unsettled:  # not settled (the time limit, the broker): back to the queue, at once
             companions_return(len(unsettled))
+
+
+def retried_if_cut(result: str | BaseException) -> str | BaseException:
+    """The soft time limit as a failure worth trying again (TimeLimitError), not an unexpected
+    error for a person: a database or provider that stopped answering for a minute answers
+    again later, and the retry finds what the cut delivery had done."""
+    if not isinstance(result, SoftTimeLimitExceeded):
+        return result
+    return TimeLimitError(
+        f"The task's soft time limit ({settings.CELERY_TASK_SOFT_TIME_LIMIT} s) ended this delivery "
+        "before its outcome was recorded; it is tried again."
+    )
 
 
 def _batch_of(request: Context, envelope: object) -> tuple[str, int]:

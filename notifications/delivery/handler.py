@@ -25,7 +25,6 @@ from typing import Any
 
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
-from django.db import DatabaseError
 from django.utils import timezone
 
 from infra.crash_points import crash_point
@@ -110,19 +109,25 @@ def email_batch_size() -> int:
 
 
 def _together_or_alone(step: Callable[[list[Any]], list[Any]], items: list[Any], name: str) -> list[Any]:
-    """A step for the whole batch in one transaction; if that transaction fails, the step for
-    each item alone, so one failing row does not hold back the others and only what fails
-    again fails (its exception is its result, as the task would have raised it)."""
+    """A step for the whole batch in one transaction; if that transaction fails, for any
+    reason (a row held by another session, a row in a shape the code does not expect), the
+    step for each item alone, so one failing row does not hold back the others and only what
+    fails again fails (its exception is its result, as the task would have raised it). The
+    time limits are not a failure of a row: they end the batch."""
     try:
         return step(items)
-    except DatabaseError as exc:
+    except SoftTimeLimitExceeded:
+        raise
+    except Exception as exc:
         if len(items) == 1:
             return [exc]
-        logger.warning("the batch's %s failed (%s): one delivery at a time", name, exc)
+        logger.warning("the batch's %s failed (%r): one delivery at a time", name, exc)
     results: list[Any] = []
     for item in items:
         try:
             results += step([item])
+        except SoftTimeLimitExceeded:
+            raise
         except Exception as exc:
             results.append(exc)
     return results
