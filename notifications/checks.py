@@ -52,11 +52,11 @@ def timing_settings_check(app_configs: Sequence[AppConfig] | None, **kwargs: Any
                 id="notifications.E003",
             )
         )
-    lock_wait = settings.DELIVERY_CLAIM_LOCK_WAIT_SECONDS
+    lock_wait = settings.DELIVERY_LOCK_WAIT_SECONDS
     if not 0 < lock_wait < settings.CELERY_TASK_SOFT_TIME_LIMIT:
         errors.append(
             Error(
-                f"DELIVERY_CLAIM_LOCK_WAIT_SECONDS ({lock_wait:g}) must be above 0 and below "
+                f"DELIVERY_LOCK_WAIT_SECONDS ({lock_wait:g}) must be above 0 and below "
                 f"TASK_SOFT_TIME_LIMIT_SECONDS ({settings.CELERY_TASK_SOFT_TIME_LIMIT}): a claim that waits "
                 "for an order's row longer than that is cut by the time limit, with its whole batch.",
                 id="notifications.E009",

@@ -47,9 +47,10 @@ CELERY_TASK_ACKS_ON_TIMEOUT = True
 # sent at the same time, recorded in one transaction. A batch never waits for company: a lone
 # message goes at once.
 DELIVERY_BATCH_SIZE = env.int("DELIVERY_BATCH_SIZE", default=16)
-# How long a delivery's claim waits for its order's row lock before it gives up and is retried
-# (notifications/delivery/claim_read.py); well under the task's soft time limit.
-DELIVERY_CLAIM_LOCK_WAIT_SECONDS = env.float("DELIVERY_CLAIM_LOCK_WAIT_SECONDS", default=2.0)
+# How long a delivery's claim or outcome waits for a row another session holds before it gives up
+# and is retried (notifications/delivery/claim_read.py, statements.py); well under the task's
+# soft time limit, which would otherwise cut the whole batch.
+DELIVERY_LOCK_WAIT_SECONDS = env.float("DELIVERY_LOCK_WAIT_SECONDS", default=2.0)
 # One message per pool process: what a worker does not hold waits in the broker, where the
 # delivery that runs next takes it along into its batch.
 CELERY_WORKER_PREFETCH_MULTIPLIER = env.int("CELERY_WORKER_PREFETCH_MULTIPLIER", default=1)

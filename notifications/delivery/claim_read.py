@@ -8,13 +8,13 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.conf import settings
 from django.db import connection
 from django.db.models import Model
 
 from infra.prepared import prepared_cursor
 from messaging.models import ProcessedEvent
 from notifications.delivery.circuit import CLOSED, CircuitSeen
+from notifications.delivery.statements import LOCK_WAIT_SET, lock_wait
 from notifications.models import EmailTemplateVersion, Notification, ProviderCircuit
 from notifications.tracking.suppression import SUPPRESSION_OF_ORDER_SQL
 from orders.models import Order, OrderVersion, Refund, Shipment
@@ -40,11 +40,7 @@ def _attnames(model: type[Model]) -> list[str]:
 # order of FOR ... OF), row after row in order id order (LockRows runs above the sort); so
 # claims never deadlock with each other or with an order's change
 # (tests/integration/test_claim_lock_order.py shows both).
-# A row held longer than DELIVERY_CLAIM_LOCK_WAIT_SECONDS (a person's open transaction, a stuck
-# session) ends the wait with an error instead of the task's time limit: the batch is claimed
-# again one delivery at a time (handler.py), and only the delivery of that order is retried.
-# The limit is set for the claim's transaction only, by the statement itself (set_config's
-# is_local; its one-row subquery is a join input, so it runs before any row is locked).
+# A row held longer than DELIVERY_LOCK_WAIT_SECONDS ends the wait (statements.py, LOCK_WAIT_SET).
 # Until the email is rendered (its snapshot), also what was bought: the order's content in the
 # version the notification's event saw (Notification.content_version).
 # And what the email is about beyond the order, as JSON: the row of its shipment or refund, or
@@ -96,7 +92,7 @@ SELECT w.position, {columns_of(Order, "o")}, {columns_of(Notification, "n")},
     ON n.order_id = o.id AND n.kind = w.kind AND n.subject_id IS NOT DISTINCT FROM w.subject_id
   LEFT JOIN {ProviderCircuit._meta.db_table} c ON c.provider = %(provider)s
   LEFT JOIN {ProviderCircuit._meta.db_table} f ON f.provider = %(fallback)s
- CROSS JOIN (SELECT set_config('lock_timeout', %(lock_wait)s, true)) AS lock_wait
+ CROSS JOIN {LOCK_WAIT_SET} AS lock_wait
  ORDER BY o.id, n.id
    FOR NO KEY UPDATE OF o, n
 """
@@ -153,7 +149,7 @@ def claim_reads(keys: list[ClaimKey], *, provider: str, fallback: str = "") -> d
                 "inbox_keys": [key.inbox_key for key in keys],
                 "provider": provider,
                 "fallback": fallback,
-                "lock_wait": f"{int(settings.DELIVERY_CLAIM_LOCK_WAIT_SECONDS * 1000)}ms",
+                "lock_wait": lock_wait(),
             },
         )
         rows = cursor.fetchall()

@@ -29,7 +29,7 @@ from notifications.delivery.state import (
     notification_set_status,
     resend_is_safe,
 )
-from notifications.delivery.statements import Accepted, accepted_record
+from notifications.delivery.statements import Accepted, accepted_record, lock_wait_set
 from notifications.models import DeliveryAttempt, Notification
 from notifications.providers.base import MailProvider, Outcome, SendResult
 
@@ -59,6 +59,7 @@ def notification_record_outcomes(
         _record_accepted(accepted)
         return [Notification.Status.SENT] * len(outcomes)
     with transaction.atomic():
+        lock_wait_set()
         if accepted:
             _record_accepted(accepted)
         return [

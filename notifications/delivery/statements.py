@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from functools import cache
 from typing import Any
 
+from django.conf import settings
 from django.db import connection
 
 from infra.prepared import prepared_cursor
@@ -81,9 +82,10 @@ def _accepted_statement() -> str:
     )
     return f"""
 WITH accepted (attempt_id, notification_id, event_id, inbox_key, message_id, http_status, duration_ms) AS (
-    SELECT * FROM unnest(%(attempt_ids)s::bigint[], %(notification_ids)s::bigint[], %(event_ids)s::uuid[],
-                         %(inbox_keys)s::text[], %(message_ids)s::text[], %(http_statuses)s::int[],
-                         %(durations)s::int[])
+    SELECT x.* FROM unnest(%(attempt_ids)s::bigint[], %(notification_ids)s::bigint[], %(event_ids)s::uuid[],
+                           %(inbox_keys)s::text[], %(message_ids)s::text[], %(http_statuses)s::int[],
+                           %(durations)s::int[]) AS x
+     CROSS JOIN {LOCK_WAIT_SET} AS lock_wait
 ), attempt AS (
     UPDATE {DeliveryAttempt._meta.db_table} a
        SET finished_at = %(now)s, outcome = 'accepted', http_status = x.http_status, error = '',
@@ -103,6 +105,26 @@ WITH accepted (attempt_id, notification_id, event_id, inbox_key, message_id, htt
 )
 SELECT kind, created_at FROM sent
 """
+
+
+# The delivery's statements wait at most DELIVERY_LOCK_WAIT_SECONDS for a row another session
+# holds (a person's open transaction, a stuck session, an inbox row being written): the wait
+# ends with LockNotAvailable, the batch is done again one delivery at a time (handler.py), and
+# only the held delivery is retried, instead of the soft time limit cutting the whole batch.
+# Set for the statement's own transaction (set_config's is_local) by the statement itself: a
+# one-row join input of its first part, so it runs before any row is locked.
+LOCK_WAIT_SET = "(SELECT set_config('lock_timeout', %(lock_wait)s, true))"
+
+
+def lock_wait() -> str:
+    return f"{int(settings.DELIVERY_LOCK_WAIT_SECONDS * 1000)}ms"
+
+
+def lock_wait_set() -> None:
+    """The same wait for the rest of the current transaction (the ORM's statements of the
+    outcomes that were not accepted: a failure's path, where one statement more costs little)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT set_config('lock_timeout', %s, true)", [lock_wait()])
 
 
 @dataclass(frozen=True)
@@ -141,6 +163,7 @@ def accepted_record(accepted: list[Accepted], *, now: datetime) -> list[MarkedSe
                 "http_statuses": [a.http_status for a in accepted],
                 "durations": [a.duration_ms for a in accepted],
                 "now": now,
+                "lock_wait": lock_wait(),
             },
         )
         rows = cursor.fetchall()
