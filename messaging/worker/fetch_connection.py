@@ -16,6 +16,11 @@ logger = logging.getLogger(__name__)
 # One connection per pool process, made on first use (after the fork), without heartbeats: it
 # is used only while a task runs, and a broken one fails its next call and is made again.
 _connection: tuple[int, Connection] | None = None
+# Its socket's read and write limit (SO_RCVTIMEO, SO_SNDTIMEO). An idle connection whose peer
+# went silent without a reset (a broker host that died, a firewall or NAT that dropped the idle
+# flow) otherwise held the next basic.get, and then the close, until the hard time limit
+# killed the pool process; a broker answers a basic.get in milliseconds.
+SOCKET_TIMEOUT_SECONDS = 5.0
 
 
 def fetch_connection(task: Task) -> Connection:
@@ -32,6 +37,9 @@ def fetch_connection(task: Task) -> Connection:
                 "interval_start": 0,
                 "interval_step": 0,
                 "interval_max": 0,
+                # kombu's py-amqp transport hands these to amqp.Connection
+                "read_timeout": SOCKET_TIMEOUT_SECONDS,
+                "write_timeout": SOCKET_TIMEOUT_SECONDS,
             },
         }
         _connection = (os.getpid(), connection)
@@ -39,10 +47,13 @@ def fetch_connection(task: Task) -> Connection:
 
 
 def fetch_connection_drop() -> None:
+    """Close this process's fetch connection without AMQP's close handshake (kombu's
+    `Connection.collect`): the broker requeues what was taken on it when the socket closes,
+    and a handshake with a peer that stopped answering would wait for it."""
     global _connection
     if _connection is not None and _connection[0] == os.getpid():
         try:
-            _connection[1].release()
+            _connection[1].collect()
         except Exception:
             logger.debug("closing a broken fetch connection failed", exc_info=True)
     _connection = None
