@@ -56,6 +56,18 @@ class DeadLetteringConsumer(Consumer):
         # documented list of steps (celery.bootsteps.Blueprint).
         default_steps = [step for step in Consumer.Blueprint.default_steps if step != DELAYED_DELIVERY_STEP]
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # py-amqp decodes a message's headers recursively while it reads the frame, before
+        # Celery or any check here sees the message: a table nested past Python's recursion
+        # limit raised RecursionError there, which Celery treats as unrecoverable, and the
+        # worker stopped (and stopped again after every restart). As one of the connection's
+        # errors (kombu's `Connection.connection_errors`) it makes the consumer reconnect
+        # instead; the message comes back each time, and at the queue's delivery limit
+        # RabbitMQ dead-letters it (docs/failure-handling.md).
+        errors: tuple[type[BaseException], ...] = self.connection_errors  # type: ignore[has-type]  # set in Celery's __init__
+        self.connection_errors = (*errors, RecursionError)
+
     def connection_for_write(self, url: str | None = None, heartbeat: float | None = None) -> Connection:
         # Only the task events go out on this connection (celery/worker/consumer/events.py).
         # With the broker-wide confirm_publish each of the three events per task waited for

@@ -81,6 +81,18 @@ class DeadLetterStream:
         return self.letters
 
 
+class UnreadableDeadLetter(Exception):
+    def __init__(self, queue: str):
+        super().__init__(
+            f"A message in {queue} has headers nested too deep for the AMQP client to decode (RabbitMQ "
+            "dead-lettered it at its delivery limit, as the worker could not read it either). Take it "
+            "out with RabbitMQ's management UI (the queue's 'Get messages', 'Reject requeue false' "
+            "once it is copied somewhere, or a shovel to a queue of its own), then run this again. "
+            "Nothing was lost: every other message is still there."
+        )
+        self.queue = queue
+
+
 class DeadLetterReader:
     def __init__(self, broker_url: str | None = None):
         self._connection = Connection(broker_url or settings.CELERY_BROKER_URL, connect_timeout=5)
@@ -105,7 +117,10 @@ class DeadLetterReader:
     def _take(self, present: dict[str, int]) -> Iterator[DeadLetter]:
         for name, count in present.items():
             for _ in range(count):
-                message = self._channel.basic_get(queue=name, no_ack=False)
+                try:
+                    message = self._channel.basic_get(queue=name, no_ack=False)
+                except RecursionError as exc:  # py-amqp decodes headers recursively
+                    raise UnreadableDeadLetter(name) from exc
                 if message is None:
                     break  # someone else took the rest
                 yield _parse(name, message)
@@ -118,8 +133,12 @@ class DeadLetterReader:
         self._channel.basic_ack(letter.delivery_tag)
 
     def close(self) -> None:
-        """Everything not acked goes back to its dead-letter queue."""
-        self._connection.close()
+        """Everything not acked goes back to its dead-letter queue (the broker requeues what a
+        closed connection held, with or without AMQP's close handshake)."""
+        try:
+            self._connection.close()
+        except Exception:  # a connection left mid-frame (UnreadableDeadLetter): no handshake
+            self._connection.collect()
 
 
 def dead_letter_queue_depths(broker_url: str | None = None) -> dict[str, int]:
@@ -174,7 +193,7 @@ def envelope_of(body: bytes | str, content_type: str | None) -> dict[str, Any] |
         return None  # never decode anything else (a pickle stays bytes)
     try:
         args = json.loads(body)[0]
-    except (ValueError, TypeError, IndexError, KeyError):
+    except (ValueError, TypeError, IndexError, KeyError, RecursionError):  # nested past the parser's depth
         return None
     return args[0] if isinstance(args, list) and args and isinstance(args[0], dict) else None
 

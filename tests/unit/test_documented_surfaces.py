@@ -73,6 +73,10 @@ DOCUMENTED_OVERRIDES = {
     "Request.reject": CELERY + "reference/celery.worker.request.html#celery.worker.request.Request.reject",
     "Request.maybe_expire": CELERY
     + "reference/celery.worker.request.html#celery.worker.request.Request.maybe_expire",
+    "Consumer.__init__": CELERY
+    + "reference/celery.worker.consumer.consumer.html (its connection_errors: "
+    + KOMBU
+    + "reference/kombu.html#kombu.Connection.connection_errors)",
     "Consumer.connection_for_write": CELERY + "reference/celery.worker.consumer.consumer.html",
     "Consumer.create_task_handler": CELERY
     + "reference/celery.worker.consumer.consumer.html (Consumer.create_task_handler)",

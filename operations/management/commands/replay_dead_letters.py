@@ -33,7 +33,7 @@ from operations.dead_letters.batch import (
     dead_letters_matching,
     dead_letters_process,
 )
-from operations.dead_letters.reader import DeadLetterReader
+from operations.dead_letters.reader import DeadLetterReader, UnreadableDeadLetter
 from operations.dead_letters.text import LIST_HEADER, dead_letter_details, dead_letter_line
 
 CONFIRM_ABOVE = 5  # more messages than this need --yes or an interactive "yes"
@@ -92,7 +92,7 @@ class Command(BaseCommand):
                         self._show(reader, flt)
             else:
                 self._act(Verb(verb), flt, options)
-        except UnknownQueue as exc:
+        except (UnknownQueue, UnreadableDeadLetter) as exc:
             raise CommandError(str(exc)) from exc
         except BROKER_ERRORS as exc:
             raise CommandError(
