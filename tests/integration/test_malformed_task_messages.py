@@ -157,7 +157,7 @@ def test_an_order_row_held_by_someone_else_holds_back_only_its_own_delivery(mail
     holder.start()
     assert locked.wait(timeout=10)
     try:
-        # the claim waits DELIVERY_CLAIM_LOCK_WAIT_SECONDS (2 s), far below the soft time limit
+        # the claim waits DELIVERY_LOCK_WAIT_SECONDS (2 s), far below the soft time limit
         worker = start_worker(concurrency=1, TASK_SOFT_TIME_LIMIT_SECONDS="30", TASK_TIME_LIMIT_SECONDS="40")
         others = [order for order in orders if order.id != held.id]
         _sent(others)  # while the row is still held
@@ -174,12 +174,59 @@ def test_an_order_row_held_by_someone_else_holds_back_only_its_own_delivery(mail
 
 @pytest.mark.parametrize("lock_wait", [0, -1, 60, 90.5])
 def test_a_claim_lock_wait_the_time_limit_would_cut_is_refused_at_start_up(settings, lock_wait):
-    settings.DELIVERY_CLAIM_LOCK_WAIT_SECONDS = lock_wait
+    settings.DELIVERY_LOCK_WAIT_SECONDS = lock_wait
     errors = [e for e in checks.run_checks() if e.id == "notifications.E009"]
     assert [e.msg for e in errors] == [
-        f"DELIVERY_CLAIM_LOCK_WAIT_SECONDS ({lock_wait:g}) must be above 0 and below "
+        f"DELIVERY_LOCK_WAIT_SECONDS ({lock_wait:g}) must be above 0 and below "
         f"TASK_SOFT_TIME_LIMIT_SECONDS ({settings.CELERY_TASK_SOFT_TIME_LIMIT}): a claim that waits "
         "for an order's row longer than that is cut by the time limit, with its whole batch."
     ]
-    settings.DELIVERY_CLAIM_LOCK_WAIT_SECONDS = 2.0
+    settings.DELIVERY_LOCK_WAIT_SECONDS = 2.0
     assert not [e for e in checks.run_checks() if e.id == "notifications.E009"]
+
+
+def test_a_batch_cut_by_the_soft_time_limit_is_retried_not_dead_lettered(mailsim, start_worker):
+    # given three emails, two of whose order rows another session holds: the batch's claim
+    # waits its lock wait, then each claim alone waits again, past a short soft time limit
+    orders = _orders_queued(["cut-0", "cut-1", "cut-2"], already=0)
+    release = threading.Event()
+    holders = [_order_row_held(order, release) for order in orders[1:]]
+    try:
+        # when one worker's task carries the three in one batch, and its soft time limit ends it
+        worker = start_worker(
+            concurrency=1,
+            TASK_SOFT_TIME_LIMIT_SECONDS="2",
+            TASK_TIME_LIMIT_SECONDS="4",
+            # the email the cut task had claimed waits out its lease before its retry sends it
+            NOTIFICATION_LEASE_SECONDS="6",
+            DELIVERY_LOCK_WAIT_SECONDS="1.5",
+            MAIL_PROVIDER_CONNECT_TIMEOUT_SECONDS="0.5",
+            MAIL_PROVIDER_READ_TIMEOUT_SECONDS="1",
+        )
+        # then each is retried, as after any passing failure, not dead-lettered as unexpected
+        wait_until(lambda: "soft time limit (2 s) ended this delivery" in worker.log_text(), timeout=40)
+        assert queue_ready_count(f"{QUEUE}.dlq") == 0
+    finally:
+        release.set()
+        for holder in holders:
+            holder.join(timeout=10)
+    _sent(orders)  # by their retries, once the rows are free
+    assert queue_ready_count(f"{QUEUE}.dlq") == 0
+    assert len({message["idempotency_key"] for message in mailsim.messages()}) == 3
+
+
+def _order_row_held(order: Order, release: threading.Event) -> threading.Thread:
+    """Another session holds the order's row (a person's open transaction) until `release`."""
+    locked = threading.Event()
+
+    def hold() -> None:
+        params = connection.get_connection_params()
+        with psycopg.connect(**{k: v for k, v in params.items() if k != "cursor_factory"}) as holder:
+            holder.execute("SELECT 1 FROM orders_order WHERE id = %s FOR UPDATE", [order.id])
+            locked.set()
+            release.wait(timeout=120)
+
+    thread = threading.Thread(target=hold, daemon=True)
+    thread.start()
+    assert locked.wait(timeout=10)
+    return thread

@@ -500,6 +500,7 @@ IN_FLIGHT_DELAY = constant("messaging.retry_policy.IN_FLIGHT_DELAY_SECONDS")
 
 FAILURE_HANDLING = rows(
     "docs/failure-handling.md",
+    ("A message redelivered {} times without an outcome", DELIVERY_LIMIT),
     (
         "retries with the same idempotency key after `min(the type's longest pause, {} s·2^(n-1))` + "
         "up to {} % jitter, for the event type's retry budget counted in time from the first failure "
