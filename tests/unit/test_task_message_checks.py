@@ -35,6 +35,11 @@ def test_the_headers_and_body_the_relay_writes_pass():
     assert task_headers_problem(GOOD_HEADERS) is None
     assert task_headers_problem({**GOOD_HEADERS, "eta": "2026-12-05T12:00:00+00:00", "retries": 3}) is None
     assert task_headers_problem({**GOOD_HEADERS, "timelimit": [75, 60.5]}) is None
+    assert (
+        task_headers_problem({**GOOD_HEADERS, "headers": {"x-retry-since": "2026-12-05T12:00:00+00:00"}})
+        is None
+    )
+    assert task_headers_problem({**GOOD_HEADERS, "callbacks": None, "chain": []}) is None
     assert task_headers_problem({**GOOD_HEADERS, "stamped_headers": ["a"], "stamps": {"a": 1}}) is None
     assert task_body_problem(GOOD_BODY) is None
     assert task_body_problem([[1], {}, None]) is None
@@ -61,6 +66,13 @@ def test_the_headers_and_body_the_relay_writes_pass():
         ({"root_id": {"a": 1}}, "'root_id' header is {'a': 1}"),
         ({"stamped_headers": "x"}, "'stamped_headers' header is 'x', not a list of names"),
         ({"stamps": ["x"]}, "'stamps' header is ['x'], not a table"),
+        ({"headers": "not a table"}, "'headers' header is 'not a table', not a table"),
+        ({"errbacks": [{"task": "x"}]}, "run other tasks with this one (errbacks)"),
+        ({"chain": [{"task": "x"}]}, "run other tasks with this one (chain)"),
+        (
+            {"timelimit": [3600, None]},
+            "'timelimit' header is [3600, None], not a pair of limits in seconds of at most",
+        ),
     ],
 )
 def test_headers_celery_would_choke_on_are_named_with_their_value(change, words):
