@@ -125,7 +125,7 @@ def _companion_of(task: Task, message: Message, queue: str, hostname: str) -> Co
     of a task this worker has that is not an event delivery: requeued, for the worker's
     consumer to run as it would have."""
     headers = message.headers or {}
-    problem = task_headers_problem(headers)
+    problem = task_headers_problem(headers, tasks=task.app.tasks)
     if problem is not None:
         message_dead_letter(message, problem, "malformed", hostname)
         return None

@@ -68,6 +68,24 @@ class DeadLetteringConsumer(Consumer):
         errors: tuple[type[BaseException], ...] = self.connection_errors  # type: ignore[has-type]  # set in Celery's __init__
         self.connection_errors = (*errors, RecursionError)
 
+    def on_connection_error_after_connected(self, exc: Exception) -> None:
+        """After a message the AMQP client could not read (RecursionError, above), the running
+        deliveries are left to finish and record their outcome: the connection is dropped
+        for that message only, and Celery's worker_cancel_long_running_tasks_on_connection_loss
+        would otherwise end a provider call at each of the reconnects the message causes
+        until its delivery limit (an SMTP email sent and never recorded). Their messages come
+        back and the lease, then the inbox, answer them."""
+        if not isinstance(exc, RecursionError):
+            super().on_connection_error_after_connected(exc)
+            return
+        conf = self.app.conf
+        cancelling = conf.worker_cancel_long_running_tasks_on_connection_loss
+        conf.worker_cancel_long_running_tasks_on_connection_loss = False
+        try:
+            super().on_connection_error_after_connected(exc)
+        finally:
+            conf.worker_cancel_long_running_tasks_on_connection_loss = cancelling
+
     def connection_for_write(self, url: str | None = None, heartbeat: float | None = None) -> Connection:
         # Only the task events go out on this connection (celery/worker/consumer/events.py).
         # With the broker-wide confirm_publish each of the three events per task waited for
@@ -90,7 +108,7 @@ class DeadLetteringConsumer(Consumer):
         celery_handler = super().create_task_handler(*args, **kwargs)
 
         def on_task_received(message: Message) -> None:
-            problem = task_headers_problem(message.headers) or _body_problem(message)
+            problem = task_headers_problem(message.headers, tasks=self.app.tasks) or _body_problem(message)
             if problem is not None:
                 self._dead_letter(message, problem, "malformed")
                 return

@@ -1,7 +1,9 @@
 """Reasons in plain words for messages that fail before or outside our handler's own
 classification (the handler's errors carry their reason with them)."""
 
+from collections.abc import Mapping
 from datetime import datetime
+from typing import Any
 
 from celery.exceptions import Reject
 from django.conf import settings
@@ -72,18 +74,21 @@ _OPTIONAL_TEXT_HEADERS = ("root_id", "parent_id", "group", "shadow", "argsrepr",
 _MOMENT_HEADERS = ("eta", "expires")
 
 
-def task_headers_problem(headers: object) -> str | None:
+def task_headers_problem(headers: object, *, tasks: Mapping[str, Any]) -> str | None:
     """Why a message's headers are not those of a task message this service could run, in
-    plain words; None when they are."""
+    plain words; None when they are. `tasks`: the worker's registered tasks by name (their
+    time limits bound the message's)."""
     if not isinstance(headers, dict) or "task" not in headers:
         return not_a_task_message_reason()
+    problem = _text_problem(headers, "task", required=True)
+    if problem:
+        return problem
     problems = [
-        _text_problem(headers, "task", required=True),
         _text_problem(headers, "id", required=True),
         _count_problem(headers.get("retries"), "retries"),
         *(_text_problem(headers, name) for name in _OPTIONAL_TEXT_HEADERS),
         *(_moment_problem(headers.get(name), name) for name in _MOMENT_HEADERS),
-        _time_limits_problem(headers.get("timelimit")),
+        _time_limits_problem(headers.get("timelimit"), tasks.get(headers["task"])),
         _stamps_problem(headers.get("stamped_headers"), headers.get("stamps")),
         _table_problem(headers.get("headers"), "headers"),
         *(_other_tasks_problem(headers.get(name), name) for name in sorted(EMBED_FIELDS)),
@@ -161,10 +166,12 @@ def _moment_problem(value: object, name: str) -> str | None:
     return f"The message's {name!r} header is {_shown(value)}, not an ISO 8601 time."
 
 
-def _time_limits_problem(value: object) -> str | None:
-    # A message may shorten the worker's time limits, never lengthen them: a delivery that ran
-    # past the hard limit could outlive its notification's lease (notifications.checks).
-    longest = settings.CELERY_TASK_TIME_LIMIT
+def _time_limits_problem(value: object, task: Any) -> str | None:
+    # A message may shorten its task's time limits, never lengthen them: a delivery that ran
+    # past the hard limit could outlive its notification's lease (notifications.checks). Celery
+    # writes a task's own limits into its messages (the retention job's 1900 s, say); a task
+    # this worker lacks is Celery's to report.
+    longest = (getattr(task, "time_limit", None) or settings.CELERY_TASK_TIME_LIMIT) if task else float("inf")
 
     def is_limit(limit: object) -> bool:
         return limit is None or (
@@ -175,7 +182,7 @@ def _time_limits_problem(value: object) -> str | None:
         return None
     return (
         f"The message's 'timelimit' header is {_shown(value)}, not a pair of limits in seconds of at "
-        f"most the worker's {longest}."
+        f"most its task's {longest:g}."
     )
 
 

@@ -77,6 +77,9 @@ DOCUMENTED_OVERRIDES = {
     + "reference/celery.worker.consumer.consumer.html (its connection_errors: "
     + KOMBU
     + "reference/kombu.html#kombu.Connection.connection_errors)",
+    "Consumer.on_connection_error_after_connected": CELERY
+    + "reference/celery.worker.consumer.consumer.html (its cancelling of running tasks is the "
+    + "worker_cancel_long_running_tasks_on_connection_loss setting, userguide/configuration.html)",
     "Consumer.connection_for_write": CELERY + "reference/celery.worker.consumer.consumer.html",
     "Consumer.create_task_handler": CELERY
     + "reference/celery.worker.consumer.consumer.html (Consumer.create_task_handler)",

@@ -3,6 +3,7 @@ taking messages along (messaging/worker/failures.py), and the reasons given for 
 end a delivery: pure rules, no service."""
 
 import uuid
+from types import SimpleNamespace
 
 import pytest
 from django.db import InterfaceError, OperationalError, ProgrammingError
@@ -28,19 +29,33 @@ GOOD_HEADERS = {
     "origin": "gen1@host",
     "ignore_result": False,
 }
+# The worker's tasks as the check sees them: the event task has the worker's limits, the
+# retention job declares its own (Celery writes them into its messages).
+TASKS = {
+    "messaging.handle_event": SimpleNamespace(time_limit=None),
+    "messaging.retention": SimpleNamespace(time_limit=1900),
+}
 GOOD_BODY = [[{"event_id": "x"}], {}, {"callbacks": None, "errbacks": None, "chain": None, "chord": None}]
 
 
 def test_the_headers_and_body_the_relay_writes_pass():
-    assert task_headers_problem(GOOD_HEADERS) is None
-    assert task_headers_problem({**GOOD_HEADERS, "eta": "2026-12-05T12:00:00+00:00", "retries": 3}) is None
-    assert task_headers_problem({**GOOD_HEADERS, "timelimit": [75, 60.5]}) is None
+    assert task_headers_problem(GOOD_HEADERS, tasks=TASKS) is None
     assert (
-        task_headers_problem({**GOOD_HEADERS, "headers": {"x-retry-since": "2026-12-05T12:00:00+00:00"}})
+        task_headers_problem({**GOOD_HEADERS, "eta": "2026-12-05T12:00:00+00:00", "retries": 3}, tasks=TASKS)
         is None
     )
-    assert task_headers_problem({**GOOD_HEADERS, "callbacks": None, "chain": []}) is None
-    assert task_headers_problem({**GOOD_HEADERS, "stamped_headers": ["a"], "stamps": {"a": 1}}) is None
+    assert task_headers_problem({**GOOD_HEADERS, "timelimit": [75, 60.5]}, tasks=TASKS) is None
+    assert (
+        task_headers_problem(
+            {**GOOD_HEADERS, "headers": {"x-retry-since": "2026-12-05T12:00:00+00:00"}}, tasks=TASKS
+        )
+        is None
+    )
+    assert task_headers_problem({**GOOD_HEADERS, "callbacks": None, "chain": []}, tasks=TASKS) is None
+    assert (
+        task_headers_problem({**GOOD_HEADERS, "stamped_headers": ["a"], "stamps": {"a": 1}}, tasks=TASKS)
+        is None
+    )
     assert task_body_problem(GOOD_BODY) is None
     assert task_body_problem([[1], {}, None]) is None
 
@@ -76,7 +91,7 @@ def test_the_headers_and_body_the_relay_writes_pass():
     ],
 )
 def test_headers_celery_would_choke_on_are_named_with_their_value(change, words):
-    problem = task_headers_problem({**GOOD_HEADERS, **change})
+    problem = task_headers_problem({**GOOD_HEADERS, **change}, tasks=TASKS)
     assert problem is not None
     assert words in problem, problem
 
@@ -84,13 +99,14 @@ def test_headers_celery_would_choke_on_are_named_with_their_value(change, words)
 def test_a_message_without_a_task_header_is_not_a_task_message():
     headers = {key: value for key, value in GOOD_HEADERS.items() if key != "task"}
     assert (
-        task_headers_problem(headers) == "The message is not a Celery task message (it has no 'task' header)."
+        task_headers_problem(headers, tasks=TASKS)
+        == "The message is not a Celery task message (it has no 'task' header)."
     )
-    assert task_headers_problem(None) == task_headers_problem(headers)
+    assert task_headers_problem(None, tasks=TASKS) == task_headers_problem(headers, tasks=TASKS)
 
 
 def test_a_long_value_is_shown_cut():
-    problem = task_headers_problem({**GOOD_HEADERS, "id": ["x" * 500]})
+    problem = task_headers_problem({**GOOD_HEADERS, "id": ["x" * 500]}, tasks=TASKS)
     assert problem is not None
     assert len(problem) < 200
     assert "..." in problem
@@ -137,3 +153,13 @@ def test_a_database_failure_that_outlived_its_retries_says_so():
 )
 def test_a_dead_letter_count_is_read_whatever_the_header_holds(value, count):
     assert dead_letter_count_of(value) == count
+
+
+def test_a_message_may_carry_its_own_tasks_declared_limits_not_longer_ones():
+    retention = {**GOOD_HEADERS, "task": "messaging.retention", "timelimit": [1900, 1800]}
+    assert task_headers_problem(retention, tasks=TASKS) is None
+    problem = task_headers_problem({**GOOD_HEADERS, "timelimit": [1900, 1800]}, tasks=TASKS)
+    assert problem is not None
+    assert "not a pair of limits in seconds of at most its task's 75" in problem
+    # a task this worker lacks is Celery's to report, whatever its limits
+    assert task_headers_problem({**retention, "task": "elsewhere.job"}, tasks=TASKS) is None
