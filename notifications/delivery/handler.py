@@ -25,7 +25,9 @@ from typing import Any
 
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
+from django.db import OperationalError
 from django.utils import timezone
+from psycopg.errors import LockNotAvailable
 
 from infra.crash_points import crash_point
 from messaging.dispatch import Delivery
@@ -86,11 +88,8 @@ def email_events_handle(deliveries: Sequence[tuple[Envelope, Delivery]]) -> list
     ]
     # An outcome that cannot be recorded leaves its attempt open: the message is retried, and
     # the next delivery treats the call as unknown (claims.py), as after a crash.
-    recorded = _together_or_alone(
-        partial(notification_record_outcomes, provider=providers.primary, fallback=providers.fallback),
-        outcomes,
-        "record",
-    )
+    record = partial(notification_record_outcomes, provider=providers.primary, fallback=providers.fallback)
+    recorded = _together_or_alone(record, outcomes, "record", patient=partial(record, patient=True))
     for (index, _), result_of_email in zip(claimed, recorded, strict=True):
         results[index] = result_of_email
     _circuits_record(claimed, sends, providers.primary)
@@ -108,29 +107,50 @@ def email_batch_size() -> int:
     return min(settings.DELIVERY_BATCH_SIZE, *(p.capabilities.concurrent_calls for p in providers.in_order))
 
 
-def _together_or_alone(step: Callable[[list[Any]], list[Any]], items: list[Any], name: str) -> list[Any]:
+def _together_or_alone(
+    step: Callable[[list[Any]], list[Any]],
+    items: list[Any],
+    name: str,
+    *,
+    patient: Callable[[list[Any]], list[Any]] | None = None,
+) -> list[Any]:
     """A step for the whole batch in one transaction; if that transaction fails, for any
     reason (a row held by another session, a row in a shape the code does not expect), the
     step for each item alone, so one failing row does not hold back the others and only what
     fails again fails (its exception is its result, as the task would have raised it). The
-    time limits are not a failure of a row: they end the batch."""
+    time limits are not a failure of a row: they end the batch. `patient`: the step once more
+    for each item whose wait for a held row ended (DELIVERY_LOCK_WAIT_SECONDS), waiting as long
+    as the time limit allows, after every other item was done."""
     try:
         return step(items)
     except SoftTimeLimitExceeded:
         raise
     except Exception as exc:
         if len(items) == 1:
-            return [exc]
-        logger.warning("the batch's %s failed (%r): one delivery at a time", name, exc)
-    results: list[Any] = []
-    for item in items:
-        try:
-            results += step([item])
-        except SoftTimeLimitExceeded:
-            raise
-        except Exception as exc:
-            results.append(exc)
-    return results
+            results = [exc]
+        else:
+            logger.warning("the batch's %s failed (%r): one delivery at a time", name, exc)
+            results = [_alone(step, item) for item in items]
+    if patient is None:
+        return results
+    return [
+        _alone(patient, item) if _lock_wait_ended(result) else result
+        for item, result in zip(items, results, strict=True)
+    ]
+
+
+def _alone(step: Callable[[list[Any]], list[Any]], item: Any) -> Any:
+    try:
+        [result] = step([item])
+    except SoftTimeLimitExceeded:
+        raise
+    except Exception as exc:
+        return exc
+    return result
+
+
+def _lock_wait_ended(result: object) -> bool:
+    return isinstance(result, OperationalError) and isinstance(result.__cause__, LockNotAvailable)
 
 
 def _circuits_record(

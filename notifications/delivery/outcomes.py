@@ -48,20 +48,25 @@ class OutcomeToRecord:
 
 
 def notification_record_outcomes(
-    outcomes: list[OutcomeToRecord], *, provider: MailProvider, fallback: MailProvider | None = None
+    outcomes: list[OutcomeToRecord],
+    *,
+    provider: MailProvider,
+    fallback: MailProvider | None = None,
+    patient: bool = False,
 ) -> list[str | HandlingError]:
     """Store each outcome with its inbox row: one commit for a batch, and one for a single
     delivery (a batch of one). Each is "sent" or the error that tells the task what to do,
     returned (not raised) for the caller to act on after the commit. `provider` is the one
-    called where a claim names none; `fallback` the one that takes over (routing.py)."""
+    called where a claim names none; `fallback` the one that takes over (routing.py).
+    `patient`: wait for a held row without DELIVERY_LOCK_WAIT_SECONDS (statements.lock_wait)."""
     accepted = [o for o in outcomes if o.result.outcome == Outcome.ACCEPTED]
     if len(accepted) == len(outcomes):  # the common case: one statement, atomic on its own
-        _record_accepted(accepted)
+        _record_accepted(accepted, patient=patient)
         return [Notification.Status.SENT] * len(outcomes)
     with transaction.atomic():
-        lock_wait_set()
+        lock_wait_set(patient=patient)
         if accepted:
-            _record_accepted(accepted)
+            _record_accepted(accepted, patient=patient)
         return [
             Notification.Status.SENT
             if outcome.result.outcome == Outcome.ACCEPTED
@@ -70,7 +75,7 @@ def notification_record_outcomes(
         ]
 
 
-def _record_accepted(outcomes: list[OutcomeToRecord]) -> None:
+def _record_accepted(outcomes: list[OutcomeToRecord], *, patient: bool) -> None:
     now = timezone.now()
     marked = accepted_record(
         [
@@ -86,6 +91,7 @@ def _record_accepted(outcomes: list[OutcomeToRecord]) -> None:
             for o in outcomes
         ],
         now=now,
+        patient=patient,
     )
     for sent in marked:  # not those another delivery had recorded first
         transaction.on_commit(

@@ -116,15 +116,18 @@ SELECT kind, created_at FROM sent
 LOCK_WAIT_SET = "(SELECT set_config('lock_timeout', %(lock_wait)s, true))"
 
 
-def lock_wait() -> str:
-    return f"{int(settings.DELIVERY_LOCK_WAIT_SECONDS * 1000)}ms"
+def lock_wait(*, patient: bool = False) -> str:
+    """DELIVERY_LOCK_WAIT_SECONDS as PostgreSQL's lock_timeout; "0" (no limit) for the last try
+    of recording an outcome alone, which the soft time limit bounds: once the provider accepted
+    an email, waiting for a held row beats leaving its outcome unknown (review, for SMTP)."""
+    return "0" if patient else f"{int(settings.DELIVERY_LOCK_WAIT_SECONDS * 1000)}ms"
 
 
-def lock_wait_set() -> None:
+def lock_wait_set(*, patient: bool = False) -> None:
     """The same wait for the rest of the current transaction (the ORM's statements of the
     outcomes that were not accepted: a failure's path, where one statement more costs little)."""
     with connection.cursor() as cursor:
-        cursor.execute("SELECT set_config('lock_timeout', %s, true)", [lock_wait()])
+        cursor.execute("SELECT set_config('lock_timeout', %s, true)", [lock_wait(patient=patient)])
 
 
 @dataclass(frozen=True)
@@ -144,7 +147,7 @@ class MarkedSent:
     created_at: datetime
 
 
-def accepted_record(accepted: list[Accepted], *, now: datetime) -> list[MarkedSent]:
+def accepted_record(accepted: list[Accepted], *, now: datetime, patient: bool = False) -> list[MarkedSent]:
     """The provider accepted these emails (one notification at most once): finish each attempt,
     mark its notification sent (whoever holds the lease now: acceptance is a fact) and write
     its inbox row, atomically in one statement. Returns the notifications it marked sent, not
@@ -163,7 +166,7 @@ def accepted_record(accepted: list[Accepted], *, now: datetime) -> list[MarkedSe
                 "http_statuses": [a.http_status for a in accepted],
                 "durations": [a.duration_ms for a in accepted],
                 "now": now,
-                "lock_wait": lock_wait(),
+                "lock_wait": lock_wait(patient=patient),
             },
         )
         rows = cursor.fetchall()
