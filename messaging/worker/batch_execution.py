@@ -41,11 +41,14 @@ def deliveries_run(task: Task, request: Context, envelope: object) -> str | Base
             [(envelope, delivery_of(task, request))]
             + [(companion.envelope, delivery_of(task, companion.request)) for companion in taken.batch]
         )
+        cut = any(isinstance(result, SoftTimeLimitExceeded) for result in results)
         results = [retried_if_cut(result) for result in results]
         for companion, result in zip(taken.batch, results[1:], strict=True):
             if companion_settle(task, companion, result):
                 unsettled.remove(companion)
-        for companion in taken.alone:
+        # After a cut, the seconds left before the hard limit are not a delivery's: a message
+        # that was to run alone goes back (finally, below) for another process.
+        for companion in [] if cut else taken.alone:
             (result,) = events_dispatch_batch([(companion.envelope, delivery_of(task, companion.request))])
             if companion_settle(task, companion, retried_if_cut(result)):
                 unsettled.remove(companion)
