@@ -144,18 +144,7 @@ def test_an_order_row_held_by_someone_else_holds_back_only_its_own_delivery(mail
     orders = _orders_queued([f"locked-batch-{n}" for n in range(4)], already=0)
     held = orders[2]
     release = threading.Event()
-    locked = threading.Event()
-
-    def hold_the_row() -> None:
-        params = connection.get_connection_params()
-        with psycopg.connect(**{k: v for k, v in params.items() if k != "cursor_factory"}) as holder:
-            holder.execute("SELECT 1 FROM orders_order WHERE id = %s FOR UPDATE", [held.id])
-            locked.set()
-            release.wait(timeout=120)
-
-    holder = threading.Thread(target=hold_the_row, daemon=True)
-    holder.start()
-    assert locked.wait(timeout=10)
+    holder = _order_row_held(held, release)
     try:
         # the claim waits DELIVERY_LOCK_WAIT_SECONDS (2 s), far below the soft time limit
         worker = start_worker(concurrency=1, TASK_SOFT_TIME_LIMIT_SECONDS="30", TASK_TIME_LIMIT_SECONDS="40")

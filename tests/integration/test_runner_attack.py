@@ -27,6 +27,7 @@ from orders.services import order_create
 from tests.broker import order_created_publish, queue_peek, queue_ready_count
 from tests.integration.tcp_proxy import TcpProxy
 from tests.integration.test_batch_companions import QUEUE, _envelope_of_a_new_order, _sent
+from tests.integration.test_malformed_task_messages import _orders_queued
 from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
@@ -36,16 +37,6 @@ def _publish(envelope: dict, *, headers: dict | None = None, **options) -> None:
     task_id = str(uuid.uuid4())
     made, _, body, _ = app.amqp.create_task_message(task_id, HANDLE_EVENT, [envelope], {}, **options)
     order_created_publish(json.dumps(body).encode(), headers={**made, **(headers or {})})
-
-
-def _orders_queued(labels: list[str], already: int) -> list[Order]:
-    orders = [
-        order_create(customer_email=f"{label}@example.com", amount=Decimal("5.00"), currency="EUR")
-        for label in labels
-    ]
-    total = already + len(labels)
-    wait_until(lambda: queue_ready_count(QUEUE) == total, timeout=20, message=f"{total} queued")
-    return orders
 
 
 def _order(label: str) -> Order:
