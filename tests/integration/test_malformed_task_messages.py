@@ -14,10 +14,8 @@ import threading
 import uuid
 from decimal import Decimal
 
-import psycopg
 import pytest
 from django.core import checks
-from django.db import connection
 
 from config.celery import app
 from messaging.dead_lettering import CLASS_HEADER, COUNT_HEADER, REASON_HEADER
@@ -26,6 +24,7 @@ from notifications.models import Notification
 from orders.models import Order
 from orders.services import order_create
 from tests.broker import order_created_publish, queue_peek, queue_ready_count
+from tests.integration.row_locks import row_held
 from tests.integration.test_batch_companions import QUEUE, _batch_sizes, _envelope_of_a_new_order, _sent
 from tests.waiting import wait_until
 
@@ -144,7 +143,7 @@ def test_an_order_row_held_by_someone_else_holds_back_only_its_own_delivery(mail
     orders = _orders_queued([f"locked-batch-{n}" for n in range(4)], already=0)
     held = orders[2]
     release = threading.Event()
-    holder = _order_row_held(held, release)
+    holder = row_held("orders_order", held.id, release)
     try:
         # the claim waits DELIVERY_LOCK_WAIT_SECONDS (2 s), far below the soft time limit
         worker = start_worker(concurrency=1, TASK_SOFT_TIME_LIMIT_SECONDS="30", TASK_TIME_LIMIT_SECONDS="40")
@@ -179,7 +178,7 @@ def test_a_batch_cut_by_the_soft_time_limit_is_retried_not_dead_lettered(mailsim
     # waits its lock wait, then each claim alone waits again, past a short soft time limit
     orders = _orders_queued(["cut-0", "cut-1", "cut-2"], already=0)
     release = threading.Event()
-    holders = [_order_row_held(order, release) for order in orders[1:]]
+    holders = [row_held("orders_order", order.id, release) for order in orders[1:]]
     try:
         # when one worker's task carries the three in one batch, and its soft time limit ends it
         worker = start_worker(
@@ -202,20 +201,3 @@ def test_a_batch_cut_by_the_soft_time_limit_is_retried_not_dead_lettered(mailsim
     _sent(orders)  # by their retries, once the rows are free
     assert queue_ready_count(f"{QUEUE}.dlq") == 0
     assert len({message["idempotency_key"] for message in mailsim.messages()}) == 3
-
-
-def _order_row_held(order: Order, release: threading.Event) -> threading.Thread:
-    """Another session holds the order's row (a person's open transaction) until `release`."""
-    locked = threading.Event()
-
-    def hold() -> None:
-        params = connection.get_connection_params()
-        with psycopg.connect(**{k: v for k, v in params.items() if k != "cursor_factory"}) as holder:
-            holder.execute("SELECT 1 FROM orders_order WHERE id = %s FOR UPDATE", [order.id])
-            locked.set()
-            release.wait(timeout=120)
-
-    thread = threading.Thread(target=hold, daemon=True)
-    thread.start()
-    assert locked.wait(timeout=10)
-    return thread

@@ -13,10 +13,8 @@ from decimal import Decimal
 from io import StringIO
 from urllib.parse import urlsplit
 
-import psycopg
 import pytest
 from django.core.management import CommandError, call_command
-from django.db import connection
 
 from config.celery import app
 from messaging.dead_lettering import CLASS_HEADER, REASON_HEADER
@@ -25,6 +23,7 @@ from notifications.models import Notification
 from orders.models import Order
 from orders.services import order_create
 from tests.broker import order_created_publish, queue_peek, queue_ready_count
+from tests.integration.row_locks import row_held
 from tests.integration.tcp_proxy import TcpProxy
 from tests.integration.test_batch_companions import QUEUE, _envelope_of_a_new_order, _sent
 from tests.integration.test_malformed_task_messages import _orders_queued
@@ -123,24 +122,6 @@ def test_an_email_whose_claim_raises_a_non_database_error_holds_back_only_itself
     assert set(letters) == {"bad-content@example.com"}
 
 
-def _row_held(table: str, row_id: object, release: threading.Event) -> threading.Thread:
-    """Another session holds a row lock (a person's open transaction, a stuck session) until
-    `release` is set."""
-    locked = threading.Event()
-
-    def hold() -> None:
-        params = connection.get_connection_params()
-        with psycopg.connect(**{k: v for k, v in params.items() if k != "cursor_factory"}) as holder:
-            holder.execute(f"SELECT 1 FROM {table} WHERE id = %s FOR UPDATE", [row_id])
-            locked.set()
-            release.wait(timeout=120)
-
-    thread = threading.Thread(target=hold, daemon=True)
-    thread.start()
-    assert locked.wait(timeout=10)
-    return thread
-
-
 SHORT_CLOCKS = {
     "TASK_SOFT_TIME_LIMIT_SECONDS": "8",
     "TASK_TIME_LIMIT_SECONDS": "12",
@@ -170,7 +151,7 @@ def test_a_notification_row_held_during_the_calls_holds_back_only_its_own_email(
         message="the batch claimed",
     )
     release = threading.Event()
-    holder = _row_held("notifications_notification", Notification.objects.get(order=held).pk, release)
+    holder = row_held("notifications_notification", Notification.objects.get(order=held).pk, release)
     try:
         others = [order for order in orders if order.id != held.id]
         wait_until(

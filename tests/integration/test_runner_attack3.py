@@ -99,7 +99,8 @@ def test_an_email_smtp_accepted_is_recorded_sent_though_its_row_was_held_a_few_s
     and the server's message id is never stored. Before the lock wait the write waited the
     few seconds and recorded it sent, well inside the soft time limit."""
     from notifications.models import DeliveryAttempt, Notification
-    from tests.integration.test_runner_attack import _order, _row_held
+    from tests.integration.row_locks import row_held
+    from tests.integration.test_runner_attack import _order
 
     smtpsim.set_fault(kind="stall", seconds=3, times=1)  # stored at once, 250 after 3 s
     start_worker(
@@ -117,7 +118,7 @@ def test_an_email_smtp_accepted_is_recorded_sent_though_its_row_was_held_a_few_s
         message="the email claimed",
     )
     release = threading.Event()
-    holder = _row_held("notifications_notification", Notification.objects.get(order=order).pk, release)
+    holder = row_held("notifications_notification", Notification.objects.get(order=order).pk, release)
     time.sleep(6)  # the server accepts at 3 s; the row is free again at 6 s
     release.set()
     holder.join(timeout=10)
