@@ -7,6 +7,7 @@ cannot be run goes to its dead-letter queue with a reason, one bad message harms
 
 import json
 import socket
+import sys
 import threading
 import uuid
 from decimal import Decimal
@@ -299,16 +300,10 @@ def test_a_header_nested_deeper_than_the_worker_decodes_is_dead_lettered_and_the
     mid-frame: the worker stopped ("Unrecoverable error"). Now the consumer reconnects, the
     message comes back until the queue's delivery limit dead-letters it, the worker carries
     on and the good message behind it is sent; the dead-letter tools say what to do with it."""
-    import sys
 
     envelope = _envelope_of_a_new_order("deep-header")
     worker = start_worker(concurrency=1)
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(20_000)
-    try:
-        _publish(envelope, headers={"x-deep": _nested_table(3000)})
-    finally:
-        sys.setrecursionlimit(limit)
+    deep_header_publish(envelope)
     good = [_order("after-the-deep-header")]
     wait_until(
         lambda: (
@@ -325,3 +320,14 @@ def test_a_header_nested_deeper_than_the_worker_decodes_is_dead_lettered_and_the
     with pytest.raises(CommandError, match="headers nested too deep for the AMQP client to decode"):
         call_command("replay_dead_letters", "list", stdout=StringIO())
     assert queue_ready_count(f"{QUEUE}.dlq") == 1, "the dead letter is still there"
+
+
+def deep_header_publish(envelope: dict) -> None:
+    """The event's task message with a header nested 3,000 levels deep: RabbitMQ takes it,
+    py-amqp cannot decode it (this process raises its own recursion limit to encode it)."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(20_000)
+    try:
+        _publish(envelope, headers={"x-deep": _nested_table(3000)})
+    finally:
+        sys.setrecursionlimit(limit)

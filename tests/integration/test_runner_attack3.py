@@ -100,23 +100,10 @@ def test_an_email_smtp_accepted_is_recorded_sent_though_its_row_was_held_a_few_s
     few seconds and recorded it sent, well inside the soft time limit."""
     from notifications.models import DeliveryAttempt, Notification
     from tests.integration.row_locks import row_held
-    from tests.integration.test_runner_attack import _order
 
     smtpsim.set_fault(kind="stall", seconds=3, times=1)  # stored at once, 250 after 3 s
-    start_worker(
-        concurrency=1,
-        MAIL_PROVIDER="smtp",
-        EMAIL_HOST="127.0.0.1",
-        EMAIL_PORT=str(smtpsim.port),
-        **SMTP_CLOCKS,
-    )
-    order = _order("held-while-smtp-accepts")
-    wait_until(
-        lambda: Notification.objects.filter(order=order, status="sending").exists(),
-        timeout=30,
-        interval=0.05,
-        message="the email claimed",
-    )
+    _smtp_worker(start_worker, smtpsim, concurrency=1)
+    order = _order_claimed("held-while-smtp-accepts")
     release = threading.Event()
     holder = row_held("notifications_notification", Notification.objects.get(order=order).pk, release)
     time.sleep(6)  # the server accepts at 3 s; the row is free again at 6 s
@@ -155,37 +142,21 @@ def test_a_header_too_deep_to_decode_harms_no_email_in_flight_beside_it(smtpsim,
     from notifications.models import Notification
     from tests.broker import queue_peek, queue_ready_count
     from tests.integration.test_batch_companions import QUEUE
-    from tests.integration.test_runner_attack import _nested_table, _order, _publish
+    from tests.integration.test_runner_attack import deep_header_publish
 
     smtpsim.set_fault(kind="stall", seconds=4, times=1)  # stored at once, 250 after 4 s
-    worker = start_worker(
-        concurrency=2,
-        MAIL_PROVIDER="smtp",
-        EMAIL_HOST="127.0.0.1",
-        EMAIL_PORT=str(smtpsim.port),
-        **SMTP_CLOCKS,
-    )
-    victim = _order("victim-in-its-smtp-call")
-    wait_until(
-        lambda: Notification.objects.filter(order=victim, status="sending").exists(),
-        timeout=30,
-        interval=0.05,
-        message="the victim's email claimed",
-    )
+    worker = _smtp_worker(start_worker, smtpsim, concurrency=2)
+    victim = _order_claimed("victim-in-its-smtp-call")
     # any event's envelope: the message is never decoded
     envelope = OutboxEvent.objects.get(aggregate_id=str(victim.id)).payload
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(20_000)
-    try:
-        _publish(envelope, headers={"x-deep": _nested_table(3000)})
-    finally:
-        sys.setrecursionlimit(limit)
+    deep_header_publish(envelope)
     wait_until(
         lambda: Notification.objects.get(order=victim).status == "sent",
         timeout=90,
         message="the victim's email recorded sent",
     )
     wait_until(lambda: queue_ready_count(f"{QUEUE}.dlq") >= 1, timeout=30, message="the deep one in the DLQ")
+    limit = sys.getrecursionlimit()
     sys.setrecursionlimit(20_000)  # to read the deep one's headers too
     try:
         others = [letter for letter in queue_peek(f"{QUEUE}.dlq") if "x-deep" not in letter["headers"]]
@@ -199,3 +170,28 @@ def test_a_header_too_deep_to_decode_harms_no_email_in_flight_beside_it(smtpsim,
         assert (letter["headers"].get("x-death") or [{}])[0].get("reason") == "delivery_limit"
         event_id = letter["body"][0][0]["event_id"]
         assert ProcessedEvent.objects.filter(event_id=event_id).exists()
+
+
+def _smtp_worker(start_worker, smtpsim, *, concurrency: int):
+    return start_worker(
+        concurrency=concurrency,
+        MAIL_PROVIDER="smtp",
+        EMAIL_HOST="127.0.0.1",
+        EMAIL_PORT=str(smtpsim.port),
+        **SMTP_CLOCKS,
+    )
+
+
+def _order_claimed(label: str):
+    """An order whose email a worker has claimed (its SMTP call under way)."""
+    from notifications.models import Notification
+    from tests.integration.test_runner_attack import _order
+
+    order = _order(label)
+    wait_until(
+        lambda: Notification.objects.filter(order=order, status="sending").exists(),
+        timeout=30,
+        interval=0.05,
+        message=f"{label}'s email claimed",
+    )
+    return order
