@@ -21,6 +21,8 @@ from notifications.client_reasons import notification_client_reason
 from notifications.models import Notification
 from notifications.selectors import order_get_with_notifications
 from orders.changes import OrderChange, OrderChangeConflict, OrderNotFound, order_not_found_message
+from orders.models import ParcelStatus
+from orders.parcel_progress import REPORTED_STATUSES
 from orders.services import IdempotencyKeyReused, OrderNumberTaken, order_create_idempotent
 
 IDEMPOTENCY_KEY_PATTERN = re.compile(r"^[\x21-\x7e]{1,255}$")  # visible ASCII, like Stripe and Resend
@@ -65,6 +67,23 @@ class ShipmentLineOutputSerializer(serializers.Serializer):
     quantity = serializers.IntegerField()
 
 
+class ParcelNewsOutputSerializer(serializers.Serializer):
+    event_id = serializers.CharField(help_text="The news's own id, as the shop sent it.")
+    status = serializers.ChoiceField(choices=REPORTED_STATUSES)
+    happened_at = serializers.DateTimeField(help_text="When the carrier says it happened.")
+    message = serializers.CharField(help_text="The carrier's words, if the shop passed them on.")
+    became_status = serializers.BooleanField(
+        help_text="Whether it became the parcel's status: false for news older than news kept before, "
+        "or after the parcel was delivered."
+    )
+    email_event = serializers.CharField(
+        help_text="The email it recorded (its event: parcel.out_for_delivery, parcel.delivered or "
+        "parcel.delivery_failed; the email is in `notifications` with this parcel's id), empty if none."
+    )
+    note = serializers.CharField(help_text="Why it recorded no email, in words; empty if it did.")
+    created_at = serializers.DateTimeField(help_text="When it reached us.")
+
+
 class ShipmentOutputSerializer(serializers.Serializer):
     id = serializers.UUIDField(help_text="Our id of the shipment: its email's subject_id.")
     shipment_id = serializers.CharField(help_text="The shop's id of the parcel.")
@@ -73,6 +92,14 @@ class ShipmentOutputSerializer(serializers.Serializer):
     tracking_url = serializers.CharField()
     lines = ShipmentLineOutputSerializer(many=True)
     created_at = serializers.DateTimeField()
+    status = serializers.ChoiceField(
+        choices=ParcelStatus.values,
+        help_text="Where the parcel stands: shipped until the carrier's first news, then its newest news.",
+    )
+    status_at = serializers.DateTimeField(
+        allow_null=True, help_text="When the carrier's newest news happened."
+    )
+    events = ParcelNewsOutputSerializer(many=True, help_text="The carrier's news, oldest first.")
 
 
 class RefundOutputSerializer(serializers.Serializer):

@@ -2,6 +2,7 @@ from django.urls import path
 
 from api.customers import CustomerErasureApi, CustomerExportApi
 from api.orders import OrderChangeApi, OrderCreateApi, OrderDetailApi
+from api.parcel_news import ParcelNewsApi
 from api.refunds import OrderCancelApi, OrderRefundApi
 from api.shipments import OrderShipmentApi
 from orders.changes import order_pay
@@ -12,6 +13,11 @@ urlpatterns = [
     path("orders/<uuid:order_id>/pay/", OrderChangeApi.as_view(change=order_pay), name="order-pay"),
     path("orders/<uuid:order_id>/cancel/", OrderCancelApi.as_view(), name="order-cancel"),
     path("orders/<uuid:order_id>/shipments/", OrderShipmentApi.as_view(), name="order-shipments"),
+    path(
+        "orders/<uuid:order_id>/shipments/<str:shipment_id>/events/",
+        ParcelNewsApi.as_view(),
+        name="parcel-news",
+    ),
     path("orders/<uuid:order_id>/refunds/", OrderRefundApi.as_view(), name="order-refunds"),
     path("customers/erasure/", CustomerErasureApi.as_view(), name="customer-erasure"),
     path("customers/export/", CustomerExportApi.as_view(), name="customer-export"),

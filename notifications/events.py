@@ -10,6 +10,9 @@ from orders.events import (
     ORDER_CREATED,
     ORDER_REFUNDED,
     ORDER_SHIPPED,
+    PARCEL_DELIVERED,
+    PARCEL_DELIVERY_FAILED,
+    PARCEL_OUT_FOR_DELIVERY,
     REFUND_AGGREGATE,
     SHIPMENT_AGGREGATE,
 )
@@ -31,6 +34,9 @@ EMAIL_KIND_OF_EVENT = {
     ORDER_CANCELLED: "order_cancellation",
     ORDER_SHIPPED: "order_shipment",
     ORDER_REFUNDED: "order_refund",
+    PARCEL_OUT_FOR_DELIVERY: "parcel_out_for_delivery",
+    PARCEL_DELIVERED: "parcel_delivered",
+    PARCEL_DELIVERY_FAILED: "parcel_delivery_failed",
 }
 # The other way round: a reviewer's "send again" records a new event of the email's own type
 # (the registry lets one catalogue consume an event type, so the email is its only consumer).
@@ -98,6 +104,29 @@ EVENT_TYPES = [
         queue=REFUNDS_QUEUE,
         inbox_key="order_refund_email",
         why="A customer email per refund: never lost, and a second one would read as money sent twice.",
+    ),
+    # A parcel's news (orders/parcel_progress.py) shares its "shipped" email's queue: the
+    # emails of a parcel's journey, one worker pool and dead-letter queue for all of them.
+    _customer_email(
+        PARCEL_OUT_FOR_DELIVERY,
+        aggregate=SHIPMENT_AGGREGATE,
+        queue=SHIPMENTS_QUEUE,
+        inbox_key="parcel_out_for_delivery_email",
+        why="A customer email per parcel: never lost (the customer waits at home for it), never twice.",
+    ),
+    _customer_email(
+        PARCEL_DELIVERED,
+        aggregate=SHIPMENT_AGGREGATE,
+        queue=SHIPMENTS_QUEUE,
+        inbox_key="parcel_delivered_email",
+        why="A customer email per parcel: never lost, and a second one would read as a second parcel.",
+    ),
+    _customer_email(
+        PARCEL_DELIVERY_FAILED,
+        aggregate=SHIPMENT_AGGREGATE,
+        queue=SHIPMENTS_QUEUE,
+        inbox_key="parcel_delivery_failed_email",
+        why="A customer email per parcel: never lost (the parcel waits to be fetched), never twice.",
     ),
     EventType(
         name=PROVIDER_EVENT_RECEIVED,

@@ -8,7 +8,7 @@ from uuid import UUID
 
 from django.contrib.postgres.expressions import ArraySubquery
 from django.core.exceptions import ValidationError
-from django.db.models import Count, JSONField, Min, OuterRef, Prefetch, Q, Subquery
+from django.db.models import Count, JSONField, Min, OuterRef, Prefetch, Q, QuerySet, Subquery
 from django.db.models.functions import JSONObject
 
 from apiauth.models import ApiToken
@@ -18,7 +18,7 @@ from messaging.selectors import outbox_event_latest
 from notifications.events import EMAIL_KIND_OF_EVENT
 from notifications.models import Notification, ProviderCircuit, Suppression
 from orders.events import AGGREGATE as ORDER_AGGREGATE
-from orders.models import Order, OrderVersion, Refund, Shipment
+from orders.models import Order, OrderVersion, Refund, Shipment, ShipmentEvent
 
 
 def order_get_with_notifications(*, order_id: UUID, api_token: ApiToken | None) -> Order | None:
@@ -26,7 +26,37 @@ def order_get_with_notifications(*, order_id: UUID, api_token: ApiToken | None) 
     `api_token`'s client placed it (None: only an order placed without a token). Another
     client's order is None, as a missing one is (orders/changes.py says why)."""
     current_content = OrderVersion.objects.filter(order=OuterRef("pk"), number=OuterRef("content_version"))
-    shipments = (
+    return (
+        Order.objects.placed_by_client_of(api_token)
+        # what was bought, shipped and refunded, in the same query: None, [] and [] for an order
+        # placed with the short body, nothing shipped or refunded
+        .annotate(content=Subquery(current_content.values("content")[:1], output_field=JSONField()))
+        .annotate(shipment_list=ArraySubquery(_parcels_shown()), refund_list=ArraySubquery(_refunds_shown()))
+        .prefetch_related(Prefetch("notifications", queryset=Notification.objects.order_by("kind")))
+        .filter(id=order_id)
+        .first()
+    )
+
+
+def _parcels_shown() -> QuerySet[Shipment, Any]:
+    """The order's parcels as the API shows them, each with its carrier's news, oldest first."""
+    news = (
+        ShipmentEvent.objects.filter(shipment=OuterRef("pk"))
+        .order_by("happened_at", "created_at")
+        .values(
+            json=JSONObject(
+                event_id="shop_event_id",
+                status="status",
+                happened_at="happened_at",
+                message="message",
+                became_status="became_status",
+                email_event="email_event",
+                note="note",
+                created_at="created_at",
+            )
+        )
+    )
+    return (
         Shipment.objects.filter(order=OuterRef("pk"))
         .order_by("created_at")
         .values(
@@ -38,10 +68,16 @@ def order_get_with_notifications(*, order_id: UUID, api_token: ApiToken | None) 
                 tracking_url="tracking_url",
                 lines="lines",
                 created_at="created_at",
+                status="progress",
+                status_at="progress_at",
+                events=ArraySubquery(news),
             )
         )
     )
-    refunds = (
+
+
+def _refunds_shown() -> QuerySet[Refund, Any]:
+    return (
         Refund.objects.filter(order=OuterRef("pk"))
         .order_by("created_at")
         .values(
@@ -55,16 +91,6 @@ def order_get_with_notifications(*, order_id: UUID, api_token: ApiToken | None) 
                 created_at="created_at",
             )
         )
-    )
-    return (
-        Order.objects.placed_by_client_of(api_token)
-        # what was bought, shipped and refunded, in the same query: None, [] and [] for an order
-        # placed with the short body, nothing shipped or refunded
-        .annotate(content=Subquery(current_content.values("content")[:1], output_field=JSONField()))
-        .annotate(shipment_list=ArraySubquery(shipments), refund_list=ArraySubquery(refunds))
-        .prefetch_related(Prefetch("notifications", queryset=Notification.objects.order_by("kind")))
-        .filter(id=order_id)
-        .first()
     )
 
 

@@ -2,10 +2,10 @@ import json
 
 from django.contrib import admin
 from django.http import HttpRequest
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 
 from infra.read_only_admin import ReadOnlyInline
-from orders.models import Order, OrderVersion, Refund, Shipment
+from orders.models import Order, OrderVersion, Refund, Shipment, ShipmentEvent
 
 
 class OrderVersionInline(ReadOnlyInline):
@@ -21,7 +21,8 @@ class OrderVersionInline(ReadOnlyInline):
 
 
 class ShipmentInline(ReadOnlyInline):
-    """Each parcel as the shop announced it; its email is on the notifications' screen."""
+    """Each parcel as the shop announced it, where it stands and the carrier's news of it, with
+    what each piece of news did; its emails are on the notifications' screen."""
 
     model = Shipment
     fields = readonly_fields = (
@@ -31,8 +32,34 @@ class ShipmentInline(ReadOnlyInline):
         "tracking_url",
         "lines",
         "created_at",
+        "progress",
+        "progress_at",
+        "news_shown",
     )
     ordering = ["created_at"]
+
+    @admin.display(description="the carrier's news")
+    def news_shown(self, shipment: Shipment) -> str:
+        news = ShipmentEvent.objects.filter(shipment=shipment).order_by("happened_at", "created_at")
+        if not news:
+            return "none yet"
+        return format_html(
+            "<ul>{}</ul>",
+            format_html_join(
+                "",
+                "<li>{} {} ({}): {}{}</li>",
+                (
+                    (
+                        f"{event.happened_at:%Y-%m-%d %H:%M %Z}",
+                        event.get_status_display(),
+                        event.shop_event_id,
+                        f"email {event.email_event}" if event.email_event else event.note,
+                        f" — “{event.message}”" if event.message else "",
+                    )
+                    for event in news
+                ),
+            ),
+        )
 
 
 class RefundInline(ReadOnlyInline):

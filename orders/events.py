@@ -18,6 +18,10 @@ ORDER_PAID = "order.paid"
 ORDER_CANCELLED = "order.cancelled"
 ORDER_SHIPPED = "order.shipped"
 ORDER_REFUNDED = "order.refunded"
+# A parcel's news a customer is told of (orders/parcel_progress.py), each about the shipment.
+PARCEL_OUT_FOR_DELIVERY = "parcel.out_for_delivery"
+PARCEL_DELIVERED = "parcel.delivered"
+PARCEL_DELIVERY_FAILED = "parcel.delivery_failed"
 
 ANALYTICS_QUEUE = "orders.analytics"
 

@@ -1,7 +1,8 @@
 """An order's personal data, found by its customer's address and erased at their request.
 
 What goes: the address and the name on the order, the addresses, names and products in what
-was bought (each OrderVersion), a parcel's tracking, a refund's reason (a person's words), and
+was bought (each OrderVersion), a parcel's tracking, the carrier's words in a parcel's news
+(where it was left, with whom), a refund's reason (a person's words), and
 the fingerprints of the requests that created them (a hash a guessed body could be checked
 against).
 What stays, for the shop's books and the reconciliation: the order's number, status, amounts,
@@ -16,7 +17,7 @@ from typing import Any
 from django.db.models import QuerySet
 
 from infra.address_match import rows_of_address
-from orders.models import Order, OrderQuerySet, OrderVersion, Refund, Shipment
+from orders.models import Order, OrderQuerySet, OrderVersion, Refund, Shipment, ShipmentEvent
 
 # Kept from a version's content: amounts and codes, nothing that names or places a person.
 _CONTENT_KEPT = ("number", "currency", "total", "tax_total", "locale")
@@ -55,6 +56,11 @@ def orders_erase(order_ids: list, *, now: datetime) -> dict[str, int]:
         Shipment.objects.filter(order_id__in=order_ids)
         .exclude(tracking_number="", tracking_url="", lines=[], request_fingerprint="")
         .update(tracking_number="", tracking_url="", lines=[], request_fingerprint="")
+    )
+    changed["parcel_news"] = (
+        ShipmentEvent.objects.filter(shipment__order_id__in=order_ids)
+        .exclude(message="", request_fingerprint="")
+        .update(message="", request_fingerprint="")
     )
     changed["refunds"] = (
         Refund.objects.filter(order_id__in=order_ids)
@@ -107,7 +113,7 @@ def content_without_person(content: dict[str, Any]) -> dict[str, Any]:
 def orders_export(orders: "QuerySet[Order]") -> list[dict[str, Any]]:
     """Each order as its customer would read it: what, when, how much, where it went."""
     exported = []
-    for order in orders.order_by("created_at").prefetch_related("versions", "shipments", "refunds"):
+    for order in orders.order_by("created_at").prefetch_related("versions", "shipments__events", "refunds"):
         exported.append(
             {
                 "order": str(order.id),
@@ -126,16 +132,7 @@ def orders_export(orders: "QuerySet[Order]") -> list[dict[str, Any]]:
                 "what was bought, as the shop sent it (each version)": [
                     version.content for version in order.versions.all()
                 ],
-                "parcels": [
-                    {
-                        "carrier": parcel.carrier,
-                        "tracking number": parcel.tracking_number,
-                        "tracking link": parcel.tracking_url,
-                        "lines": parcel.lines,
-                        "announced at": parcel.created_at.isoformat(),
-                    }
-                    for parcel in order.shipments.all()
-                ],
+                "parcels": [_parcel_exported(parcel) for parcel in order.shipments.all()],
                 "refunds": [
                     {
                         "amount in minor units": refund.amount_minor,
@@ -147,3 +144,21 @@ def orders_export(orders: "QuerySet[Order]") -> list[dict[str, Any]]:
             }
         )
     return exported
+
+
+def _parcel_exported(parcel: Shipment) -> dict[str, Any]:
+    return {
+        "carrier": parcel.carrier,
+        "tracking number": parcel.tracking_number,
+        "tracking link": parcel.tracking_url,
+        "lines": parcel.lines,
+        "announced at": parcel.created_at.isoformat(),
+        "news from the carrier": [
+            {
+                "status": news.get_status_display(),
+                "happened at": news.happened_at.isoformat(),
+                "carrier's words": news.message,
+            }
+            for news in parcel.events.all()
+        ],
+    }

@@ -16,7 +16,14 @@ from orders.shipments import tracking_url_problem
 SHIPMENT = Notification.Kind.ORDER_SHIPMENT
 REFUND = Notification.Kind.ORDER_REFUND
 CANCELLATION = Notification.Kind.ORDER_CANCELLATION
-SUBJECT_KINDS = (SHIPMENT, REFUND)  # an order may have several: each email names its subject
+# A parcel's news: about the parcel, as its "shipped" email is.
+PARCEL_NEWS = (
+    Notification.Kind.PARCEL_OUT_FOR_DELIVERY,
+    Notification.Kind.PARCEL_DELIVERED,
+    Notification.Kind.PARCEL_DELIVERY_FAILED,
+)
+PARCEL_KINDS = (SHIPMENT, *PARCEL_NEWS)
+SUBJECT_KINDS = (*PARCEL_KINDS, REFUND)  # an order may have several: each email names its subject
 
 
 def email_kind_words(kind: str) -> str:
@@ -35,7 +42,7 @@ def about_context(
         return {"cancellation": _cancellation(refunds, order, locale)}
     if about is None:
         return {}
-    if kind == SHIPMENT:
+    if kind in PARCEL_KINDS:
         return {"shipment": _shipment(about, line_ids)}
     if kind == REFUND:
         return {"refund": _refund(about, order, locale, line_ids)}
@@ -48,7 +55,7 @@ def notification_about(notification: Notification) -> dict[str, Any] | None:
         return {"refunds": cancellation_refund_rows(notification.order_id)}
     if notification.subject_id is None:
         return None
-    if notification.kind == SHIPMENT:
+    if notification.kind in PARCEL_KINDS:
         return shipment_row(notification.subject_id)
     if notification.kind == REFUND:
         return refund_row(notification.subject_id)
@@ -105,7 +112,7 @@ def notification_about_words(notification: Notification) -> str:
     row = notification_about(notification)
     if row is None:
         return f"{email_kind_words(notification.kind)} {notification.subject_id} (not found)"
-    if notification.kind == SHIPMENT:
+    if notification.kind in PARCEL_KINDS:
         tracking = f", tracking {row['tracking_number']}" if row["tracking_number"] else ""
         return f"parcel {row['shop_shipment_id']} ({row['carrier']}{tracking})"
     currency = notification.order.currency

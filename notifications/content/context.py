@@ -195,6 +195,9 @@ SAMPLE_REFUND: dict[str, Any] = {
 }
 SAMPLE_ABOUT: dict[str, dict[str, Any]] = {
     "order_shipment": SAMPLE_SHIPMENT,
+    "parcel_out_for_delivery": SAMPLE_SHIPMENT,
+    "parcel_delivered": SAMPLE_SHIPMENT,
+    "parcel_delivery_failed": SAMPLE_SHIPMENT,
     "order_refund": SAMPLE_REFUND,
     "order_cancellation": {
         "refunds": [{"shop_refund_id": "1001-C", "amount_minor": 4990, "reason": "Cancelled at your request"}]
@@ -202,14 +205,18 @@ SAMPLE_ABOUT: dict[str, dict[str, Any]] = {
 }
 # An order placed with the short body: a parcel without lines or tracking, a refund without
 # lines or reason, a cancellation that announced no refund.
+SAMPLE_SHORT_PARCEL: dict[str, Any] = {
+    "shop_shipment_id": "S-1",
+    "carrier": "Local courier",
+    "tracking_number": "",
+    "tracking_url": "",
+    "lines": [],
+}
 SAMPLE_SHORT_ABOUT: dict[str, dict[str, Any]] = {
-    "order_shipment": {
-        "shop_shipment_id": "S-1",
-        "carrier": "Local courier",
-        "tracking_number": "",
-        "tracking_url": "",
-        "lines": [],
-    },
+    "order_shipment": SAMPLE_SHORT_PARCEL,
+    "parcel_out_for_delivery": SAMPLE_SHORT_PARCEL,
+    "parcel_delivered": SAMPLE_SHORT_PARCEL,
+    "parcel_delivery_failed": SAMPLE_SHORT_PARCEL,
     "order_refund": {"shop_refund_id": "R-1", "amount_minor": 1000, "reason": "", "lines": []},
     "order_cancellation": {"refunds": []},
 }

@@ -48,6 +48,10 @@ def _attnames(model: type[Model]) -> list[str]:
 _SUBJECT_ROWS: dict[str, type[Shipment | Refund]] = {
     Notification.Kind.ORDER_SHIPMENT: Shipment,
     Notification.Kind.ORDER_REFUND: Refund,
+    # A parcel's news: the parcel's row (its carrier, tracking, lines and status now).
+    Notification.Kind.PARCEL_OUT_FOR_DELIVERY: Shipment,
+    Notification.Kind.PARCEL_DELIVERED: Shipment,
+    Notification.Kind.PARCEL_DELIVERY_FAILED: Shipment,
 }
 _ABOUT_READ = " ".join(
     [

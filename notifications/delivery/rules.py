@@ -16,6 +16,11 @@ The rules (docs/failure-handling.md shows them per ordering of events):
   confirmation is sent or a reviewer rejected it (that decision was about that email, not the
   parcel). A confirmation skipped because the order was cancelled first skips the shipment's
   email too: the customer never heard of the order.
+- A parcel's news (out for delivery, delivered, delivery failed: orders/parcel_progress.py):
+  never before the confirmation nor before that parcel's "shipped" email; it waits as a
+  refund's does. Skipped if the parcel moved on before its turn (its status is no longer the
+  news the email tells): "out for delivery" is old news once the parcel is delivered; and
+  skipped with the parcel's "shipped" email (the customer never heard of the parcel).
 The claim holds the order's row lock while it decides, and a cancel takes the same lock to
 change the order, so a decision never rests on a state that is changing under it.
 
@@ -34,7 +39,7 @@ from django.conf import settings
 
 from notifications.models import Notification, Suppression
 from notifications.tracking.suppression import suppression_reason
-from orders.models import Order, Refund
+from orders.models import Order, ParcelStatus, Refund, Shipment
 
 
 class Action(StrEnum):
@@ -55,6 +60,7 @@ SEND = Decision(Action.SEND)
 CONFIRMATION_SENDING_REASON = "The order confirmation is being sent right now; the cancellation follows it."
 CANCELLED_FIRST_REASON = "The order was cancelled before its confirmation was sent."
 ERASED_REASON = "Not sent: the customer's personal data was erased at their request."
+PARCEL_UNTOLD_REASON = 'The parcel\'s "shipped" email was skipped: the customer never heard of the parcel.'
 # An email of an order erased before it came (the customer's erasure, or the order's retention).
 ORDER_ERASED_REASON = (
     "Not sent: the order's personal data was erased, at the customer's request or after its retention period."
@@ -67,7 +73,7 @@ class EarlierEmail(StrEnum):
 
     CONFIRMATION = "the order confirmation"
     CANCELLATION = "the cancellation"
-    PARCEL = "the email of the parcel it answers"
+    PARCEL = 'the parcel\'s "shipped" email'
 
 
 # Which emails go before each kind (docs/email-content.md, "The emails of an order, in the
@@ -83,7 +89,19 @@ _FOLLOWS: dict[str, tuple[EarlierEmail, ...]] = {
         EarlierEmail.CANCELLATION,
         EarlierEmail.PARCEL,
     ),
+    Notification.Kind.PARCEL_OUT_FOR_DELIVERY: (EarlierEmail.CONFIRMATION, EarlierEmail.PARCEL),
+    Notification.Kind.PARCEL_DELIVERED: (EarlierEmail.CONFIRMATION, EarlierEmail.PARCEL),
+    Notification.Kind.PARCEL_DELIVERY_FAILED: (EarlierEmail.CONFIRMATION, EarlierEmail.PARCEL),
 }
+# The parcel's statuses each news email tells; at its turn the parcel must still have one.
+_NEWS_OF_KIND: dict[str, frozenset[str]] = {
+    Notification.Kind.PARCEL_OUT_FOR_DELIVERY: frozenset({ParcelStatus.OUT_FOR_DELIVERY}),
+    Notification.Kind.PARCEL_DELIVERED: frozenset({ParcelStatus.DELIVERED}),
+    Notification.Kind.PARCEL_DELIVERY_FAILED: frozenset(
+        {ParcelStatus.ATTEMPTED_DELIVERY, ParcelStatus.FAILURE}
+    ),
+}
+PARCEL_NEWS_KINDS = frozenset(_NEWS_OF_KIND)
 
 
 def notification_decide(
@@ -99,6 +117,13 @@ def notification_decide(
     )
     if decision is not None:
         return decision
+    if notification.kind in PARCEL_NEWS_KINDS and notification.subject_id is not None:
+        progress = (
+            Shipment.objects.filter(pk=notification.subject_id).values_list("progress", flat=True).first()
+        )
+        decision = parcel_news_decide(notification.kind, progress=progress)
+        if decision is not None:
+            return decision
     earlier = _earlier_statuses(notification, order, cancelled=cancelled)
     return earlier_emails_decide(notification.kind, cancelled=cancelled, earlier=earlier)
 
@@ -117,6 +142,16 @@ def order_state_decide(kind: str, *, erased: bool, suppressed: str, cancelled: b
     if kind == Notification.Kind.ORDER_CANCELLATION and not cancelled:
         return Decision(Action.SKIP, "The order is not cancelled.")
     return None
+
+
+def parcel_news_decide(kind: str, *, progress: str | None) -> Decision | None:
+    """A parcel's news email whose parcel has moved on since is skipped (None: the parcel still
+    stands where the email says, the emails before it decide). `progress`: the parcel's status
+    now, None if the parcel is gone (never: shipments are not deleted)."""
+    if progress in _NEWS_OF_KIND[kind]:
+        return None
+    now = ParcelStatus(progress).label if progress in ParcelStatus.values else "unknown"
+    return Decision(Action.SKIP, f"The parcel moved on before this email's turn (it is {now} now): old news.")
 
 
 def emails_followed(kind: str, *, cancelled: bool, answers_parcel: bool) -> tuple[EarlierEmail, ...]:
@@ -144,6 +179,8 @@ def earlier_emails_decide(
         return SEND
     if kind == Notification.Kind.ORDER_SHIPMENT and cancelled and confirmation == Notification.Status.SKIPPED:
         return Decision(Action.SKIP, CANCELLED_FIRST_REASON)  # the customer never heard of the order
+    if kind in PARCEL_NEWS_KINDS and earlier.get(EarlierEmail.PARCEL) == Notification.Status.SKIPPED:
+        return Decision(Action.SKIP, PARCEL_UNTOLD_REASON)
     return _after(earlier)
 
 
@@ -178,7 +215,10 @@ def _earlier_statuses(
 
 
 def _parcel_answered(notification: Notification) -> uuid.UUID | None:
-    """The shipment a refund answers (a return); None for any other email."""
+    """The shipment a refund answers (a return), or a parcel's news is about; None for any
+    other email."""
+    if notification.kind in PARCEL_NEWS_KINDS:
+        return notification.subject_id
     if notification.kind != Notification.Kind.ORDER_REFUND or not notification.subject_id:
         return None
     return Refund.objects.filter(pk=notification.subject_id).values_list("shipment_id", flat=True).first()

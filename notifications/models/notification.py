@@ -12,6 +12,10 @@ class Notification(models.Model):
         ORDER_CANCELLATION = "order_cancellation", "Order cancellation"
         ORDER_SHIPMENT = "order_shipment", "Shipment"
         ORDER_REFUND = "order_refund", "Refund"
+        # A parcel's news (orders/parcel_progress.py), each at most once per parcel.
+        PARCEL_OUT_FOR_DELIVERY = "parcel_out_for_delivery", "Out for delivery"
+        PARCEL_DELIVERED = "parcel_delivered", "Delivered"
+        PARCEL_DELIVERY_FAILED = "parcel_delivery_failed", "Delivery attempt failed"
 
     class Status(models.TextChoices):
         PENDING = "pending", "pending"

@@ -5,6 +5,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from decimal import Decimal
+from functools import partial
 
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
@@ -14,6 +15,7 @@ from notifications.events import EMAIL_KIND_OF_EVENT
 from notifications.models import Notification, ReconcileMismatch
 from orders.content import minor_to_amount
 from orders.models import Order, Refund, Shipment
+from orders.parcel_progress import EVENT_OF_STATUS
 
 Problem = ReconcileMismatch.Problem
 UNFINISHED = Notification.UNFINISHED_STATUSES
@@ -24,11 +26,18 @@ EXPECTED_EMAILS = {
     Notification.Kind.ORDER_CONFIRMATION: Q(),
     Notification.Kind.ORDER_CANCELLATION: Q(status=Order.Status.CANCELLED),
 }
-# And which parts of an order expect an email of their own: every parcel, and every refund
-# not told by its order's cancellation. (What they are about is the email's subject_id.)
+# And which parts of an order expect an email of their own: every parcel, every refund not
+# told by its order's cancellation, and every parcel whose news recorded an email of that kind
+# (orders/parcel_progress.py: at most one of each per parcel, counted on the parcel's day).
+# (What they are about is the email's subject_id.)
 EXPECTED_SUBJECT_EMAILS: dict[Notification.Kind, Callable[[], QuerySet[Shipment] | QuerySet[Refund]]] = {
     Notification.Kind.ORDER_SHIPMENT: lambda: Shipment.objects.all(),
     Notification.Kind.ORDER_REFUND: lambda: Refund.objects.filter(in_cancellation=False),
+    **{
+        Notification.Kind(kind): partial(Shipment.objects.filter, events__email_event=event_type)
+        for event_type, kind in EMAIL_KIND_OF_EVENT.items()
+        if event_type in EVENT_OF_STATUS.values()
+    },
 }
 
 

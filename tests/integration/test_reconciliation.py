@@ -21,6 +21,7 @@ from operations.reconciliation.run import reconcile_run
 from operations.reviewers import reviewers_group_ensure
 from orders.changes import order_cancel, order_pay
 from orders.content import ShopOrder
+from orders.parcel_progress import ParcelNews, parcel_news_create
 from orders.refunds import RefundRequest, order_cancel_with_refund, refund_create
 from orders.services import order_create
 from orders.shipments import shipment_create
@@ -310,3 +311,31 @@ def test_parcels_and_refunds_are_counted_and_summed_per_kind_and_a_missing_email
     assert missing.subject == f"{parcel.id}:order_shipment"
     assert missing.order_id == order.id
     assert "has no order_shipment email" in missing.detail
+
+
+def test_a_parcels_news_emails_are_counted_per_kind_and_a_lost_one_is_found(
+    reviewers, django_capture_on_commit_callbacks
+):
+    # given a parcel out for delivery, then delivered, whose "delivered" email was lost
+    with django_capture_on_commit_callbacks(execute=False):
+        shop_order = ShopOrder(shop_order_body(customer_email="news@example.com"))
+        order = order_create(
+            customer_email="news@example.com", amount=shop_order.amount, currency="EUR", shop_order=shop_order
+        )
+        parcel = shipment_create(
+            order_id=order.id, api_token=None, shop_shipment_id="P1", carrier="DHL"
+        ).shipment
+        for event_id, status, minute in (("E1", "out_for_delivery", 0), ("E2", "delivered", 90)):
+            news = ParcelNews(event_id, status, timezone.now() - timedelta(hours=3, minutes=-minute))
+            parcel_news_create(order_id=order.id, api_token=None, shop_shipment_id="P1", news=news)
+    Notification.objects.filter(kind="parcel_delivered", subject_id=parcel.id).delete()
+    # when
+    report = reconcile_run(stuck_after=NOW)
+    # then each kind has its row: the one still on its way, the lost one missing
+    out = _row(report.ledger, "parcel_out_for_delivery", "EUR")
+    assert (out["accepted"], out["missing"]) == (1, 0)
+    delivered = _row(report.ledger, "parcel_delivered", "EUR")
+    assert (delivered["accepted"], delivered["missing"], delivered["open"]) == (1, 1, 1)
+    [missing] = ReconcileMismatch.objects.filter(problem="missing_email", kind="parcel_delivered")
+    assert missing.subject == f"{parcel.id}:parcel_delivered"
+    assert missing.order_id == order.id

@@ -123,7 +123,7 @@ def test_every_kind_of_email_has_its_place_in_the_order():
     assert [str(earlier) for earlier in EarlierEmail] == [
         "the order confirmation",
         "the cancellation",
-        "the email of the parcel it answers",
+        'the parcel\'s "shipped" email',
     ]
 
 
@@ -213,7 +213,7 @@ def test_a_shipment_follows_the_confirmations_fate(confirmation, cancelled, deci
             {EarlierEmail.CONFIRMATION: "sent", EarlierEmail.PARCEL: "pending"},
             Decision(
                 Action.WAIT,
-                "It follows the email of the parcel it answers, which is not sent yet.",
+                'It follows the parcel\'s "shipped" email, which is not sent yet.',
                 retry_after=5,
             ),
         ),
@@ -221,7 +221,7 @@ def test_a_shipment_follows_the_confirmations_fate(confirmation, cancelled, deci
             {EarlierEmail.CONFIRMATION: "sent", EarlierEmail.PARCEL: "needs_review"},
             Decision(
                 Action.WAIT,
-                _waits_for_a_person("the email of the parcel it answers", "needs review"),
+                _waits_for_a_person('the parcel\'s "shipped" email', "needs review"),
                 retry_after=300,
             ),
         ),

@@ -28,13 +28,17 @@ def _event_type(name: str) -> EventType:
     )
 
 
-def test_the_product_registers_each_event_type_on_its_own_queue():
+def test_the_product_registers_each_event_type_on_one_queue():
     registered = event_types(PRODUCT_CATALOGUES)
     assert {name: event.queue for name, event in registered.items()} == {
         "order.created": "orders.confirmations",
         "order.cancelled": "orders.cancellations",
         "order.shipped": "orders.shipments",
         "order.refunded": "orders.refunds",
+        # a parcel's news shares its "shipped" email's queue
+        "parcel.out_for_delivery": "orders.shipments",
+        "parcel.delivered": "orders.shipments",
+        "parcel.delivery_failed": "orders.shipments",
         "order.paid": "orders.analytics",
         "mail.provider_event": "notifications.provider_events",
     }

@@ -1,0 +1,19 @@
+"""The orders' tables: the order and what was bought (order.py), its parcels and their news
+(parcels.py), the money going back (refunds.py), the dashboard's daily figure (sales.py)."""
+
+from orders.models.order import Order, OrderQuerySet, OrderVersion, site_locale
+from orders.models.parcels import ParcelStatus, Shipment, ShipmentEvent
+from orders.models.refunds import Refund
+from orders.models.sales import DailySales
+
+__all__ = [
+    "DailySales",
+    "Order",
+    "OrderQuerySet",
+    "OrderVersion",
+    "ParcelStatus",
+    "Refund",
+    "Shipment",
+    "ShipmentEvent",
+    "site_locale",
+]
