@@ -13,14 +13,23 @@ from typing import Any
 
 from django.db import connection
 
-from intake.shapes import OrderNotYetReceived, PlatformOrder, PlatformRefund, PlatformShipment, Unusable
+from intake.shapes import (
+    OrderNotYetReceived,
+    ParcelNotYetReceived,
+    PlatformOrder,
+    PlatformParcelNews,
+    PlatformRefund,
+    PlatformShipment,
+    Unusable,
+)
 from notifications.address_change import order_address_change
 from notifications.audit import action_done
 from notifications.models import OperatorAction
 from orders.changes import OrderChangeConflict, order_change_apply
 from orders.content import ShopOrder
 from orders.currencies import MoneyRefused
-from orders.models import Order, Refund, Shipment
+from orders.models import Order, Refund, Shipment, ShipmentEvent
+from orders.parcel_progress import ParcelNews, ParcelNewsRefused, parcel_news_record
 from orders.refunds import RefundRefused, RefundRequest, refund_record
 from orders.services import order_record
 from orders.shipments import ShipmentRefused, shipment_record, tracking_url_problem
@@ -140,6 +149,29 @@ def shipment_apply(order: Order, shipment: PlatformShipment) -> list[str]:
     return [f"{recorded} without its tracking link: {problem}" if problem else recorded]
 
 
+def parcel_news_apply(order: Order, news: PlatformParcelNews) -> list[str]:
+    """A carrier's news of a parcel of the order; ParcelNotYetReceived while the parcel has not
+    been recorded (its fulfilment's delivery may come after its first news)."""
+    shipment = Shipment.objects.filter(order=order, shop_shipment_id=news.shipment_id).first()
+    if shipment is None:
+        raise ParcelNotYetReceived(
+            f"Parcel {news.shipment_id} of this order has not been received yet: this news is applied "
+            "when a delivery records it."
+        )
+    if ShipmentEvent.objects.filter(shipment=shipment, shop_event_id=news.event_id).exists():
+        return []
+    recording = _refusals_as_unusable(
+        lambda: parcel_news_record(
+            order,
+            shipment,
+            ParcelNews(news.event_id, news.status, news.happened_at, news.message),
+        )
+    )
+    event = recording.event
+    did = f"email {event.email_event}" if event.email_event else event.note
+    return [f"parcel {news.shipment_id}: {event.get_status_display()} recorded ({did})"]
+
+
 def refund_apply(order: Order, refund: PlatformRefund, *, in_cancellation: bool = False) -> list[str]:
     if Refund.objects.filter(order=order, shop_refund_id=refund.refund_id).exists():
         return []
@@ -172,5 +204,5 @@ def _refusals_as_unusable(call: Callable[[], Any]) -> Any:
     show a person, not an error to answer."""
     try:
         return call()
-    except (ShipmentRefused, RefundRefused, OrderChangeConflict, MoneyRefused) as exc:
+    except (ShipmentRefused, RefundRefused, OrderChangeConflict, MoneyRefused, ParcelNewsRefused) as exc:
         raise Unusable(str(exc)) from exc

@@ -19,6 +19,7 @@ from intake.samples import SampleDelivery
 from intake.shopify import sample as shopify_sample
 from intake.shopify import verification as shopify_verification
 from intake.shopify.order import order_from_payload as shopify_order
+from intake.shopify.parcels import parcel_news_from_payload as shopify_parcel_news
 from intake.shopify.parcels import refund_from_payload as shopify_refund
 from intake.shopify.parcels import shipment_from_payload as shopify_shipment
 from intake.shopify.privacy import privacy_request_refusal as shopify_privacy_refusal
@@ -73,6 +74,8 @@ PLATFORMS: dict[str, Platform] = {
             shipment_from_payload=shopify_shipment,
             refund_topic=shopify.REFUND_TOPIC,
             refund_from_payload=shopify_refund,
+            parcel_news_topic=shopify.FULFILLMENT_EVENT_TOPIC,
+            parcel_news_from_payload=shopify_parcel_news,
             privacy_request_refusal=shopify_privacy_refusal,
             privacy_request_doubt=shop_redact_doubt,
         ),

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from intake.shapes import PlatformOrder, PlatformRefund, PlatformShipment
+from intake.shapes import PlatformOrder, PlatformParcelNews, PlatformRefund, PlatformShipment
 from shops.models import Shop
 
 
@@ -22,6 +22,10 @@ class PlatformReading:
     shipment_from_payload: Callable[[dict[str, Any]], PlatformShipment | None] | None = None
     refund_topic: str = ""
     refund_from_payload: Callable[[dict[str, Any], str], PlatformRefund | None] | None = None
+    # A parcel's news from its carrier, where the platform has a topic of it (Shopify); None
+    # from the reader when the news is none a customer is told of.
+    parcel_news_topic: str = ""
+    parcel_news_from_payload: Callable[[dict[str, Any]], PlatformParcelNews | None] | None = None
     # Why a privacy topic's body is not that request of this shop (topic, payload, shop's
     # domain), None when it is: the topic is an unsigned header, so the body must say it too.
     privacy_request_refusal: Callable[[str, dict[str, Any], str], str | None] | None = None
@@ -35,5 +39,5 @@ class PlatformReading:
         return (
             self.order_topics
             | self.privacy_topics
-            | {t for t in (self.shipment_topic, self.refund_topic) if t}
+            | {t for t in (self.shipment_topic, self.refund_topic, self.parcel_news_topic) if t}
         )

@@ -144,7 +144,7 @@ def delivery_apply(delivery: PlatformDelivery) -> None:
             "order_id": str(result.order.id) if result.order else "",
         },
     )
-    if result.order_created:
+    if result.order_created or result.parcel_recorded:
         _waiting_apply(delivery)
 
 
@@ -170,8 +170,8 @@ def _applied(delivery: PlatformDelivery) -> TopicResult:
 
 
 def _waiting_apply(created_by: PlatformDelivery) -> None:
-    """The parcels and refunds that arrived before their order, applied now in the order they
-    arrived."""
+    """The parcels, refunds and parcels' news that arrived before their order (or their parcel),
+    applied now in the order they arrived."""
     if not _any_waiting(created_by):
         return
     waiting = PlatformDelivery.objects.filter(

@@ -31,6 +31,22 @@ class PlatformShipment:
 
 
 @dataclass(frozen=True)
+class PlatformParcelNews:
+    """A carrier's news of a parcel (orders/parcel_progress.py), in our words."""
+
+    shipment_id: str  # the platform's id of the parcel, as its shipment was stored
+    event_id: str
+    status: str  # one of orders.parcel_progress.REPORTED_STATUSES
+    happened_at: datetime
+    message: str = ""
+
+
+class ParcelNotYetReceived(OrderNotYetReceived):
+    """News of a parcel we have not received (yet): the delivery waits, and is applied when a
+    delivery records the parcel."""
+
+
+@dataclass(frozen=True)
 class PlatformRefund:
     refund_id: str
     amount_minor: int

@@ -11,6 +11,7 @@ from intake.apply import (
     Applied,
     order_of_delivery,
     order_snapshot_apply,
+    parcel_news_apply,
     refund_apply,
     shipment_apply,
 )
@@ -31,6 +32,11 @@ class TopicResult:
     order: Order | None = None
     order_created: bool = False
     changes: list[str] = field(default_factory=list)
+
+    @property
+    def parcel_recorded(self) -> bool:
+        """A parcel was recorded: its news that came first may be applied now."""
+        return any(change.startswith("shipment ") for change in self.changes)
 
 
 def platform_order_id_of(shop: Shop, topic: str, body: str) -> str:
@@ -81,6 +87,13 @@ def topic_apply(shop: Shop, topic: str, body: str) -> TopicResult:
                 order,
             )
         return _result(Applied(order=order, changes=shipment_apply(order, shipment)))
+    if topic == reading.parcel_news_topic and reading.parcel_news_from_payload is not None:
+        news = reading.parcel_news_from_payload(payload)
+        if news is None:
+            return TopicResult(
+                Outcome.USED, f"Parcel status {payload.get('status')!r}: no customer is told of it.", order
+            )
+        return _result(Applied(order=order, changes=parcel_news_apply(order, news)))
     assert reading.refund_from_payload is not None  # the topic is the refund's: every topic is one of these
     refund = reading.refund_from_payload(payload, order.currency)
     if refund is None:

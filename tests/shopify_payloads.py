@@ -237,6 +237,35 @@ REFUND: dict[str, Any] = {
 }
 
 
+# A FulfillmentEvent of FULFILLMENT, as `fulfillment_events/create` sends it (the REST resource;
+# Shopify's own fixtures in shopify-api-ruby and shopify-api-js have these fields).
+FULFILLMENT_EVENT: dict[str, Any] = {
+    "id": 944956395,
+    "fulfillment_id": FULFILLMENT["id"],
+    "order_id": ORDER_ID,
+    "shop_id": 690933842,
+    "status": "out_for_delivery",
+    "message": "With the courier",
+    "happened_at": "2026-12-02T08:12:00+01:00",
+    "created_at": "2026-12-02T08:13:01+01:00",
+    "updated_at": "2026-12-02T08:13:01+01:00",
+    "estimated_delivery_at": None,
+    "city": "Berlin",
+    "province": None,
+    "country": "Germany",
+    "zip": "10115",
+    "address1": None,
+    "latitude": None,
+    "longitude": None,
+    "admin_graphql_api_id": "gid://shopify/FulfillmentEvent/944956395",
+}
+
+
+def fulfillment_event(**changes: Any) -> dict[str, Any]:
+    """A FulfillmentEvent of FULFILLMENT, with fields changed."""
+    return copy.deepcopy(FULFILLMENT_EVENT) | changes
+
+
 def order(**changes: Any) -> dict[str, Any]:
     """The order, with top-level fields changed."""
     return copy.deepcopy(ORDER) | changes

@@ -3,7 +3,8 @@
 
 The payloads are Shopify's REST resources as its webhooks send them: the Order for the
 `orders/*` topics (with its `fulfillments` and `refunds`), a Fulfillment for
-`fulfillments/create`, a Refund for `refunds/create`. Amounts are decimal strings; where an
+`fulfillments/create`, a FulfillmentEvent (a carrier's news of a parcel) for
+`fulfillment_events/create`, a Refund for `refunds/create`. Amounts are decimal strings; where an
 `*_set` gives them in the currency the customer paid in (`presentment_money`), that is the one
 used, since it is what the customer saw. Every field read is one Shopify documents on the
 resource; a payload without one we need is Unusable with the field's name, never guessed."""
@@ -15,9 +16,10 @@ from intake.hmac_signature import HmacSigning
 ORDER_TOPICS = frozenset({"orders/create", "orders/updated", "orders/paid", "orders/cancelled"})
 FULFILLMENT_TOPIC = "fulfillments/create"
 REFUND_TOPIC = "refunds/create"
+FULFILLMENT_EVENT_TOPIC = "fulfillment_events/create"
 # Shopify requires every app to answer these; they are stored for a person to act on.
 PRIVACY_TOPICS = frozenset({"customers/data_request", "customers/redact", "shop/redact"})
-TOPICS = ORDER_TOPICS | {FULFILLMENT_TOPIC, REFUND_TOPIC}
+TOPICS = ORDER_TOPICS | {FULFILLMENT_TOPIC, REFUND_TOPIC, FULFILLMENT_EVENT_TOPIC}
 # Keyed with the app's client secret as it is.
 SIGNING = HmacSigning(header="X-Shopify-Hmac-Sha256")
 

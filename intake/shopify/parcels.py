@@ -2,10 +2,11 @@
 
 from typing import Any
 
-from intake.payload_fields import count, mapping, objects, required, text
-from intake.shapes import PlatformRefund, PlatformShipment
+from intake.payload_fields import count, iso_time, mapping, objects, required, text
+from intake.shapes import PlatformParcelNews, PlatformRefund, PlatformShipment, Unusable
 from intake.shopify.fields import minor, sku
 from orders.content import NAME_TEXT, SHORT_TEXT
+from orders.parcel_progress import MESSAGE_MAX, REPORTED_STATUSES, happened_at_problem
 
 
 def shipment_from_payload(payload: dict[str, Any]) -> PlatformShipment | None:
@@ -23,6 +24,26 @@ def shipment_from_payload(payload: dict[str, Any]) -> PlatformShipment | None:
             {"sku": sku(item), "quantity": count(required(item, "quantity"), "line_items[].quantity")}
             for item in objects(payload.get("line_items"), "line_items")
         ],
+    )
+
+
+def parcel_news_from_payload(payload: dict[str, Any]) -> PlatformParcelNews | None:
+    """A FulfillmentEvent; None for a status no customer is told of (confirmed, label_printed,
+    ready_for_pickup, delayed, and those Shopify adds later). Its statuses are our words."""
+    status = payload.get("status")
+    if status not in REPORTED_STATUSES:
+        return None
+    moment = payload.get("happened_at") or payload.get("created_at")
+    happened_at = iso_time(moment, "happened_at")
+    problem = happened_at_problem(happened_at)
+    if problem:
+        raise Unusable(problem)
+    return PlatformParcelNews(
+        shipment_id=text(required(payload, "fulfillment_id"), SHORT_TEXT, "fulfillment_id"),
+        event_id=text(required(payload, "id"), SHORT_TEXT, "id"),
+        status=str(status),
+        happened_at=happened_at,
+        message=text(payload.get("message") or "", MESSAGE_MAX, "message"),
     )
 
 
