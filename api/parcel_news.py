@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any
 from uuid import UUID
 
+from django.utils.dateparse import parse_datetime
 from drf_spectacular.utils import extend_schema, extend_schema_serializer
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound, ValidationError
@@ -31,6 +32,24 @@ from orders.parcel_progress import (
 )
 
 
+class OffsetDateTimeField(serializers.DateTimeField):
+    """An ISO 8601 time that names its offset: a local time without one would be read in our
+    zone, hours from the carrier's, and could pass for news newer than the next real one."""
+
+    def to_internal_value(self, value: Any) -> datetime:
+        if isinstance(value, str):
+            try:
+                parsed = parse_datetime(value)
+            except ValueError:  # well formed, not a time (a 13th month): DRF's own words below
+                parsed = None
+            else:
+                if parsed is None:
+                    raise ValidationError("Give a date and time with its offset (ISO 8601).")
+            if parsed is not None and parsed.tzinfo is None:
+                raise ValidationError("Give the time with its offset (e.g. 2026-12-04T08:12:00+01:00 or …Z).")
+        return super().to_internal_value(value)
+
+
 @extend_schema_serializer(component_name="ParcelNewsInput")
 class ParcelNewsInput(StrictSerializer):
     event_id = text_field(
@@ -38,7 +57,7 @@ class ParcelNewsInput(StrictSerializer):
         help_text="The news's own id (e.g. the carrier's event id): sending it again changes nothing.",
     )
     status = serializers.ChoiceField(choices=REPORTED_STATUSES)
-    happened_at = serializers.DateTimeField(
+    happened_at = OffsetDateTimeField(
         help_text="When the carrier says it happened, with its offset (ISO 8601): news older than news "
         "of the parcel already sent never takes the parcel back."
     )
@@ -65,7 +84,8 @@ class ParcelNewsApi(APIView):
         'newest news: nothing after "delivered", nothing for news older than news already sent. '
         '"in_transit" changes only the parcel\'s status. Sent again with the same event_id and body, the '
         "answer is 200 and nothing more happens; with another body, 409 event_id_taken. A shipment id the "
-        "order does not have is 409 shipment_not_found.",
+        "order does not have is 409 shipment_not_found; an order whose personal data was erased takes no "
+        "news, 409 order_erased.",
     )
     def post(self, request: Request, order_id: UUID, shipment_id: str) -> Response:
         if not isinstance(request.data, dict):

@@ -14,7 +14,7 @@ urlpatterns = [
     path("orders/<uuid:order_id>/cancel/", OrderCancelApi.as_view(), name="order-cancel"),
     path("orders/<uuid:order_id>/shipments/", OrderShipmentApi.as_view(), name="order-shipments"),
     path(
-        "orders/<uuid:order_id>/shipments/<str:shipment_id>/events/",
+        "orders/<uuid:order_id>/shipments/<path:shipment_id>/events/",
         ParcelNewsApi.as_view(),
         name="parcel-news",
     ),

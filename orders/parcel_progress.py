@@ -9,9 +9,10 @@ What the customer is told, decided per piece of news (`progress_decide`, pure):
 - "Out for delivery", "delivered" and a failed delivery (attempted, or failed) each send at most
   one email per parcel, and only as the parcel's new status: late or repeated news sends none.
   "In transit" changes only what the API and the admin show.
-- The email follows the parcel's own "shipped" email (notifications/delivery/rules.py), and is
-  skipped if the parcel moved on before its turn: the customer never reads "out for delivery"
-  after the parcel was delivered.
+- The email follows the parcel's own "shipped" email (notifications/delivery/rules.py), and
+  "out for delivery" or a failed delivery is skipped if the parcel was delivered before its
+  turn: the customer never reads "out for delivery" after "delivered".
+- An erased order takes no news (orders/personal_data.py).
 
 Idempotent by the news's own id (per parcel): sent again with the same body, nothing more
 happens; with another body, it is refused. Every change takes the order's row lock first, as
@@ -27,8 +28,10 @@ from django.db import transaction
 from django.utils import timezone
 
 from apiauth.models import ApiToken
+from infra.storable_text import unstorable_character
 from messaging.outbox import event_record
 from orders.changes import order_lock
+from orders.content import CONTENT_ERASED, SHORT_TEXT, content_erased_message
 from orders.events import PARCEL_DELIVERED, PARCEL_DELIVERY_FAILED, PARCEL_OUT_FOR_DELIVERY
 from orders.models import Order, ParcelStatus, Shipment, ShipmentEvent
 
@@ -131,7 +134,10 @@ def parcel_news_create(
     for an order the token may not see; ParcelNewsRefused for a parcel the order does not have,
     or an event id sent before with other content."""
     order = order_lock(order_id=order_id, api_token=api_token)
-    shipment = Shipment.objects.filter(order=order, shop_shipment_id=shop_shipment_id).first()
+    shipment = None
+    # A path names the parcel: an id no shipment can have (too long, a NUL) is none of them.
+    if len(shop_shipment_id) <= SHORT_TEXT and unstorable_character(shop_shipment_id) is None:
+        shipment = Shipment.objects.filter(order=order, shop_shipment_id=shop_shipment_id).first()
     if shipment is None:
         raise ParcelNewsRefused(
             "shipment_not_found",
@@ -142,7 +148,11 @@ def parcel_news_create(
 
 
 def parcel_news_record(order: Order, shipment: Shipment, news: ParcelNews) -> ParcelNewsRecording:
-    """`parcel_news_create` for an order the caller holds locked, in the caller's transaction."""
+    """`parcel_news_create` for an order the caller holds locked, in the caller's transaction.
+    An erased order takes no news, not even one sent before: the carrier's words are personal
+    data its erasure removed, and what it stored of the earlier one cannot be compared."""
+    if order.erased_at is not None:
+        raise ParcelNewsRefused(CONTENT_ERASED, content_erased_message(str(order.number or order.id)))
     sent = {
         "event_id": news.event_id,
         "status": news.status,

@@ -219,6 +219,12 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Orders in, customer emails out: never lost, never sent twice.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Two choice sets share the field name "status": a parcel's (with "shipped") and what a shop
+    # may report of it (without). Named here, so the schema's names do not depend on hashes.
+    "ENUM_NAME_OVERRIDES": {
+        "ParcelStatusEnum": "orders.models.ParcelStatus",
+        "ParcelNewsStatusEnum": "orders.parcel_progress.REPORTED_STATUSES",
+    },
 }
 
 # --- Logging --------------------------------------------------------------------------------

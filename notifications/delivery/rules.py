@@ -17,10 +17,13 @@ The rules (docs/failure-handling.md shows them per ordering of events):
   parcel). A confirmation skipped because the order was cancelled first skips the shipment's
   email too: the customer never heard of the order.
 - A parcel's news (out for delivery, delivered, delivery failed: orders/parcel_progress.py):
-  never before the confirmation nor before that parcel's "shipped" email; it waits as a
-  refund's does. Skipped if the parcel moved on before its turn (its status is no longer the
-  news the email tells): "out for delivery" is old news once the parcel is delivered; and
-  skipped with the parcel's "shipped" email (the customer never heard of the parcel).
+  never before the confirmation, the cancellation of a cancelled order, nor that parcel's
+  "shipped" email; it waits as a refund's does. "Out for delivery" and "delivery failed" are
+  skipped once the parcel is delivered by their turn (old news; news after "delivered" records
+  no email at all); and every one is skipped with the parcel's "shipped" email (the customer
+  never heard of the parcel). Only delivery ends them: the parcel went back in transit before
+  an email's turn still sends it, since the news a new attempt brings records no second email
+  of the kind.
 The claim holds the order's row lock while it decides, and a cancel takes the same lock to
 change the order, so a decision never rests on a state that is changing under it.
 
@@ -60,6 +63,7 @@ SEND = Decision(Action.SEND)
 CONFIRMATION_SENDING_REASON = "The order confirmation is being sent right now; the cancellation follows it."
 CANCELLED_FIRST_REASON = "The order was cancelled before its confirmation was sent."
 ERASED_REASON = "Not sent: the customer's personal data was erased at their request."
+DELIVERED_SINCE_REASON = "The parcel was delivered before this email's turn: old news."
 PARCEL_UNTOLD_REASON = 'The parcel\'s "shipped" email was skipped: the customer never heard of the parcel.'
 # An email of an order erased before it came (the customer's erasure, or the order's retention).
 ORDER_ERASED_REASON = (
@@ -80,6 +84,7 @@ class EarlierEmail(StrEnum):
 # order a customer reads them"). A refund follows the cancellation only of a cancelled order
 # (the refund is news after it), and a parcel's email only if it answers a parcel (a return).
 # A cancellation waits only for a confirmation being sent.
+_AFTER_ITS_PARCEL = (EarlierEmail.CONFIRMATION, EarlierEmail.CANCELLATION, EarlierEmail.PARCEL)
 _FOLLOWS: dict[str, tuple[EarlierEmail, ...]] = {
     Notification.Kind.ORDER_CONFIRMATION: (),
     Notification.Kind.ORDER_CANCELLATION: (EarlierEmail.CONFIRMATION,),
@@ -89,19 +94,18 @@ _FOLLOWS: dict[str, tuple[EarlierEmail, ...]] = {
         EarlierEmail.CANCELLATION,
         EarlierEmail.PARCEL,
     ),
-    Notification.Kind.PARCEL_OUT_FOR_DELIVERY: (EarlierEmail.CONFIRMATION, EarlierEmail.PARCEL),
-    Notification.Kind.PARCEL_DELIVERED: (EarlierEmail.CONFIRMATION, EarlierEmail.PARCEL),
-    Notification.Kind.PARCEL_DELIVERY_FAILED: (EarlierEmail.CONFIRMATION, EarlierEmail.PARCEL),
+    # A parcel's news: as a refund, less the parcel it answers, which is the news's own.
+    Notification.Kind.PARCEL_OUT_FOR_DELIVERY: _AFTER_ITS_PARCEL,
+    Notification.Kind.PARCEL_DELIVERED: _AFTER_ITS_PARCEL,
+    Notification.Kind.PARCEL_DELIVERY_FAILED: _AFTER_ITS_PARCEL,
 }
-# The parcel's statuses each news email tells; at its turn the parcel must still have one.
-_NEWS_OF_KIND: dict[str, frozenset[str]] = {
-    Notification.Kind.PARCEL_OUT_FOR_DELIVERY: frozenset({ParcelStatus.OUT_FOR_DELIVERY}),
-    Notification.Kind.PARCEL_DELIVERED: frozenset({ParcelStatus.DELIVERED}),
-    Notification.Kind.PARCEL_DELIVERY_FAILED: frozenset(
-        {ParcelStatus.ATTEMPTED_DELIVERY, ParcelStatus.FAILURE}
-    ),
-}
-PARCEL_NEWS_KINDS = frozenset(_NEWS_OF_KIND)
+PARCEL_NEWS_KINDS = frozenset(
+    {
+        Notification.Kind.PARCEL_OUT_FOR_DELIVERY,
+        Notification.Kind.PARCEL_DELIVERED,
+        Notification.Kind.PARCEL_DELIVERY_FAILED,
+    }
+)
 
 
 def notification_decide(
@@ -145,13 +149,12 @@ def order_state_decide(kind: str, *, erased: bool, suppressed: str, cancelled: b
 
 
 def parcel_news_decide(kind: str, *, progress: str | None) -> Decision | None:
-    """A parcel's news email whose parcel has moved on since is skipped (None: the parcel still
-    stands where the email says, the emails before it decide). `progress`: the parcel's status
-    now, None if the parcel is gone (never: shipments are not deleted)."""
-    if progress in _NEWS_OF_KIND[kind]:
+    """News of a parcel delivered by the email's turn is old news, skipped, but for the
+    "delivered" email itself (None: the emails before it decide). `progress`: the parcel's
+    status now."""
+    if kind == Notification.Kind.PARCEL_DELIVERED or progress != ParcelStatus.DELIVERED:
         return None
-    now = ParcelStatus(progress).label if progress in ParcelStatus.values else "unknown"
-    return Decision(Action.SKIP, f"The parcel moved on before this email's turn (it is {now} now): old news.")
+    return Decision(Action.SKIP, DELIVERED_SINCE_REASON)
 
 
 def emails_followed(kind: str, *, cancelled: bool, answers_parcel: bool) -> tuple[EarlierEmail, ...]:
