@@ -66,6 +66,19 @@ def shopify_parcel(order_id: int, index: int, lines: list[Line]) -> dict:
     }
 
 
+def shopify_parcel_news(order_id: int, index: int, number: int, status: str, happened_at: datetime) -> dict:
+    """A FulfillmentEvent of the parcel `shopify_parcel(order_id, index, ...)`: its `number`th news."""
+    return {
+        "id": (order_id * 100 + index) * 10 + number,
+        "fulfillment_id": order_id * 100 + index,
+        "order_id": order_id,
+        "status": status,
+        "message": None,
+        "happened_at": happened_at.isoformat(),
+        "created_at": happened_at.isoformat(),
+    }
+
+
 def shopify_refund(order_id: int, line: Line) -> dict:
     sku, name, price = line
     return {

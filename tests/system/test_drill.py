@@ -137,3 +137,10 @@ def test_a_shops_webhooks_each_sent_two_to_four_times_out_of_order_make_each_ord
     assert by_kind["order_cancellation"]["expected"] > 3
     for kind, counts in by_kind.items():
         assert counts["expected"] == counts["sent"] == counts["accepted"], (kind, counts)
+    # and each parcel's news, sent out of order and several times: one "delivered" per parcel,
+    # "out for delivery" and a failed attempt at most once each (or skipped as old news)
+    assert by_kind["parcel_delivered"]["expected"] == by_kind["order_shipment"]["expected"]
+    for kind in ("parcel_out_for_delivery", "parcel_delivery_failed"):
+        counts = by_kind[kind]
+        assert counts["expected"] + counts["skipped"] <= by_kind["order_shipment"]["expected"], (kind, counts)
+    assert by_kind["parcel_out_for_delivery"]["expected"] + by_kind["parcel_out_for_delivery"]["skipped"] > 0

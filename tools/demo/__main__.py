@@ -54,13 +54,14 @@ def main(argv: list[str] | None = None) -> int:
     platform_problems = platform_check(platforms.tally)
     statuses = {name for name, count in status["notifications_by_status"].items() if count}
     short = len(placed.orders) < asked * 0.95
-    # Every kind of email must be there to look at: parcels (two per order) and refunds.
-    kinds_missing = placed.parcels < 2 or placed.refunds < 1
+    # Every kind of email must be there to look at: parcels (two per order), a parcel's journey
+    # (its news) and refunds.
+    kinds_missing = placed.parcels < 2 or placed.refunds < 1 or placed.parcel_news < 2
     if short or len(statuses) < 4 or kinds_missing or platform_problems:
         print(
             f"DEMO INCOMPLETE: {len(placed.orders)} of {asked} orders placed, states {sorted(statuses)}, "
-            f"{placed.parcels} parcels, {placed.refunds} refunds; shop platforms: "
-            + ("; ".join(platform_problems) or "as expected")
+            f"{placed.parcels} parcels, {placed.parcel_news} pieces of their news, {placed.refunds} refunds; "
+            "shop platforms: " + ("; ".join(platform_problems) or "as expected")
         )
         return 1
     return 0
@@ -74,7 +75,8 @@ def _print_platforms(web: str, platforms: PlatformStream) -> None:
 Shop platforms: {len(tally.orders)} orders of a Shopify and a WooCommerce shop in {tally.deliveries}
 webhook deliveries ({tally.retries} sent twice, {tally.early_parcels} parcels before their order,
 {tally.late_updates} older updates after newer ones;
-{tally.parcels} parcels, {tally.refunds} refunds), answered: {answers or "none"}.
+{tally.parcels} parcels, {tally.parcel_news} pieces of a parcel's news, {tally.refunds} refunds),
+answered: {answers or "none"}.
   Deliveries:        {web}/admin/intake/platformdelivery/
   Could not use:     {web}/admin/intake/unusabledelivery/
   The shops:         {web}/admin/shops/shop/"""
@@ -121,7 +123,8 @@ def _print_summary(
     print()
     print(
         f"{len(placed.orders)} orders placed ({placed.paid} paid, {placed.cancelled} cancelled, "
-        f"{placed.parcels} parcels shipped, {placed.refunds} partly refunded); ",
+        f"{placed.parcels} parcels shipped with {placed.parcel_news} pieces of their carriers' news, "
+        f"{placed.refunds} partly refunded); ",
         end="",
     )
     print(f"the provider was down for {placed.outage_seconds:.0f} s.")

@@ -11,7 +11,7 @@ import json
 import random
 import uuid
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import requests
@@ -25,6 +25,7 @@ from tools.platform_payloads import (
     shopify_headers,
     shopify_order,
     shopify_parcel,
+    shopify_parcel_news,
     shopify_refund,
     woocommerce_order,
 )
@@ -71,6 +72,7 @@ class PlatformTally:
     late_updates: int = 0  # an older state of the order delivered after a newer one
     orders: list[str] = field(default_factory=list)  # "<shop>:<platform order id>"
     parcels: int = 0
+    parcel_news: int = 0  # a carrier's news of a parcel (Shopify's fulfilment events)
     refunds: int = 0
     answers: dict[str, int] = field(default_factory=dict)  # the intake's word for each delivery
     refused: list[str] = field(default_factory=list)  # any answer but 200, with its body
@@ -108,6 +110,13 @@ class PlatformStream:
         for parcel in parcels:
             self._shopify("fulfillments/create", parcel)
         self.tally.parcels += len(lines)
+        left = datetime.now(UTC).replace(microsecond=0) - timedelta(hours=8)
+        for number, status in enumerate(("in_transit", "out_for_delivery", "delivered"), 1):
+            self._shopify(
+                "fulfillment_events/create",
+                shopify_parcel_news(order_id, 1, number, status, left + timedelta(hours=number * 2)),
+            )
+            self.tally.parcel_news += 1
         if self.rng.random() < 0.5:
             self._shopify("refunds/create", shopify_refund(order_id, lines[0]))
             self.tally.refunds += 1

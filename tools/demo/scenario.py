@@ -7,6 +7,7 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import requests
@@ -33,6 +34,7 @@ class Placed:
     cancelled: int = 0
     paid: int = 0
     parcels: int = 0
+    parcel_news: int = 0  # pieces of a parcel's news (out for delivery, a failed attempt, delivered)
     refunds: int = 0
     outage_seconds: float = 0.0
 
@@ -161,6 +163,27 @@ class ShopStream:
         amount = f"{self.rng.randint(500, 25000) / 100:.2f}"
         return {"customer_email": address, "amount": amount, "currency": self.rng.choice(["EUR", "USD"])}
 
+    def _journey(self, order_id: str, parcel_id: str) -> None:
+        """The carrier's news of the parcel: out for delivery, for some a failed attempt and out
+        again the next day, then delivered (each its email, at most once per parcel)."""
+        left = datetime.now(UTC).replace(microsecond=0) - timedelta(days=1)
+        journey = ["out_for_delivery", "delivered"]
+        if self.rng.random() < 0.3:
+            journey[1:1] = ["attempted_delivery", "in_transit", "out_for_delivery"]
+        for number, status in enumerate(journey, 1):
+            answered = self.session.post(
+                f"{self.web}/api/orders/{order_id}/shipments/{parcel_id}/events/",
+                json={
+                    "event_id": f"N{number}",
+                    "status": status,
+                    "happened_at": (left + timedelta(hours=number * 3)).isoformat(),
+                },
+                timeout=10,
+            )
+            if answered.status_code != 201:
+                return
+            self.placed.parcel_news += 1
+
     def _ship_in_two_parcels(self, order_id: str, body: dict, *, paid: bool) -> None:
         """The first line in one parcel, the rest in a second; then, for some, the first line
         refunded (a return of the first parcel), the order paid first if it was not: the API
@@ -181,6 +204,7 @@ class ShopStream:
             if shipped.status_code != 201:  # a cancelled order ships nothing: the API says so
                 return
             self.placed.parcels += 1
+        self._journey(order_id, "P1")
         if self.rng.random() < 0.5:
             if not paid and not self._change(order_id, "pay"):
                 return

@@ -1,7 +1,8 @@
 """A steady stream of orders through the real API, with pays, cancels, parcels and refunds,
 written the way a careful client would: most orders are a shop's, with one to three lines
-(every fourth in the short body), and some of those ship in two parcels and refund the first
-(paying the order first if it is not paid: only money that came in can go back); every order
+(every fourth in the short body), and some of those ship in two parcels, refund the first
+(paying the order first if it is not paid: only money that came in can go back) and pass on
+the carrier's news of the first (out for delivery, then delivered); every order
 carries an Idempotency-Key (a parcel and a refund their shop's ids), a request that fails for
 any reason (a killed web worker, a dropped database connection) is retried with it, and a 429
 is waited out for as long as its Retry-After says, then retried with the same key. Each
@@ -12,7 +13,7 @@ import math
 import random
 import time
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from email.utils import parsedate_to_datetime
 from typing import Any
 
@@ -20,8 +21,9 @@ import requests
 
 GIVE_UP_AFTER_SECONDS = 120.0
 
-# Each order is one POST, at most one pay or cancel, two parcels and a refund.
-REQUESTS_PER_ORDER_MAX = 5
+# Each order is one POST, at most one pay or cancel, two parcels, a refund and two pieces of a
+# parcel's news.
+REQUESTS_PER_ORDER_MAX = 7
 SHORT_BODY_EVERY = 4  # every fourth order comes in the short body, the others are a shop's
 LINES_PER_ORDER = (1, 3)  # a shop's order: at least and at most this many lines
 # What happens to an order once placed: cancelled at once (usually before its confirmation),
@@ -31,6 +33,7 @@ CANCELLED_LATER_SHARE = 0.10
 PAID_SHARE = 0.25
 SHIPPED_SHARE = 0.3  # of the orders neither cancelled: shipped in parcels
 REFUNDED_SHARE = 0.5  # of the shipped ones: the first parcel's lines refunded
+DELIVERED_SHARE = 0.5  # of the shipped ones: the first parcel delivered, after out for delivery
 # Twice that again, because a window can count more than the nominal stream: retries after a
 # killed web worker or a dropped connection count too, and after a stall (a broker restart) the
 # stream catches up in a burst that lands the stalled seconds' requests in the next window.
@@ -55,6 +58,7 @@ class LoadResult:
     cancelled: set[str] = field(default_factory=set)
     shipments: dict[str, str] = field(default_factory=dict)  # shipment id -> order id
     refunds: dict[str, str] = field(default_factory=dict)  # refund id -> order id
+    parcel_news: int = 0  # pieces of a parcel's news the API took
     given_up_requests: list[str] = field(default_factory=list)  # should stay empty
     retried_requests: int = 0  # after a 5xx or no answer
     throttled_requests: int = 0  # 429s waited out and retried
@@ -218,6 +222,22 @@ class OrderStream:
             response = self._request("post", f"/api/orders/{order_id}/refunds/", json=body)
             if response is not None:
                 self.result.refunds[_ours(response.json()["refunds"], "refund_id", "R1")] = order_id
+        self._parcel_news(order_id, "P1")
+
+    def _parcel_news(self, order_id: str, parcel_id: str) -> None:
+        """The carrier's news of a parcel, in the order it happened: out for delivery, and for
+        half of them delivered a second later (the first email may then find the parcel
+        delivered: skipped as old news)."""
+        now = datetime.now(UTC)
+        journey = [("N1", "out_for_delivery", 0)]
+        if self.rng.random() < DELIVERED_SHARE:
+            journey.append(("N2", "delivered", 1))
+        for event_id, status, later in journey:
+            body = {"event_id": event_id, "status": status, "happened_at": _later(now, later)}
+            path = f"/api/orders/{order_id}/shipments/{parcel_id}/events/"
+            if self._request("post", path, json=body) is None:
+                return
+            self.result.parcel_news += 1
 
     def _cancel_due(self) -> None:
         now = time.monotonic()
@@ -274,3 +294,7 @@ def _ours(parts: list[dict[str, Any]], field: str, shop_id: str) -> str:
     """Our id of the parcel or refund the shop calls `shop_id`, from the order's answer."""
     [part] = [part for part in parts if part[field] == shop_id]
     return str(part["id"])
+
+
+def _later(moment: datetime, seconds: int) -> str:
+    return (moment.replace(microsecond=0) + timedelta(seconds=seconds)).isoformat()

@@ -6,7 +6,9 @@ creation. A copy that gets no answer or a 5xx (a killed web worker, a dropped da
 connection) is posted again, as Shopify retries, until its deadline.
 
 The orders: one to three lines, paid; 30 % shipped, one parcel per line, half of those with the
-first line refunded; 10 % cancelled (never shipped). What was sent for each order is kept
+first line refunded; 10 % cancelled (never shipped). Each parcel's carrier sends its news (out
+for delivery, for some a failed attempt and out for delivery again, then delivered), each piece
+2 to 4 times and in any order like every delivery. What was sent for each order is kept
 (PlatformPlan), for the verdict per order (platform_verdict.py)."""
 
 import heapq
@@ -15,12 +17,19 @@ import random
 import time
 import uuid
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 import requests
 
 from tools.drill.load import GIVE_UP_AFTER_SECONDS, LoadResult
-from tools.platform_payloads import PRODUCTS, shopify_headers, shopify_order, shopify_parcel, shopify_refund
+from tools.platform_payloads import (
+    PRODUCTS,
+    shopify_headers,
+    shopify_order,
+    shopify_parcel,
+    shopify_parcel_news,
+    shopify_refund,
+)
 
 SHOP = {
     "slug": "drill-shopify",
@@ -31,6 +40,10 @@ SHOP = {
 COPIES = (2, 4)  # each delivery posted this many times, at least and at most
 SPREAD_SECONDS = 4.0  # an order's deliveries and their copies, within this long of its turn
 SHIPPED_SHARE, REFUNDED_SHARE, CANCELLED_SHARE = 0.3, 0.5, 0.1
+ATTEMPTED_SHARE = 0.3  # of the parcels: a failed attempt before the delivery
+# A parcel's news as its carrier gives it, hours after the parcel left.
+JOURNEY = ("out_for_delivery", "delivered")
+JOURNEY_WITH_AN_ATTEMPT = ("out_for_delivery", "attempted_delivery", "out_for_delivery", "delivered")
 
 
 def drill_shop_secret() -> str:
@@ -46,6 +59,7 @@ class PlatformPlan:
     parcels: int = 0
     refunds: int = 0
     cancelled: bool = False
+    parcel_news: int = 0  # pieces of news sent, over all its parcels
 
 
 @dataclass
@@ -120,10 +134,21 @@ class PlatformStream:
                     turn, "fulfillments/create", shopify_parcel(order_id, index, [line]), order_id
                 )
             plan.parcels = len(lines)
+            for index in range(1, len(lines) + 1):
+                plan.parcel_news += self._journey(turn, order_id, index)
             if self.rng.random() < REFUNDED_SHARE:
                 self._send_later(turn, "refunds/create", shopify_refund(order_id, lines[0]), order_id)
                 plan.refunds = 1
         self.load.paid.add(str(order_id))
+
+    def _journey(self, turn: float, order_id: int, index: int) -> int:
+        """The parcel's news, each piece its own event; how many pieces."""
+        journey = JOURNEY_WITH_AN_ATTEMPT if self.rng.random() < ATTEMPTED_SHARE else JOURNEY
+        left = datetime.now(UTC).replace(microsecond=0) - timedelta(hours=6)
+        for number, status in enumerate(journey, 1):
+            news = shopify_parcel_news(order_id, index, number, status, left + timedelta(hours=number))
+            self._send_later(turn, "fulfillment_events/create", news, order_id)
+        return len(journey)
 
     def _send_later(self, turn: float, topic: str, payload: dict, order_id: int) -> None:
         """Every copy of one event, each at its own moment within the spread."""

@@ -229,8 +229,9 @@ def _by_kind(by_kind: dict[str, dict[str, int]]) -> str:
     return (
         "; ".join(
             f"{kind.removeprefix('order_')} {n['expected']} / {n['sent']} / {n['accepted']}"
+            + (f" ({n['skipped']} skipped as they may be)" if n.get("skipped") else "")
             for kind, n in by_kind.items()
-            if n["expected"] or n["accepted"]
+            if n["expected"] or n["accepted"] or n.get("skipped")
         )
         or "none"
     )
