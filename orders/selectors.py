@@ -3,6 +3,8 @@
 from typing import Any
 from uuid import UUID
 
+from django.db.models import Sum
+
 from orders.events import AGGREGATE, REFUND_AGGREGATE, SHIPMENT_AGGREGATE
 from orders.models import Order, OrderVersion, Refund, Shipment
 from shops.models import SHOP_EMAIL_FIELDS, Shop
@@ -41,9 +43,17 @@ def refund_row(refund_id: UUID) -> dict[str, Any] | None:
     return dict(row) if row is not None else None
 
 
-def cancellation_refund_rows(order_id: UUID) -> list[dict[str, Any]]:
-    """The refunds announced with the order's cancellation, as its email tells them."""
-    return [dict(row) for row in Refund.objects.filter(order_id=order_id, in_cancellation=True).values()]
+def cancellation_about(order_id: UUID) -> dict[str, Any]:
+    """What the order's cancellation email tells of money: the refunds announced with it, and
+    the sum of those made before it (minor units), as the claim reads them."""
+    refunds = Refund.objects.filter(order_id=order_id)
+    return {
+        "refunds": [
+            dict(row) for row in refunds.filter(in_cancellation=True).order_by("created_at").values()
+        ],
+        "refunded_before": refunds.filter(in_cancellation=False).aggregate(sum=Sum("amount_minor"))["sum"]
+        or 0,
+    }
 
 
 def subject_order_id(aggregate: str, subject_id: UUID | str) -> UUID | None:

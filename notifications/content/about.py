@@ -3,6 +3,7 @@ email (`shipment.*`), the refund of a refund's email (`refund.*`), the refunds a
 cancellation (`cancellation.*`). The claim reads the rows in its own statement
 (delivery/claim_read.py); previews read them here (`notification_about`)."""
 
+from decimal import Decimal
 from typing import Any
 
 from notifications.content.formatting import money_format
@@ -10,7 +11,7 @@ from notifications.content.purchase import shown_sku
 from notifications.models import Notification
 from orders.content import minor_to_amount
 from orders.models import Order
-from orders.selectors import cancellation_refund_rows, refund_row, shipment_row
+from orders.selectors import cancellation_about, refund_row, shipment_row
 from orders.shipments import tracking_url_problem
 
 SHIPMENT = Notification.Kind.ORDER_SHIPMENT
@@ -38,8 +39,7 @@ def about_context(
     order alone, and none when `about` is missing (the template then names what it lacks).
     `line_ids`: the order's keys that are no SKU of the shop's (orders.content.line_id_skus)."""
     if kind == CANCELLATION:
-        refunds = (about or {}).get("refunds", [])
-        return {"cancellation": _cancellation(refunds, order, locale)}
+        return {"cancellation": _cancellation(about or {}, order, locale)}
     if about is None:
         return {}
     if kind in PARCEL_KINDS:
@@ -52,7 +52,7 @@ def about_context(
 def notification_about(notification: Notification) -> dict[str, Any] | None:
     """What the claim would read for this email (a preview renders with it)."""
     if notification.kind == CANCELLATION:
-        return {"refunds": cancellation_refund_rows(notification.order_id)}
+        return cancellation_about(notification.order_id)
     if notification.subject_id is None:
         return None
     if notification.kind in PARCEL_KINDS:
@@ -83,14 +83,22 @@ def _refund(refund: dict[str, Any], order: Order, locale: str, line_ids: frozens
     }
 
 
-def _cancellation(refunds: list[dict[str, Any]], order: Order, locale: str) -> dict[str, Any]:
+def _cancellation(about: dict[str, Any], order: Order, locale: str) -> dict[str, Any]:
+    """The refunds announced with the cancellation; and, when none was, what earlier refunds
+    gave back (`refunded_before`) and what is left of the order's amount (`left_to_refund`,
+    empty when nothing is), so the email never promises the whole amount twice."""
+    refunds = about.get("refunds", [])
     total = sum(refund["amount_minor"] for refund in refunds)
+    before = about.get("refunded_before") or 0  # none in a row of an older release's claim
+    left = Decimal(order.amount) - minor_to_amount(before, order.currency)
     return {
         "refunds": [
             {"amount": _money(refund["amount_minor"], order, locale), "reason": refund["reason"]}
             for refund in refunds
         ],
         "refunded": _money(total, order, locale) if refunds else "",
+        "refunded_before": _money(before, order, locale) if before else "",
+        "left_to_refund": money_format(left, order.currency, locale) if left > 0 else "",
     }
 
 

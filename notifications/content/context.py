@@ -68,6 +68,10 @@ CONTEXT_VARIABLES = {
     "(in a cancellation's email)",
     "cancellation.refunded": "their sum, formatted, or empty when none was announced "
     "(in a cancellation's email)",
+    "cancellation.refunded_before": "what refunds before the cancellation gave back, formatted, or empty "
+    "(in a cancellation's email)",
+    "cancellation.left_to_refund": "the order's amount less those refunds, formatted, or empty when nothing "
+    "is left (in a cancellation's email)",
     "customer_email": "the customer's address",
     "locale": "the email's language code (en, ru)",
     "subject": "the rendered subject (in the text and HTML parts)",
@@ -200,7 +204,10 @@ SAMPLE_ABOUT: dict[str, dict[str, Any]] = {
     "parcel_delivery_failed": SAMPLE_SHIPMENT,
     "order_refund": SAMPLE_REFUND,
     "order_cancellation": {
-        "refunds": [{"shop_refund_id": "1001-C", "amount_minor": 4990, "reason": "Cancelled at your request"}]
+        "refunds": [
+            {"shop_refund_id": "1001-C", "amount_minor": 4990, "reason": "Cancelled at your request"}
+        ],
+        "refunded_before": 0,
     },
 }
 # An order placed with the short body: a parcel without lines or tracking, a refund without
@@ -218,5 +225,5 @@ SAMPLE_SHORT_ABOUT: dict[str, dict[str, Any]] = {
     "parcel_delivered": SAMPLE_SHORT_PARCEL,
     "parcel_delivery_failed": SAMPLE_SHORT_PARCEL,
     "order_refund": {"shop_refund_id": "R-1", "amount_minor": 1000, "reason": "", "lines": []},
-    "order_cancellation": {"refunds": []},
+    "order_cancellation": {"refunds": [], "refunded_before": 0},
 }

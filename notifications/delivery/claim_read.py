@@ -44,7 +44,8 @@ def _attnames(model: type[Model]) -> list[str]:
 # Until the email is rendered (its snapshot), also what was bought: the order's content in the
 # version the notification's event saw (Notification.content_version).
 # And what the email is about beyond the order, as JSON: the row of its shipment or refund, or
-# for a cancellation the refunds announced with it ({"refunds": [...]}); NULL for the others.
+# for a cancellation the refunds announced with it and the sum of those made before it
+# ({"refunds": [...], "refunded_before": minor units}); NULL for the others.
 _SUBJECT_ROWS: dict[str, type[Shipment | Refund]] = {
     Notification.Kind.ORDER_SHIPMENT: Shipment,
     Notification.Kind.ORDER_REFUND: Refund,
@@ -60,8 +61,10 @@ _ABOUT_READ = " ".join(
             for kind, model in _SUBJECT_ROWS.items()
         ),
         f"WHEN '{Notification.Kind.ORDER_CANCELLATION}' THEN (SELECT jsonb_build_object('refunds', "
-        "COALESCE(jsonb_agg(to_jsonb(r) ORDER BY r.created_at), '[]'::jsonb)) "
-        f"FROM {Refund._meta.db_table} r WHERE r.order_id = o.id AND r.in_cancellation)",
+        "COALESCE(jsonb_agg(to_jsonb(r) ORDER BY r.created_at) FILTER (WHERE r.in_cancellation), "
+        "'[]'::jsonb), "
+        "'refunded_before', COALESCE(sum(r.amount_minor) FILTER (WHERE NOT r.in_cancellation), 0)) "
+        f"FROM {Refund._meta.db_table} r WHERE r.order_id = o.id)",
     ]
 )
 # And for an order of a connected shop, the shop's fields its emails show (brand and sender).

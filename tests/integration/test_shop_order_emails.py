@@ -6,6 +6,7 @@ import pytest
 from django.db import transaction
 from rest_framework.test import APIClient
 
+from notifications.content.preview import notification_preview_now
 from notifications.models import Notification
 from operations.review.services import notification_reject
 from orders.models import Order, OrderVersion
@@ -215,3 +216,31 @@ def test_a_refund_follows_the_confirmation_and_a_cancellation_tells_its_own(api_
     assert "We refund €22.30 to you; the money goes back the way you paid." in cancellation["text"]
     assert "- €22.30: Cancelled at your request" in cancellation["text"]
     assert "If you paid for it" not in cancellation["text"]
+
+
+def test_a_cancellation_after_a_refund_promises_only_what_is_left(api_token, mailsim, start_worker):
+    # given: a paid order of €34.80, €12.50 of it refunded and emailed
+    start_worker(EMAIL_FOLLOWING_WAIT_SECONDS="1")
+    order = _place(api_token, shop_order_body(customer_email="rest@example.com"))
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {api_token}")
+    assert client.post(f"/api/orders/{order.id}/pay/", format="json").status_code == 200
+    refunded = client.post(
+        f"/api/orders/{order.id}/refunds/", {"refund_id": "R1", "amount": 1250}, format="json"
+    )
+    assert refunded.status_code == 201, refunded.content
+    _all_sent(order, 2)
+    # when: it is cancelled without announcing a refund
+    assert client.post(f"/api/orders/{order.id}/cancel/", {}, format="json").status_code == 200
+    _all_sent(order, 3)
+    # then: the cancellation says what was refunded and promises the rest, not the whole amount
+    [cancellation] = [
+        m for m in mailsim.messages() if m["to"] == ["rest@example.com"] and "cancelled" in m["subject"]
+    ]
+    assert "You were refunded €12.50 already; we refund the remaining €22.30 to you." in cancellation["text"]
+    assert "we refund €34.80" not in cancellation["text"]
+    # and the preview a reviewer opens reads the same (its rows read by the ORM, not the claim)
+    email = Notification.objects.get(order=order, kind="order_cancellation")
+    rendered = notification_preview_now(email).email
+    assert rendered is not None
+    assert "we refund the remaining €22.30" in rendered.text

@@ -225,3 +225,38 @@ def test_a_parcel_that_names_no_carrier_says_only_that_it_left(locale):
         assert context["shipment"]["tracking_number"] in part
     assert preheader in email.html
     assert " ." not in _visible_text(email.html)
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_a_cancellation_after_refunds_promises_only_what_is_left(locale):
+    # given: the sample order (49.90 EUR) paid, 18.10 refunded before its cancellation, which
+    # announces no refund of its own
+    context = sample_context("order_cancellation", locale, placed_at=PLACED_AT)
+    context["order"]["paid_on"] = "14.03.2026"
+    context["cancellation"] = context["cancellation"] | {
+        "refunds": [],
+        "refunded": "",
+        "refunded_before": "18.10 EUR",
+        "left_to_refund": "31.80 EUR",
+    }
+    # when
+    email = email_render(shipped_source("order_cancellation", locale), context)
+    # then: what was refunded and what is left, never the whole amount again
+    with translation.override(locale):
+        left = gettext("You were refunded %(before)s already; we refund the remaining %(amount)s to you.") % {
+            "before": "18.10 EUR",
+            "amount": "31.80 EUR",
+        }
+        whole = gettext("If you paid for it, we refund %(amount)s to you.") % {
+            "amount": context["order"]["amount"]
+        }
+    for part in (email.text, _visible_text(email.html)):
+        assert left in part
+        assert whole not in part
+    # and with nothing left
+    context["cancellation"]["left_to_refund"] = ""
+    email = email_render(shipped_source("order_cancellation", locale), context)
+    with translation.override(locale):
+        nothing = gettext("Everything you paid was refunded already (%(before)s).") % {"before": "18.10 EUR"}
+    assert nothing in email.text
+    assert "31.80" not in email.text

@@ -10,16 +10,27 @@ from tools.drill.report import report_markdown
 
 
 def test_an_order_is_right_only_once_and_as_the_shop_sent_it():
-    shipped = PlatformPlan(email="a@drill.example", parcels=2, refunds=1)
+    # (our id, status, parcels, refunds, pieces of parcel news, parcels not delivered)
+    shipped = PlatformPlan(email="a@drill.example", parcels=2, refunds=1, parcel_news=5)
     cancelled = PlatformPlan(email="b@drill.example", cancelled=True)
-    assert _order_problem(shipped, [("id-1", "paid", 2, 1)]) == ""
-    assert _order_problem(cancelled, [("id-2", "cancelled", 0, 0)]) == ""
+    assert _order_problem(shipped, [("id-1", "paid", 2, 1, 5, 0)]) == ""
+    assert _order_problem(cancelled, [("id-2", "cancelled", 0, 0, 0, 0)]) == ""
     assert _order_problem(shipped, []) == "0 orders stored, expected 1"
-    assert _order_problem(shipped, [("id-1", "paid", 2, 1), ("id-3", "paid", 2, 1)]) == (
+    assert _order_problem(shipped, [("id-1", "paid", 2, 1, 5, 0), ("id-3", "paid", 2, 1, 5, 0)]) == (
         "2 orders stored, expected 1"
     )
-    assert _order_problem(cancelled, [("id-2", "paid", 0, 0)]) == "is paid, expected cancelled"
-    assert _order_problem(shipped, [("id-1", "paid", 1, 1)]) == "1 parcels and 1 refunds stored, 2 and 1 sent"
+    assert _order_problem(cancelled, [("id-2", "paid", 0, 0, 0, 0)]) == "is paid, expected cancelled"
+    assert _order_problem(shipped, [("id-1", "paid", 1, 1, 5, 0)]) == (
+        "1 parcels and 1 refunds stored, 2 and 1 sent"
+    )
+    # each piece of its parcels' news once, and every parcel delivered at the end
+    assert (
+        _order_problem(shipped, [("id-1", "paid", 2, 1, 4, 0)])
+        == "4 pieces of its parcels' news stored, 5 sent"
+    )
+    assert _order_problem(shipped, [("id-1", "paid", 2, 1, 5, 1)]) == (
+        "1 of its parcels not delivered, though the news of each said so last"
+    )
 
 
 def test_a_delivery_left_waiting_or_unusable_fails_the_verdict():
