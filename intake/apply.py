@@ -88,6 +88,7 @@ def order_snapshot_apply(shop: Shop, snapshot: PlatformOrder) -> Applied:
         changes.append("paid")
     for shipment in snapshot.shipments:
         changes.extend(shipment_apply(order, shipment))
+    changes.extend(_snapshot_news_apply(order, snapshot))
     if snapshot.cancelled and order.status != Order.Status.CANCELLED:
         # The refunds the platform made with the cancellation are told in its email.
         def refunds_with_it(locked: Order, cancelled_now: bool) -> None:
@@ -160,6 +161,8 @@ def parcel_news_apply(order: Order, news: PlatformParcelNews) -> list[str]:
         )
     if ShipmentEvent.objects.filter(shipment=shipment, shop_event_id=news.event_id).exists():
         return []
+    if news.current_state and shipment.progress == news.status:
+        return []
     recording = _refusals_as_unusable(
         lambda: parcel_news_record(
             order,
@@ -170,6 +173,23 @@ def parcel_news_apply(order: Order, news: PlatformParcelNews) -> list[str]:
     event = recording.event
     did = f"email {event.email_event}" if event.email_event else event.note
     return [f"parcel {news.shipment_id}: {event.get_status_display()} recorded ({did})"]
+
+
+def _snapshot_news_apply(order: Order, snapshot: PlatformOrder) -> list[str]:
+    """The parcels' news an order's delivery carries, after its parcels. News of a parcel no
+    delivery recorded (WooCommerce's order before it was completed), or of an erased order, is
+    left out with the reason: never a wait, which would hold the whole order's delivery; the
+    next delivery of the order carries it again."""
+    changes = list(snapshot.parcel_news_left_out)
+    for news in snapshot.parcel_news:
+        if order.erased_at is not None:
+            changes.append(f"parcel {news.shipment_id}: its news left out: the order was erased")
+            continue
+        try:
+            changes.extend(parcel_news_apply(order, news))
+        except ParcelNotYetReceived:
+            changes.append(f"parcel {news.shipment_id}: its news left out: no delivery recorded the parcel")
+    return changes
 
 
 def refund_apply(order: Order, refund: PlatformRefund, *, in_cancellation: bool = False) -> list[str]:

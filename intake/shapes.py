@@ -39,6 +39,10 @@ class PlatformParcelNews:
     status: str  # one of orders.parcel_progress.REPORTED_STATUSES
     happened_at: datetime
     message: str = ""
+    # The platform's status of the parcel now, read from an order (WooCommerce's TrackShip meta),
+    # not an event of its own: applied only when it is not the parcel's status already, so that
+    # every later save of the order, which carries it again, changes nothing.
+    current_state: bool = False
 
 
 class ParcelNotYetReceived(OrderNotYetReceived):
@@ -66,3 +70,9 @@ class PlatformOrder:
     cancelled: bool
     shipments: list[PlatformShipment] = field(default_factory=list)
     refunds: list[PlatformRefund] = field(default_factory=list)
+    # The carrier's news of its parcels, where the platform's order carries it (WooCommerce's
+    # TrackShip meta, Saleor's fulfillment metadata): applied after the parcels. News the reading
+    # could not take (a time without a zone, say) is left out, each with its reason, and the rest
+    # of the order is applied: a parcel's news is no reason to hold the order's other emails.
+    parcel_news: list[PlatformParcelNews] = field(default_factory=list)
+    parcel_news_left_out: list[str] = field(default_factory=list)

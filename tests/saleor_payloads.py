@@ -109,12 +109,20 @@ def order(**changes: Any) -> dict[str, Any]:
     return copy.deepcopy(ORDER) | changes
 
 
-def fulfillment(pk: int, lines: list[tuple[str, str | None, int]], *, tracking: str = "") -> dict[str, Any]:
-    """A fulfillment of status FULFILLED: (order line id, its SKU, quantity) for each line."""
+def fulfillment(
+    pk: int,
+    lines: list[tuple[str, str | None, int]],
+    *,
+    tracking: str = "",
+    metadata: dict[str, str] | None = None,
+) -> dict[str, Any]:
+    """A fulfillment of status FULFILLED: (order line id, its SKU, quantity) for each line, and
+    its public metadata (Saleor's MetadataItem list: every value a string)."""
     return {
         "id": global_id("Fulfillment", pk),
         "status": "FULFILLED",
         "trackingNumber": tracking,
+        "metadata": [{"key": key, "value": value} for key, value in (metadata or {}).items()],
         "lines": [
             {"quantity": quantity, "orderLine": {"id": line_id, "productSku": sku}}
             for line_id, sku, quantity in lines

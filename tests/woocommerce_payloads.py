@@ -162,3 +162,45 @@ def signed_headers(
 
 def body_of(payload: dict[str, Any]) -> bytes:
     return json.dumps(payload).encode()
+
+
+# The Shipment Tracking extension's item, as the order's meta carries it (`_wc_shipment_tracking_items`).
+TRACKING = {
+    "id": 9901,
+    "key": "_wc_shipment_tracking_items",
+    "value": [
+        {
+            "tracking_provider": "DHL",
+            "custom_tracking_provider": "",
+            "custom_tracking_link": "",
+            "tracking_number": "00340434161234567890",
+            "date_shipped": "1733050800",
+            "tracking_id": "a1b2",
+        }
+    ],
+}
+
+
+def trackship(status: str, *, status_date: str = "") -> list[dict[str, Any]]:
+    """The order meta TrackShip for WooCommerce writes for the first tracking item
+    (includes/api/class-trackship-rest-api-controller.php, `tracking_webhook`): every version
+    `ts_shipment_status` [{status}]; versions before 1.6.2 also `shipment_status`, with its
+    `status_date` from PHP's gmdate('Y-m-d H:i:s') (given here when `status_date` is)."""
+    meta: list[dict[str, Any]] = [{"id": 9902, "key": "ts_shipment_status", "value": [{"status": status}]}]
+    if status_date:
+        dated = {
+            "status": status,
+            "status_date": status_date,
+            "est_delivery_date": None,
+            "last_event_time": "",
+        }
+        meta.append({"id": 9903, "key": "shipment_status", "value": [dated]})
+    return meta
+
+
+def shipped(
+    status: str = "completed", *, modified: str, news: str = "", status_date: str = ""
+) -> dict[str, Any]:
+    """The order, completed with its tracking, at `modified` (GMT), with TrackShip's `news` if any."""
+    meta = [TRACKING, *(trackship(news, status_date=status_date) if news else [])]
+    return order(status=status, date_modified_gmt=modified, meta_data=meta)

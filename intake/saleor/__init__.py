@@ -24,6 +24,8 @@ ORDER_TOPICS = frozenset(
         "order_refunded",
         # A parcel of an order not yet fulfilled in full: each parcel its email when it leaves.
         "fulfillment_created",
+        # A parcel's news, which a shop writes in its fulfillment's metadata (parcel_news.py).
+        "fulfillment_metadata_updated",
     }
 )
 

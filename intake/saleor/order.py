@@ -9,9 +9,9 @@ whose amounts do not add up otherwise is not guessed at (content_check names the
 
 Its state: paid when Saleor says so (isPaid, or chargeStatus FULL or OVERCHARGED) or once money
 went back; cancelled with the status CANCELED; each fulfillment FULFILLED is a parcel that left
-(Saleor keeps a tracking number, no carrier: its email says only that the parcel left); each
-successful refund of a transaction (REFUND_SUCCESS), or of a payment of the older payments API
-(the order's PAYMENT_REFUNDED events), is a refund."""
+(Saleor keeps a tracking number, no carrier: its email says only that the parcel left), its
+news in its metadata (parcel_news.py); each successful refund of a transaction (REFUND_SUCCESS),
+or of a payment of the older payments API (the order's PAYMENT_REFUNDED events), is a refund."""
 
 import base64
 from decimal import Decimal
@@ -33,6 +33,7 @@ from intake.payload_fields import (
     text,
     to_minor,
 )
+from intake.saleor.parcel_news import parcel_news_from_fulfillments
 from intake.shapes import PlatformOrder, PlatformRefund, PlatformShipment, Unusable
 from orders.content import NAME_TEXT, SHORT_TEXT, line_sku
 
@@ -61,6 +62,9 @@ def order_from_payload(payload: dict[str, Any]) -> PlatformOrder:
     content = _content(order, currency)
     content_check(content)
     refunds = _refunds(order, currency)
+    fulfillments = objects(order.get("fulfillments"), "fulfillments")
+    fulfilled = [fulfillment for fulfillment in fulfillments if fulfillment.get("status") == "FULFILLED"]
+    news, news_left_out = parcel_news_from_fulfillments(fulfilled)
     return PlatformOrder(
         platform_order_id=str(required(order, "id")),
         updated_at=iso_time(required(order, "updatedAt"), "updatedAt"),
@@ -69,12 +73,10 @@ def order_from_payload(payload: dict[str, Any]) -> PlatformOrder:
         content=content,
         paid=bool(order.get("isPaid")) or order.get("chargeStatus") in PAID_CHARGE_STATUSES or bool(refunds),
         cancelled=order.get("status") == "CANCELED",
-        shipments=[
-            _shipment(fulfillment)
-            for fulfillment in objects(order.get("fulfillments"), "fulfillments")
-            if fulfillment.get("status") == "FULFILLED"
-        ],
+        shipments=[_shipment(fulfillment) for fulfillment in fulfilled],
         refunds=refunds,
+        parcel_news=news,
+        parcel_news_left_out=news_left_out,
     )
 
 

@@ -1,7 +1,8 @@
 """The subscription query a Saleor webhook of this service is registered with: what each
 delivery carries. Every event brings the whole order (lines, addresses, parcels, money that went
 back), so a delivery that was lost is caught up by the next one, and `issuedAt`, so that two
-events never share a body (intake/saleor/__init__.py). The fields are those of Saleor's GraphQL
+events never share a body (intake/saleor/__init__.py). A fulfillment's public metadata carries
+its parcel's news (intake/saleor/parcel_news.py). The fields are those of Saleor's GraphQL
 schema (the types Order, OrderLine, Address, Fulfillment, TransactionItem, OrderEvent);
 docs/platforms.md shows where to paste it."""
 
@@ -16,6 +17,7 @@ subscription {
     ... on OrderFulfilled { order { ...OrderForEmails } }
     ... on OrderRefunded { order { ...OrderForEmails } }
     ... on FulfillmentCreated { order { ...OrderForEmails } }
+    ... on FulfillmentMetadataUpdated { order { ...OrderForEmails } }
   }
 }
 
@@ -62,6 +64,7 @@ fragment OrderForEmails on Order {
     id
     status
     trackingNumber
+    metadata { key value }
     lines { quantity orderLine { id productSku } }
   }
   transactions {

@@ -9,7 +9,8 @@ taken yet, as for Shopify.
 Its state: paid once `date_paid_gmt` is set or its status is processing, completed or refunded;
 cancelled with the status cancelled; a completed order has left in one parcel (carried as the
 Shipment Tracking extension's `_wc_shipment_tracking_items` says, if it is installed); each of
-its `refunds` is a refund."""
+its `refunds` is a refund; the TrackShip plugin's status of the parcel is its news
+(parcel_news.py)."""
 
 from decimal import Decimal
 from typing import Any
@@ -30,6 +31,7 @@ from intake.payload_fields import (
     to_minor,
 )
 from intake.shapes import PlatformOrder, PlatformRefund, PlatformShipment, Unusable
+from intake.woocommerce.parcel_news import parcel_news_from_payload
 from orders.content import NAME_TEXT, SHORT_TEXT, line_sku
 
 PAID_STATUSES = frozenset({"processing", "completed", "refunded"})
@@ -52,9 +54,11 @@ def order_from_payload(payload: dict[str, Any]) -> PlatformOrder:
     content = _content(payload, currency)
     content_check(content)
     status = payload.get("status")
+    updated_at = iso_time(required(payload, "date_modified_gmt"), "date_modified_gmt", naive_is_utc=True)
+    news, news_left_out = parcel_news_from_payload(payload, _shipment_id(payload), updated_at)
     return PlatformOrder(
         platform_order_id=str(required(payload, "id")),
-        updated_at=iso_time(required(payload, "date_modified_gmt"), "date_modified_gmt", naive_is_utc=True),
+        updated_at=updated_at,
         customer_email=content["customer_email"],
         locale=None,  # WooCommerce does not say the customer's language: the site's
         content=content,
@@ -69,6 +73,8 @@ def order_from_payload(payload: dict[str, Any]) -> PlatformOrder:
             )
             for refund in objects(payload.get("refunds"), "refunds")
         ],
+        parcel_news=news,
+        parcel_news_left_out=news_left_out,
     )
 
 
@@ -180,7 +186,7 @@ def _shipments(payload: dict[str, Any]) -> list[PlatformShipment]:
     item = tracked[0] if isinstance(tracked, list) and tracked and isinstance(tracked[0], dict) else {}
     return [
         PlatformShipment(
-            shipment_id=f"completed-{payload['id']}",
+            shipment_id=_shipment_id(payload),
             carrier=text(
                 item.get("custom_tracking_provider") or item.get("tracking_provider") or "",
                 SHORT_TEXT,
@@ -194,6 +200,11 @@ def _shipments(payload: dict[str, Any]) -> list[PlatformShipment]:
             tracking_url=str(item.get("custom_tracking_link") or ""),  # checked where it is applied
         )
     ]
+
+
+def _shipment_id(payload: dict[str, Any]) -> str:
+    """The id of an order's one parcel: WooCommerce has none of its own."""
+    return f"completed-{required(payload, 'id')}"
 
 
 def _address(value: Any, field: str) -> dict[str, Any]:
