@@ -124,7 +124,7 @@ def delivery_rerun(delivery_id: uuid.UUID, *, actor: User | None, actor_name: st
     return delivery
 
 
-def delivery_apply(delivery: PlatformDelivery) -> None:
+def delivery_apply(delivery: PlatformDelivery, *, then_waiting: bool = True) -> None:
     """In the caller's transaction. What it could not use is undone (a savepoint) and kept with
     its reason; what it could is recorded with its outcome."""
     result = _applied(delivery)
@@ -144,7 +144,7 @@ def delivery_apply(delivery: PlatformDelivery) -> None:
             "order_id": str(result.order.id) if result.order else "",
         },
     )
-    if result.order_created or result.parcel_recorded:
+    if then_waiting and (result.order_created or result.parcel_recorded):
         _waiting_apply(delivery)
 
 
@@ -174,12 +174,21 @@ def _waiting_apply(created_by: PlatformDelivery) -> None:
     applied now in the order they arrived."""
     if not _any_waiting(created_by):
         return
-    waiting = PlatformDelivery.objects.filter(
-        shop=created_by.shop, platform_order_id=created_by.platform_order_id, outcome=Outcome.WAITING
-    ).order_by("received_at")
-    for delivery in waiting:
-        delivery.shop = created_by.shop
-        delivery_apply(delivery)
+    # Pass after pass, each reading the rows still waiting: a pass that records a parcel lets
+    # its news waiting behind it in the next one. A loop, not a recursion (one nesting per
+    # parcel would end in a RecursionError), and no row applied from a stale copy: it stops
+    # when a pass applies none, so at most as many passes as rows were waiting.
+    while True:
+        waiting = PlatformDelivery.objects.filter(
+            shop=created_by.shop, platform_order_id=created_by.platform_order_id, outcome=Outcome.WAITING
+        ).order_by("received_at")
+        applied = 0
+        for delivery in waiting:
+            delivery.shop = created_by.shop
+            delivery_apply(delivery, then_waiting=False)
+            applied += delivery.outcome != Outcome.WAITING
+        if not applied:
+            return
 
 
 # Through the partial index platform_delivery_waiting (its condition written out, so that a

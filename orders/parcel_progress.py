@@ -21,7 +21,7 @@ the parcel's creation and every claim of its emails do."""
 import hashlib
 import json
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from uuid import UUID
 
 from django.db import transaction
@@ -56,6 +56,10 @@ def happened_at_problem(happened_at: datetime, now: datetime | None = None) -> s
     """Why a piece of news may not carry this time, or "": the one rule for the API and the
     platforms' news."""
     now = now or timezone.now()
+    try:
+        happened_at.astimezone(UTC)
+    except OverflowError:  # year 1 with an offset east of UTC: before the calendar's start in UTC
+        return f"The news is dated {happened_at.isoformat()}, outside the times this service can keep."
     if happened_at > now + FUTURE_SLACK:
         minutes = int(FUTURE_SLACK.total_seconds() // 60)
         return (

@@ -32,9 +32,10 @@ def parcel_news_from_fulfillments(
     news: list[PlatformParcelNews] = []
     left_out: list[str] = []
     for fulfillment in fulfillments:
-        metadata = {
-            item.get("key"): item.get("value")
+        metadata = {  # a key that is not text is none of ours, and would not even hash
+            item["key"]: item.get("value")
             for item in objects(fulfillment.get("metadata"), "fulfillments[].metadata")
+            if isinstance(item.get("key"), str)
         }
         status = metadata.get(STATUS_KEY)
         if status not in REPORTED_STATUSES:

@@ -34,7 +34,12 @@ from intake.shapes import PlatformOrder, PlatformRefund, PlatformShipment, Unusa
 from intake.woocommerce.parcel_news import parcel_news_from_payload
 from orders.content import NAME_TEXT, SHORT_TEXT, line_sku
 
-PAID_STATUSES = frozenset({"processing", "completed", "refunded"})
+PAID_STATUSES = frozenset({"processing", "completed", "delivered", "refunded"})
+# The statuses of an order that has left: WooCommerce's own, and "delivered", which TrackShip
+# (and Advanced Shipment Tracking) may give a completed order once its parcel arrived. Its save
+# may reach us before the "completed" one (WooCommerce keeps no order between deliveries), and
+# the older save then changes nothing: the parcel must be recorded from either.
+SHIPPED_STATUSES = frozenset({"completed", "delivered"})
 TRACKING_ITEMS = "_wc_shipment_tracking_items"
 # Our address's fields (payload_fields.ADDRESS_FIELDS), each as WooCommerce's address names it.
 ADDRESS_KEYS = {
@@ -64,7 +69,7 @@ def order_from_payload(payload: dict[str, Any]) -> PlatformOrder:
         content=content,
         paid=bool(payload.get("date_paid_gmt")) or status in PAID_STATUSES,
         cancelled=status == "cancelled",
-        shipments=_shipments(payload) if status == "completed" else [],
+        shipments=_shipments(payload) if status in SHIPPED_STATUSES else [],
         refunds=[
             PlatformRefund(
                 refund_id=str(required(refund, "id")),

@@ -45,7 +45,12 @@ def parcel_news_from_payload(
 ) -> tuple[list[PlatformParcelNews], list[str]]:
     """The news of the order's parcel (`shipment_id`) TrackShip's meta holds, and the reason
     for news left out: (news, left out), each a list of one at most."""
-    meta = {item.get("key"): item.get("value") for item in objects(payload.get("meta_data"), "meta_data")}
+    # A key that is not text is none of TrackShip's (and would not even hash): never the order's hold-up.
+    meta = {
+        item["key"]: item.get("value")
+        for item in objects(payload.get("meta_data"), "meta_data")
+        if isinstance(item.get("key"), str)
+    }
     dated = _first(meta.get(DATED_STATUS_META))
     status = _first(meta.get(STATUS_META)).get("status") or dated.get("status")
     ours = STATUS_OF_TRACKSHIP.get(status) if isinstance(status, str) else None
