@@ -2,6 +2,8 @@
 sent once under its own key, after the confirmation and after the change before it, saying what
 changed and the new total; skipped when the order was cancelled before its turn."""
 
+from typing import Any
+
 import pytest
 from rest_framework.test import APIClient
 
@@ -14,7 +16,7 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("
 
 TEA, MUG = SHOP_ORDER["lines"]
 # Three teas, the mug gone, a cup added: 37.50 + 6.90 + 4.90 shipping - 5.00 = 44.30
-EDITED = {
+EDITED: dict[str, Any] = {
     "lines": [
         TEA | {"quantity": 3, "total": 3750},
         {"sku": "CUP-1", "name": "Cup", "quantity": 1, "unit_price": 690, "total": 690, "tax_rate": "0.19"},

@@ -4,6 +4,7 @@ nothing stores nothing; what does not fit is refused with the reason and stores 
 
 import copy
 import uuid
+from typing import Any
 
 import pytest
 
@@ -16,7 +17,7 @@ from tests.shop_order_bodies import SHOP_ORDER
 pytestmark = pytest.mark.django_db
 
 # Three teas instead of two, the mug gone, a cup added: 3 x 12.50 + 1 x 6.90 + 4.90 - 5.00 = 44.30
-EDITED = {
+EDITED: dict[str, Any] = {
     "lines": [
         {
             "sku": "TEA-GREEN",
