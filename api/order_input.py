@@ -59,7 +59,7 @@ def text_field(max_length: int, *, required: bool = True, help_text: str = "") -
     )
 
 
-def _minor(*, min_value: int = 0, required: bool = True, help_text: str) -> serializers.IntegerField:
+def minor_field(*, min_value: int = 0, required: bool = True, help_text: str) -> serializers.IntegerField:
     return serializers.IntegerField(
         min_value=min_value, max_value=MAX_MINOR_AMOUNT, required=required, help_text=help_text
     )
@@ -92,8 +92,8 @@ class LineInput(StrictSerializer):
     sku = text_field(SHORT_TEXT, help_text="The shop's article number.")
     name = text_field(NAME_TEXT, help_text="The product as the customer knows it.")
     quantity = serializers.IntegerField(min_value=1, max_value=MAX_QUANTITY)
-    unit_price = _minor(help_text="The price of one, in minor units.")
-    total = _minor(help_text="quantity times unit_price, in minor units.")
+    unit_price = minor_field(help_text="The price of one, in minor units.")
+    total = minor_field(help_text="quantity times unit_price, in minor units.")
     tax_rate = serializers.DecimalField(
         max_digits=5,
         decimal_places=4,
@@ -130,13 +130,13 @@ class AddressInput(StrictSerializer):
 
 class ShippingInput(StrictSerializer):
     method = text_field(NAME_TEXT, help_text="How it is delivered, as the customer chose it.")
-    price = _minor(help_text="What delivery costs, in minor units.")
+    price = minor_field(help_text="What delivery costs, in minor units.")
 
 
 class DiscountInput(StrictSerializer):
     code = text_field(SHORT_TEXT, required=False, help_text="The code the customer entered, if any.")
     description = text_field(NAME_TEXT, required=False)
-    amount = _minor(min_value=1, help_text="What it takes off the order, in minor units.")
+    amount = minor_field(min_value=1, help_text="What it takes off the order, in minor units.")
 
 
 @extend_schema_serializer(component_name="ShopOrderInput")
@@ -153,13 +153,13 @@ class ShopOrderInput(StrictSerializer):
     billing_address = AddressInput(required=False)
     shipping = ShippingInput(required=False)
     discounts = serializers.ListField(child=DiscountInput(), required=False, max_length=MAX_DISCOUNTS)
-    tax_total = _minor(required=False, help_text="The taxes in the total, as the shop computed them.")
+    tax_total = minor_field(required=False, help_text="The taxes in the total, as the shop computed them.")
     payment_method = text_field(
         NAME_TEXT,
         required=False,
         help_text='How the customer pays, in words the confirmation shows ("Credit card, paid").',
     )
-    total = _minor(min_value=1, help_text="lines + shipping - discounts, in minor units.")
+    total = minor_field(min_value=1, help_text="lines + shipping - discounts, in minor units.")
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         try:

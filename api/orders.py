@@ -20,7 +20,7 @@ from apiauth.models import ApiToken
 from notifications.client_reasons import notification_client_reason
 from notifications.models import Notification
 from notifications.selectors import order_get_with_notifications
-from orders.changes import OrderChange, OrderChangeConflict, OrderNotFound, order_not_found_message
+from orders.changes import OrderChange, OrderChangeConflict, OrderNotFound
 from orders.models import ParcelStatus
 from orders.parcel_progress import REPORTED_STATUSES
 from orders.services import IdempotencyKeyReused, OrderNumberTaken, order_create_idempotent
@@ -170,15 +170,6 @@ class OrderCreateApi(APIView):
         order = order_get_with_notifications(order_id=creation.order.id, api_token=api_token)
         headers = {"Idempotent-Replayed": "true"} if creation.replayed else {}
         return Response(OrderOutputSerializer(order).data, status=status.HTTP_201_CREATED, headers=headers)
-
-
-class OrderDetailApi(APIView):
-    @extend_schema(responses={200: OrderOutputSerializer, **error_responses(with_body=False, also=(404,))})
-    def get(self, request: Request, order_id: UUID) -> Response:
-        order = order_get_with_notifications(order_id=order_id, api_token=client_token(request))
-        if order is None:  # missing, or another token's: the same answer (orders/changes.py)
-            raise NotFound(order_not_found_message(order_id))
-        return Response(OrderOutputSerializer(order).data)
 
 
 class OrderChangeService(Protocol):

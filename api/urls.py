@@ -1,7 +1,8 @@
 from django.urls import path
 
 from api.customers import CustomerErasureApi, CustomerExportApi
-from api.orders import OrderChangeApi, OrderCreateApi, OrderDetailApi
+from api.order_edits import OrderDetailApi
+from api.orders import OrderChangeApi, OrderCreateApi
 from api.parcel_news import ParcelNewsApi
 from api.refunds import OrderCancelApi, OrderRefundApi
 from api.shipments import OrderShipmentApi

@@ -6,8 +6,10 @@ from datetime import timedelta
 from messaging.registry import EventType, Guarantee
 from orders.events import (
     AGGREGATE,
+    EDIT_AGGREGATE,
     ORDER_CANCELLED,
     ORDER_CREATED,
+    ORDER_EDITED,
     ORDER_REFUNDED,
     ORDER_SHIPPED,
     PARCEL_DELIVERED,
@@ -34,6 +36,7 @@ EMAIL_KIND_OF_EVENT = {
     ORDER_CANCELLED: "order_cancellation",
     ORDER_SHIPPED: "order_shipment",
     ORDER_REFUNDED: "order_refund",
+    ORDER_EDITED: "order_edit",
     PARCEL_OUT_FOR_DELIVERY: "parcel_out_for_delivery",
     PARCEL_DELIVERED: "parcel_delivered",
     PARCEL_DELIVERY_FAILED: "parcel_delivery_failed",
@@ -83,6 +86,16 @@ EVENT_TYPES = [
         queue=CONFIRMATIONS_QUEUE,
         inbox_key="order_confirmation_email",
         why="A customer email: never lost, and a second confirmation would confuse and annoy.",
+    ),
+    # A change of the order is confirmed as the order was: the confirmations' queue, pool and
+    # dead-letter queue.
+    _customer_email(
+        ORDER_EDITED,
+        aggregate=EDIT_AGGREGATE,
+        queue=CONFIRMATIONS_QUEUE,
+        inbox_key="order_edit_email",
+        why="A customer email per change of the order: never lost (the customer must know what they "
+        "will get and pay), and a second one would read as a second change.",
     ),
     _customer_email(
         ORDER_CANCELLED,

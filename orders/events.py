@@ -18,6 +18,9 @@ ORDER_PAID = "order.paid"
 ORDER_CANCELLED = "order.cancelled"
 ORDER_SHIPPED = "order.shipped"
 ORDER_REFUNDED = "order.refunded"
+# What the order holds changed after it was placed (orders/edits.py): about the edit.
+ORDER_EDITED = "order.edited"
+EDIT_AGGREGATE = "order_edit"
 # A parcel's news a customer is told of (orders/parcel_progress.py), each about the shipment.
 PARCEL_OUT_FOR_DELIVERY = "parcel.out_for_delivery"
 PARCEL_DELIVERED = "parcel.delivered"

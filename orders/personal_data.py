@@ -1,10 +1,10 @@
 """An order's personal data, found by its customer's address and erased at their request.
 
 What goes: the address and the name on the order, the addresses, names and products in what
-was bought (each OrderVersion), a parcel's tracking, the carrier's words in a parcel's news
-(where it was left, with whom), a refund's reason (a person's words), and
-the fingerprints of the requests that created them (a hash a guessed body could be checked
-against).
+was bought (each OrderVersion) and in each change of it (OrderEdit), a parcel's tracking, the
+carrier's words in a parcel's news (where it was left, with whom), a refund's reason (a
+person's words), and the fingerprints of the requests that created them (a hash a guessed body
+could be checked against).
 What stays, for the shop's books and the reconciliation: the order's number, status, amounts,
 currency and dates; each version's totals and each line's quantity and amounts. The order is
 marked erased, and the delivery rules send none of its emails afterwards.
@@ -17,11 +17,13 @@ from typing import Any
 from django.db.models import QuerySet
 
 from infra.address_match import rows_of_address
-from orders.models import Order, OrderQuerySet, OrderVersion, Refund, Shipment, ShipmentEvent
+from orders.models import Order, OrderEdit, OrderQuerySet, OrderVersion, Refund, Shipment, ShipmentEvent
 
 # Kept from a version's content: amounts and codes, nothing that names or places a person.
 _CONTENT_KEPT = ("number", "currency", "total", "tax_total", "locale")
 _LINE_KEPT = ("quantity", "unit_price", "total")
+# Kept of a change's lines (OrderEdit.lines): the quantities and prices, not what the product was.
+_EDIT_LINE_KEPT = ("before", "after", "unit_price_before", "unit_price_after")
 # A house number at either end of an address line: "Unter den Linden 1", "221B Baker Street".
 _HOUSE_NUMBER = re.compile(r"^\d+\w*[\s,]+|[\s,]+\d+\w*$")
 
@@ -57,6 +59,12 @@ def orders_erase(order_ids: list, *, now: datetime) -> dict[str, int]:
         .exclude(tracking_number="", tracking_url="", lines=[], request_fingerprint="")
         .update(tracking_number="", tracking_url="", lines=[], request_fingerprint="")
     )
+    changed["order_edits"] = 0
+    for order_edit in OrderEdit.objects.filter(order_id__in=order_ids).only("id", "lines"):
+        kept_lines = [{key: line[key] for key in _EDIT_LINE_KEPT if key in line} for line in order_edit.lines]
+        if kept_lines != order_edit.lines:
+            OrderEdit.objects.filter(pk=order_edit.pk).update(lines=kept_lines)
+            changed["order_edits"] += 1
     changed["parcel_news"] = (
         ShipmentEvent.objects.filter(shipment__order_id__in=order_ids)
         .exclude(message="", request_fingerprint="")

@@ -5,8 +5,8 @@ from uuid import UUID
 
 from django.db.models import Sum
 
-from orders.events import AGGREGATE, REFUND_AGGREGATE, SHIPMENT_AGGREGATE
-from orders.models import Order, OrderVersion, Refund, Shipment
+from orders.events import AGGREGATE, EDIT_AGGREGATE, REFUND_AGGREGATE, SHIPMENT_AGGREGATE
+from orders.models import Order, OrderEdit, OrderVersion, Refund, Shipment
 from shops.models import SHOP_EMAIL_FIELDS, Shop
 
 
@@ -34,6 +34,12 @@ def order_content(order: Order, number: int | None = None) -> dict[str, Any] | N
 def shipment_row(shipment_id: UUID) -> dict[str, Any] | None:
     """A shipment's columns by name, as an email's context takes them."""
     row = Shipment.objects.filter(pk=shipment_id).values().first()
+    return dict(row) if row is not None else None
+
+
+def edit_row(edit_id: UUID) -> dict[str, Any] | None:
+    """An order edit's columns by name, as an email's context takes them."""
+    row = OrderEdit.objects.filter(pk=edit_id).values().first()
     return dict(row) if row is not None else None
 
 
@@ -70,4 +76,6 @@ def subject_order_id(aggregate: str, subject_id: UUID | str) -> UUID | None:
         return Shipment.objects.filter(pk=subject_id).values_list("order_id", flat=True).first()
     if aggregate == REFUND_AGGREGATE:
         return Refund.objects.filter(pk=subject_id).values_list("order_id", flat=True).first()
+    if aggregate == EDIT_AGGREGATE:
+        return OrderEdit.objects.filter(pk=subject_id).values_list("order_id", flat=True).first()
     return None

@@ -11,7 +11,7 @@ from notifications.content.purchase import shown_sku
 from notifications.models import Notification
 from orders.content import minor_to_amount
 from orders.models import Order
-from orders.selectors import cancellation_about, refund_row, shipment_row
+from orders.selectors import cancellation_about, edit_row, refund_row, shipment_row
 from orders.shipments import tracking_url_problem
 
 SHIPMENT = Notification.Kind.ORDER_SHIPMENT
@@ -24,7 +24,8 @@ PARCEL_NEWS = (
     Notification.Kind.PARCEL_DELIVERY_FAILED,
 )
 PARCEL_KINDS = (SHIPMENT, *PARCEL_NEWS)
-SUBJECT_KINDS = (*PARCEL_KINDS, REFUND)  # an order may have several: each email names its subject
+EDIT = Notification.Kind.ORDER_EDIT
+SUBJECT_KINDS = (*PARCEL_KINDS, REFUND, EDIT)  # an order may have several: each email names its subject
 
 
 def email_kind_words(kind: str) -> str:
@@ -46,6 +47,8 @@ def about_context(
         return {"shipment": _shipment(about, line_ids)}
     if kind == REFUND:
         return {"refund": _refund(about, order, locale, line_ids)}
+    if kind == EDIT:
+        return {"edit": _edit(about, order, locale, line_ids)}
     return {}
 
 
@@ -59,6 +62,8 @@ def notification_about(notification: Notification) -> dict[str, Any] | None:
         return shipment_row(notification.subject_id)
     if notification.kind == REFUND:
         return refund_row(notification.subject_id)
+    if notification.kind == EDIT:
+        return edit_row(notification.subject_id)
     return None
 
 
@@ -80,6 +85,35 @@ def _refund(refund: dict[str, Any], order: Order, locale: str, line_ids: frozens
         "amount": _money(refund["amount_minor"], order, locale),
         "reason": refund["reason"],
         "lines": _lines(refund["lines"], line_ids),
+    }
+
+
+def _edit(edit: dict[str, Any], order: Order, locale: str, line_ids: frozenset[str]) -> dict[str, Any]:
+    """What changed, line by line: added (none before), removed (none after), or changed in
+    quantity or price; and the total before and after."""
+
+    def price(minor: int | None) -> str:
+        return _money(minor, order, locale) if minor is not None else ""
+
+    return {
+        "added": [_edit_line(line, line_ids, price) for line in edit["lines"] if not line["before"]],
+        "removed": [_edit_line(line, line_ids, price) for line in edit["lines"] if not line["after"]],
+        "changed": [
+            _edit_line(line, line_ids, price) for line in edit["lines"] if line["before"] and line["after"]
+        ],
+        "total_before": _money(edit["total_before_minor"], order, locale),
+        "total_after": _money(edit["total_after_minor"], order, locale),
+    }
+
+
+def _edit_line(line: dict[str, Any], line_ids: frozenset[str], price: Any) -> dict[str, str]:
+    return {  # an erased order's change keeps no SKU and no name (orders/personal_data.py)
+        "sku": shown_sku(line.get("sku", ""), line_ids),
+        "name": line.get("name", ""),
+        "before": str(line["before"]),
+        "after": str(line["after"]),
+        "price_before": price(line["unit_price_before"]),
+        "price_after": price(line["unit_price_after"]),
     }
 
 
@@ -123,6 +157,8 @@ def notification_about_words(notification: Notification) -> str:
     if notification.kind in PARCEL_KINDS:
         tracking = f", tracking {row['tracking_number']}" if row["tracking_number"] else ""
         return f"parcel {row['shop_shipment_id']} ({row['carrier']}{tracking})"
+    if notification.kind == EDIT:
+        return f"the change from version {row['from_version']} to {row['to_version']}"
     currency = notification.order.currency
     reason = f" ({row['reason']})" if row["reason"] else ""
     return (

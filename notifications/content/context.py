@@ -12,6 +12,7 @@ from notifications.content.about import about_context
 from notifications.content.brand import brand_of_shop
 from notifications.content.formatting import date_format, money_format
 from notifications.content.purchase import purchase_context
+from notifications.content.samples import SAMPLE_ABOUT, SAMPLE_CONTENT, SAMPLE_SHORT_ABOUT
 from orders.changes import order_paid_at
 from orders.content import line_id_skus
 from orders.models import Order
@@ -143,87 +144,3 @@ def sample_short_context(kind: str, locale: str, *, placed_at: datetime | None =
     order = sample_order(locale, placed_at=placed_at)
     order.number, order.customer_name, order.content_version = None, "", None
     return email_context(order, locale, None, kind=kind, about=SAMPLE_SHORT_ABOUT.get(kind))
-
-
-# What the sample order bought: every part an order may have, so a preview shows each.
-SAMPLE_CONTENT: dict[str, Any] = {
-    "number": "1001",
-    "customer_email": "ada.lovelace@example.com",
-    "customer_name": "Ada Lovelace",
-    "currency": "EUR",
-    "lines": [
-        {
-            "sku": "MUG-BLUE",
-            "name": "Blue mug",
-            "quantity": 2,
-            "unit_price": 1490,
-            "total": 2980,
-            "tax_rate": "0.19",
-        },
-        {
-            "sku": "TEA-EARL",
-            "name": "Earl Grey, 250 g",
-            "quantity": 1,
-            "unit_price": 1810,
-            "total": 1810,
-            "tax_rate": "0.07",
-        },
-    ],
-    "shipping_address": {
-        "name": "Ada Lovelace",
-        "line1": "Hauptstrasse 12",
-        "postal_code": "10115",
-        "city": "Berlin",
-        "country": "DE",
-    },
-    "shipping": {"method": "DHL Paket", "price": 490},
-    "discounts": [{"code": "WELCOME", "description": "Welcome discount", "amount": 290}],
-    "tax_total": 594,
-    "payment_method": "Credit card, paid",
-    "total": 4990,
-}
-# What the sample order's emails are about beyond the order: its first parcel (the mugs, the
-# tea still to come), a refund of the tea, and a cancellation that refunds everything.
-SAMPLE_SHIPMENT: dict[str, Any] = {
-    "shop_shipment_id": "1001-1",
-    "carrier": "DHL",
-    "tracking_number": "00340434161234567890",
-    "tracking_url": "https://www.dhl.de/de/privatkunden/dhl-sendungsverfolgung.html?piececode=00340434161234567890",
-    "lines": [{"sku": "MUG-BLUE", "name": "Blue mug", "quantity": 2}],
-}
-SAMPLE_REFUND: dict[str, Any] = {
-    "shop_refund_id": "1001-R1",
-    "amount_minor": 1810,
-    "reason": "Damaged in transit",
-    "lines": [{"sku": "TEA-EARL", "name": "Earl Grey, 250 g", "quantity": 1}],
-}
-SAMPLE_ABOUT: dict[str, dict[str, Any]] = {
-    "order_shipment": SAMPLE_SHIPMENT,
-    "parcel_out_for_delivery": SAMPLE_SHIPMENT,
-    "parcel_delivered": SAMPLE_SHIPMENT,
-    "parcel_delivery_failed": SAMPLE_SHIPMENT,
-    "order_refund": SAMPLE_REFUND,
-    "order_cancellation": {
-        "refunds": [
-            {"shop_refund_id": "1001-C", "amount_minor": 4990, "reason": "Cancelled at your request"}
-        ],
-        "refunded_before": 0,
-    },
-}
-# An order placed with the short body: a parcel without lines or tracking, a refund without
-# lines or reason, a cancellation that announced no refund.
-SAMPLE_SHORT_PARCEL: dict[str, Any] = {
-    "shop_shipment_id": "S-1",
-    "carrier": "Local courier",
-    "tracking_number": "",
-    "tracking_url": "",
-    "lines": [],
-}
-SAMPLE_SHORT_ABOUT: dict[str, dict[str, Any]] = {
-    "order_shipment": SAMPLE_SHORT_PARCEL,
-    "parcel_out_for_delivery": SAMPLE_SHORT_PARCEL,
-    "parcel_delivered": SAMPLE_SHORT_PARCEL,
-    "parcel_delivery_failed": SAMPLE_SHORT_PARCEL,
-    "order_refund": {"shop_refund_id": "R-1", "amount_minor": 1000, "reason": "", "lines": []},
-    "order_cancellation": {"refunds": [], "refunded_before": 0},
-}

@@ -51,6 +51,9 @@ LOOPABLE = (
     "order.billing_address",
     "shipment.lines",
     "refund.lines",
+    "edit.added",
+    "edit.removed",
+    "edit.changed",
     "cancellation.refunds",
 )
 ALLOWED_FILTERS: tuple[str, ...] = ()  # the shipped templates use none

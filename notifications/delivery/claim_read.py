@@ -17,7 +17,7 @@ from notifications.delivery.circuit import CLOSED, CircuitSeen
 from notifications.delivery.statements import LOCK_WAIT_SET, lock_wait
 from notifications.models import EmailTemplateVersion, Notification, ProviderCircuit
 from notifications.tracking.suppression import SUPPRESSION_OF_ORDER_SQL
-from orders.models import Order, OrderVersion, Refund, Shipment
+from orders.models import Order, OrderEdit, OrderVersion, Refund, Shipment
 from shops.models import SHOP_EMAIL_FIELDS, Shop
 
 
@@ -46,7 +46,8 @@ def _attnames(model: type[Model]) -> list[str]:
 # And what the email is about beyond the order, as JSON: the row of its shipment or refund, or
 # for a cancellation the refunds announced with it and the sum of those made before it
 # ({"refunds": [...], "refunded_before": minor units}); NULL for the others.
-_SUBJECT_ROWS: dict[str, type[Shipment | Refund]] = {
+_SUBJECT_ROWS: dict[str, type[Shipment | Refund | OrderEdit]] = {
+    Notification.Kind.ORDER_EDIT: OrderEdit,
     Notification.Kind.ORDER_SHIPMENT: Shipment,
     Notification.Kind.ORDER_REFUND: Refund,
     # A parcel's news: the parcel's row (its carrier, tracking, lines and status now).

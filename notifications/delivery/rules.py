@@ -24,6 +24,9 @@ The rules (docs/failure-handling.md shows them per ordering of events):
   never heard of the parcel). Only delivery ends them: the parcel went back in transit before
   an email's turn still sends it, since the news a new attempt brings records no second email
   of the kind.
+- A change of the order (orders/edits.py): never before the confirmation, nor before the email
+  of the change before it (each tells what changed from the one before); skipped if the order
+  is cancelled by its turn (the cancellation is the news).
 The claim holds the order's row lock while it decides, and a cancel takes the same lock to
 change the order, so a decision never rests on a state that is changing under it.
 
@@ -40,9 +43,15 @@ from enum import StrEnum
 
 from django.conf import settings
 
+from notifications.delivery.email_order import (
+    KINDS_WITH_A_RULE,
+    PARCEL_NEWS_KINDS,
+    EarlierEmail,
+    emails_followed,
+)
 from notifications.models import Notification, Suppression
 from notifications.tracking.suppression import suppression_reason
-from orders.models import Order, ParcelStatus, Refund, Shipment
+from orders.models import Order, OrderEdit, ParcelStatus, Refund, Shipment
 
 
 class Action(StrEnum):
@@ -63,48 +72,14 @@ SEND = Decision(Action.SEND)
 CONFIRMATION_SENDING_REASON = "The order confirmation is being sent right now; the cancellation follows it."
 CANCELLED_FIRST_REASON = "The order was cancelled before its confirmation was sent."
 ERASED_REASON = "Not sent: the customer's personal data was erased at their request."
+CANCELLED_BEFORE_CHANGE_REASON = (
+    "The order was cancelled before this change was told: its cancellation is the news."
+)
 DELIVERED_SINCE_REASON = "The parcel was delivered before this email's turn: old news."
 PARCEL_UNTOLD_REASON = 'The parcel\'s "shipped" email was skipped: the customer never heard of the parcel.'
 # An email of an order erased before it came (the customer's erasure, or the order's retention).
 ORDER_ERASED_REASON = (
     "Not sent: the order's personal data was erased, at the customer's request or after its retention period."
-)
-
-
-class EarlierEmail(StrEnum):
-    """An email of the order that goes before another, as the waiting one's reason names it;
-    looked at in this order."""
-
-    CONFIRMATION = "the order confirmation"
-    CANCELLATION = "the cancellation"
-    PARCEL = 'the parcel\'s "shipped" email'
-
-
-# Which emails go before each kind (docs/email-content.md, "The emails of an order, in the
-# order a customer reads them"). A refund follows the cancellation only of a cancelled order
-# (the refund is news after it), and a parcel's email only if it answers a parcel (a return).
-# A cancellation waits only for a confirmation being sent.
-_AFTER_ITS_PARCEL = (EarlierEmail.CONFIRMATION, EarlierEmail.CANCELLATION, EarlierEmail.PARCEL)
-_FOLLOWS: dict[str, tuple[EarlierEmail, ...]] = {
-    Notification.Kind.ORDER_CONFIRMATION: (),
-    Notification.Kind.ORDER_CANCELLATION: (EarlierEmail.CONFIRMATION,),
-    Notification.Kind.ORDER_SHIPMENT: (EarlierEmail.CONFIRMATION,),
-    Notification.Kind.ORDER_REFUND: (
-        EarlierEmail.CONFIRMATION,
-        EarlierEmail.CANCELLATION,
-        EarlierEmail.PARCEL,
-    ),
-    # A parcel's news: as a refund, less the parcel it answers, which is the news's own.
-    Notification.Kind.PARCEL_OUT_FOR_DELIVERY: _AFTER_ITS_PARCEL,
-    Notification.Kind.PARCEL_DELIVERED: _AFTER_ITS_PARCEL,
-    Notification.Kind.PARCEL_DELIVERY_FAILED: _AFTER_ITS_PARCEL,
-}
-PARCEL_NEWS_KINDS = frozenset(
-    {
-        Notification.Kind.PARCEL_OUT_FOR_DELIVERY,
-        Notification.Kind.PARCEL_DELIVERED,
-        Notification.Kind.PARCEL_DELIVERY_FAILED,
-    }
 )
 
 
@@ -139,12 +114,14 @@ def order_state_decide(kind: str, *, erased: bool, suppressed: str, cancelled: b
         return Decision(Action.SKIP, ORDER_ERASED_REASON)
     if suppressed:  # it bounced hard or its owner complained: never again
         return Decision(Action.SKIP, suppressed)
-    if kind not in _FOLLOWS:
+    if kind not in KINDS_WITH_A_RULE:
         raise ValueError(f"no rule for notification kind {kind!r}")
     if kind == Notification.Kind.ORDER_CONFIRMATION:
         return Decision(Action.SKIP, CANCELLED_FIRST_REASON) if cancelled else SEND
     if kind == Notification.Kind.ORDER_CANCELLATION and not cancelled:
         return Decision(Action.SKIP, "The order is not cancelled.")
+    if kind == Notification.Kind.ORDER_EDIT and cancelled:
+        return Decision(Action.SKIP, CANCELLED_BEFORE_CHANGE_REASON)
     return None
 
 
@@ -155,16 +132,6 @@ def parcel_news_decide(kind: str, *, progress: str | None) -> Decision | None:
     if kind == Notification.Kind.PARCEL_DELIVERED or progress != ParcelStatus.DELIVERED:
         return None
     return Decision(Action.SKIP, DELIVERED_SINCE_REASON)
-
-
-def emails_followed(kind: str, *, cancelled: bool, answers_parcel: bool) -> tuple[EarlierEmail, ...]:
-    """The emails of the order that go before one of this kind, in the order they are looked at."""
-    return tuple(
-        earlier
-        for earlier in _FOLLOWS[kind]
-        if (earlier != EarlierEmail.CANCELLATION or cancelled)
-        and (earlier != EarlierEmail.PARCEL or answers_parcel)
-    )
 
 
 def earlier_emails_decide(
@@ -213,8 +180,32 @@ def _earlier_statuses(
 ) -> dict[EarlierEmail, str | None]:
     """The status of each email that goes before this one, read under the claim's lock."""
     parcel = _parcel_answered(notification)
-    followed = emails_followed(notification.kind, cancelled=cancelled, answers_parcel=parcel is not None)
-    return {earlier: _status_of(earlier, order=order, parcel=parcel) for earlier in followed}
+    edit_before = _edit_before(notification)
+    followed = emails_followed(
+        notification.kind,
+        cancelled=cancelled,
+        answers_parcel=parcel is not None,
+        follows_edit=edit_before is not None,
+    )
+    return {
+        earlier: _status_of(earlier, order=order, parcel=parcel, edit_before=edit_before)
+        for earlier in followed
+    }
+
+
+def _edit_before(notification: Notification) -> uuid.UUID | None:
+    """The change of the order before the one a change's email tells; None for any other email
+    and for the first change."""
+    if notification.kind != Notification.Kind.ORDER_EDIT or not notification.subject_id:
+        return None
+    edit = OrderEdit.objects.filter(pk=notification.subject_id).values("order_id", "from_version").first()
+    if edit is None:
+        return None
+    return (
+        OrderEdit.objects.filter(order_id=edit["order_id"], to_version=edit["from_version"])
+        .values_list("id", flat=True)
+        .first()
+    )
 
 
 def _parcel_answered(notification: Notification) -> uuid.UUID | None:
@@ -227,8 +218,12 @@ def _parcel_answered(notification: Notification) -> uuid.UUID | None:
     return Refund.objects.filter(pk=notification.subject_id).values_list("shipment_id", flat=True).first()
 
 
-def _status_of(earlier: EarlierEmail, *, order: Order, parcel: uuid.UUID | None) -> str | None:
-    if earlier == EarlierEmail.PARCEL:
+def _status_of(
+    earlier: EarlierEmail, *, order: Order, parcel: uuid.UUID | None, edit_before: uuid.UUID | None = None
+) -> str | None:
+    if earlier == EarlierEmail.EARLIER_EDIT:
+        emails = Notification.objects.filter(kind=Notification.Kind.ORDER_EDIT, subject_id=edit_before)
+    elif earlier == EarlierEmail.PARCEL:
         emails = Notification.objects.filter(kind=Notification.Kind.ORDER_SHIPMENT, subject_id=parcel)
     elif earlier == EarlierEmail.CANCELLATION:
         emails = Notification.objects.filter(

@@ -14,7 +14,7 @@ from messaging.models import OutboxEvent, ProcessedEvent
 from notifications.events import EMAIL_KIND_OF_EVENT
 from notifications.models import Notification, ReconcileMismatch
 from orders.content import minor_to_amount
-from orders.models import Order, Refund, Shipment
+from orders.models import Order, OrderEdit, Refund, Shipment
 from orders.parcel_progress import EVENT_OF_STATUS
 
 Problem = ReconcileMismatch.Problem
@@ -27,12 +27,16 @@ EXPECTED_EMAILS = {
     Notification.Kind.ORDER_CANCELLATION: Q(status=Order.Status.CANCELLED),
 }
 # And which parts of an order expect an email of their own: every parcel, every refund not
-# told by its order's cancellation, and every parcel whose news recorded an email of that kind
+# told by its order's cancellation, every change of an order, and every parcel whose news
+# recorded an email of that kind
 # (orders/parcel_progress.py: at most one of each per parcel, counted on the parcel's day).
 # (What they are about is the email's subject_id.)
-EXPECTED_SUBJECT_EMAILS: dict[Notification.Kind, Callable[[], QuerySet[Shipment] | QuerySet[Refund]]] = {
+EXPECTED_SUBJECT_EMAILS: dict[
+    Notification.Kind, Callable[[], QuerySet[Shipment] | QuerySet[Refund] | QuerySet[OrderEdit]]
+] = {
     Notification.Kind.ORDER_SHIPMENT: lambda: Shipment.objects.all(),
     Notification.Kind.ORDER_REFUND: lambda: Refund.objects.filter(in_cancellation=False),
+    Notification.Kind.ORDER_EDIT: lambda: OrderEdit.objects.all(),
     **{
         Notification.Kind(kind): partial(Shipment.objects.filter, events__email_event=event_type)
         for event_type, kind in EMAIL_KIND_OF_EVENT.items()
@@ -108,8 +112,8 @@ def missing_emails(*, since: datetime, before: datetime) -> Found:
     return found_of(Problem.MISSING_EMAIL, findings)
 
 
-def part_amount(part: Shipment | Refund) -> Decimal:
-    """A refund's amount; a parcel has none of its own (0)."""
+def part_amount(part: Shipment | Refund | OrderEdit) -> Decimal:
+    """A refund's amount; a parcel or a change has none of its own (0)."""
     if isinstance(part, Refund):
         return minor_to_amount(part.amount_minor, part.order.currency)
     return Decimal("0")

@@ -1,6 +1,8 @@
-"""The orders' tables: the order and what was bought (order.py), its parcels and their news
-(parcels.py), the money going back (refunds.py), the dashboard's daily figure (sales.py)."""
+"""The orders' tables: the order and what was bought (order.py), its changes (edits.py), its
+parcels and their news (parcels.py), the money going back (refunds.py), the dashboard's daily
+figure (sales.py)."""
 
+from orders.models.edits import OrderEdit
 from orders.models.order import Order, OrderQuerySet, OrderVersion, site_locale
 from orders.models.parcels import ParcelStatus, Shipment, ShipmentEvent
 from orders.models.refunds import Refund
@@ -9,6 +11,7 @@ from orders.models.sales import DailySales
 __all__ = [
     "DailySales",
     "Order",
+    "OrderEdit",
     "OrderQuerySet",
     "OrderVersion",
     "ParcelStatus",

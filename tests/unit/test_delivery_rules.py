@@ -124,6 +124,7 @@ def test_every_kind_of_email_has_its_place_in_the_order():
         "the order confirmation",
         "the cancellation",
         'the parcel\'s "shipped" email',
+        "the email of the change before it",
     ]
 
 

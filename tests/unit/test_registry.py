@@ -32,6 +32,7 @@ def test_the_product_registers_each_event_type_on_one_queue():
     registered = event_types(PRODUCT_CATALOGUES)
     assert {name: event.queue for name, event in registered.items()} == {
         "order.created": "orders.confirmations",
+        "order.edited": "orders.confirmations",  # a change is confirmed as the order was
         "order.cancelled": "orders.cancellations",
         "order.shipped": "orders.shipments",
         "order.refunded": "orders.refunds",

@@ -1,0 +1,178 @@
+"""What an order holds, changed after it was placed: lines added, removed or changed, and what
+follows (shipping, discounts, taxes, the total). The change is a new OrderVersion (the versions
+before stay as they were) and an OrderEdit saying what changed for the customer, with its
+`order.edited` event: the customer's "your order was changed" email. A change that leaves the
+content as it is stores nothing and sends nothing.
+
+What an edit may not do, refused with the reason (OrderEditRefused) before anything is stored:
+change an order placed with the short body (it has no lines), an erased one, a cancelled one,
+or one whose every line has shipped; take a line below what has shipped of it; or bring the
+total below what was refunded. The totals must add up, as for a new order."""
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+from uuid import UUID
+
+from django.db import transaction
+from django.db.models import Sum
+
+from apiauth.models import ApiToken
+from messaging.outbox import event_record
+from orders.changes import OrderChangeConflict, order_lock
+from orders.content import (
+    CONTENT_ERASED,
+    ShopOrder,
+    content_erased_message,
+    content_totals_check,
+    lines_ordered,
+)
+from orders.currencies import money_check
+from orders.events import ORDER_EDITED
+from orders.models import Order, OrderEdit, OrderVersion, Refund, Shipment
+from orders.selectors import order_content
+
+# What a client may change of a shop's order: everything but its number, its customer's address,
+# its currency and its language, which name the order and its emails.
+EDITABLE = (
+    "customer_name",
+    "lines",
+    "shipping_address",
+    "billing_address",
+    "shipping",
+    "discounts",
+    "tax_total",
+    "payment_method",
+    "total",
+)
+
+
+class OrderEditRefused(Exception):
+    """The edit does not fit the order (409): `code` says why in a word the client can branch on."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass(frozen=True)
+class OrderEditing:
+    order: Order
+    edit: OrderEdit | None  # None: the content was already so, nothing was stored
+
+
+def lines_changed(before: dict[str, Any], after: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each line a customer would see changed, by SKU: its quantity (0 when absent on one side)
+    or its price; in the order of the new content, then the lines removed."""
+    old, new = _lines_by_sku(before), _lines_by_sku(after)
+    changed = []
+    for sku, line in new.items():
+        was = old.get(sku)
+        if was is None or (was["quantity"], was["unit_price"]) != (line["quantity"], line["unit_price"]):
+            changed.append(_change(sku, line, was, line))
+    changed += [_change(sku, was, was, None) for sku, was in old.items() if sku not in new]
+    return changed
+
+
+def _lines_by_sku(content: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The content's lines by SKU, quantities summed (a SKU may come in two lines)."""
+    lines: dict[str, dict[str, Any]] = {}
+    for line in content["lines"]:
+        kept = lines.setdefault(line["sku"], {**line, "quantity": 0})
+        kept["quantity"] += line["quantity"]
+    return lines
+
+
+def _change(sku: str, named: dict[str, Any], was: dict[str, Any] | None, now: dict[str, Any] | None) -> dict:
+    return {
+        "sku": sku,
+        "name": named["name"],
+        "before": was["quantity"] if was else 0,
+        "after": now["quantity"] if now else 0,
+        "unit_price_before": was["unit_price"] if was else None,
+        "unit_price_after": now["unit_price"] if now else None,
+    }
+
+
+@transaction.atomic(durable=True)
+def order_edit(
+    *, order_id: UUID, api_token: ApiToken | None, parts: dict[str, Any], expected_version: int | None = None
+) -> OrderEditing:
+    """`parts`: the EDITABLE fields that change, each whole (the lines all of them); those
+    absent stay. Under the order's row lock, as every change of it. OrderNotFound for an order
+    the token may not see; OrderChangeConflict when `expected_version` is not the order's;
+    OrderEditRefused, ContentMismatch or MoneyRefused when the edit does not fit."""
+    order = order_lock(order_id=order_id, api_token=api_token)
+    if expected_version is not None and expected_version != order.version:
+        raise OrderChangeConflict(
+            f"The order is at version {order.version}, not {expected_version}: it changed meanwhile. "
+            "Read it again before deciding."
+        )
+    return order_edit_apply(order, parts)
+
+
+def order_edit_apply(order: Order, parts: dict[str, Any]) -> OrderEditing:
+    """`order_edit` for an order the caller holds locked, in the caller's transaction."""
+    name = str(order.number or order.id)
+    current = order_content(order)
+    if current is None:
+        raise OrderEditRefused(
+            "order_has_no_lines", f"Order {name} was placed with the short body: it has no lines to change."
+        )
+    if order.erased_at is not None:
+        raise OrderEditRefused(CONTENT_ERASED, content_erased_message(name))
+    if order.status == Order.Status.CANCELLED:
+        raise OrderEditRefused("order_cancelled", f"Order {name} is cancelled: nothing of it changes.")
+    content = {**current, **{key: value for key, value in parts.items() if key in EDITABLE}}
+    content_totals_check(content)  # ContentMismatch: the API answers 400 naming the field
+    money_check(amount=ShopOrder(content).amount, currency=content["currency"])
+    if content == current:
+        return OrderEditing(order=order, edit=None)
+    _shipped_and_refunded_check(order, name, current, content)
+    number = (order.content_version or 1) + 1
+    OrderVersion.objects.create(order=order, number=number, content=content, total_minor=content["total"])
+    edit = OrderEdit.objects.create(
+        order=order,
+        from_version=number - 1,
+        to_version=number,
+        lines=lines_changed(current, content),
+        total_before_minor=current["total"],
+        total_after_minor=content["total"],
+    )
+    order.content_version = number
+    order.amount = ShopOrder(content).amount
+    order.customer_name = content["customer_name"]
+    order.version += 1
+    order.save(update_fields=["content_version", "amount", "customer_name", "version", "updated_at"])
+    event_record(event_type=ORDER_EDITED, aggregate_id=edit.id)
+    return OrderEditing(order=order, edit=edit)
+
+
+def _shipped_and_refunded_check(
+    order: Order, name: str, before: dict[str, Any], after: dict[str, Any]
+) -> None:
+    """Raises OrderEditRefused when every line has shipped, when a line would fall below what
+    has shipped of it, or the total below what was refunded."""
+    shipped: Counter[str] = Counter()
+    for lines in Shipment.objects.filter(order=order).values_list("lines", flat=True):
+        for line in lines:
+            shipped[line["sku"]] += line["quantity"]
+    ordered, _ = lines_ordered(before)
+    if shipped and all(shipped[sku] >= quantity for sku, quantity in ordered.items()):
+        raise OrderEditRefused(
+            "order_shipped", f"Every line of order {name} has shipped: it can no longer change."
+        )
+    wanted, _ = lines_ordered(after)
+    for sku, quantity in shipped.items():
+        if wanted[sku] < quantity:
+            raise OrderEditRefused(
+                "edit_below_shipped",
+                f"{sku}: {quantity} have shipped already, so the order cannot hold fewer ({wanted[sku]}).",
+            )
+    refunded = Refund.objects.filter(order=order).aggregate(sum=Sum("amount_minor"))["sum"] or 0
+    if after["total"] < refunded:
+        raise OrderEditRefused(
+            "edit_below_refunded",
+            f"{refunded} (minor units) of order {name} was refunded already: its total cannot be less "
+            f"({after['total']}).",
+        )
