@@ -23,6 +23,7 @@ from api.order_input import (
 )
 from api.orders import OrderOutputSerializer, client_token
 from api.schema import error_responses
+from api.validators import reject_invisible_characters
 from notifications.selectors import order_get_with_notifications
 from orders.changes import OrderChangeConflict, OrderNotFound, order_not_found_message
 from orders.content import MAX_DISCOUNTS, MAX_LINES, NAME_TEXT, ContentMismatch
@@ -42,7 +43,10 @@ class OrderEditInput(StrictSerializer):
     total = minor_field(
         min_value=1, help_text="lines + shipping - discounts after the change, in minor units."
     )
-    customer_name = text_field(NAME_TEXT, required=False)
+    # Optional, but never blank: a new order must have one (ShopOrderInput).
+    customer_name = serializers.CharField(
+        max_length=NAME_TEXT, required=False, allow_blank=False, validators=[reject_invisible_characters]
+    )
     shipping_address = AddressInput(required=False)
     billing_address = AddressInput(required=False)
     shipping = ShippingInput(required=False)

@@ -18,6 +18,7 @@ from django.utils import timezone
 from apiauth.models import ApiToken
 from infra.keyed_hash import address_hash
 from messaging.outbox import event_record
+from orders.currencies import amount_minor
 from orders.events import ORDER_CANCELLED, ORDER_PAID
 from orders.models import Order
 
@@ -95,6 +96,16 @@ def order_paid_at(order: Order) -> datetime | None:
     return order.paid_at
 
 
+def order_paid_minor(order: Order) -> int:
+    """What the order's payment took, in minor units; 0 for an order never paid. An order paid
+    before this was kept (or by a process of the previous release) took its total."""
+    if order_paid_at(order) is None:
+        return 0
+    if order.paid_minor is not None:
+        return order.paid_minor
+    return amount_minor(order.amount, order.currency)
+
+
 def order_not_found_message(order_id: UUID) -> str:
     """The one wording of "not found", for an id that does not exist and for another
     token's order alike."""
@@ -135,11 +146,15 @@ def order_change_apply(
         )
     if order.status not in allowed_from:
         raise OrderChangeConflict(f"A {order.status} order cannot be {target}.")
-    # Paid once, at its payment; a cancellation keeps it (a refund may still follow).
-    order.paid_at = order_paid_at(order) or (timezone.now() if target == Order.Status.PAID else None)
+    # Paid once, at its payment, with what it took; a cancellation keeps both (a refund may
+    # still follow).
+    paid_now = order_paid_at(order) is None and target == Order.Status.PAID
+    order.paid_at = order_paid_at(order) or (timezone.now() if paid_now else None)
+    if paid_now:
+        order.paid_minor = amount_minor(order.amount, order.currency)
     order.status = target
     order.version += 1
-    order.save(update_fields=["status", "version", "paid_at", "updated_at"])
+    order.save(update_fields=["status", "version", "paid_at", "paid_minor", "updated_at"])
     if also is not None:
         also(order, True)
     event_record(event_type=event_type, aggregate_id=order.id)

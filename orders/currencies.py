@@ -70,6 +70,11 @@ def currency_decimals(currency: str) -> int:
     return get_currency_precision(currency)
 
 
+def amount_minor(amount: Decimal, currency: str) -> int:
+    """A decimal amount in its currency's minor units (49.90 EUR → 4990)."""
+    return int(Decimal(amount).scaleb(currency_decimals(currency)))
+
+
 @cache  # Babel's data changes only with its version
 def currencies_in_use() -> frozenset[str]:
     """The codes that are legal tender in some territory today."""

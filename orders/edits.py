@@ -6,8 +6,10 @@ content as it is stores nothing and sends nothing.
 
 What an edit may not do, refused with the reason (OrderEditRefused) before anything is stored:
 change an order placed with the short body (it has no lines), an erased one, a cancelled one,
-or one whose every line has shipped; take a line below what has shipped of it; or bring the
-total below what was refunded. The totals must add up, as for a new order."""
+or one whose every line has shipped; take a line below what has shipped or was refunded of it;
+or bring the total below what was refunded. What was paid stays what the payment took
+(Order.paid_minor): an edit changes the order, not the money that came in. The totals must add
+up, as for a new order."""
 
 from collections import Counter
 from dataclasses import dataclass
@@ -62,35 +64,46 @@ class OrderEditing:
 
 
 def lines_changed(before: dict[str, Any], after: dict[str, Any]) -> list[dict[str, Any]]:
-    """Each line a customer would see changed, by SKU: its quantity (0 when absent on one side)
-    or its price; in the order of the new content, then the lines removed."""
+    """Each SKU a customer would see changed: its quantity (0 when absent on one side), or the
+    price of one of its lines (a SKU may come in several lines, each at its own price); in the
+    order of the new content, then the SKUs removed."""
     old, new = _lines_by_sku(before), _lines_by_sku(after)
-    changed = []
-    for sku, line in new.items():
-        was = old.get(sku)
-        if was is None or (was["quantity"], was["unit_price"]) != (line["quantity"], line["unit_price"]):
-            changed.append(_change(sku, line, was, line))
-    changed += [_change(sku, was, was, None) for sku, was in old.items() if sku not in new]
+    changed = [
+        _change(sku, lines, old.get(sku), lines) for sku, lines in new.items() if old.get(sku) != lines
+    ]
+    changed += [_change(sku, lines, lines, None) for sku, lines in old.items() if sku not in new]
     return changed
 
 
-def _lines_by_sku(content: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """The content's lines by SKU, quantities summed (a SKU may come in two lines)."""
-    lines: dict[str, dict[str, Any]] = {}
+def _lines_by_sku(content: dict[str, Any]) -> dict[str, list[tuple[int, int, str]]]:
+    """Each SKU as (quantity, unit price, name) per price it is sold at, sorted: what a customer
+    pays for it, whatever order its lines come in and however they are split."""
+    at_price: dict[str, Counter[tuple[int, str]]] = {}
     for line in content["lines"]:
-        kept = lines.setdefault(line["sku"], {**line, "quantity": 0})
-        kept["quantity"] += line["quantity"]
-    return lines
+        at_price.setdefault(line["sku"], Counter())[(line["unit_price"], line["name"])] += line["quantity"]
+    return {
+        sku: sorted((quantity, price, name) for (price, name), quantity in prices.items())
+        for sku, prices in at_price.items()
+    }
 
 
-def _change(sku: str, named: dict[str, Any], was: dict[str, Any] | None, now: dict[str, Any] | None) -> dict:
+def _change(
+    sku: str, named: list[tuple[int, int, str]], was: list | None, now: list | None
+) -> dict[str, Any]:
+    """The SKU's quantities before and after, and a price that changed (the first of the new
+    prices the lines did not have, and the first old one they lost; else the first of each)."""
+    old_prices, new_prices = [p for _, p, _ in was or []], [p for _, p, _ in now or []]
     return {
         "sku": sku,
-        "name": named["name"],
-        "before": was["quantity"] if was else 0,
-        "after": now["quantity"] if now else 0,
-        "unit_price_before": was["unit_price"] if was else None,
-        "unit_price_after": now["unit_price"] if now else None,
+        "name": named[0][2],
+        "before": sum(q for q, _, _ in was or []),
+        "after": sum(q for q, _, _ in now or []),
+        "unit_price_before": next(
+            (p for p in old_prices if p not in new_prices), old_prices[0] if was else None
+        ),
+        "unit_price_after": next(
+            (p for p in new_prices if p not in old_prices), new_prices[0] if now else None
+        ),
     }
 
 
@@ -126,7 +139,7 @@ def order_edit_apply(order: Order, parts: dict[str, Any]) -> OrderEditing:
     content = {**current, **{key: value for key, value in parts.items() if key in EDITABLE}}
     content_totals_check(content)  # ContentMismatch: the API answers 400 naming the field
     money_check(amount=ShopOrder(content).amount, currency=content["currency"])
-    if content == current:
+    if _as_seen(content) == _as_seen(current):
         return OrderEditing(order=order, edit=None)
     _shipped_and_refunded_check(order, name, current, content)
     number = (order.content_version or 1) + 1
@@ -148,11 +161,19 @@ def order_edit_apply(order: Order, parts: dict[str, Any]) -> OrderEditing:
     return OrderEditing(order=order, edit=edit)
 
 
+def _as_seen(content: dict[str, Any]) -> dict[str, Any]:
+    """The content as it reads, whatever order its lines and discounts come in."""
+    return content | {
+        key: sorted(content.get(key) or [], key=lambda item: sorted(item.items()))
+        for key in ("lines", "discounts")
+    }
+
+
 def _shipped_and_refunded_check(
     order: Order, name: str, before: dict[str, Any], after: dict[str, Any]
 ) -> None:
     """Raises OrderEditRefused when every line has shipped, when a line would fall below what
-    has shipped of it, or the total below what was refunded."""
+    has shipped or was refunded of it, or the total below what was refunded."""
     shipped: Counter[str] = Counter()
     for lines in Shipment.objects.filter(order=order).values_list("lines", flat=True):
         for line in lines:
@@ -168,6 +189,17 @@ def _shipped_and_refunded_check(
             raise OrderEditRefused(
                 "edit_below_shipped",
                 f"{sku}: {quantity} have shipped already, so the order cannot hold fewer ({wanted[sku]}).",
+            )
+    refunded_lines: Counter[str] = Counter()
+    for lines in Refund.objects.filter(order=order).values_list("lines", flat=True):
+        for line in lines:
+            refunded_lines[line["sku"]] += line["quantity"]
+    for sku, quantity in refunded_lines.items():
+        if wanted[sku] < quantity:
+            raise OrderEditRefused(
+                "edit_below_refunded",
+                f"{sku}: {quantity} were refunded (returned) already, so the order cannot hold fewer "
+                f"({wanted[sku]}).",
             )
     refunded = Refund.objects.filter(order=order).aggregate(sum=Sum("amount_minor"))["sum"] or 0
     if after["total"] < refunded:

@@ -4,7 +4,8 @@ order's cancellation is stored in the cancellation's transaction instead, withou
 its own: the cancellation's email tells it.
 
 The shop's own refund id makes the call idempotent, as for shipments. What was paid is the
-order's total once the order is paid (`paid_at`), and nothing before: money that never came in
+order's total when it was paid (`paid_minor`: an edit of the order afterwards changes neither
+way what came in), and nothing before: money that never came in
 cannot go back. A refund is refused when it is more than what was paid less what earlier
 refunds gave back: naming both amounts, or saying that the order was never paid. Refunded
 lines must be the order's, never more of one than was ordered less what earlier refunds
@@ -14,7 +15,6 @@ import hashlib
 import json
 from collections import Counter
 from dataclasses import asdict, dataclass, field
-from decimal import Decimal
 from typing import Any
 from uuid import UUID
 
@@ -23,9 +23,8 @@ from django.db.models import Sum
 
 from apiauth.models import ApiToken
 from messaging.outbox import event_record
-from orders.changes import OrderChange, order_cancel, order_lock, order_paid_at
+from orders.changes import OrderChange, order_cancel, order_lock, order_paid_at, order_paid_minor
 from orders.content import CONTENT_ERASED, content_erased_message, lines_ordered, minor_to_amount
-from orders.currencies import currency_decimals
 from orders.events import ORDER_REFUNDED
 from orders.models import Order, Refund, Shipment
 from orders.selectors import order_content
@@ -110,10 +109,6 @@ def refund_record(order: Order, request: RefundRequest, *, in_cancellation: bool
     return RefundCreation(refund=refund, replayed=False)
 
 
-def order_total_minor(order: Order) -> int:
-    return int(Decimal(order.amount).scaleb(currency_decimals(order.currency)))
-
-
 def _answered_shipment(order: Order, shop_shipment_id: str) -> Shipment | None:
     if not shop_shipment_id:
         return None
@@ -139,7 +134,7 @@ def _refundable_check(order: Order, amount_minor: int) -> None:
             "refund_exceeds_paid",
             f"This refund is {money(amount_minor)}, but this order was never paid: nothing can go back.",
         )
-    paid = order_total_minor(order)
+    paid = order_paid_minor(order)
     refunded = Refund.objects.filter(order=order).aggregate(sum=Sum("amount_minor"))["sum"] or 0
     left = paid - refunded
     if amount_minor > left:

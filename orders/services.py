@@ -15,7 +15,7 @@ from infra.keyed_hash import address_hash
 from messaging.outbox import event_record
 from observability.metrics import ORDERS_ACCEPTED
 from orders.content import ShopOrder
-from orders.currencies import money_check
+from orders.currencies import amount_minor, money_check
 from orders.events import ORDER_CREATED, ORDER_PAID
 from orders.models import Order, OrderVersion, site_locale
 
@@ -97,6 +97,7 @@ def order_record(
             status=Order.Status.PAID if paid else Order.Status.CREATED,
             version=2 if paid else 1,  # as an order created, then paid: each change counts
             paid_at=timezone.now() if paid else None,
+            paid_minor=amount_minor(amount, currency) if paid else None,
             customer_email=customer_email,
             customer_email_hash=address_hash(customer_email),
             amount=money_check(amount=amount, currency=currency),

@@ -3,12 +3,12 @@ email (`shipment.*`), the refund of a refund's email (`refund.*`), the refunds a
 cancellation (`cancellation.*`). The claim reads the rows in its own statement
 (delivery/claim_read.py); previews read them here (`notification_about`)."""
 
-from decimal import Decimal
 from typing import Any
 
 from notifications.content.formatting import money_format
 from notifications.content.purchase import shown_sku
 from notifications.models import Notification
+from orders.changes import order_paid_minor
 from orders.content import minor_to_amount
 from orders.models import Order
 from orders.selectors import cancellation_about, edit_row, refund_row, shipment_row
@@ -124,7 +124,7 @@ def _cancellation(about: dict[str, Any], order: Order, locale: str) -> dict[str,
     refunds = about.get("refunds", [])
     total = sum(refund["amount_minor"] for refund in refunds)
     before = about.get("refunded_before") or 0  # none in a row of an older release's claim
-    left = Decimal(order.amount) - minor_to_amount(before, order.currency)
+    left = minor_to_amount(order_paid_minor(order) - before, order.currency)
     return {
         "refunds": [
             {"amount": _money(refund["amount_minor"], order, locale), "reason": refund["reason"]}

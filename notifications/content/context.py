@@ -14,7 +14,7 @@ from notifications.content.formatting import date_format, money_format
 from notifications.content.purchase import purchase_context
 from notifications.content.samples import SAMPLE_ABOUT, SAMPLE_CONTENT, SAMPLE_SHORT_ABOUT
 from orders.changes import order_paid_at
-from orders.content import line_id_skus
+from orders.content import line_id_skus, minor_to_amount
 from orders.models import Order
 
 # Documented for people writing overrides (docs/email-content.md); a test keeps it in step.
@@ -99,7 +99,9 @@ def email_context(
         "order": {
             "number": order_number(order),
             "id": str(order.id),
-            "amount": money_format(Decimal(order.amount), order.currency, locale),
+            # The version's total: an email shows the order as its event saw it, not as later
+            # edits made it (orders/edits.py); an order of the short body has only its amount.
+            "amount": money_format(_amount_shown(order, content), order.currency, locale),
             "placed_on": date_format(timezone.localdate(placed), locale),
             "paid_on": date_format(timezone.localdate(paid), locale) if paid else "",
             **purchase_context(content, locale),
@@ -144,3 +146,9 @@ def sample_short_context(kind: str, locale: str, *, placed_at: datetime | None =
     order = sample_order(locale, placed_at=placed_at)
     order.number, order.customer_name, order.content_version = None, "", None
     return email_context(order, locale, None, kind=kind, about=SAMPLE_SHORT_ABOUT.get(kind))
+
+
+def _amount_shown(order: Order, content: dict[str, Any] | None) -> Decimal:
+    if content is None:
+        return Decimal(order.amount)
+    return minor_to_amount(content["total"], order.currency)

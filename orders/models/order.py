@@ -83,6 +83,10 @@ class Order(models.Model):
     # already paid by a platform), kept by its cancellation. NULL: never paid, so nothing of it
     # can be refunded (orders/refunds.py).
     paid_at = models.DateTimeField(null=True, blank=True)
+    # What its payment took, in minor units: the total when it was paid, which an edit of the
+    # order afterwards does not change (orders/edits.py); refunds go back up to it. NULL for an
+    # order never paid, and for one paid before it was kept (its total then stands for it).
+    paid_minor = models.BigIntegerField(null=True, blank=True)
 
     objects = OrderQuerySet.as_manager()
 

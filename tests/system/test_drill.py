@@ -34,6 +34,10 @@ def test_a_short_drill_ends_with_nothing_lost_and_nothing_doubled():
     by_kind = verdict["by_kind"]
     assert by_kind["order_shipment"]["expected"] > 20
     assert by_kind["order_refund"]["expected"] > 10
+    # changes of orders and parcels' news too (a news email may be skipped as old news)
+    assert by_kind["order_edit"]["expected"] > 10
+    news = by_kind["parcel_out_for_delivery"]
+    assert news["expected"] + news["skipped"] > 10
     for kind, counts in by_kind.items():
         assert counts["expected"] == counts["sent"] == counts["accepted"], (kind, counts)
     chaos = report.chaos

@@ -21,9 +21,9 @@ import requests
 
 GIVE_UP_AFTER_SECONDS = 120.0
 
-# Each order is one POST, at most one pay or cancel, two parcels, a refund and two pieces of a
-# parcel's news.
-REQUESTS_PER_ORDER_MAX = 7
+# Each order is one POST, at most one edit, one pay or cancel, two parcels, a refund and two
+# pieces of a parcel's news.
+REQUESTS_PER_ORDER_MAX = 8
 SHORT_BODY_EVERY = 4  # every fourth order comes in the short body, the others are a shop's
 LINES_PER_ORDER = (1, 3)  # a shop's order: at least and at most this many lines
 # What happens to an order once placed: cancelled at once (usually before its confirmation),
@@ -34,6 +34,7 @@ PAID_SHARE = 0.25
 SHIPPED_SHARE = 0.3  # of the orders neither cancelled: shipped in parcels
 REFUNDED_SHARE = 0.5  # of the shipped ones: the first parcel's lines refunded
 DELIVERED_SHARE = 0.5  # of the shipped ones: the first parcel delivered, after out for delivery
+EDITED_SHARE = 0.2  # of the shop's orders not cancelled at once: one more of the first line, at once
 # Twice that again, because a window can count more than the nominal stream: retries after a
 # killed web worker or a dropped connection count too, and after a stall (a broker restart) the
 # stream catches up in a burst that lands the stalled seconds' requests in the next window.
@@ -59,6 +60,7 @@ class LoadResult:
     shipments: dict[str, str] = field(default_factory=dict)  # shipment id -> order id
     refunds: dict[str, str] = field(default_factory=dict)  # refund id -> order id
     parcel_news: int = 0  # pieces of a parcel's news the API took
+    edits: int = 0  # changes of what an order holds the API took
     given_up_requests: list[str] = field(default_factory=list)  # should stay empty
     retried_requests: int = 0  # after a 5xx or no answer
     throttled_requests: int = 0  # 429s waited out and retried
@@ -148,6 +150,8 @@ class OrderStream:
         self.result.accepted[order_id] = email
         roll = self.rng.random()
         cancelled = CANCELLED_AT_ONCE_SHARE + CANCELLED_LATER_SHARE
+        if roll >= CANCELLED_AT_ONCE_SHARE and "lines" in body and self.rng.random() < EDITED_SHARE:
+            self._edit(order_id, body)
         if roll < CANCELLED_AT_ONCE_SHARE:
             self._change(order_id, "cancel")  # right away: usually before the confirmation
         elif roll < cancelled:
@@ -156,6 +160,17 @@ class OrderStream:
             self._change(order_id, "pay")
         if roll >= cancelled and "lines" in body and self.rng.random() < self.shipped_share:
             self._ship_and_refund(order_id, body["lines"])
+
+    def _edit(self, order_id: str, body: dict[str, Any]) -> None:
+        """One more of the first line (its email usually still waits for the confirmation);
+        `body` becomes what the order holds now, for its parcels."""
+        first = body["lines"][0]
+        first["quantity"] += 1
+        first["total"] = first["quantity"] * first["unit_price"]
+        body["total"] += first["unit_price"]
+        change = {"lines": body["lines"], "total": body["total"]}
+        if self._request("patch", f"/api/orders/{order_id}/", json=change) is not None:
+            self.result.edits += 1
 
     def _shop_body(self, number: int, email: str) -> dict[str, Any]:
         lines: list[dict[str, Any]] = []

@@ -4,7 +4,8 @@ plain SQL: never from the code under test.
 The rules it checks (docs/failure-handling.md): every order has a confirmation that is sent,
 or skipped because the order was cancelled before it went out; every cancelled order has a
 sent cancellation; every parcel and every refund not told by a cancellation has its own email,
-sent (a parcel's skipped with a confirmation skipped for a cancellation); every piece of a
+sent (a parcel's skipped with a confirmation skipped for a cancellation); every change of an
+order has its email, sent or skipped for a cancellation; every piece of a
 parcel's news that recorded an email has it, sent, or skipped as old news ("out for delivery"
 or a failed attempt found the parcel delivered by its turn) or with its parcel's; the simulator
 accepted each sent email exactly once, under its key, and never more emails of a kind for a
@@ -22,7 +23,14 @@ from tools.drill.sql import one_row
 
 FINAL = {"sent", "skipped", "failed", "needs_review", "rejected"}
 PARCEL_NEWS_KINDS = ("parcel_out_for_delivery", "parcel_delivered", "parcel_delivery_failed")
-KINDS = ("order_confirmation", "order_cancellation", "order_shipment", "order_refund", *PARCEL_NEWS_KINDS)
+KINDS = (
+    "order_confirmation",
+    "order_edit",
+    "order_cancellation",
+    "order_shipment",
+    "order_refund",
+    *PARCEL_NEWS_KINDS,
+)
 # The email each piece of a parcel's news recorded (ShipmentEvent.email_event), as its kind.
 _NEWS_KIND = " ".join(f"WHEN '{kind.replace('_', '.', 1)}' THEN '{kind}'" for kind in PARCEL_NEWS_KINDS)
 
@@ -75,6 +83,7 @@ def verdict_compute(
         parts = connection.execute(
             "SELECT id::text, order_id::text, 'order_shipment' FROM orders_shipment UNION ALL "
             "SELECT id::text, order_id::text, 'order_refund' FROM orders_refund WHERE NOT in_cancellation "
+            "UNION ALL SELECT id::text, order_id::text, 'order_edit' FROM orders_orderedit "
             "UNION ALL SELECT s.id::text, s.order_id::text, CASE e.email_event "
             f"{_NEWS_KIND} END FROM orders_shipmentevent e JOIN orders_shipment s ON s.id = e.shipment_id "
             "WHERE e.email_event <> ''"
@@ -180,10 +189,11 @@ def _check_part_emails(
 def _may_be_skipped(
     kind: str, part_id: str, order_id: str, orders: dict, emails: dict, delivered: set[str]
 ) -> bool:
-    """A parcel's email skipped with a confirmation skipped for a cancellation; a parcel's news
-    skipped with its parcel's email, or as old news once the parcel was delivered."""
+    """A parcel's email skipped with a confirmation skipped for a cancellation, a change's for
+    a cancellation; a parcel's news skipped with its parcel's email, or as old news once the
+    parcel was delivered."""
     cancelled = orders.get(order_id) == "cancelled"
-    if kind == "order_shipment":
+    if kind in ("order_shipment", "order_edit"):
         return cancelled
     if kind not in PARCEL_NEWS_KINDS:
         return False
