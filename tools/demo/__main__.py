@@ -56,11 +56,12 @@ def main(argv: list[str] | None = None) -> int:
     short = len(placed.orders) < asked * 0.95
     # Every kind of email must be there to look at: parcels (two per order), a parcel's journey
     # (its news) and refunds.
-    kinds_missing = placed.parcels < 2 or placed.refunds < 1 or placed.parcel_news < 2
+    kinds_missing = placed.parcels < 2 or placed.refunds < 1 or placed.parcel_news < 2 or placed.edits < 1
     if short or len(statuses) < 4 or kinds_missing or platform_problems:
         print(
             f"DEMO INCOMPLETE: {len(placed.orders)} of {asked} orders placed, states {sorted(statuses)}, "
-            f"{placed.parcels} parcels, {placed.parcel_news} pieces of their news, {placed.refunds} refunds; "
+            f"{placed.parcels} parcels, {placed.parcel_news} pieces of their news, {placed.refunds} refunds, "
+            f"{placed.edits} changed; "
             "shop platforms: " + ("; ".join(platform_problems) or "as expected")
         )
         return 1
@@ -123,6 +124,7 @@ def _print_summary(
     print()
     print(
         f"{len(placed.orders)} orders placed ({placed.paid} paid, {placed.cancelled} cancelled, "
+        f"{placed.edits} changed after they were placed, "
         f"{placed.parcels} parcels shipped with {placed.parcel_news} pieces of their carriers' news, "
         f"{placed.refunds} partly refunded); ",
         end="",

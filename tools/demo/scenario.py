@@ -35,6 +35,7 @@ class Placed:
     paid: int = 0
     parcels: int = 0
     parcel_news: int = 0  # pieces of a parcel's news (out for delivery, a failed attempt, delivered)
+    edits: int = 0  # orders changed after they were placed
     refunds: int = 0
     outage_seconds: float = 0.0
 
@@ -115,10 +116,30 @@ class ShopStream:
         # While the provider is down the confirmation waits, so a cancellation skips it.
         if change < (0.25 if during_outage else 0.05):
             self._change(order_id, "cancel")
-        elif change < 0.35:
+            return
+        if "lines" in body and self.rng.random() < 0.25:
+            self._edit(order_id, body)
+        if change < 0.35:
             paid = self._change(order_id, "pay")
         if "lines" in body and self.rng.random() < 0.3:
             self._ship_in_two_parcels(order_id, body, paid=paid)
+
+    def _edit(self, order_id: str, body: dict) -> None:
+        """The customer asked for one more of the first line: the order changes, and `body`
+        becomes what it holds now (its parcels ship that)."""
+        first = body["lines"][0]
+        first["quantity"] += 1
+        first["total"] = first["quantity"] * first["unit_price"]
+        body["total"] += first["unit_price"]
+        body["tax_total"] = body["total"] * 19 // 119
+        change = {"lines": body["lines"], "total": body["total"], "tax_total": body["tax_total"]}
+        edited = self.session.patch(f"{self.web}/api/orders/{order_id}/", json=change, timeout=10)
+        if edited.status_code == 200:
+            self.placed.edits += 1
+        else:
+            print(
+                f"  order {order_id}: its change refused by the API: {edited.status_code} {edited.text[:120]}"
+            )
 
     def _shop_order(self, number: int, address: str) -> dict:
         """A shop's order of one to four lines, with shipping and now and then a discount."""
