@@ -3,8 +3,6 @@ processes, each request on its own connection, released together): the order's r
 one in, and the other, seeing it, is refused as over what was paid. Exactly one refund, one
 409, one email; never 120 % given back."""
 
-import threading
-from collections.abc import Callable
 from functools import partial
 
 import pytest
@@ -13,33 +11,12 @@ import requests
 from apiauth.services import api_token_create
 from notifications.models import Notification
 from orders.models import Refund
+from tests.at_once import at_once
 from tests.shop_order_bodies import shop_order_body
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
 
 SIXTY_PERCENT = 2088  # of the order's 3480 minor units
-
-
-def _at_once(calls: list[Callable[[], requests.Response]]) -> list[requests.Response]:
-    """Each call in its own thread, all released by one barrier."""
-    start = threading.Barrier(len(calls))
-    answers: list[requests.Response] = []
-    errors: list[BaseException] = []
-
-    def run(call: Callable[[], requests.Response]) -> None:
-        try:
-            start.wait(timeout=10)
-            answers.append(call())
-        except BaseException as exc:
-            errors.append(exc)
-
-    threads = [threading.Thread(target=run, args=(call,)) for call in calls]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=30)
-    assert not errors, errors
-    return answers
 
 
 def test_two_refunds_of_sixty_percent_at_once_give_exactly_one_409(start_web):
@@ -58,7 +35,7 @@ def test_two_refunds_of_sixty_percent_at_once_give_exactly_one_409(start_web):
         assert post(f"/api/orders/{order_id}/pay/", {}).status_code == 200
         refunds = f"/api/orders/{order_id}/refunds/"
         # when: two refunds of 60 % each, with their own refund ids, at the same moment
-        answers = _at_once(
+        answers = at_once(
             [
                 partial(post, refunds, {"refund_id": refund_id, "amount": SIXTY_PERCENT})
                 for refund_id in ("R-a", "R-b")

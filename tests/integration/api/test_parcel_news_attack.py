@@ -3,8 +3,6 @@ parcel): what it trusts in the body and the path, erasure and cancellation, conc
 real web processes, and the worker's path. A test that fails shows a finding; one that passes
 documents a defence that held."""
 
-import threading
-from collections.abc import Callable
 from datetime import timedelta
 from functools import partial
 from urllib.parse import quote
@@ -18,6 +16,7 @@ from apiauth.services import api_token_create
 from notifications.delivery.rules import Action, notification_decide
 from notifications.models import Notification
 from orders.models import Order, Shipment, ShipmentEvent
+from tests.at_once import at_once
 from tests.shop_order_bodies import SHOP_ORDER, shop_order_body
 from tests.waiting import wait_until
 
@@ -298,27 +297,6 @@ def test_news_email_after_a_shipped_email_a_reviewer_rejected_goes(client, parce
 # --- concurrency under real web processes ---------------------------------------------------------
 
 
-def _at_once(calls: list[Callable[[], requests.Response]]) -> list[requests.Response]:
-    start = threading.Barrier(len(calls))
-    answers: list[requests.Response] = []
-    errors: list[BaseException] = []
-
-    def run(call: Callable[[], requests.Response]) -> None:
-        try:
-            start.wait(timeout=10)
-            answers.append(call())
-        except BaseException as exc:
-            errors.append(exc)
-
-    threads = [threading.Thread(target=run, args=(call,)) for call in calls]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=30)
-    assert not errors, errors
-    return answers
-
-
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.usefixtures("clean_queues")
 def test_news_at_the_same_moment_is_stored_once_and_emails_once(start_web):
@@ -341,11 +319,11 @@ def test_news_at_the_same_moment_is_stored_once_and_emails_once(start_web):
         same = {"event_id": "E1", "status": "out_for_delivery", "happened_at": T0.isoformat()}
         other_body = same | {"status": "delivered"}
         # the same news three times at once: one 201, two replays
-        answers = _at_once([partial(post, events, same) for _ in range(3)])
+        answers = at_once([partial(post, events, same) for _ in range(3)])
         assert sorted(a.status_code for a in answers) == [200, 200, 201], [a.text[:200] for a in answers]
         # the same id with another body, and two other pieces of news, at once
         later = (T0 + timedelta(minutes=5)).isoformat()
-        answers = _at_once(
+        answers = at_once(
             [
                 partial(post, events, other_body),
                 partial(post, events, {"event_id": "E2", "status": "delivered", "happened_at": later}),
