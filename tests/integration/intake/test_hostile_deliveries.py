@@ -8,7 +8,7 @@ traceback logged."""
 
 import logging
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -16,7 +16,6 @@ from django.test import Client
 
 from intake.models import PlatformDelivery
 from intake.receive import delivery_rerun
-from intake.saleor import signature
 from orders.models import Order
 from shops.models import Shop
 from tests import saleor_payloads as saleor
@@ -33,15 +32,6 @@ LONG_ADDRESS = "a" * 64 + "@" + "b" * 63 + "." + "c" * 63 + "." + "d" * 63 + ".c
 NUL, SURROGATE = "\u0000", "\ud800"  # json.dumps writes them as the escapes \u0000 and \ud800
 
 Deliver = Callable[[str, str, bytes], Any]
-
-
-@pytest.fixture
-def keys() -> Iterator[SaleorKeys]:
-    signature.keys_forget()
-    stand_in = SaleorKeys()
-    yield stand_in
-    stand_in.close()
-    signature.keys_forget()
 
 
 @pytest.fixture

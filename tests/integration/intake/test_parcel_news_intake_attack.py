@@ -4,7 +4,6 @@ through the real webhook views. A failing test is a finding; a passing one docum
 
 import copy
 import uuid
-from collections.abc import Iterator
 from unittest import mock
 
 import pytest
@@ -13,7 +12,6 @@ from django.utils import timezone
 
 from intake import receive
 from intake.models import PlatformDelivery
-from intake.saleor import signature
 from notifications.models import Notification
 from orders.models import Order, Shipment, ShipmentEvent
 from orders.personal_data import orders_erase
@@ -22,7 +20,6 @@ from tests import saleor_payloads as saleor
 from tests import shopify_payloads as shopify
 from tests import woocommerce_payloads as woo
 from tests.connected_shop import tea_house_create, tea_house_deliver, tea_house_delivery
-from tests.saleor_keys import SaleorKeys
 
 pytestmark = pytest.mark.django_db
 Outcome = PlatformDelivery.Outcome
@@ -283,35 +280,6 @@ def test_woocommerce_a_meta_key_that_is_not_text_does_not_hold_the_order(woo_del
 
 
 # --- Saleor --------------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def keys() -> Iterator[SaleorKeys]:
-    signature.keys_forget()
-    stand_in = SaleorKeys()
-    yield stand_in
-    stand_in.close()
-    signature.keys_forget()
-
-
-@pytest.fixture
-def saleor_deliver(client, keys):
-    Shop.objects.create(
-        slug="tea-house-saleor", name="Tea House", platform=Shop.Platform.SALEOR, domain=keys.api_url
-    )
-
-    def post(event_type: str, payload: dict) -> str:
-        body = saleor.body_of(payload)
-        headers = saleor.delivery_headers(
-            event_type=event_type, signature=keys.sign(body), api_url=keys.api_url
-        )
-        response = client.post(
-            "/shops/tea-house-saleor/webhook", body, content_type="application/json", **headers
-        )
-        assert response.status_code == 200
-        return response.json()["detail"]
-
-    return post
 
 
 def _saleor_fulfilled(metadata: list[dict] | None = None, *, issued: str = "") -> dict:

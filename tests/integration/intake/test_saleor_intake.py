@@ -6,7 +6,6 @@ bytes), and the order's life (paid, parcels, refunds, cancelled) turned into its
 import base64
 import copy
 import logging
-from collections.abc import Iterator
 
 import jwt
 import pytest
@@ -21,15 +20,6 @@ from tests.saleor_keys import SaleorKeys
 
 pytestmark = pytest.mark.django_db
 WEBHOOK = "/shops/tea-house-saleor/webhook"
-
-
-@pytest.fixture
-def keys() -> Iterator[SaleorKeys]:
-    signature.keys_forget()
-    stand_in = SaleorKeys()
-    yield stand_in
-    stand_in.close()
-    signature.keys_forget()
 
 
 @pytest.fixture

@@ -5,51 +5,18 @@ signed as Saleor signs: applied after the order's parcels, once, the same news c
 later events changing nothing, news that cannot be taken left out with its reason."""
 
 import copy
-from collections.abc import Iterator
 from datetime import UTC, datetime
 
 import pytest
 
 from intake.models import PlatformDelivery
-from intake.saleor import signature
 from intake.saleor.subscription import SUBSCRIPTION_QUERY
 from notifications.models import Notification
 from orders.models import Shipment, ShipmentEvent
-from shops.models import Shop
 from tests import saleor_payloads as saleor
-from tests.saleor_keys import SaleorKeys
 
 pytestmark = pytest.mark.django_db
 TEA = saleor.global_id("Fulfillment", 1)
-
-
-@pytest.fixture
-def keys() -> Iterator[SaleorKeys]:
-    signature.keys_forget()
-    stand_in = SaleorKeys()
-    yield stand_in
-    stand_in.close()
-    signature.keys_forget()
-
-
-@pytest.fixture
-def deliver(client, keys):
-    Shop.objects.create(
-        slug="tea-house-saleor", name="Tea House", platform=Shop.Platform.SALEOR, domain=keys.api_url
-    )
-
-    def post(event_type: str, payload: dict) -> str:
-        body = saleor.body_of(payload)
-        headers = saleor.delivery_headers(
-            event_type=event_type, signature=keys.sign(body), api_url=keys.api_url
-        )
-        response = client.post(
-            "/shops/tea-house-saleor/webhook", body, content_type="application/json", **headers
-        )
-        assert response.status_code == 200
-        return response.json()["detail"]
-
-    return post
 
 
 def _fulfilled(
@@ -79,12 +46,12 @@ def test_the_query_selects_the_fulfillments_metadata_and_its_event():
     assert "... on FulfillmentMetadataUpdated { order { ...OrderForEmails } }" in SUBSCRIPTION_QUERY
 
 
-def test_news_in_the_delivery_that_fulfils_the_order_is_applied_after_its_parcel(deliver):
+def test_news_in_the_delivery_that_fulfils_the_order_is_applied_after_its_parcel(saleor_deliver):
     # given
-    deliver("order_created", saleor.event("OrderCreated", saleor.ORDER))
+    saleor_deliver("order_created", saleor.event("OrderCreated", saleor.ORDER))
     # when: the parcel is new and its metadata already says out for delivery
     fulfilled = _fulfilled(_news("out_for_delivery", "2026-12-01T08:12:00+01:00"))
-    assert deliver("order_fulfilled", saleor.event("OrderFulfilled", fulfilled)) == "used"
+    assert saleor_deliver("order_fulfilled", saleor.event("OrderFulfilled", fulfilled)) == "used"
     # then
     assert Shipment.objects.get().progress == "out_for_delivery"
     news = ShipmentEvent.objects.get()
@@ -94,21 +61,21 @@ def test_news_in_the_delivery_that_fulfils_the_order_is_applied_after_its_parcel
     assert f"parcel {TEA}: out for delivery recorded (email parcel.out_for_delivery)" in _latest_reason()
 
 
-def test_metadata_updated_is_news_once_and_later_events_carrying_it_change_nothing(deliver):
+def test_metadata_updated_is_news_once_and_later_events_carrying_it_change_nothing(saleor_deliver):
     # given: the order fulfilled, no news yet
-    deliver("order_created", saleor.event("OrderCreated", saleor.ORDER))
-    deliver("order_fulfilled", saleor.event("OrderFulfilled", _fulfilled()))
+    saleor_deliver("order_created", saleor.event("OrderCreated", saleor.ORDER))
+    saleor_deliver("order_fulfilled", saleor.event("OrderFulfilled", _fulfilled()))
     # when: the shipping app writes "in transit", then "delivered" (the order's updatedAt unchanged)
     in_transit = _fulfilled(_news("in_transit", "2026-12-01T12:00:00Z"))
-    deliver("fulfillment_metadata_updated", saleor.event("FulfillmentMetadataUpdated", in_transit))
+    saleor_deliver("fulfillment_metadata_updated", saleor.event("FulfillmentMetadataUpdated", in_transit))
     assert (Shipment.objects.get().progress, _news_emails()) == ("in_transit", [])
     delivered = _fulfilled(_news("delivered", "2026-12-02T13:40:00Z"))
     event = saleor.event("FulfillmentMetadataUpdated", delivered, issued_at="2026-12-02T13:41:00+00:00")
-    assert deliver("fulfillment_metadata_updated", event) == "used"
+    assert saleor_deliver("fulfillment_metadata_updated", event) == "used"
     # and: a refund later, its order carrying the same metadata
     refunded = copy.deepcopy(delivered) | {"updatedAt": "2026-12-03T10:00:00+00:00"}
     refunded["transactions"][0]["events"].append(saleor.refund_event(502, 12.9))
-    assert deliver("order_refunded", saleor.event("OrderRefunded", refunded)) == "used"
+    assert saleor_deliver("order_refunded", saleor.event("OrderRefunded", refunded)) == "used"
     # then
     assert list(ShipmentEvent.objects.values_list("status", flat=True)) == ["in_transit", "delivered"]
     assert Shipment.objects.get().progress == "delivered"
@@ -118,10 +85,10 @@ def test_metadata_updated_is_news_once_and_later_events_carrying_it_change_nothi
 
 
 @pytest.mark.parametrize("status", ["picked_up", "shipped", "DELIVERED", ""])
-def test_a_status_not_of_the_convention_is_no_news(deliver, status):
-    deliver("order_created", saleor.event("OrderCreated", saleor.ORDER))
+def test_a_status_not_of_the_convention_is_no_news(saleor_deliver, status):
+    saleor_deliver("order_created", saleor.event("OrderCreated", saleor.ORDER))
     fulfilled = _fulfilled(_news(status, "2026-12-01T12:00:00Z"))
-    assert deliver("order_fulfilled", saleor.event("OrderFulfilled", fulfilled)) == "used"
+    assert saleor_deliver("order_fulfilled", saleor.event("OrderFulfilled", fulfilled)) == "used"
     assert not ShipmentEvent.objects.exists()
     assert Shipment.objects.get().progress == "shipped"
 
@@ -136,12 +103,12 @@ def test_a_status_not_of_the_convention_is_no_news(deliver, status):
     ],
 )
 def test_news_whose_time_cannot_be_taken_is_left_out_with_the_reason_and_the_order_applied(
-    deliver, metadata, why
+    saleor_deliver, metadata, why
 ):
     # given
-    deliver("order_created", saleor.event("OrderCreated", saleor.ORDER))
+    saleor_deliver("order_created", saleor.event("OrderCreated", saleor.ORDER))
     # when
-    assert deliver("order_fulfilled", saleor.event("OrderFulfilled", _fulfilled(metadata))) == "used"
+    assert saleor_deliver("order_fulfilled", saleor.event("OrderFulfilled", _fulfilled(metadata))) == "used"
     # then: the parcel is recorded, its "shipped" email too; the news is not
     reason = _latest_reason()
     assert f"parcel {TEA}: its news (delivered) left out:" in reason
