@@ -66,7 +66,14 @@ def test_with_a_fallback_the_outages_emails_go_out_within_seconds_and_no_unknown
     assert fallback["takeover_seconds"] < 30
     assert fallback["sent_through_fallback"] >= 50
     assert report.verdict["duplicates"] == 0
-    assert report.latency_during_outage["p99"] < 30  # without a fallback: held for the minute
+    # an email of an order whose email is caught stays behind it (it follows it): held for the
+    # outage whatever the fallback does; every other email moves (without a fallback: held for
+    # the minute)
+    during = report.latency_during_outage
+    free = during["free_to_move"]
+    assert free["emails"] + during["behind_unknown"] == during["emails"]
+    assert free["emails"] >= 50
+    assert free["p99"] < 30
 
 
 @pytest.mark.tool_check

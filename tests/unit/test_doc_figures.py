@@ -1326,7 +1326,7 @@ DRILLS = rows(
     ),
     (
         "the rest through the fallback within seconds, p99 under {} s;",
-        source_match(OUTAGE_DRILL_TEST, r'latency_during_outage\["p99"\] < (\d+)'),
+        source_match(OUTAGE_DRILL_TEST, r'free\["p99"\] < (\d+)'),
     ),
     (
         "`make drill HOSTS=2 ORDERS={}` (or `python -m tools.drill --hosts 2 --orders {}`;",

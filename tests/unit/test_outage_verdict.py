@@ -163,6 +163,22 @@ def test_the_fallback_report_fails_on_a_moved_unknown_email_a_late_takeover_or_n
         "| commit → accepted, emails of orders placed during the outage: p50 / p99 / max | 0.05 / 3.1 / 4 s"
         in markdown
     )
+    held = {"emails": 80, "p50": 0.04, "p99": 2.5, "max": 3}
+    behind = _report(
+        fallback=_fallback(),
+        latency_during_outage={
+            "emails": 90,
+            "p50": 0.05,
+            "p99": 31,
+            "max": 33,
+            "free_to_move": held,
+            "behind_unknown": 10,
+        },
+    )
+    assert (
+        "| of them, emails free to move (not of an order with an email of unknown outcome at resend; "
+        "10 were): p50 / p99 / max | 0.04 / 2.5 / 3 s (80 emails) |" in outage_report_markdown(behind)
+    )
     moved = _report(fallback=_fallback(caught_moved=1))
     assert moved.problems == ["1 email(s) whose outcome at resend was unknown went to brevo"]
     assert not _report(fallback=_fallback(caught_unknown=0)).passed  # the drill showed nothing of them

@@ -137,7 +137,9 @@ def outage_run(config: OutageConfig) -> OutageReport:
             latency_before_outage=outage_latency(
                 stack.database_dsn, outage=(outage[0] - config.before_seconds, outage[0])
             ),
-            latency_during_outage=outage_latency(stack.database_dsn, outage=outage),
+            latency_during_outage=outage_latency(
+                stack.database_dsn, outage=outage, first="resend" if config.fallback else None
+            ),
             fallback=_fallback_facts(stack, config, outage_start=outage[0]),
         )
         report.judge(load_complete=load.complete, load_shortfall=load.shortfall())

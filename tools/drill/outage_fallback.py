@@ -16,17 +16,31 @@ UNKNOWN_OUTCOMES = ("unknown", "in_flight")
 TAKEOVER_BOUND_SECONDS = 30.0
 
 
-def outage_latency(database_dsn: str, *, outage: tuple[float, float]) -> dict[str, float | int | None]:
+def outage_latency(
+    database_dsn: str, *, outage: tuple[float, float], first: str | None = None
+) -> dict[str, object]:
     """Commit → accepted (the email's row is written in its order's transaction; sent_at is the
-    provider's acceptance), in seconds, of the emails of orders placed during the outage."""
+    provider's acceptance), in seconds, of the emails of orders placed during the outage.
+
+    With `first` (a run with a fallback), also the same for the emails free to move: not of an
+    order with an email whose outcome at the first provider was unknown. Such an email stays
+    with the first until it answers, and the later emails of its order wait for it (they follow
+    it), so they are held for the outage whatever the fallback does; the count of them is
+    given beside."""
     with psycopg.connect(database_dsn) as connection:
         rows = connection.execute(
-            "SELECT extract(epoch FROM sent_at - created_at) FROM notifications_notification "
-            "WHERE created_at BETWEEN to_timestamp(%(start)s) AND to_timestamp(%(end)s) "
-            "AND sent_at IS NOT NULL",
-            {"start": outage[0], "end": outage[1]},
+            LATENCY_OF_EMAILS,
+            {"start": outage[0], "end": outage[1], "first": first, "unknown": list(UNKNOWN_OUTCOMES)},
         ).fetchall()
-    seconds = sorted(float(row[0]) for row in rows)
+    clock = _quantiles([float(seconds) for seconds, _ in rows])
+    if first is not None:
+        clock["free_to_move"] = _quantiles([float(seconds) for seconds, behind in rows if not behind])
+        clock["behind_unknown"] = sum(1 for _, behind in rows if behind)
+    return clock
+
+
+def _quantiles(seconds: list[float]) -> dict[str, object]:
+    seconds = sorted(seconds)
     if len(seconds) < 2:
         return {"emails": len(seconds), "p50": None, "p99": None, "max": seconds[-1] if seconds else None}
     cuts = quantiles(seconds, n=100, method="inclusive")
@@ -36,6 +50,19 @@ def outage_latency(database_dsn: str, *, outage: tuple[float, float]) -> dict[st
         "p99": round(cuts[98], 2),
         "max": round(seconds[-1], 1),
     }
+
+
+# Each sent email created in the window, and whether an email of its order had an attempt at
+# the first provider whose outcome was unknown (false when no first provider is named).
+LATENCY_OF_EMAILS = """
+SELECT extract(epoch FROM n.sent_at - n.created_at),
+       EXISTS (SELECT 1 FROM notifications_notification m
+                 JOIN notifications_deliveryattempt a ON a.notification_id = m.id
+                WHERE m.order_id = n.order_id AND a.provider = %(first)s AND a.outcome = ANY(%(unknown)s))
+  FROM notifications_notification n
+ WHERE n.created_at BETWEEN to_timestamp(%(start)s) AND to_timestamp(%(end)s)
+   AND n.sent_at IS NOT NULL
+"""
 
 
 SENT_BY_PROVIDER = (

@@ -142,6 +142,14 @@ def _clock_and_fallback_rows(report: OutageReport) -> list[tuple[str, object]]:
     fallback = report.fallback
     if fallback is None:
         return [*rows, ("fallback provider", "none: emails wait for the first")]
+    free = report.latency_during_outage.get("free_to_move")
+    if free:
+        behind = report.latency_during_outage.get("behind_unknown")
+        label = (
+            f"of them, emails free to move (not of an order with an email of unknown outcome at "
+            f"{fallback['first']}; {behind} were): p50 / p99 / max"
+        )
+        rows.append((label, _clock(free)))
     return [
         *rows,
         ("fallback provider", fallback["fallback"]),
