@@ -33,6 +33,9 @@ class Claim:
     probe: bool = False  # this call tests an open circuit (circuit.py)
     # The provider this claim calls (routing.py); None: the caller's only provider.
     provider: MailProvider | None = None
+    # time.monotonic() before which the call must not be made: the sending rate's slot lent
+    # ahead (rate_limit.py); 0: at once.
+    call_not_before: float = 0.0
 
 
 def attempt_start_claimed(

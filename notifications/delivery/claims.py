@@ -3,6 +3,7 @@ and attempt row, or why it is not sent. outcomes.py records what the provider an
 second one; no transaction is open while the provider is called."""
 
 import logging
+import time
 import uuid
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -205,7 +206,8 @@ def _claim_unless_waiting(
     claim = attempt_start_claimed(
         read, event_id=event_id, worker=worker, now=now, provider=route.provider.name
     )
-    return replace(claim, probe=route.gate == PROBE, provider=route.provider)
+    not_before = time.monotonic() + route.wait_seconds if route.wait_seconds else 0.0
+    return replace(claim, probe=route.gate == PROBE, provider=route.provider, call_not_before=not_before)
 
 
 def _claim_read_alone(request: ClaimRequest, *, providers: Providers) -> ClaimRead | None:

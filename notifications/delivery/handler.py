@@ -36,6 +36,7 @@ from notifications.content.snapshot import snapshot_outbound
 from notifications.delivery.circuit import circuit_record
 from notifications.delivery.claims import AlreadyDone, Claim, ClaimRequest, notification_claims
 from notifications.delivery.outcomes import OutcomeToRecord, notification_record_outcomes
+from notifications.delivery.rate_limit import rate_slot_wait
 from notifications.providers.base import MailProvider, Outcome, SendResult
 from notifications.providers.catalogue import mail_providers
 from observability.logs import log_context
@@ -224,6 +225,7 @@ def email_send_timed(
         "attempt": claim.attempt.number,
     }
     with log_context(**ids):
+        rate_slot_wait(claim.call_not_before)  # a token lent ahead: its slot
         started = time.monotonic()
         result = _render_and_send(claim, event_id=str(event_id), provider=provider)
         elapsed = time.monotonic() - started

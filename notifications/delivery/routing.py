@@ -33,6 +33,8 @@ from notifications.providers.catalogue import Providers
 class Route:
     provider: MailProvider
     gate: str  # circuit.GO, or circuit.PROBE: this call tests the provider's open circuit
+    # How long after the claim the call may be made: a token lent ahead (rate_limit.py).
+    wait_seconds: float = 0.0
 
 
 def route_choose(
@@ -52,12 +54,12 @@ def route_choose(
         if held is not None:
             waits.append(held)
             continue
-        no_token = rate_token_take(provider=provider.name)
-        if no_token is not None:
-            return no_token
+        slot = rate_token_take(provider=provider.name)
+        if isinstance(slot, WaitError):
+            return slot
         gate = circuit_gate(circuit, provider=provider.name, now=now)
         if not isinstance(gate, WaitError):
-            return Route(provider, gate)
+            return Route(provider, gate, wait_seconds=slot.wait_seconds)
         waits.append(gate)  # another call is testing it: the next provider, if there is one
     return _every_provider_waits(waits, candidates)
 

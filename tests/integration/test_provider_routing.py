@@ -5,6 +5,7 @@ reached the first. The worker processes and both simulators over HTTP are in
 test_provider_failover.py."""
 
 import re
+import time
 import uuid
 from datetime import timedelta
 from io import StringIO
@@ -134,6 +135,10 @@ def test_an_email_waits_when_neither_provider_takes_emails(with_fallback):
 def test_a_sending_limit_is_not_an_outage_the_email_waits_for_a_token(with_fallback, settings):
     settings.MAIL_PROVIDER_RATE_LIMIT = 1
     assert _called(_claim(OrderFactory.create())) == "resend"
+    lent = _claim(OrderFactory.create())  # a second's call lent ahead: still the first's
+    assert _called(lent) == "resend"
+    assert isinstance(lent, Claim)
+    assert lent.call_not_before > time.monotonic() + 0.5, lent
     decision = _claim(OrderFactory.create())
     assert isinstance(decision, WaitError), decision
     assert "per second" in decision.reason
