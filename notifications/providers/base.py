@@ -67,6 +67,16 @@ ANY_NUMBER_OF_CALLS = sys.maxsize
 
 
 @dataclass(frozen=True)
+class Attachment:
+    """A file the email carries (an invoice's or a credit note's PDF), the same bytes on every
+    attempt: its snapshot names the document, whose bytes never change once issued."""
+
+    filename: str
+    content_type: str
+    content: bytes
+
+
+@dataclass(frozen=True)
 class OutboundEmail:
     idempotency_key: str
     to: str
@@ -76,6 +86,7 @@ class OutboundEmail:
     html: str = ""
     # Who it comes from: MAIL_FROM_ADDRESS, or the connected shop's sender (its snapshot's).
     from_address: str = field(default_factory=lambda: settings.MAIL_FROM_ADDRESS)
+    attachments: tuple[Attachment, ...] = ()
 
 
 @dataclass(frozen=True)
