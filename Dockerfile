@@ -15,6 +15,10 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     DJANGO_STATIC_ROOT=/app/static
 
 WORKDIR /app
+# WeasyPrint (invoices' PDFs) loads Pango at import; DejaVu is the invoices' font.
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends libpango-1.0-0 libpangoft2-1.0-0 fonts-dejavu-core \
+    && rm -rf /var/lib/apt/lists/*
 COPY requirements.txt .
 RUN pip install --no-cache-dir --require-hashes -r requirements.txt
 COPY manage.py ./

@@ -52,6 +52,7 @@ services:
 
 ## setup: database, migrations, broker vhost and topology (idempotent)
 setup: venv services
+	@scripts/ensure-pdf-libs.sh
 	@mkdir -p var
 	$(BIN)/python manage.py ensure_database
 	$(BIN)/python manage.py migrate --no-input
@@ -95,12 +96,14 @@ UNIT_ONLY := $(if $(strip $(PYTEST_ARGS)),$(if $(filter-out tests/unit%,$(filter
 # A run of chosen tests (PYTEST_ARGS) stays on one process unless TEST_PROCESSES is given.
 TEST_PROCESSES ?= $(if $(strip $(PYTEST_ARGS)),0,3)
 test: venv
+	@scripts/ensure-pdf-libs.sh --tests
 	@$(if $(UNIT_ONLY),,scripts/ensure-services.sh && scripts/ensure-browser.sh)
 	$(BIN)/python -m pytest $(if $(filter 0,$(TEST_PROCESSES)),,-n $(TEST_PROCESSES) --dist loadfile) $(PYTEST_ARGS)
 
 ## test-tools: the long checks that the bench and the drill still work (their short runs and
 ## the drill's self-tests: a broken build and a refused load must fail it); CI runs them too
 test-tools: venv services
+	@scripts/ensure-pdf-libs.sh --tests
 	$(BIN)/python -m pytest -m tool_check tests/system
 
 ## drill: the fault drill (kills, a broker hard kill and restart, dropped connections, provider
