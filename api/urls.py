@@ -1,6 +1,7 @@
 from django.urls import path
 
 from api.customers import CustomerErasureApi, CustomerExportApi
+from api.invoices import OrderDocumentApi, OrderInvoiceApi
 from api.order_edits import OrderDetailApi
 from api.orders import OrderChangeApi, OrderCreateApi
 from api.parcel_news import ParcelNewsApi
@@ -20,6 +21,10 @@ urlpatterns = [
         name="parcel-news",
     ),
     path("orders/<uuid:order_id>/refunds/", OrderRefundApi.as_view(), name="order-refunds"),
+    path("orders/<uuid:order_id>/invoice.pdf", OrderInvoiceApi.as_view(), name="order-invoice"),
+    path(
+        "orders/<uuid:order_id>/documents/<str:number>.pdf", OrderDocumentApi.as_view(), name="order-document"
+    ),
     path("customers/erasure/", CustomerErasureApi.as_view(), name="customer-erasure"),
     path("customers/export/", CustomerExportApi.as_view(), name="customer-export"),
 ]

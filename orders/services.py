@@ -17,6 +17,7 @@ from observability.metrics import ORDERS_ACCEPTED
 from orders.content import ShopOrder
 from orders.currencies import amount_minor, money_check
 from orders.events import ORDER_CREATED, ORDER_PAID
+from orders.invoicing.issue import invoice_issue_at_placing
 from orders.models import Order, OrderVersion, site_locale
 
 logger = logging.getLogger(__name__)
@@ -88,9 +89,9 @@ def order_record(
     in the same transaction as the order (a shop platform's delivery). `paid`: the order
     arrives paid (most platforms announce an order once its payment is taken): recorded paid,
     with its payment's event after its creation's, as if created then paid, in two statements
-    fewer. `origin`: the order's connected shop and the platform's ids for it (Order.shop,
-    Order.platform_order_id). OrderAlreadyPlaced, with nothing written, when the order's key or
-    number is taken."""
+    fewer; and its invoice if due (orders/invoicing/). `origin`: the order's connected shop and
+    the platform's ids (Order.shop, platform_order_id). OrderAlreadyPlaced, with nothing
+    written, when the order's key or number is taken."""
     # One prepared statement (infra/insert_once.py): every order's transaction writes one.
     order = row_insert_unless_taken(
         Order(
@@ -113,12 +114,12 @@ def order_record(
     if order is None:
         raise OrderAlreadyPlaced("Another order holds this order's Idempotency-Key, number or platform id.")
     if shop_order is not None:
-        OrderVersion.objects.create(
-            order=order, number=1, content=shop_order.content, total_minor=shop_order.content["total"]
-        )
+        content = shop_order.content
+        OrderVersion.objects.create(order=order, number=1, content=content, total_minor=content["total"])
     event = event_record(event_type=ORDER_CREATED, aggregate_id=order.id)
     if paid:
         event_record(event_type=ORDER_PAID, aggregate_id=order.id)
+    invoice_issue_at_placing(order, content=shop_order.content if shop_order else None, paid=paid)
     logger.info("order accepted", extra={"order_id": str(order.id), "event_id": str(event.id)})
     return order
 

@@ -81,6 +81,14 @@ class Shop(models.Model):
     legal_address = models.CharField(max_length=300, blank=True, help_text=_FALLS_BACK)
     phone = models.CharField(max_length=64, blank=True, help_text=_FALLS_BACK)
     register = models.CharField(max_length=200, blank=True, help_text=_FALLS_BACK)
+    # Printed on its invoices and credit notes (orders/invoicing/parties.py).
+    vat_number = models.CharField(
+        max_length=32,
+        blank=True,
+        default="",
+        db_default="",
+        help_text="The seller's VAT number. " + _FALLS_BACK,
+    )
     terms_url = models.URLField(blank=True, help_text=_FALLS_BACK)
     withdrawal_url = models.URLField(blank=True, help_text=_FALLS_BACK)
     withdrawal_days = models.PositiveSmallIntegerField(

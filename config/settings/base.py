@@ -157,28 +157,9 @@ USE_TZ = True
 LANGUAGES = [("en", "English"), ("ru", "Русский")]
 # The site's language: an order without "locale" gets its emails in it.
 LANGUAGE_CODE = env("SHOP_DEFAULT_LOCALE", default="en")
-SHOP_NAME = env("SHOP_NAME", default="Example Shop")
-SHOP_URL = env("SHOP_URL", default="https://shop.example.com")  # every link in an email is absolute
-SHOP_LOGO_URL = env("SHOP_LOGO_URL", default="https://shop.example.com/static/logo.png")
-SHOP_PRIMARY_COLOR = env("SHOP_PRIMARY_COLOR", default="#1f6feb")  # buttons and the header rule
-SHOP_TEXT_COLOR = env("SHOP_TEXT_COLOR", default="#1f2328")
-SHOP_FOOTER_ADDRESS = env(
-    "SHOP_FOOTER_ADDRESS", default="Example Shop GmbH, Hauptstrasse 1, 10115 Berlin, Germany"
-)
-SHOP_SUPPORT_EMAIL = env("SHOP_SUPPORT_EMAIL", default="support@shop.example.com")
-# What an order confirmation must carry in the EU (Consumer Rights Directive 2011/83/EU,
-# art. 6(1) and 8(7); docs/email-content.md): the trader's identity, geographic address and
-# telephone, the terms and conditions, the right of withdrawal (at least 14 days) and the model
-# withdrawal form. Checked at start-up (notifications.E005).
-SHOP_LEGAL_NAME = env("SHOP_LEGAL_NAME", default="Example Shop GmbH")
-SHOP_LEGAL_ADDRESS = env("SHOP_LEGAL_ADDRESS", default="Hauptstrasse 1, 10115 Berlin, Germany")
-SHOP_PHONE = env("SHOP_PHONE", default="+49 30 1234567")
-SHOP_REGISTER = env(
-    "SHOP_REGISTER", default="Amtsgericht Berlin-Charlottenburg HRB 123456, VAT ID DE123456789"
-)
-SHOP_TERMS_URL = env("SHOP_TERMS_URL", default="https://shop.example.com/terms")
-SHOP_WITHDRAWAL_URL = env("SHOP_WITHDRAWAL_URL", default="https://shop.example.com/withdrawal")
-SHOP_WITHDRAWAL_DAYS = env.int("SHOP_WITHDRAWAL_DAYS", default=14)
+# The shop as its emails and invoices show it (SHOP_*, SHOP_VAT_NUMBER, INVOICE_*).
+from config.settings.shop import *  # noqa: E402, F403
+
 # The CPU one email's render may take (notifications/content/render_limits.py): a shipped one
 # takes a few milliseconds; a template written in the admin that takes longer is refused.
 EMAIL_RENDER_MAX_CPU_SECONDS = 1.0

@@ -13,6 +13,7 @@ from notifications.content.brand import sender_of_shop
 from notifications.content.context import email_context
 from notifications.content.render import RenderedEmail, email_render
 from notifications.content.sources import TemplateSource, shipped_source, version_source
+from notifications.documents.attached import attachments_hash, attachments_of, attachments_take
 from notifications.models import EmailTemplateVersion, Notification
 from notifications.providers.base import OutboundEmail
 from orders.models import Order
@@ -27,6 +28,7 @@ SNAPSHOT_FIELDS = [
     "email_content_hash",
     "email_rendered_at",
     "email_template_id",
+    "email_attachments",
 ]
 
 
@@ -92,7 +94,8 @@ def snapshot_take(
     notification.email_subject = rendered.subject
     notification.email_text = rendered.text
     notification.email_html = rendered.html
-    notification.email_content_hash = rendered.content_hash
+    notification.email_attachments = attachments_take(notification, order)
+    notification.email_content_hash = attachments_hash(rendered.content_hash, notification.email_attachments)
     notification.email_rendered_at = now
     notification.email_template = version
     return SNAPSHOT_FIELDS
@@ -114,4 +117,5 @@ def snapshot_outbound(notification: Notification, *, to: str, event_id: str) -> 
         event_id=event_id,
         # Rendered before the sender was part of the snapshot: the setting, as it was sent then.
         from_address=notification.email_from or settings.MAIL_FROM_ADDRESS,
+        attachments=attachments_of(notification),
     )

@@ -106,6 +106,10 @@ class Notification(models.Model):
         max_length=64, blank=True, default="", db_default=""
     )  # sha256 of the three parts
     email_rendered_at = models.DateTimeField(null=True, blank=True)
+    # The documents it carries (an invoice's PDF: notifications/documents/), named with their
+    # sha256 in the snapshot: each attempt attaches those bytes. [{"invoice", "filename",
+    # "sha256", "size"}]
+    email_attachments = models.JSONField(default=list, blank=True, db_default=[])
     # The admin override it was rendered from; empty: the shipped templates.
     email_template = models.ForeignKey(
         "notifications.EmailTemplateVersion",

@@ -1,8 +1,9 @@
 """The orders' tables: the order and what was bought (order.py), its changes (edits.py), its
-parcels and their news (parcels.py), the money going back (refunds.py), the dashboard's daily
-figure (sales.py)."""
+parcels and their news (parcels.py), the money going back (refunds.py), its invoices and
+credit notes (invoices.py), the dashboard's daily figure (sales.py)."""
 
 from orders.models.edits import OrderEdit
+from orders.models.invoices import Invoice, InvoiceSequence
 from orders.models.order import Order, OrderQuerySet, OrderVersion, site_locale
 from orders.models.parcels import ParcelStatus, Shipment, ShipmentEvent
 from orders.models.refunds import Refund
@@ -10,6 +11,8 @@ from orders.models.sales import DailySales
 
 __all__ = [
     "DailySales",
+    "Invoice",
+    "InvoiceSequence",
     "Order",
     "OrderEdit",
     "OrderQuerySet",

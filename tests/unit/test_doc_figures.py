@@ -946,6 +946,10 @@ PERSONAL_DATA = rows(
     ),
     ("A year after the order was placed (`ORDER_PERSONAL_DATA_RETENTION_DAYS`, {})", ORDER_RETENTION),
     (
+        "| {} years after the year of issue (`orders.models.invoices.RETENTION_YEARS`) |",
+        constant("orders.models.invoices.RETENTION_YEARS"),
+    ),
+    (
         "| {} days after it came (`PLATFORM_DELIVERY_BODY_RETENTION_DAYS`), or until the erasure |",
         DELIVERY_BODY_RETENTION,
     ),

@@ -1,0 +1,76 @@
+"""GET /api/orders/<id>/invoice.pdf: the order's invoice (its latest, after a change of what it
+holds); GET /api/orders/<id>/documents/<number>.pdf: any of its invoices and credit notes by
+the number printed on it. Per token as orders are: another client's order is the 404 of an
+unknown one. The file is the one the customer's email carried, byte for byte."""
+
+import re
+from uuid import UUID
+
+from django.http import HttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.exceptions import NotFound
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from api.orders import client_token
+from api.schema import error_responses
+from notifications.documents.pdf import CONTENT_TYPE, invoice_filename, invoice_pdf
+from orders.changes import order_not_found_message
+from orders.models import Invoice, Order
+
+NO_INVOICE = "no_invoice"
+PRINTED_NUMBER = re.compile(r"[^\x00-\x1f\x7f]{1,80}")  # no control character
+
+_PDF_SCHEMA = extend_schema(
+    responses={
+        200: OpenApiResponse(OpenApiTypes.BINARY, description="The PDF (application/pdf)."),
+        **error_responses(with_body=False, also=(404,)),
+    }
+)
+
+
+class OrderInvoiceApi(APIView):
+    @_PDF_SCHEMA
+    def get(self, request: Request, order_id: UUID) -> HttpResponse | Response:
+        order = _order_of_client(request, order_id)
+        invoice = Invoice.objects.filter(order=order, kind=Invoice.Kind.INVOICE).order_by("-number").first()
+        if invoice is None:
+            return Response(
+                {
+                    "error": NO_INVOICE,
+                    "message": f"Order {order.number or order.pk} has no invoice yet: it is issued when "
+                    "the order is paid (INVOICE_ISSUED_WHEN).",
+                },
+                status=status.HTTP_404_NOT_FOUND,
+            )
+        return pdf_response(invoice)
+
+
+class OrderDocumentApi(APIView):
+    @_PDF_SCHEMA
+    def get(self, request: Request, order_id: UUID, number: str) -> HttpResponse:
+        order = _order_of_client(request, order_id)
+        # a number as printed (prefix and digits): anything else names no document, and a
+        # NUL would reach PostgreSQL as an error
+        known = PRINTED_NUMBER.fullmatch(number) is not None
+        invoice = Invoice.objects.filter(order=order, number_text=number).first() if known else None
+        if invoice is None:
+            raise NotFound(f"Order {order.number or order.pk} has no invoice or credit note {number}.")
+        return pdf_response(invoice)
+
+
+def pdf_response(invoice: Invoice) -> HttpResponse:
+    response = HttpResponse(invoice_pdf(invoice), content_type=CONTENT_TYPE)
+    response["Content-Disposition"] = f'attachment; filename="{invoice_filename(invoice)}"'
+    response["X-Content-Type-Options"] = "nosniff"
+    return response
+
+
+def _order_of_client(request: Request, order_id: UUID) -> Order:
+    order = Order.objects.placed_by_client_of(client_token(request)).filter(id=order_id).first()
+    if order is None:  # missing, or another client's: the same answer (orders/changes.py)
+        raise NotFound(order_not_found_message(order_id))
+    return order

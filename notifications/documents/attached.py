@@ -1,0 +1,71 @@
+"""The documents an email carries: found when its snapshot is taken (the invoices and credit
+notes issued for this email: Invoice.email_kind and email_subject_id), rendered once and named
+in the snapshot with their sha256; every attempt attaches those same bytes, read back and
+checked against it."""
+
+import hashlib
+from typing import Any
+
+from notifications.documents.pdf import CONTENT_TYPE, invoice_filename, invoice_pdf
+from notifications.models import Notification
+from notifications.providers.base import Attachment
+from orders.models import Invoice, Order
+
+# The emails that may carry a document: an invoice issued with the order's placing rides on its
+# confirmation.
+CARRYING_KINDS = frozenset({Notification.Kind.ORDER_CONFIRMATION})
+
+
+def attachments_take(notification: Notification, order: Order) -> list[dict[str, Any]]:
+    """The snapshot's entries of the documents this email carries, each PDF rendered and stored
+    if it was not yet. None for an order placed with the short body (it has no invoice)."""
+    if notification.kind not in CARRYING_KINDS or order.content_version is None:
+        return []
+    documents = Invoice.objects.filter(
+        order=order, email_kind=notification.kind, email_subject_id=notification.subject_id
+    ).order_by("number")
+    entries = []
+    for document in documents:
+        pdf = invoice_pdf(document)
+        entries.append(
+            {
+                "invoice": str(document.pk),
+                "filename": invoice_filename(document),
+                "sha256": hashlib.sha256(pdf).hexdigest(),
+                "size": len(pdf),
+            }
+        )
+    return entries
+
+
+def attachments_hash(content_hash: str, entries: list[dict[str, Any]]) -> str:
+    """The email's content hash with its attachments: unchanged for an email without any."""
+    if not entries:
+        return content_hash
+    parts = [content_hash, *(f"{entry['filename']}:{entry['sha256']}" for entry in entries)]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+class AttachmentChanged(ValueError):
+    """A stored document no longer matches the snapshot: never sent with other bytes."""
+
+
+def attachments_of(notification: Notification) -> tuple[Attachment, ...]:
+    """The snapshot's documents as the provider gets them, the bytes checked against it."""
+    entries = notification.email_attachments or []
+    if not entries:
+        return ()
+    stored: dict[str, bytes] = {
+        str(pk): bytes(pdf or b"")
+        for pk, pdf in Invoice.objects.filter(pk__in=[e["invoice"] for e in entries]).values_list("pk", "pdf")
+    }
+    attachments = []
+    for entry in entries:
+        content = stored.get(entry["invoice"], b"")
+        if hashlib.sha256(content).hexdigest() != entry["sha256"]:
+            raise AttachmentChanged(
+                f"{entry['filename']} is no longer the file this email was rendered with: "
+                "not sent with other bytes."
+            )
+        attachments.append(Attachment(filename=entry["filename"], content_type=CONTENT_TYPE, content=content))
+    return tuple(attachments)

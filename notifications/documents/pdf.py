@@ -1,0 +1,91 @@
+"""An invoice's or a credit note's PDF: rendered from the HTML template
+notifications/documents/invoice.html with WeasyPrint, in the document's language, from the data
+frozen at its issue (orders/invoicing/), then stored with its sha256. The first render stored
+wins (a conditional UPDATE), so every email attempt, resend and download carries one file, the
+same bytes under the same idempotency key, whatever was deployed in between."""
+
+import hashlib
+from decimal import Decimal
+from typing import Any
+
+from django.db.models import Q
+from django.template.loader import render_to_string
+from django.utils import timezone, translation
+
+from notifications.content.formatting import money_format
+from orders.content import minor_to_amount
+from orders.models import Invoice
+
+TEMPLATE = "notifications/documents/invoice.html"
+CONTENT_TYPE = "application/pdf"
+
+
+def invoice_pdf(invoice: Invoice) -> bytes:
+    """The document's PDF: the stored one, else rendered now and stored (first one wins)."""
+    if invoice.pdf_sha256 and invoice.pdf is not None:
+        return bytes(invoice.pdf)
+    rendered = invoice_pdf_render(invoice)
+    Invoice.objects.filter(Q(pdf_sha256="") | Q(pdf_sha256__isnull=True), pk=invoice.pk).update(
+        pdf=rendered, pdf_sha256=hashlib.sha256(rendered).hexdigest(), pdf_rendered_at=timezone.now()
+    )
+    invoice.refresh_from_db(fields=["pdf", "pdf_sha256", "pdf_rendered_at"])
+    assert invoice.pdf is not None  # stored above, or by the render that came first
+    return bytes(invoice.pdf)
+
+
+def invoice_filename(invoice: Invoice) -> str:
+    return f"{invoice.number_text}.pdf"
+
+
+def invoice_pdf_render(invoice: Invoice) -> bytes:
+    """Render without storing (the admin's preview of an override, tests)."""
+    from weasyprint import HTML  # loads Pango: only in the processes that render one
+
+    with translation.override(invoice.locale):
+        html = render_to_string(TEMPLATE, invoice_context(invoice))
+    return HTML(string=html).write_pdf()
+
+
+def invoice_context(invoice: Invoice) -> dict[str, Any]:
+    """What the template shows: the frozen data, every amount formatted for the language."""
+    data, currency, locale = invoice.data, invoice.currency, invoice.locale
+
+    def money(minor: int) -> str:
+        return money_format(minor_to_amount(minor, currency), currency, locale)
+
+    def rate(text: str) -> str:
+        return f"{(Decimal(text) * 100).normalize():f} %"
+
+    return {
+        "invoice": invoice,
+        "credit_note": invoice.kind == Invoice.Kind.CREDIT_NOTE,
+        "data": data,
+        "lines": [
+            line
+            | {
+                "unit_price_shown": money(line["unit_price"]),
+                "total_shown": money(line["total"]),
+                "net_shown": money(line["net"]),
+                "vat_shown": money(line["vat"]),
+                "rate_shown": rate(line["tax_rate"]),
+            }
+            for line in data.get("lines", [])
+            if "net" in line
+        ],
+        "refunded_lines": [line for line in data.get("lines", []) if "net" not in line],
+        "shipping_shown": money(data["shipping"]["price"]) if data.get("shipping") else "",
+        "discounts": [d | {"amount_shown": money(d["amount"])} for d in data.get("discounts", [])],
+        "rates": [
+            row
+            | {
+                "rate_shown": rate(row["rate"]),
+                "net_shown": money(row["net"]),
+                "vat_shown": money(row["vat"]),
+                "gross_shown": money(row["gross"]),
+            }
+            for row in data["rates"]
+        ],
+        "net_total_shown": money(data["net_total"]),
+        "vat_total_shown": money(data["vat_total"]),
+        "total_shown": money(data["total"]),
+    }

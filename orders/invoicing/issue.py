@@ -1,0 +1,168 @@
+"""Issuing an invoice or a credit note, in the caller's transaction: its number (numbering.py)
+and everything it shows, frozen at that moment; the PDF is rendered later, once, from that
+(documents/). An invoice is issued when the order is paid, or when it is placed if
+INVOICE_ISSUED_WHEN says "confirmed"; each refund after it gets a credit note."""
+
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+from uuid import UUID
+
+from django.conf import settings
+from django.utils import timezone
+
+from orders.invoicing.numbering import number_take, series_of
+from orders.invoicing.parties import buyer_of, seller_of
+from orders.invoicing.vat import negated, net_of, shares, vat_lines, vat_rates
+from orders.models import Invoice, Order, Refund
+from orders.selectors import order_content
+
+PAID, CONFIRMED, OFF = "paid", "confirmed", "off"  # INVOICE_ISSUED_WHEN
+# The email that carries an invoice issued with the order's placing (a Notification.Kind value;
+# notifications/ is a layer above, tests/unit/test_invoice_vat.py checks the two agree).
+CONFIRMATION_EMAIL = "order_confirmation"
+
+
+def invoice_due(*, placed: bool, paid: bool) -> bool:
+    """Whether the order's invoice is issued now: at its placing or its payment."""
+    when = settings.INVOICE_ISSUED_WHEN
+    return (when == CONFIRMED and placed) or (when == PAID and paid)
+
+
+def invoice_issue(
+    order: Order,
+    *,
+    content: dict[str, Any],
+    version_number: int,
+    email_kind: str = "",
+    email_subject_id: UUID | None = None,
+    now: datetime | None = None,
+) -> Invoice:
+    """The invoice of the order's content version `version_number`, carried by the email
+    `email_kind` (blank: none; served by the API and the admin)."""
+    lines = vat_lines(content)
+    rates = vat_rates(content, lines)
+    data = _common(order, content, now=now or timezone.now()) | {
+        "lines": lines,
+        "shipping": content.get("shipping"),
+        "discounts": content.get("discounts", []),
+        "rates": rates,
+    }
+    return _store(
+        order,
+        Invoice.Kind.INVOICE,
+        data,
+        rates,
+        version_number=version_number,
+        email_kind=email_kind,
+        email_subject_id=email_subject_id,
+    )
+
+
+def credit_note_issue(
+    invoice: Invoice,
+    *,
+    amount_minor: int,
+    refund: Refund | None = None,
+    email_kind: str = "",
+    email_subject_id: UUID | None = None,
+) -> Invoice:
+    """A credit note of `amount_minor` (gross, > 0) against `invoice`: shared among its rates
+    in proportion to their gross amounts, each rate's net and VAT negative."""
+    order = invoice.order
+    rates_invoiced = {row["rate"]: row["gross"] for row in invoice.data["rates"]}
+    credited = shares(amount_minor, rates_invoiced)
+    rates = []
+    for rate, gross in credited.items():
+        if gross:
+            net = net_of(gross, Decimal(rate))
+            rates.append({"rate": rate, "gross": gross, "net": net, "vat": gross - net})
+    data = {
+        key: invoice.data[key] for key in ("seller", "buyer", "order_number", "order_date", "payment_method")
+    }
+    data |= {
+        "issued_on": timezone.now().date().isoformat(),
+        "corrects": {"number_text": invoice.number_text, "issued_on": invoice.data["issued_on"]},
+        "lines": refund.lines if refund is not None else [],
+        "reason": refund.reason if refund is not None else "",
+        "rates": negated(rates),
+    }
+    return _store(
+        order,
+        Invoice.Kind.CREDIT_NOTE,
+        data,
+        data["rates"],
+        version_number=invoice.version_number,
+        corrects=invoice,
+        refund=refund,
+        email_kind=email_kind,
+        email_subject_id=email_subject_id,
+    )
+
+
+def _common(order: Order, content: dict[str, Any], *, now: datetime) -> dict[str, Any]:
+    return {
+        "seller": seller_of(order),
+        "buyer": buyer_of(order, content),
+        "order_number": order.number or str(order.pk),
+        "order_date": timezone.localdate(order.created_at or now).isoformat(),
+        "issued_on": timezone.localdate(now).isoformat(),
+        "payment_method": content.get("payment_method", ""),
+    }
+
+
+def _store(
+    order: Order, kind: str, data: dict[str, Any], rates: list[dict[str, Any]], **fields: Any
+) -> Invoice:
+    data |= {
+        "total": sum(row["gross"] for row in rates),
+        "net_total": sum(row["net"] for row in rates),
+        "vat_total": sum(row["vat"] for row in rates),
+        "currency": order.currency,
+    }
+    series = series_of(order)
+    number = number_take(series)
+    prefix = (
+        settings.INVOICE_NUMBER_PREFIX if kind == Invoice.Kind.INVOICE else settings.CREDIT_NOTE_NUMBER_PREFIX
+    )
+    return Invoice.objects.create(
+        order=order,
+        kind=kind,
+        series=series,
+        number=number,
+        number_text=f"{prefix}{number:06d}",
+        issued_at=timezone.now(),
+        currency=order.currency,
+        total_minor=data["total"],
+        locale=order.locale,
+        data=data,
+        **fields,
+    )
+
+
+def invoice_issue_at_placing(order: Order, *, content: dict[str, Any] | None, paid: bool) -> Invoice | None:
+    """The invoice of an order being placed, in its transaction (its number with it: gapless),
+    if INVOICE_ISSUED_WHEN calls for one now; its confirmation carries it. None for an order
+    placed with the short body: it has no lines to invoice."""
+    if content is None or not invoice_due(placed=True, paid=paid):
+        return None
+    return invoice_issue(order, content=content, version_number=1, email_kind=CONFIRMATION_EMAIL)
+
+
+def invoice_issue_if_due(order: Order, *, placed: bool, paid: bool) -> Invoice | None:
+    """The order's invoice, if INVOICE_ISSUED_WHEN calls for one at this moment (its placing or
+    its payment) and it has none yet: of its current content, carried by its confirmation when
+    issued with its placing. An order placed with the short body has no lines to invoice."""
+    if order.content_version is None or not invoice_due(placed=placed, paid=paid):
+        return None
+    if Invoice.objects.filter(order=order, kind=Invoice.Kind.INVOICE).exists():
+        return None
+    content = order_content(order)
+    if content is None:
+        return None
+    return invoice_issue(
+        order,
+        content=content,
+        version_number=order.content_version,
+        email_kind=CONFIRMATION_EMAIL if placed else "",
+    )

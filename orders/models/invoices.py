@@ -1,0 +1,80 @@
+import uuid
+
+from django.db import models
+
+from orders.models.order import Order
+from orders.models.refunds import Refund
+
+# An invoice is a bookkeeping record: kept this long after the year of its issue (the longest
+# of the EU's periods, Germany's §147 AO and §14b UStG), whatever the customer's erasure does.
+RETENTION_YEARS = 10
+
+
+class InvoiceSequence(models.Model):
+    """The next number of one series of invoices and credit notes: one series per connected
+    shop, one for the orders placed through the API. Taken in the transaction that stores the
+    document (orders/invoices.py), so a number is never skipped nor given twice."""
+
+    series = models.CharField(max_length=64, primary_key=True)  # "shop-<uuid>" or "api"
+    next_number = models.PositiveBigIntegerField(default=1)
+
+    def __str__(self) -> str:
+        return f"{self.series}: next {self.next_number}"
+
+
+class Invoice(models.Model):
+    """An invoice or a credit note, as issued: its number and everything its PDF shows (the
+    seller, the customer, each line with its VAT rate and amount, the totals per rate), frozen
+    at issue in `data`. A legal record: never edited, never deleted with the order's personal
+    data (docs/personal-data.md). Its PDF is rendered once and kept byte for byte, so every
+    email and download carries the same file."""
+
+    class Kind(models.TextChoices):
+        INVOICE = "invoice", "Invoice"
+        CREDIT_NOTE = "credit_note", "Credit note"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    order = models.ForeignKey(Order, on_delete=models.PROTECT, related_name="invoices")
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    series = models.CharField(max_length=64)
+    number = models.PositiveBigIntegerField()
+    number_text = models.CharField(max_length=80)  # as printed: the prefix and the number
+    issued_at = models.DateTimeField()
+    currency = models.CharField(max_length=3)
+    total_minor = models.BigIntegerField()  # gross; negative for a credit note
+    # The order's content version it bills (OrderVersion.number); NULL for a short-body order.
+    version_number = models.PositiveIntegerField(null=True, blank=True)
+    # A credit note: the invoice it corrects, and the refund it answers (if any).
+    corrects = models.ForeignKey("self", null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    refund = models.ForeignKey(Refund, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    locale = models.CharField(max_length=8)
+    data = models.JSONField()
+    # The email that carries it (a Notification.Kind, and its subject id when the order has
+    # several of that kind); blank: none, it is served by the API and the admin only.
+    email_kind = models.CharField(max_length=32, blank=True)
+    email_subject_id = models.UUIDField(null=True, blank=True)
+    pdf = models.BinaryField(null=True, blank=True)
+    pdf_sha256 = models.CharField(max_length=64, blank=True)
+    pdf_rendered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["issued_at", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["series", "number"], name="invoice_unique_number"),
+            models.UniqueConstraint(
+                fields=["order"],
+                condition=models.Q(kind="invoice", corrects__isnull=True, version_number__isnull=True),
+                name="invoice_one_per_short_order",
+            ),
+            models.UniqueConstraint(
+                fields=["order", "version_number"],
+                condition=models.Q(kind="invoice"),
+                name="invoice_one_per_version",
+            ),
+            models.UniqueConstraint(
+                fields=["refund"], condition=models.Q(refund__isnull=False), name="credit_note_one_per_refund"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} {self.number_text}"
