@@ -211,6 +211,10 @@ EMAIL_PORT = env.int("EMAIL_PORT", default=2525)
 EMAIL_HOST_USER = env("EMAIL_HOST_USER", default="")
 EMAIL_HOST_PASSWORD = env("EMAIL_HOST_PASSWORD", default="")
 EMAIL_USE_TLS = env.bool("EMAIL_USE_TLS", default=False)
+# The largest message (bytes, as sent: attachments in base64) for an SMTP server that announces
+# no SIZE in its EHLO answer (RFC 1870); one that does is held to its own. The default is
+# Postfix's default message_size_limit (10240000).
+EMAIL_MAX_MESSAGE_BYTES = env.int("EMAIL_MAX_MESSAGE_BYTES", default=10_240_000)
 # Amazon SES v2, when MAIL_PROVIDER is ses: the region that sends (required), an endpoint of
 # an SES-compatible server (empty: AWS's own), and the configuration set that publishes SES
 # events (empty: none, and no events). Credentials come from boto3's own chain.
@@ -225,8 +229,14 @@ ANYMAIL_BACKEND = env("ANYMAIL_BACKEND", default="")
 ANYMAIL = {
     name.removeprefix("ANYMAIL_"): value
     for name, value in os.environ.items()
-    if name.startswith("ANYMAIL_") and name not in ("ANYMAIL_BACKEND", "ANYMAIL_SETTINGS")
+    if name.startswith("ANYMAIL_")
+    and name not in ("ANYMAIL_BACKEND", "ANYMAIL_SETTINGS", "ANYMAIL_MAX_MESSAGE_BYTES")
 } | env.json("ANYMAIL_SETTINGS", default={})
+# The largest email (bytes: attachments in base64, with the text) sent through Anymail, whose
+# ESPs differ: the default is the smallest documented limit among them, Postmark's 10 MB
+# (postmarkapp.com/developer: "Maximum email size is 10 MB", counted after base64). Raise it
+# to your ESP's documented limit (Mailgun 25 MB, SendGrid 30 MB, …).
+ANYMAIL_MAX_MESSAGE_BYTES = env.int("ANYMAIL_MAX_MESSAGE_BYTES", default=10_000_000)
 # Delivery webhooks (docs/providers.md): Resend's Svix signing secret (whsec_...). The other
 # ESPs' tracking webhooks check basic auth "user:password" from ANYMAIL_WEBHOOK_SECRET (which
 # lands in ANYMAIL["WEBHOOK_SECRET"] above).
