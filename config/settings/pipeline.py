@@ -211,9 +211,7 @@ EMAIL_PORT = env.int("EMAIL_PORT", default=2525)
 EMAIL_HOST_USER = env("EMAIL_HOST_USER", default="")
 EMAIL_HOST_PASSWORD = env("EMAIL_HOST_PASSWORD", default="")
 EMAIL_USE_TLS = env.bool("EMAIL_USE_TLS", default=False)
-# The largest message (bytes, as sent: attachments in base64) for an SMTP server that announces
-# no SIZE in its EHLO answer (RFC 1870); one that does is held to its own. The default is
-# Postfix's default message_size_limit (10240000).
+# Bytes a message may have (as sent) at an SMTP server announcing no SIZE: Postfix's default.
 EMAIL_MAX_MESSAGE_BYTES = env.int("EMAIL_MAX_MESSAGE_BYTES", default=10_240_000)
 # Amazon SES v2, when MAIL_PROVIDER is ses: the region that sends (required), an endpoint of
 # an SES-compatible server (empty: AWS's own), and the configuration set that publishes SES
@@ -232,10 +230,8 @@ ANYMAIL = {
     if name.startswith("ANYMAIL_")
     and name not in ("ANYMAIL_BACKEND", "ANYMAIL_SETTINGS", "ANYMAIL_MAX_MESSAGE_BYTES")
 } | env.json("ANYMAIL_SETTINGS", default={})
-# The largest email (bytes: attachments in base64, with the text) sent through Anymail, whose
-# ESPs differ: the default is the smallest documented limit among them, Postmark's 10 MB
-# (postmarkapp.com/developer: "Maximum email size is 10 MB", counted after base64). Raise it
-# to your ESP's documented limit (Mailgun 25 MB, SendGrid 30 MB, …).
+# The largest email (bytes, attachments in base64) sent through Anymail: the smallest limit its
+# ESPs document, Postmark's ("Maximum email size is 10 MB", after base64; postmarkapp.com/developer).
 ANYMAIL_MAX_MESSAGE_BYTES = env.int("ANYMAIL_MAX_MESSAGE_BYTES", default=10_000_000)
 # Delivery webhooks (docs/providers.md): Resend's Svix signing secret (whsec_...). The other
 # ESPs' tracking webhooks check basic auth "user:password" from ANYMAIL_WEBHOOK_SECRET (which
