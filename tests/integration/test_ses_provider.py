@@ -329,8 +329,11 @@ def test_an_invoice_goes_as_a_raw_message_with_our_headers_tags_and_its_bytes(mo
     assert message["X-Event-Id"] == "event-1"
     assert json.loads(message["X-Metadata"]) == {KEY_TAG: "6d0c3c1e-3f55-5b8e-a0a4-2c3b0c9f7e10"}
     assert message["Subject"] == "Hello"
-    assert message.get_body(("plain",)).get_content().strip() == "Body"
-    assert message.get_body(("html",)).get_content().strip() == "<p>Body</p>"
+    plain, html = message.get_body(("plain",)), message.get_body(("html",))
+    assert plain is not None
+    assert html is not None
+    assert plain.get_content().strip() == "Body"
+    assert html.get_content().strip() == "<p>Body</p>"
     [attachment] = message.iter_attachments()
     assert attachment.get_filename() == "INV-42.pdf"
     assert attachment.get_content_type() == "application/pdf"

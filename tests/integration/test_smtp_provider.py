@@ -137,7 +137,7 @@ def test_a_line_break_in_a_name_or_type_is_refused_before_connecting(smtpsim):
 @pytest.fixture
 def small_smtp_server(tmp_path, settings):
     """`small_smtp_server(size_limit)`: an SMTP twin of this test's, announcing that SIZE (0: none)."""
-    started = []
+    started: list[ManagedProcess] = []
 
     def start(size_limit: int) -> SmtpSim:
         data_dir = tmp_path / f"smtp-{len(started)}"

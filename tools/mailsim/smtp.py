@@ -82,6 +82,7 @@ class StoringHandler:
         assert isinstance(parsed, EmailMessage)  # policy.default parses into EmailMessage
         for part in parsed.iter_attachments() if parsed.is_multipart() else ():
             content = part.get_payload(decode=True)
+            assert isinstance(content, bytes)  # an attachment is a leaf part: its decoded bytes
             digest = hashlib.sha256(content).hexdigest()
             path = self.data_dir / "attachments" / digest
             path.parent.mkdir(exist_ok=True)
