@@ -211,6 +211,8 @@ EMAIL_PORT = env.int("EMAIL_PORT", default=2525)
 EMAIL_HOST_USER = env("EMAIL_HOST_USER", default="")
 EMAIL_HOST_PASSWORD = env("EMAIL_HOST_PASSWORD", default="")
 EMAIL_USE_TLS = env.bool("EMAIL_USE_TLS", default=False)
+# Bytes a message may have (as sent) at an SMTP server announcing no SIZE: Postfix's default.
+EMAIL_MAX_MESSAGE_BYTES = env.int("EMAIL_MAX_MESSAGE_BYTES", default=10_240_000)
 # Amazon SES v2, when MAIL_PROVIDER is ses: the region that sends (required), an endpoint of
 # an SES-compatible server (empty: AWS's own), and the configuration set that publishes SES
 # events (empty: none, and no events). Credentials come from boto3's own chain.
@@ -225,8 +227,12 @@ ANYMAIL_BACKEND = env("ANYMAIL_BACKEND", default="")
 ANYMAIL = {
     name.removeprefix("ANYMAIL_"): value
     for name, value in os.environ.items()
-    if name.startswith("ANYMAIL_") and name not in ("ANYMAIL_BACKEND", "ANYMAIL_SETTINGS")
+    if name.startswith("ANYMAIL_")
+    and name not in ("ANYMAIL_BACKEND", "ANYMAIL_SETTINGS", "ANYMAIL_MAX_MESSAGE_BYTES")
 } | env.json("ANYMAIL_SETTINGS", default={})
+# The largest email (bytes, attachments in base64) sent through Anymail: the smallest limit its
+# ESPs document, Postmark's ("Maximum email size is 10 MB", after base64; postmarkapp.com/developer).
+ANYMAIL_MAX_MESSAGE_BYTES = env.int("ANYMAIL_MAX_MESSAGE_BYTES", default=10_000_000)
 # Delivery webhooks (docs/providers.md): Resend's Svix signing secret (whsec_...). The other
 # ESPs' tracking webhooks check basic auth "user:password" from ANYMAIL_WEBHOOK_SECRET (which
 # lands in ANYMAIL["WEBHOOK_SECRET"] above).

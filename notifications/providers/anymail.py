@@ -28,6 +28,7 @@ from django.utils.module_loading import import_string
 
 from notifications.providers.anymail_outcomes import classify_exception, classify_status
 from notifications.providers.anymail_webhooks import AnymailTrackingWebhook, anymail_tracking_webhook
+from notifications.providers.attachments import json_api_size, refused_attachments, sendable_filename
 from notifications.providers.base import KEY_TAG, NO_DEDUPE, OutboundEmail, Outcome, SendResult
 from notifications.providers.brevo import BrevoProvider
 from notifications.providers.http_session import provider_timeout
@@ -96,6 +97,11 @@ class AnymailProvider:
         return None
 
     def send(self, email: OutboundEmail) -> SendResult:
+        # ANYMAIL_MAX_MESSAGE_BYTES: Anymail's ESPs differ, the setting says which (its comment).
+        limit, counted = settings.ANYMAIL_MAX_MESSAGE_BYTES, "its attachments in base64, with the text"
+        refused = refused_attachments(email, "Anymail's ESP", limit, lambda: json_api_size(email), counted)
+        if refused:
+            return refused
         message = self._message(email)
         try:
             sent = message.send()
@@ -122,6 +128,8 @@ class AnymailProvider:
         )
         if email.html:
             message.attach_alternative(email.html, "text/html")
+        for attachment in email.attachments:
+            message.attach(sendable_filename(attachment), attachment.content, attachment.content_type)
         return message
 
 

@@ -17,6 +17,13 @@ from django.conf import settings
 
 from notifications.providers.accounts import account_of
 from notifications.providers.anymail_webhooks import AnymailTrackingWebhook, anymail_tracking_webhook
+from notifications.providers.attachments import (
+    MB,
+    base64_content,
+    json_api_size,
+    refused_attachments,
+    sendable_filename,
+)
 from notifications.providers.base import (
     ANY_NUMBER_OF_CALLS,
     KEY_TAG,
@@ -36,6 +43,11 @@ from notifications.providers.http_session import (
 
 PUBLIC_URL = "https://api.brevo.com"
 DUPLICATE = "duplicate_parameter"
+# Brevo's help centre, "Add an attachment to a transactional email" (help.brevo.com, article
+# 4402811730962): "The size limit for transactional emails is 20MB, including attachments and
+# email content." Brevo takes a file's type from its name's extension, from a documented list
+# (pdf among them): another extension is refused by Brevo (400, permanent).
+MAX_EMAIL_BYTES = 20 * MB
 
 
 class BrevoProvider:
@@ -67,6 +79,10 @@ class BrevoProvider:
         return anymail_tracking_webhook("brevo")  # we send ourselves; Anymail reads its events
 
     def send(self, email: OutboundEmail) -> SendResult:
+        counted = "its attachments in base64, with the text"
+        refused = refused_attachments(email, "Brevo", MAX_EMAIL_BYTES, lambda: json_api_size(email), counted)
+        if refused:
+            return refused
         answer = post_json(self._session, self._url, _body(email), headers={"X-Event-Id": email.event_id})
         return answer if isinstance(answer, SendResult) else classify_response(answer)
 
@@ -86,6 +102,10 @@ def _body(email: OutboundEmail) -> dict[str, Any]:
     }
     if email.html:
         body["htmlContent"] = email.html
+    if email.attachments:
+        body["attachment"] = [
+            {"name": sendable_filename(a), "content": base64_content(a)} for a in email.attachments
+        ]
     return body
 
 

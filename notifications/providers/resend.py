@@ -19,6 +19,13 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 
 from notifications.providers.accounts import account_of
+from notifications.providers.attachments import (
+    MB,
+    base64_content,
+    json_api_size,
+    refused_attachments,
+    sendable_filename,
+)
 from notifications.providers.base import (
     ANY_NUMBER_OF_CALLS,
     KEY_TAG,
@@ -40,6 +47,9 @@ from notifications.tracking.views import resend_webhook
 PUBLIC_URL = "https://api.resend.com"
 # Resend's signing secret as its dashboard shows it: "whsec_" and the base64 of the key.
 SVIX_SECRET = re.compile(r"whsec_[A-Za-z0-9+/]+={0,2}")
+# Resend's API reference, POST /emails `attachments`: "max 40MB per email, after Base64
+# encoding of the attachments" (resend.com/docs/api-reference/emails/send-email).
+MAX_EMAIL_BYTES = 40 * MB
 
 
 @dataclass(frozen=True)
@@ -98,6 +108,10 @@ class ResendProvider:
         return ResendWebhook()
 
     def send(self, email: OutboundEmail) -> SendResult:
+        counted = "its attachments in base64, with the text"
+        refused = refused_attachments(email, "Resend", MAX_EMAIL_BYTES, lambda: json_api_size(email), counted)
+        if refused:
+            return refused
         answer = post_json(
             self._session,
             self._url,
@@ -118,6 +132,13 @@ def _body(email: OutboundEmail) -> dict[str, Any]:
     }
     if email.html:
         body["html"] = email.html
+    if email.attachments:
+        # `content_type` is optional at Resend (derived from the filename's extension when
+        # absent): ours is sent, so a name without an extension keeps its type.
+        body["attachments"] = [
+            {"filename": sendable_filename(a), "content": base64_content(a), "content_type": a.content_type}
+            for a in email.attachments
+        ]
     return body
 
 

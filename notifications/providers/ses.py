@@ -33,6 +33,7 @@ from botocore.exceptions import (  # type: ignore[import-untyped]
 from django.conf import settings
 
 from notifications.providers.anymail_webhooks import AnymailTrackingWebhook, anymail_tracking_webhook
+from notifications.providers.attachments import MB, refused_attachments
 from notifications.providers.base import (
     ANY_NUMBER_OF_CALLS,
     KEY_TAG,
@@ -41,6 +42,7 @@ from notifications.providers.base import (
     Outcome,
     SendResult,
 )
+from notifications.providers.raw_message import mime_message
 
 # Raised before the request left (refused, unresolvable, no connection in time, no proxy):
 # SES never saw it.
@@ -62,6 +64,11 @@ RETRY_LATER_CODES = frozenset(
         "SendingPausedException",
     }
 )
+# The SES developer guide, "Service quotas" and "Working with email attachments": a message
+# of at most 40 MB through the v2 API (SendEmail) and SMTP, "including attachments", counted
+# on the MIME message (base64-encoded attachments); the v1 API (SendRawEmail) allows 10 MB.
+# This client is v2.
+MAX_MESSAGE_BYTES = 40 * MB
 
 
 class SesProvider:
@@ -111,6 +118,10 @@ class SesProvider:
         return anymail_tracking_webhook("amazon_ses")
 
     def send(self, email: OutboundEmail) -> SendResult:
+        counted = "the MIME message, its attachments in base64"
+        refused = refused_attachments(email, "SES", MAX_MESSAGE_BYTES, lambda: _raw_size(email), counted)
+        if refused:
+            return refused
         try:
             response = self._client.send_email(**send_email_request(email))
         except ClientError as exc:
@@ -132,24 +143,10 @@ class SesProvider:
 
 
 def send_email_request(email: OutboundEmail) -> dict[str, Any]:
-    body = {"Text": {"Data": email.text, "Charset": "UTF-8"}}
-    if email.html:
-        body["Html"] = {"Data": email.html, "Charset": "UTF-8"}
     request: dict[str, Any] = {
         "FromEmailAddress": email.from_address,
         "Destination": {"ToAddresses": [email.to]},
-        "Content": {
-            "Simple": {
-                "Subject": {"Data": email.subject, "Charset": "UTF-8"},
-                "Body": body,
-                "Headers": [
-                    {"Name": "X-Event-Id", "Value": email.event_id},
-                    # Anymail's SES tracking webhook reads metadata from this header of the
-                    # event's `mail.headers` (anymail/webhooks/amazon_ses.py): our key again.
-                    {"Name": "X-Metadata", "Value": json.dumps({KEY_TAG: email.idempotency_key})},
-                ],
-            }
-        },
+        "Content": _content(email),
         # Our key only, never the address: it comes back on every SES event. (A tag value
         # allows letters, digits, _ and -: our keys are UUIDs.)
         "EmailTags": [{"Name": KEY_TAG, "Value": email.idempotency_key}],
@@ -157,6 +154,31 @@ def send_email_request(email: OutboundEmail) -> dict[str, Any]:
     if settings.AWS_SES_CONFIGURATION_SET:
         request["ConfigurationSetName"] = settings.AWS_SES_CONFIGURATION_SET
     return request
+
+
+def _headers(email: OutboundEmail) -> list[tuple[str, str]]:
+    return [
+        ("X-Event-Id", email.event_id),
+        # Anymail's SES tracking webhook reads metadata from this header of the event's
+        # `mail.headers` (anymail/webhooks/amazon_ses.py): our key again.
+        ("X-Metadata", json.dumps({KEY_TAG: email.idempotency_key})),
+    ]
+
+
+def _raw_size(email: OutboundEmail) -> int:
+    return len(mime_message(email, _headers(email)))
+
+
+def _content(email: OutboundEmail) -> dict[str, Any]:
+    if email.attachments:
+        # The whole MIME message, our headers in it; boto3 base64-encodes it for the wire.
+        return {"Raw": {"Data": mime_message(email, _headers(email))}}
+    body = {"Text": {"Data": email.text, "Charset": "UTF-8"}}
+    if email.html:
+        body["Html"] = {"Data": email.html, "Charset": "UTF-8"}
+    headers = [{"Name": name, "Value": value} for name, value in _headers(email)]
+    subject = {"Data": email.subject, "Charset": "UTF-8"}
+    return {"Simple": {"Subject": subject, "Body": body, "Headers": headers}}
 
 
 def classify_client_error(exc: ClientError) -> SendResult:

@@ -15,6 +15,7 @@ from django.core.mail import EmailMessage, get_connection
 from django.core.mail.backends.base import BaseEmailBackend
 
 from infra.addresses import address_for_sending
+from notifications.providers.attachments import invalid_attachment, sendable_filename, too_large
 from notifications.providers.base import NO_DEDUPE, OutboundEmail, Outcome, SendResult
 
 
@@ -33,6 +34,9 @@ class SmtpMailProvider:
         return None  # an SMTP server posts no delivery events
 
     def send(self, email: OutboundEmail) -> SendResult:
+        invalid = invalid_attachment(email)
+        if invalid:
+            return invalid
         connection = get_connection(
             "django.core.mail.backends.smtp.EmailBackend",
             fail_silently=False,
@@ -42,8 +46,15 @@ class SmtpMailProvider:
             connection.open()  # its own step: a failure here happened before anything was sent
         except (OSError, smtplib.SMTPException) as exc:
             return SendResult(Outcome.TRANSIENT, detail=f"could not connect to the SMTP server: {exc!r}")
+        message = _message(email, connection)
+        if email.attachments:
+            refused = _refused_for_size(email, message, connection)
+            if refused:
+                with contextlib.suppress(OSError, smtplib.SMTPException):
+                    connection.close()  # after EHLO only: no message was offered
+                return refused
         try:
-            connection.send_messages([_message(email, connection)])
+            connection.send_messages([message])
         except smtplib.SMTPRecipientsRefused as exc:
             codes = [code for code, _ in exc.recipients.values()]
             outcome = Outcome.TRANSIENT if all(400 <= code < 500 for code in codes) else Outcome.PERMANENT
@@ -61,8 +72,30 @@ class SmtpMailProvider:
         return SendResult(Outcome.ACCEPTED, provider_message_id=_message_id(email))
 
 
+def _refused_for_size(
+    email: OutboundEmail, message: EmailMessage, connection: BaseEmailBackend
+) -> SendResult | None:
+    """The server's limit is the SIZE it announces in its EHLO answer (RFC 1870); a server that
+    announces none, or SIZE 0 ("no fixed maximum"), gets EMAIL_MAX_MESSAGE_BYTES."""
+    smtp = getattr(connection, "connection", None)
+    try:
+        assert smtp is not None  # open() succeeded
+        smtp.ehlo_or_helo_if_needed()  # sendmail would say EHLO next; it is said once
+    except (OSError, smtplib.SMTPException) as exc:
+        return SendResult(Outcome.TRANSIENT, detail=f"the SMTP server did not answer EHLO: {exc!r}")
+    announced = smtp.esmtp_features.get("size", "").strip()
+    if announced.isdigit() and int(announced) > 0:
+        limit, source = int(announced), "the SIZE it announces"
+    else:
+        limit, source = settings.EMAIL_MAX_MESSAGE_BYTES, "EMAIL_MAX_MESSAGE_BYTES, as it announces no SIZE"
+    # Exactly what Django's backend sends (its _send: as_bytes with CRLF line ends).
+    size = lambda: len(message.message().as_bytes(linesep="\r\n"))  # noqa: E731
+    counted = f"the MIME message, its attachments in base64; the limit is {source}"
+    return too_large(email, "the SMTP server", limit, size, counted)
+
+
 def _message(email: OutboundEmail, connection: BaseEmailBackend) -> EmailMessage:
-    return EmailMessage(
+    message = EmailMessage(
         subject=email.subject,
         body=email.text,
         from_email=email.from_address,
@@ -75,6 +108,10 @@ def _message(email: OutboundEmail, connection: BaseEmailBackend) -> EmailMessage
             "X-Event-Id": email.event_id,
         },
     )
+    for attachment in email.attachments:
+        # Django encodes the name (RFC 2231 when it is not ASCII, quotes escaped).
+        message.attach(sendable_filename(attachment), attachment.content, attachment.content_type)
+    return message
 
 
 def _message_id(email: OutboundEmail) -> str:

@@ -3,12 +3,16 @@ talks to as it talks to AWS), and against a small HTTP server of this module for
 does not do: drop the connection after reading the request, stall, answer 5xx or throttle."""
 
 import base64
+import email
+import email.policy
+import hashlib
 import json
 import os
 import subprocess
 import sys
 import threading
 import time
+from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import boto3  # type: ignore[import-untyped]  # no stubs (as in notifications/providers/ses.py)
@@ -17,8 +21,11 @@ import requests
 from botocore.config import Config  # type: ignore[import-untyped]
 from botocore.exceptions import ConnectionClosedError  # type: ignore[import-untyped]
 
-from notifications.providers.base import KEY_TAG, OutboundEmail, Outcome
+from notifications.providers import ses
+from notifications.providers.attachments import TOO_LARGE
+from notifications.providers.base import KEY_TAG, Attachment, OutboundEmail, Outcome
 from notifications.providers.ses import SesProvider
+from tests.pdf_files import pdf_text, pdf_with_text
 from tools.drill.processes import REPO, ManagedProcess, free_port
 
 REGION = "eu-west-1"
@@ -295,3 +302,84 @@ def test_a_process_without_a_region_or_credentials_refuses_to_start_and_says_why
     assert "notifications.E004" in result.stderr
     assert "AWS_SES_REGION is empty" in result.stderr
     assert "No AWS credentials found" in result.stderr
+
+
+INVOICE = pdf_with_text("Invoice INV-2024-0042 total 49.90 EUR")
+
+
+def _raw_sent(moto: Moto) -> tuple[dict, email.message.EmailMessage]:
+    """The one SendEmail request moto received, and its Content.Raw as the MIME message."""
+    [request] = moto.send_requests()
+    raw = base64.b64decode(request["body"]["Content"]["Raw"]["Data"])
+    return request["body"], email.message_from_bytes(raw, policy=email.policy.default)
+
+
+def test_an_invoice_goes_as_a_raw_message_with_our_headers_tags_and_its_bytes(moto, settings):
+    settings.AWS_SES_CONFIGURATION_SET = "orders-events"
+    moto.verify_sender(SENDER)
+    sent = replace(
+        _email(html="<p>Body</p>"), attachments=(Attachment("INV-42.pdf", "application/pdf", INVOICE),)
+    )
+    result = SesProvider().send(sent)
+    assert result.outcome == Outcome.ACCEPTED, result
+    body, message = _raw_sent(moto)
+    assert body["EmailTags"] == [{"Name": KEY_TAG, "Value": "6d0c3c1e-3f55-5b8e-a0a4-2c3b0c9f7e10"}]
+    assert body["ConfigurationSetName"] == "orders-events"
+    assert body["Destination"] == {"ToAddresses": ["ada@example.com"]}
+    assert message["X-Event-Id"] == "event-1"
+    assert json.loads(message["X-Metadata"]) == {KEY_TAG: "6d0c3c1e-3f55-5b8e-a0a4-2c3b0c9f7e10"}
+    assert message["Subject"] == "Hello"
+    plain, html = message.get_body(("plain",)), message.get_body(("html",))
+    assert plain is not None
+    assert html is not None
+    assert plain.get_content().strip() == "Body"
+    assert html.get_content().strip() == "<p>Body</p>"
+    [attachment] = message.iter_attachments()
+    assert attachment.get_filename() == "INV-42.pdf"
+    assert attachment.get_content_type() == "application/pdf"
+    content = attachment.get_content()
+    assert hashlib.sha256(content).digest() == hashlib.sha256(INVOICE).digest()
+    assert "Invoice INV-2024-0042" in pdf_text(content)
+
+
+@pytest.mark.parametrize(
+    ("name", "arrives_as"),
+    [
+        ('Rechnung "Q1"; filename=evil.exe.pdf', 'Rechnung "Q1"; filename=evil.exe.pdf'),
+        ("Счёт №42 März.pdf", "Счёт №42 März.pdf"),
+        ("../../etc/passwd.pdf", ".._.._etc_passwd.pdf"),
+    ],
+)
+def test_a_hostile_name_is_encoded_in_its_header_and_breaks_no_other(moto, name, arrives_as):
+    moto.verify_sender(SENDER)
+    sent = replace(_email(), attachments=(Attachment(name, "application/pdf", INVOICE),))
+    assert SesProvider().send(sent).outcome == Outcome.ACCEPTED
+    _, message = _raw_sent(moto)
+    assert sorted(message.keys()) == sorted(
+        ["From", "To", "Subject", "Date", "X-Event-Id", "X-Metadata", "MIME-Version", "Content-Type"]
+    )
+    [attachment] = message.iter_attachments()
+    assert attachment.get_filename() == arrives_as
+    assert attachment.get_content() == INVOICE
+
+
+def test_a_line_break_in_a_name_or_type_is_refused_before_ses_is_called(moto):
+    moto.verify_sender(SENDER)
+    for hostile in (
+        Attachment("a.pdf\r\nBcc: victim@example.com", "application/pdf", INVOICE),
+        Attachment("a.pdf\nBcc: victim@example.com", "application/pdf", INVOICE),
+        Attachment("a.pdf", "application/pdf\r\nBcc: victim@example.com", INVOICE),
+    ):
+        result = SesProvider().send(replace(_email(), attachments=(hostile,)))
+        assert (result.outcome, result.error_code) == (Outcome.PERMANENT, "attachment_invalid"), result
+    assert moto.send_requests() == []
+
+
+def test_an_email_over_ses_v2s_limit_is_refused_before_any_call(moto):
+    moto.verify_sender(SENDER)
+    # 30 MB of file is over 40 MB once in MIME's base64.
+    big = Attachment("scan.pdf", "application/pdf", bytes(ses.MAX_MESSAGE_BYTES * 3 // 4))
+    result = SesProvider().send(replace(_email(), attachments=(big,)))
+    assert (result.outcome, result.error_code) == (Outcome.PERMANENT, TOO_LARGE)
+    assert "SES's limit of 40.0 MB" in result.detail
+    assert moto.send_requests() == []

@@ -555,6 +555,11 @@ def mebibytes(size: int) -> str:
     return number(size / 1024 / 1024)
 
 
+def megabytes(size: int) -> str:
+    """A provider's "MB": 10^6 bytes (notifications/providers/attachments.py MB)."""
+    return number(size / 1000 / 1000)
+
+
 def hours_of(dotted: str) -> Figure:
     return constant(dotted, hours)
 

@@ -59,6 +59,7 @@ from tests.unit.code_figures import (
     makefile_target_variable,
     manifest,
     mebibytes,
+    megabytes,
     minutes,
     money,
     number,
@@ -1076,6 +1077,15 @@ PROVIDERS_DOC = rows(
         constant("notifications.providers.anymail_webhooks.BASIC_AUTH_MIN_PASSWORD"),
     ),
     ("names a second provider (any of the {},", computed(lambda: len(PROVIDERS.read()), words)),
+    ("| `resend` | {} MB |", constant("notifications.providers.resend.MAX_EMAIL_BYTES", megabytes)),
+    ("| `brevo` | {} MB |", constant("notifications.providers.brevo.MAX_EMAIL_BYTES", megabytes)),
+    ("| `ses` | {} MB (SES v2;", constant("notifications.providers.ses.MAX_MESSAGE_BYTES", megabytes)),
+    (
+        "`ANYMAIL_MAX_MESSAGE_BYTES` ({}; Postmark's {} MB,",
+        setting("ANYMAIL_MAX_MESSAGE_BYTES", thousands),
+        setting("ANYMAIL_MAX_MESSAGE_BYTES", megabytes),
+    ),
+    ("else `EMAIL_MAX_MESSAGE_BYTES` ({})", setting("EMAIL_MAX_MESSAGE_BYTES", thousands)),
     (
         "drops the connection on the first {} sends it takes,",
         constant("tools.drill.outage.ONSET_DROPS", words),

@@ -5,7 +5,9 @@ There is no authentication here on purpose: it is a dev/test tool. Never expose 
 
 import math
 from typing import Any
+from urllib.parse import unquote
 
+from tools.mailsim.attachments import content_path
 from tools.mailsim.clock import to_iso
 from tools.mailsim.faults import FaultRuleError
 from tools.mailsim.records import PENDING, Delivery, KeyRecord, Message, RequestLogEntry
@@ -31,6 +33,18 @@ def list_messages(sim: Simulator, request: Request) -> Response:
         wanted = recipient.lower()
         messages = [m for m in messages if wanted in (address.lower() for address in m.recipients)]
     return json_response(200, {"messages": [_message_json(m) for m in messages]})
+
+
+def attachment_content(sim: Simulator, request: Request, message_id: str, position: int) -> Response:
+    """The bytes of a message's attachment (`GET /_sim/messages/<id>/attachments/<n>`, n from 0)."""
+    message_id = unquote(message_id)
+    content = sim.store.attachment_content(message_id, position)
+    message = sim.store.message(message_id)
+    if content is None or message is None:
+        raise HttpError(404, "not_found", f"Message {message_id!r} has no attachment {position}.")
+    described = message.attachments[position]
+    headers = {"Content-Type": described["content_type"], "X-Sha256": described["sha256"]}
+    return Response(200, content, headers)
 
 
 def list_requests(sim: Simulator, request: Request) -> Response:
@@ -113,6 +127,10 @@ def _message_json(message: Message) -> dict[str, Any]:
         "metadata": message.metadata,
         "reply_to": message.reply_to,
         "message_stream": message.message_stream,
+        "attachments": [
+            {**described, "url": content_path(message.id, position)}
+            for position, described in enumerate(message.attachments)
+        ],
     }
 
 

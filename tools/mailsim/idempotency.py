@@ -23,7 +23,7 @@ def accept(
     if key is None or window_seconds is None:
         time.sleep(hold_seconds)
         message = _new_message(sim, wire, email, event_id)
-        sim.store.add_message(message, sim.webhooks.plan(message, rule))
+        sim.store.add_message(message, sim.webhooks.plan(message, rule), _contents(email))
         sim.webhooks.notify()
         return Outcome(wire.accepted(message), "accepted", message.id)
     scope = sim.key_scope(wire.name)
@@ -36,7 +36,8 @@ def accept(
         message = _new_message(sim, wire, email, event_id)
         response = wire.accepted(message)
         deliveries = sim.webhooks.plan(message, rule)
-        sim.store.complete_key(scope, key, message, (response.status, response.body), deliveries)
+        answer = (response.status, response.body)
+        sim.store.complete_key(scope, key, message, answer, deliveries, _contents(email))
     except BaseException:
         sim.store.release_key(scope, key)
         raise
@@ -61,4 +62,9 @@ def _new_message(sim: Simulator, wire: Wire, email: EmailRequest, event_id: str 
         metadata=email.metadata,
         reply_to=email.reply_to,
         message_stream=email.message_stream,
+        attachments=[attachment.describe() for attachment in email.attachments],
     )
+
+
+def _contents(email: EmailRequest) -> tuple[bytes, ...]:
+    return tuple(attachment.content for attachment in email.attachments)

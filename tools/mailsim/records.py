@@ -64,6 +64,12 @@ CREATE TABLE IF NOT EXISTS webhook_deliveries (
     last_error TEXT,
     delivered_at REAL
 );
+CREATE TABLE IF NOT EXISTS attachment_contents (
+    message_id TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    content BLOB NOT NULL,
+    PRIMARY KEY (message_id, position)
+);
 CREATE INDEX IF NOT EXISTS webhook_deliveries_due ON webhook_deliveries (state, due_at);
 """
 
@@ -76,6 +82,7 @@ ADDED_COLUMNS = (
     ("messages", "metadata", "TEXT NOT NULL DEFAULT '{}'"),
     ("messages", "reply_to", "TEXT NOT NULL DEFAULT '[]'"),
     ("messages", "message_stream", "TEXT"),
+    ("messages", "attachments", "TEXT NOT NULL DEFAULT '[]'"),
     ("idempotency_records", "wire", "TEXT NOT NULL DEFAULT 'resend'"),
     ("requests", "wire", "TEXT NOT NULL DEFAULT 'resend'"),
     ("requests", "fingerprint", "TEXT"),
@@ -83,7 +90,7 @@ ADDED_COLUMNS = (
 
 MESSAGE_COLUMNS = (
     "id, idempotency_key, event_id, sender, recipients, subject, text, html, accepted_at,"
-    " wire, tags, headers, metadata, reply_to, message_stream"
+    " wire, tags, headers, metadata, reply_to, message_stream, attachments"
 )
 RECORD_COLUMNS = (
     "idempotency_key, fingerprint, state, created_at, response_status, response_body, message_id, wire"
@@ -114,6 +121,9 @@ class Message:
     metadata: dict[str, Any] = field(default_factory=dict)
     reply_to: list[str] = field(default_factory=list)
     message_stream: str | None = None
+    # Each attachment's {filename, content_type, size, sha256}; its bytes are in
+    # attachment_contents, under the message's id and its position here.
+    attachments: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

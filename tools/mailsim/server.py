@@ -5,6 +5,7 @@ The ``/_sim/`` routes are unauthenticated (dev/test only): never expose this ser
 
 import contextlib
 import logging
+import re
 import socket
 import socketserver
 from collections.abc import Callable
@@ -51,13 +52,21 @@ ROUTES: dict[str, dict[str, Endpoint]] = {
     "/_sim/webhooks": {"GET": control.show_webhooks, "POST": control.update_webhooks},
 }
 
-MAX_BODY_BYTES = 1024 * 1024
+# Above the largest email a simulated provider takes (Resend: 40 MB, attachments in base64).
+MAX_BODY_BYTES = 48 * 1024 * 1024
+ATTACHMENT_PATH = re.compile(r"/_sim/messages/([^/]+)/attachments/(\d+)")
 # Idle keep-alive connections are closed after this long so their threads do not pile up.
 IDLE_TIMEOUT_SECONDS = 120
 
 
 def route(sim: Simulator, request: Request) -> Response:
     path = request.path.rstrip("/") or "/"
+    attachment = ATTACHMENT_PATH.fullmatch(path)
+    if attachment is not None and request.method in ("GET", "HEAD"):
+        try:
+            return control.attachment_content(sim, request, attachment[1], int(attachment[2]))
+        except HttpError as exc:
+            return exc.to_response()
     methods = ROUTES.get(path)
     if methods is None:
         return error_response(404, "not_found", f"No route for {request.path}.")

@@ -4,7 +4,10 @@ accepts and can fail the way real servers do, including after it has the message
     python -m tools.mailsim.smtp --host 127.0.0.1 --port 2525 --data-dir var/mailsim-smtp
 
 Accepted messages are appended to `<data-dir>/messages.jsonl` (one JSON object a line:
-message_id, from, to, subject, idempotency key header, accepted_at). Faults are read from
+message_id, from, to, subject, idempotency key header, accepted_at, the top-level header
+names, and each attachment's filename, content_type, size, sha256 and the file under
+`<data-dir>/attachments/` that holds its bytes). `--size-limit` is the SIZE its EHLO
+announces (aiosmtpd's 32 MiB by default; 0 announces none). Faults are read from
 `<data-dir>/faults.json` at every message, so a test switches them by writing that file:
 `{"kind": "store_then_drop" | "stall" | "reject_4xx" | "reject_5xx", "times": n, "seconds": s}`.
 - store_then_drop: store the message, then close the connection without the final reply
@@ -16,17 +19,19 @@ Development and tests only: no authentication, no TLS.
 
 import argparse
 import asyncio
+import hashlib
 import json
 import os
 import signal
 import sys
 import threading
 from datetime import UTC, datetime
-from email import message_from_bytes
+from email import message_from_bytes, policy
+from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
 
-from aiosmtpd.smtp import SMTP, Envelope, Session
+from aiosmtpd.smtp import DATA_SIZE_DEFAULT, SMTP, Envelope, Session
 
 _lock = threading.Lock()
 
@@ -55,7 +60,7 @@ class StoringHandler:
 
     def _store(self, envelope: Envelope) -> None:
         assert isinstance(envelope.content, bytes)  # SMTP(decode_data=False), the default
-        parsed = message_from_bytes(envelope.content)
+        parsed = message_from_bytes(envelope.content, policy=policy.default)
         record = {
             "message_id": parsed.get("Message-ID"),
             "from": envelope.mail_from,
@@ -64,11 +69,34 @@ class StoringHandler:
             "idempotency_key": parsed.get("X-Idempotency-Key"),
             "event_id": parsed.get("X-Event-Id"),
             "accepted_at": datetime.now(UTC).isoformat(),
+            "header_names": list(parsed.keys()),
+            "attachments": self._attachments(parsed),
         }
         with _lock, self.messages.open("a") as file:
             file.write(json.dumps(record) + "\n")
             file.flush()
             os.fsync(file.fileno())
+
+    def _attachments(self, parsed: Any) -> list[dict[str, Any]]:
+        found = []
+        assert isinstance(parsed, EmailMessage)  # policy.default parses into EmailMessage
+        for part in parsed.iter_attachments() if parsed.is_multipart() else ():
+            content = part.get_payload(decode=True)
+            assert isinstance(content, bytes)  # an attachment is a leaf part: its decoded bytes
+            digest = hashlib.sha256(content).hexdigest()
+            path = self.data_dir / "attachments" / digest
+            path.parent.mkdir(exist_ok=True)
+            path.write_bytes(content)
+            found.append(
+                {
+                    "filename": part.get_filename(),
+                    "content_type": part.get_content_type(),
+                    "size": len(content),
+                    "sha256": digest,
+                    "path": str(path),
+                }
+            )
+        return found
 
     def _take_fault(self) -> dict[str, Any]:
         """The current fault, counting one use of it down (`times`)."""
@@ -85,11 +113,13 @@ class StoringHandler:
             return fault
 
 
-async def serve(host: str, port: int, data_dir: Path) -> None:
+async def serve(host: str, port: int, data_dir: Path, size_limit: int = DATA_SIZE_DEFAULT) -> None:
     data_dir.mkdir(parents=True, exist_ok=True)
     handler = StoringHandler(data_dir)
     loop = asyncio.get_running_loop()
-    server = await loop.create_server(lambda: SMTP(handler, hostname="mailsim.local"), host, port)
+    server = await loop.create_server(
+        lambda: SMTP(handler, hostname="mailsim.local", data_size_limit=size_limit or None), host, port
+    )
     bound = server.sockets[0].getsockname()
     print(f"mailsim smtp listening on {bound[0]}:{bound[1]}", flush=True)
     stop = asyncio.Event()
@@ -107,8 +137,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--host", default=os.environ.get("MAILSIM_SMTP_HOST", "127.0.0.1"))
     parser.add_argument("--port", type=int, default=int(os.environ.get("MAILSIM_SMTP_PORT", "2525")))
     parser.add_argument("--data-dir", default=os.environ.get("MAILSIM_SMTP_DATA_DIR", "var/mailsim-smtp"))
+    parser.add_argument("--size-limit", type=int, default=DATA_SIZE_DEFAULT)
     args = parser.parse_args(argv)
-    asyncio.run(serve(args.host, args.port, Path(args.data_dir)))
+    asyncio.run(serve(args.host, args.port, Path(args.data_dir), args.size_limit))
     return 0
 
 

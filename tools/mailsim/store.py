@@ -102,13 +102,19 @@ class Store:
             return _record(row)
 
     def complete_key(
-        self, scope: str, key: str, message: Message, answer: tuple[int, bytes], deliveries: list[Delivery]
+        self,
+        scope: str,
+        key: str,
+        message: Message,
+        answer: tuple[int, bytes],
+        deliveries: list[Delivery],
+        contents: tuple[bytes, ...] = (),
     ) -> None:
         """Store the message, its webhooks and the answer to replay in one transaction, so none
         exists without the others."""
         status, body = answer
         with self.transaction() as conn:
-            _insert_message(conn, message, deliveries)
+            _insert_message(conn, message, deliveries, contents)
             conn.execute(
                 "UPDATE idempotency_records SET state = ?, response_status = ?, response_body = ?,"
                 " message_id = ? WHERE api_key_hash = ? AND idempotency_key = ? AND state = ?",
@@ -123,9 +129,22 @@ class Store:
                 (scope, key, IN_FLIGHT),
             )
 
-    def add_message(self, message: Message, deliveries: list[Delivery]) -> None:
+    def add_message(
+        self, message: Message, deliveries: list[Delivery], contents: tuple[bytes, ...] = ()
+    ) -> None:
         with self.transaction() as conn:
-            _insert_message(conn, message, deliveries)
+            _insert_message(conn, message, deliveries, contents)
+
+    def message(self, message_id: str) -> Message | None:
+        rows = self.query(f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE id = ?", (message_id,))
+        return _message(rows[0]) if rows else None
+
+    def attachment_content(self, message_id: str, position: int) -> bytes | None:
+        rows = self.query(
+            "SELECT content FROM attachment_contents WHERE message_id = ? AND position = ?",
+            (message_id, position),
+        )
+        return bytes(rows[0][0]) if rows else None
 
     def list_messages(self, idempotency_key: str | None = None) -> list[Message]:
         if idempotency_key is None:
@@ -172,18 +191,26 @@ class Store:
 
     def reset(self) -> None:
         with self.transaction() as conn:
-            for table in ("messages", "idempotency_records", "requests", "settings", "webhook_deliveries"):
+            tables = ("messages", "attachment_contents", "idempotency_records", "requests", "settings")
+            for table in (*tables, "webhook_deliveries"):
                 conn.execute(f"DELETE FROM {table}")
 
 
-def _insert_message(conn: sqlite3.Connection, message: Message, deliveries: list[Delivery]) -> None:
+def _insert_message(
+    conn: sqlite3.Connection, message: Message, deliveries: list[Delivery], contents: tuple[bytes, ...]
+) -> None:
     # Lists and objects are stored as JSON text; the column order is the dataclass's.
-    json_fields = {"recipients", "tags", "headers", "metadata", "reply_to"}
+    json_fields = {"recipients", "tags", "headers", "metadata", "reply_to", "attachments"}
     row = tuple(
         json.dumps(getattr(message, f.name)) if f.name in json_fields else getattr(message, f.name)
         for f in dataclasses.fields(message)
     )
     conn.execute(f"INSERT INTO messages ({MESSAGE_COLUMNS}) VALUES ({_placeholders(len(row))})", row)
+    for position, content in enumerate(contents):
+        conn.execute(
+            "INSERT INTO attachment_contents (message_id, position, content) VALUES (?, ?, ?)",
+            (message.id, position, content),
+        )
     for delivery in deliveries:
         # seq is the last column and left to SQLite: it orders deliveries due at the same time.
         values = dataclasses.astuple(delivery)[:-1]
@@ -200,7 +227,7 @@ def _placeholders(count: int) -> str:
 def _message(row: tuple[Any, ...]) -> Message:
     values = list(row)
     values[4] = tuple(json.loads(values[4]))
-    for index in (10, 11, 12, 13):  # tags, headers, metadata, reply_to
+    for index in (10, 11, 12, 13, 15):  # tags, headers, metadata, reply_to, attachments
         values[index] = json.loads(values[index])
     return Message(*values)
 

@@ -10,6 +10,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from tools.mailsim.attachments import Attachment
 from tools.mailsim.faults import FaultRule
 from tools.mailsim.records import KeyRecord, Message
 from tools.mailsim.wire import Headers, Response
@@ -55,6 +56,7 @@ class EmailRequest:
     metadata: dict[str, Any] = field(default_factory=dict)
     reply_to: list[str] = field(default_factory=list)
     message_stream: str | None = None
+    attachments: tuple[Attachment, ...] = ()
 
 
 class Wire(ABC):

@@ -12,6 +12,7 @@ import re
 from datetime import UTC, datetime
 from typing import Any
 
+from tools.mailsim.attachments import read_attachments
 from tools.mailsim.faults import FaultRule
 from tools.mailsim.records import KeyRecord, Message
 from tools.mailsim.simulator import Simulator
@@ -104,6 +105,8 @@ def parse_email(body: bytes) -> EmailRequest:
         tags=_tags(payload.get("tags")),
         headers=headers,
         reply_to=[] if reply_to is None else [_contact(reply_to, "replyTo")],
+        # Brevo takes no type: the name's extension gives it.
+        attachments=read_attachments(payload.get("attachment"), "attachment", "name", "content"),
     )
 
 

@@ -10,6 +10,7 @@ import uuid
 from email.utils import getaddresses
 from typing import Any
 
+from tools.mailsim.attachments import read_attachments
 from tools.mailsim.clock import to_iso
 from tools.mailsim.faults import FaultRule
 from tools.mailsim.records import Message
@@ -106,6 +107,9 @@ def parse_email(payload: dict[str, Any]) -> EmailRequest:
         metadata=_metadata(payload.get("Metadata")),
         reply_to=[reply_to] if reply_to else [],
         message_stream=_optional(payload, "MessageStream", str) or "outbound",
+        attachments=read_attachments(
+            payload.get("Attachments"), "Attachments", "Name", "Content", "ContentType"
+        ),
     )
 
 

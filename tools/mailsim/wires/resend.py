@@ -9,6 +9,7 @@ import re
 import uuid
 from typing import Any
 
+from tools.mailsim.attachments import read_attachments
 from tools.mailsim.faults import FaultRule
 from tools.mailsim.records import IN_FLIGHT, KeyRecord, Message
 from tools.mailsim.simulator import Simulator
@@ -104,6 +105,9 @@ def parse_email(body: bytes, key: str | None = None) -> EmailRequest:
         tags=_tags(payload.get("tags")),
         headers=string_map(payload, "headers"),
         reply_to=string_list(payload.get("reply_to"), "reply_to"),
+        attachments=read_attachments(
+            payload.get("attachments"), "attachments", "filename", "content", "content_type"
+        ),
     )
 
 
