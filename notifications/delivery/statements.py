@@ -12,7 +12,8 @@ from functools import cache
 from typing import Any
 
 from django.conf import settings
-from django.db import connection
+from django.db import connection, models
+from psycopg.types.json import Jsonb
 
 from infra.prepared import prepared_cursor
 from messaging.models import ProcessedEvent
@@ -22,6 +23,10 @@ from notifications.models import DeliveryAttempt, Notification
 _NOTIFICATION_COLUMNS = {
     field.attname: field.get_attname_column()[1] for field in Notification._meta.concrete_fields
 }
+# Passed as JSON (psycopg would send a list as an array: [] became the object {}).
+_JSON_COLUMNS = frozenset(
+    field.attname for field in Notification._meta.concrete_fields if isinstance(field, models.JSONField)
+)
 
 
 def attempt_start(
@@ -54,11 +59,14 @@ def attempt_start(
           FROM claimed
         RETURNING id, number
     """
+    values: dict[str, Any] = {
+        name: Jsonb(value) if name in _JSON_COLUMNS else value for name, value in fields.items()
+    }
     with prepared_cursor() as cursor:
         cursor.execute(
             statement,
             {
-                **fields,
+                **values,
                 "notification_id": notification.pk,
                 "event_id": event_id,
                 "worker": worker,

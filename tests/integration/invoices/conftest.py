@@ -2,7 +2,6 @@
 text with poppler's pdftotext, as a person or an accountant's software would read it."""
 
 import copy
-import subprocess
 from typing import Any
 
 import pytest
@@ -12,15 +11,9 @@ from notifications.content.samples import SAMPLE_CONTENT
 from orders.content import ShopOrder
 from orders.models import Order
 from orders.services import order_record
+from tests.pdf_files import pdf_text
 
-
-def pdf_text(pdf: bytes) -> str:
-    """The PDF's text in reading order (pdftotext -layout)."""
-    assert pdf.startswith(b"%PDF-"), pdf[:20]
-    done = subprocess.run(
-        ["pdftotext", "-layout", "-", "-"], input=pdf, capture_output=True, check=True, timeout=60
-    )
-    return done.stdout.decode()
+__all__ = ["pdf_text"]  # the invoices' tests read their PDFs with it
 
 
 def content_sample(**changes: Any) -> dict[str, Any]:
