@@ -17,7 +17,16 @@ from typing import Any
 from django.db.models import QuerySet
 
 from infra.address_match import rows_of_address
-from orders.models import Order, OrderEdit, OrderQuerySet, OrderVersion, Refund, Shipment, ShipmentEvent
+from orders.models import (
+    Invoice,
+    Order,
+    OrderEdit,
+    OrderQuerySet,
+    OrderVersion,
+    Refund,
+    Shipment,
+    ShipmentEvent,
+)
 
 # Kept from a version's content: amounts and codes, nothing that names or places a person.
 _CONTENT_KEPT = ("number", "currency", "total", "tax_total", "locale")
@@ -75,6 +84,11 @@ def orders_erase(order_ids: list, *, now: datetime) -> dict[str, int]:
         .exclude(reason="", lines=[], request_fingerprint="")
         .update(reason="", lines=[], request_fingerprint="")
     )
+    # Invoices and credit notes are the shop's bookkeeping records, kept as issued for their
+    # period (models/invoices.py RETENTION_YEARS; GDPR art. 17(3)(b)): counted, not changed,
+    # so the erasure's record says what it left and why.
+    if changed["orders"]:
+        changed["invoices_kept"] = Invoice.objects.filter(order_id__in=order_ids).count()
     return changed
 
 
@@ -121,7 +135,8 @@ def content_without_person(content: dict[str, Any]) -> dict[str, Any]:
 def orders_export(orders: "QuerySet[Order]") -> list[dict[str, Any]]:
     """Each order as its customer would read it: what, when, how much, where it went."""
     exported = []
-    for order in orders.order_by("created_at").prefetch_related("versions", "shipments__events", "refunds"):
+    related = ("versions", "shipments__events", "refunds", "invoices")
+    for order in orders.order_by("created_at").prefetch_related(*related):
         exported.append(
             {
                 "order": str(order.id),
@@ -148,6 +163,11 @@ def orders_export(orders: "QuerySet[Order]") -> list[dict[str, Any]]:
                         "lines": refund.lines,
                     }
                     for refund in order.refunds.all()
+                ],
+                # as issued, with what each says of the customer (its PDF: the API, the admin)
+                "invoices and credit notes": [
+                    {"number": document.number_text, "kind": document.get_kind_display()} | document.data
+                    for document in order.invoices.all()
                 ],
             }
         )

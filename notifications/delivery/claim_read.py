@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import connection
-from django.db.models import Model
+from django.db.models import JSONField, Model
 
 from infra.prepared import prepared_cursor
 from messaging.models import ProcessedEvent
@@ -106,6 +106,8 @@ SELECT w.position, {columns_of(Order, "o")}, {columns_of(Notification, "n")},
 """
 _ORDER_ATTNAMES = _attnames(Order)
 _NOTIFICATION_ATTNAMES = _attnames(Notification)
+# from_db takes the values as they are: a JSON column (the snapshot's attachments) comes as text.
+_NOTIFICATION_JSON = [isinstance(field, JSONField) for field in Notification._meta.concrete_fields]
 
 
 @dataclass(frozen=True)
@@ -168,7 +170,10 @@ def _claim_read_of(row: tuple[Any, ...], *, names: tuple[str, str]) -> ClaimRead
     split = len(_ORDER_ATTNAMES)
     end = split + len(_NOTIFICATION_ATTNAMES)
     order = Order.from_db(connection.alias, _ORDER_ATTNAMES, row[:split])
-    notification = Notification.from_db(connection.alias, _NOTIFICATION_ATTNAMES, row[split:end])
+    values = [
+        _json(v) if is_json else v for v, is_json in zip(row[split:end], _NOTIFICATION_JSON, strict=True)
+    ]
+    notification = Notification.from_db(connection.alias, _NOTIFICATION_ATTNAMES, values)
     processed, suppression_id, template_id = row[end : end + 3]
     circuit_columns = (row[end + 3 : end + 8], row[end + 8 : end + 13])
     content, about, shop = row[end + 13 :]

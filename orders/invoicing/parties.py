@@ -21,9 +21,10 @@ SELLER_FIELDS = {
 
 
 def seller_of(order: Order) -> dict[str, str]:
-    shop = Shop.objects.filter(pk=order.shop_id).values(*SELLER_FIELDS).first() if order.shop_id else None
+    # the shop the intake placed the order with (no query), or read once
+    shop: Shop | None = order.shop if order.shop_id else None
     return {
-        field: (shop or {}).get(field) or getattr(settings, setting)
+        field: getattr(shop, field, "") or getattr(settings, setting)
         for field, setting in SELLER_FIELDS.items()
     }
 

@@ -17,10 +17,11 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("
 
 # the shop; BEGIN, the delivery's INSERT … ON CONFLICT, SAVEPOINT, the order's advisory lock,
 # its locked read (none yet), the order, its first version, its two events (created, paid)
-# and the confirmation's pending notification, RELEASE, the delivery's outcome, the look for
-# deliveries waiting for this order, COMMIT; after the answer, both events marked published
-# in one statement after their one confirm wait (messaging/relay/after_answer.py)
-NEW_PAID_ORDER_STATEMENTS = 16
+# and the confirmation's pending notification, its invoice's number (the series' counter row)
+# and the invoice, RELEASE, the delivery's outcome, the look for deliveries waiting for this
+# order, COMMIT; after the answer, both events marked published in one statement after their
+# one confirm wait (messaging/relay/after_answer.py)
+NEW_PAID_ORDER_STATEMENTS = 18
 # the shop; BEGIN, the INSERT that finds the event stored, the stored delivery read for the
 # answer, COMMIT
 DUPLICATE_STATEMENTS = 5

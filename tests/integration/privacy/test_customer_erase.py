@@ -17,7 +17,7 @@ from messaging.dispatch import Delivery, event_dispatch
 from messaging.models import OutboxEvent
 from notifications.delivery.rules import ERASED_REASON
 from notifications.models import DeliveryAttempt, Notification, OperatorAction
-from orders.models import Order, OrderVersion
+from orders.models import Invoice, Order, OrderVersion
 from privacy.erasure import EmailsInFlight, customer_erase
 from privacy.export import customer_export
 from privacy.models import Erasure, Export
@@ -81,6 +81,10 @@ def test_an_erased_customer_is_nowhere_in_the_database_and_the_books_still_add_u
     assert erasure.changed["orders"] == 1
     assert erasure.changed["emails"] == 3
     assert erasure.changed["platform_deliveries"] == 3
+    # her invoice is kept as issued, a legal record (left out of the dump above), and the
+    # erasure's record says so
+    assert erasure.changed["invoices_kept"] == 1
+    assert Invoice.objects.get(order=order).data["buyer"]["email"] == ADDRESS
 
 
 def test_an_erasure_run_twice_changes_nothing_the_second_time(ada_s_order):
@@ -143,6 +147,9 @@ def test_the_export_holds_everything_about_the_customer_in_words_and_after_the_e
     ]
     assert all(email["status"] == "sent" and email["subject"] for email in document["emails"])
     assert len(document["what the shops' platforms sent"]) == 3
+    [invoice] = order["invoices and credit notes"]  # her invoice, as issued
+    assert invoice["kind"] == "Invoice"
+    assert invoice["buyer"]["name"] == "Ada Lovelace"
     assert "grace@example.com" not in path.read_text()  # nobody else's
     [export] = Export.objects.all()  # the disclosure is recorded, without the address
     assert (export.via, export.orders, export.address_hash) == ("command", 1, address_hash(ADDRESS))
@@ -156,6 +163,9 @@ def test_the_export_holds_everything_about_the_customer_in_words_and_after_the_e
     assert [e["asked through"] for e in after["erasures of this address's data"]] == [
         "manage.py customer_erase"
     ]
+    # only the invoice, a legal record the erasure keeps, still holds her street
+    kept = after["orders"][0].pop("invoices and credit notes")
+    assert STREET in json.dumps(kept)
     assert STREET not in json.dumps(after)
 
 
