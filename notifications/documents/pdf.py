@@ -38,12 +38,19 @@ def invoice_filename(invoice: Invoice) -> str:
 
 
 def invoice_pdf_render(invoice: Invoice) -> bytes:
-    """Render without storing (the admin's preview of an override, tests)."""
+    """Render without storing (tests). Nothing outside the document is fetched: WeasyPrint's
+    own fetcher would read any http(s) or file: address the HTML named (an image's, a
+    stylesheet's), and the invoice shows nothing that needs one."""
     from weasyprint import HTML  # loads Pango: only in the processes that render one
+    from weasyprint.urls import URLFetcher, URLFetchingError
+
+    class NothingFetched(URLFetcher):
+        def fetch(self, url: str, headers: object = None) -> object:
+            raise URLFetchingError(f"an invoice fetches nothing: {url[:80]}")
 
     with translation.override(invoice.locale):
         html = render_to_string(TEMPLATE, invoice_context(invoice))
-    return HTML(string=html).write_pdf()
+    return HTML(string=html, url_fetcher=NothingFetched()).write_pdf()
 
 
 def invoice_context(invoice: Invoice) -> dict[str, Any]:

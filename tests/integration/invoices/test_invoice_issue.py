@@ -98,3 +98,23 @@ def test_issued_when_confirmed_an_unpaid_order_gets_its_invoice_with_its_confirm
     settings.INVOICE_ISSUED_WHEN = "confirmed"
     [invoice] = Invoice.objects.filter(order=place_order(paid=False))
     assert invoice.email_kind == "order_confirmation"
+
+
+def test_markup_in_what_the_shop_sent_is_text_and_nothing_is_fetched(place_order):
+    # a product name and a customer name with markup that would fetch a file and an address
+    lines = [
+        {
+            "sku": "X-1",
+            "name": '<img src="file:///etc/passwd"><link rel=stylesheet href="http://127.0.0.1:9/x.css">',
+            "quantity": 1,
+            "unit_price": 4990,
+            "total": 4990,
+            "tax_rate": "0.19",
+        }
+    ]
+    order = place_order(
+        paid=True, lines=lines, shipping=None, discounts=[], customer_name="<b>Ada</b>", total=4990
+    )
+    text = pdf_text(invoice_pdf(Invoice.objects.get(order=order)))
+    assert '<img src="file:///etc/passwd">' in text.replace("\n", "")  # shown as the shop wrote it
+    assert "root:" not in text
