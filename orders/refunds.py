@@ -26,6 +26,7 @@ from messaging.outbox import event_record
 from orders.changes import OrderChange, order_cancel, order_lock, order_paid_at, order_paid_minor
 from orders.content import CONTENT_ERASED, content_erased_message, lines_ordered, minor_to_amount
 from orders.events import ORDER_REFUNDED
+from orders.invoicing.issue import credit_note_for_refund
 from orders.models import Order, Refund, Shipment
 from orders.selectors import order_content
 
@@ -106,6 +107,7 @@ def refund_record(order: Order, request: RefundRequest, *, in_cancellation: bool
     )
     if not in_cancellation:
         event_record(event_type=ORDER_REFUNDED, aggregate_id=refund.id)
+    credit_note_for_refund(refund, in_cancellation=in_cancellation)
     return RefundCreation(refund=refund, replayed=False)
 
 

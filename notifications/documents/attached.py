@@ -12,8 +12,14 @@ from notifications.providers.base import Attachment
 from orders.models import Invoice, Order
 
 # The emails that may carry a document: an invoice issued with the order's placing rides on its
-# confirmation.
-CARRYING_KINDS = frozenset({Notification.Kind.ORDER_CONFIRMATION})
+# confirmation, a credit note on its refund's email or on the cancellation's that tells it.
+CARRYING_KINDS = frozenset(
+    {
+        Notification.Kind.ORDER_CONFIRMATION,
+        Notification.Kind.ORDER_REFUND,
+        Notification.Kind.ORDER_CANCELLATION,
+    }
+)
 
 
 def attachments_take(notification: Notification, order: Order) -> list[dict[str, Any]]:

@@ -21,6 +21,7 @@ PAID, CONFIRMED, OFF = "paid", "confirmed", "off"  # INVOICE_ISSUED_WHEN
 # The email that carries an invoice issued with the order's placing (a Notification.Kind value;
 # notifications/ is a layer above, tests/unit/test_invoice_vat.py checks the two agree).
 CONFIRMATION_EMAIL = "order_confirmation"
+REFUND_EMAIL, CANCELLATION_EMAIL = "order_refund", "order_cancellation"
 
 
 def invoice_due(*, placed: bool, paid: bool) -> bool:
@@ -165,4 +166,22 @@ def invoice_issue_if_due(order: Order, *, placed: bool, paid: bool) -> Invoice |
         content=content,
         version_number=order.content_version,
         email_kind=CONFIRMATION_EMAIL if placed else "",
+    )
+
+
+def credit_note_for_refund(refund: Refund, *, in_cancellation: bool) -> Invoice | None:
+    """A refund of an invoiced order, in the refund's transaction: its credit note against the
+    order's latest invoice, carried by the refund's own email, or by the cancellation's that
+    tells it. None for an order without an invoice (nothing to correct)."""
+    invoice = (
+        Invoice.objects.filter(order=refund.order, kind=Invoice.Kind.INVOICE).order_by("-number").first()
+    )
+    if invoice is None:
+        return None
+    return credit_note_issue(
+        invoice,
+        amount_minor=refund.amount_minor,
+        refund=refund,
+        email_kind=CANCELLATION_EMAIL if in_cancellation else REFUND_EMAIL,
+        email_subject_id=None if in_cancellation else refund.id,
     )
