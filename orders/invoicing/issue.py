@@ -22,6 +22,7 @@ PAID, CONFIRMED, OFF = "paid", "confirmed", "off"  # INVOICE_ISSUED_WHEN
 # notifications/ is a layer above, tests/unit/test_invoice_vat.py checks the two agree).
 CONFIRMATION_EMAIL = "order_confirmation"
 REFUND_EMAIL, CANCELLATION_EMAIL = "order_refund", "order_cancellation"
+NUMBER_DIGITS = 6  # a number as printed: the prefix, then at least this many digits
 
 
 def invoice_due(*, placed: bool, paid: bool) -> bool:
@@ -131,7 +132,7 @@ def _store(
         kind=kind,
         series=series,
         number=number,
-        number_text=f"{prefix}{number:06d}",
+        number_text=f"{prefix}{number:0{NUMBER_DIGITS}d}",
         issued_at=timezone.now(),
         currency=order.currency,
         total_minor=data["total"],
