@@ -29,5 +29,8 @@ def logging_config(*, log_format: str, log_level: str) -> dict[str, Any]:
             "django.db.backends": {"level": "INFO"},
             "amqp": {"level": "WARNING"},
             "kombu": {"level": "WARNING"},
+            # An invoice's render logs each of its steps at INFO; its problems at WARNING.
+            "weasyprint": {"level": "WARNING"},
+            "fontTools": {"level": "WARNING"},
         },
     }
