@@ -31,6 +31,7 @@ from orders.content import (
 )
 from orders.currencies import money_check
 from orders.events import ORDER_EDITED
+from orders.invoicing.issue import invoice_reissue_for_edit
 from orders.models import Order, OrderEdit, OrderVersion, Refund, Shipment
 from orders.selectors import order_content
 
@@ -158,6 +159,7 @@ def order_edit_apply(order: Order, parts: dict[str, Any]) -> OrderEditing:
     order.version += 1
     order.save(update_fields=["content_version", "amount", "customer_name", "version", "updated_at"])
     event_record(event_type=ORDER_EDITED, aggregate_id=edit.id)
+    invoice_reissue_for_edit(order, content=content, version_number=number, edit_id=edit.id)
     return OrderEditing(order=order, edit=edit)
 
 

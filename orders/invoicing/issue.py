@@ -21,7 +21,7 @@ PAID, CONFIRMED, OFF = "paid", "confirmed", "off"  # INVOICE_ISSUED_WHEN
 # The email that carries an invoice issued with the order's placing (a Notification.Kind value;
 # notifications/ is a layer above, tests/unit/test_invoice_vat.py checks the two agree).
 CONFIRMATION_EMAIL = "order_confirmation"
-REFUND_EMAIL, CANCELLATION_EMAIL = "order_refund", "order_cancellation"
+REFUND_EMAIL, CANCELLATION_EMAIL, EDIT_EMAIL = "order_refund", "order_cancellation", "order_edit"
 NUMBER_DIGITS = 6  # a number as printed: the prefix, then at least this many digits
 
 
@@ -186,3 +186,24 @@ def credit_note_for_refund(refund: Refund, *, in_cancellation: bool) -> Invoice 
         email_kind=CANCELLATION_EMAIL if in_cancellation else REFUND_EMAIL,
         email_subject_id=None if in_cancellation else refund.id,
     )
+
+
+def invoice_reissue_for_edit(
+    order: Order, *, content: dict[str, Any], version_number: int, edit_id: UUID
+) -> tuple[Invoice | None, Invoice] | None:
+    """An edit of an invoiced order, in the edit's transaction: a credit note of what is left of
+    its latest invoice (its total less the credit notes already against it), then a new invoice
+    of the edited content, both carried by the "order changed" email. None for an order
+    without an invoice (its invoice, when it is paid, bills the content of that moment)."""
+    invoice = Invoice.objects.filter(order=order, kind=Invoice.Kind.INVOICE).order_by("-number").first()
+    if invoice is None:
+        return None
+    credited = -sum(
+        Invoice.objects.filter(corrects=invoice, kind=Invoice.Kind.CREDIT_NOTE).values_list(
+            "total_minor", flat=True
+        )
+    )
+    carried: dict[str, Any] = {"email_kind": EDIT_EMAIL, "email_subject_id": edit_id}
+    left = invoice.total_minor - credited
+    note = credit_note_issue(invoice, amount_minor=left, **carried) if left > 0 else None
+    return note, invoice_issue(order, content=content, version_number=version_number, **carried)

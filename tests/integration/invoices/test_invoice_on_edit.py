@@ -1,0 +1,71 @@
+"""A change of what an invoiced order holds: a credit note of what is left of its invoice and a
+new invoice of the changed content, the next numbers of its series, both carried by the "order
+changed" email; a change of an order not invoiced yet issues nothing (its invoice, at payment,
+bills the content of that moment); a refund after the change is credited against the new
+invoice."""
+
+import pytest
+
+from orders.edits import order_edit
+from orders.models import Invoice, OrderEdit
+from orders.refunds import RefundRequest, refund_create
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+# Three mugs instead of two: 3 x 14.90 + 18.10 + 4.90 - 2.90 = 64.80
+MORE_MUGS = {
+    "lines": [
+        {
+            "sku": "MUG-BLUE",
+            "name": "Blue mug",
+            "quantity": 3,
+            "unit_price": 1490,
+            "total": 4470,
+            "tax_rate": "0.19",
+        },
+        {
+            "sku": "TEA-EARL",
+            "name": "Earl Grey, 250 g",
+            "quantity": 1,
+            "unit_price": 1810,
+            "total": 1810,
+            "tax_rate": "0.07",
+        },
+    ],
+    "total": 6480,
+}
+
+
+def test_an_edit_of_an_invoiced_order_credits_the_invoice_and_issues_a_new_one(place_order):
+    order = place_order(paid=True)
+    first = Invoice.objects.get(order=order)
+    order_edit(order_id=order.id, api_token=None, parts=MORE_MUGS)
+    edit = OrderEdit.objects.get(order=order)
+    note = Invoice.objects.get(order=order, kind="credit_note")
+    new = Invoice.objects.get(order=order, kind="invoice", version_number=2)
+    assert (note.number, new.number) == (2, 3)  # the next numbers of the series, in that order
+    assert (note.corrects_id, note.total_minor, new.total_minor) == (first.pk, -4990, 6480)
+    for document in (note, new):
+        assert (document.email_kind, document.email_subject_id) == ("order_edit", edit.pk)
+    # a refund after it is credited against the new invoice
+    refund_create(
+        order_id=order.id, api_token=None, request=RefundRequest(shop_refund_id="r1", amount_minor=1490)
+    )
+    refund_note = Invoice.objects.get(order=order, kind="credit_note", refund__isnull=False)
+    assert refund_note.corrects_id == new.pk
+
+
+def test_an_edit_after_a_refund_credits_only_what_is_left_of_the_invoice(place_order):
+    order = place_order(paid=True)
+    refund_create(
+        order_id=order.id, api_token=None, request=RefundRequest(shop_refund_id="r1", amount_minor=1000)
+    )
+    order_edit(order_id=order.id, api_token=None, parts=MORE_MUGS)
+    notes = Invoice.objects.filter(order=order, kind="credit_note").order_by("number")
+    assert [note.total_minor for note in notes] == [-1000, -3990]
+
+
+def test_an_edit_of_an_order_not_invoiced_yet_issues_nothing(place_order):
+    order = place_order(paid=False)
+    order_edit(order_id=order.id, api_token=None, parts=MORE_MUGS)
+    assert not Invoice.objects.filter(order=order).exists()
