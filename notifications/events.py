@@ -7,9 +7,11 @@ from messaging.registry import EventType, Guarantee
 from orders.events import (
     AGGREGATE,
     EDIT_AGGREGATE,
+    INVOICE_AGGREGATE,
     ORDER_CANCELLED,
     ORDER_CREATED,
     ORDER_EDITED,
+    ORDER_INVOICED,
     ORDER_REFUNDED,
     ORDER_SHIPPED,
     PARCEL_DELIVERED,
@@ -37,6 +39,7 @@ EMAIL_KIND_OF_EVENT = {
     ORDER_SHIPPED: "order_shipment",
     ORDER_REFUNDED: "order_refund",
     ORDER_EDITED: "order_edit",
+    ORDER_INVOICED: "order_invoice",
     PARCEL_OUT_FOR_DELIVERY: "parcel_out_for_delivery",
     PARCEL_DELIVERED: "parcel_delivered",
     PARCEL_DELIVERY_FAILED: "parcel_delivery_failed",
@@ -96,6 +99,16 @@ EVENT_TYPES = [
         inbox_key="order_edit_email",
         why="A customer email per change of the order: never lost (the customer must know what they "
         "will get and pay), and a second one would read as a second change.",
+    ),
+    # An invoice issued after the confirmation (a payment that came later), as the confirmation:
+    # its queue, pool and dead-letter queue.
+    _customer_email(
+        ORDER_INVOICED,
+        aggregate=INVOICE_AGGREGATE,
+        queue=CONFIRMATIONS_QUEUE,
+        inbox_key="order_invoice_email",
+        why="A customer email carrying the invoice: never lost (the customer needs it for their "
+        "books), and a second one would read as a second invoice.",
     ),
     _customer_email(
         ORDER_CANCELLED,

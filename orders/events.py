@@ -21,6 +21,10 @@ ORDER_REFUNDED = "order.refunded"
 # What the order holds changed after it was placed (orders/edits.py): about the edit.
 ORDER_EDITED = "order.edited"
 EDIT_AGGREGATE = "order_edit"
+# An invoice issued after the order's confirmation (its payment came later): about the invoice,
+# which its email carries (orders/invoicing/issue.py).
+ORDER_INVOICED = "order.invoiced"
+INVOICE_AGGREGATE = "invoice"
 # A parcel's news a customer is told of (orders/parcel_progress.py), each about the shipment.
 PARCEL_OUT_FOR_DELIVERY = "parcel.out_for_delivery"
 PARCEL_DELIVERED = "parcel.delivered"

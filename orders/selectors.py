@@ -5,8 +5,8 @@ from uuid import UUID
 
 from django.db.models import Sum
 
-from orders.events import AGGREGATE, EDIT_AGGREGATE, REFUND_AGGREGATE, SHIPMENT_AGGREGATE
-from orders.models import Order, OrderEdit, OrderVersion, Refund, Shipment
+from orders.events import AGGREGATE, EDIT_AGGREGATE, INVOICE_AGGREGATE, REFUND_AGGREGATE, SHIPMENT_AGGREGATE
+from orders.models import Invoice, Order, OrderEdit, OrderVersion, Refund, Shipment
 from shops.models import SHOP_EMAIL_FIELDS, Shop
 
 
@@ -40,6 +40,12 @@ def shipment_row(shipment_id: UUID) -> dict[str, Any] | None:
 def edit_row(edit_id: UUID) -> dict[str, Any] | None:
     """An order edit's columns by name, as an email's context takes them."""
     row = OrderEdit.objects.filter(pk=edit_id).values().first()
+    return dict(row) if row is not None else None
+
+
+def invoice_row(invoice_id: UUID) -> dict[str, Any] | None:
+    """What an invoice's email says of it: its number and total (never its PDF's bytes)."""
+    row = Invoice.objects.filter(pk=invoice_id).values("number_text", "total_minor").first()
     return dict(row) if row is not None else None
 
 
@@ -78,4 +84,6 @@ def subject_order_id(aggregate: str, subject_id: UUID | str) -> UUID | None:
         return Refund.objects.filter(pk=subject_id).values_list("order_id", flat=True).first()
     if aggregate == EDIT_AGGREGATE:
         return OrderEdit.objects.filter(pk=subject_id).values_list("order_id", flat=True).first()
+    if aggregate == INVOICE_AGGREGATE:
+        return Invoice.objects.filter(pk=subject_id).values_list("order_id", flat=True).first()
     return None

@@ -11,7 +11,7 @@ from notifications.models import Notification
 from orders.changes import order_paid_minor
 from orders.content import minor_to_amount
 from orders.models import Order
-from orders.selectors import cancellation_about, edit_row, refund_row, shipment_row
+from orders.selectors import cancellation_about, edit_row, invoice_row, refund_row, shipment_row
 from orders.shipments import tracking_url_problem
 
 SHIPMENT = Notification.Kind.ORDER_SHIPMENT
@@ -25,7 +25,9 @@ PARCEL_NEWS = (
 )
 PARCEL_KINDS = (SHIPMENT, *PARCEL_NEWS)
 EDIT = Notification.Kind.ORDER_EDIT
-SUBJECT_KINDS = (*PARCEL_KINDS, REFUND, EDIT)  # an order may have several: each email names its subject
+INVOICE = Notification.Kind.ORDER_INVOICE
+# an order may have several: each email names its subject
+SUBJECT_KINDS = (*PARCEL_KINDS, REFUND, EDIT, INVOICE)
 
 
 def email_kind_words(kind: str) -> str:
@@ -49,6 +51,10 @@ def about_context(
         return {"refund": _refund(about, order, locale, line_ids)}
     if kind == EDIT:
         return {"edit": _edit(about, order, locale, line_ids)}
+    if kind == INVOICE:
+        return {
+            "invoice": {"number": about["number_text"], "total": _money(about["total_minor"], order, locale)}
+        }
     return {}
 
 
@@ -64,6 +70,8 @@ def notification_about(notification: Notification) -> dict[str, Any] | None:
         return refund_row(notification.subject_id)
     if notification.kind == EDIT:
         return edit_row(notification.subject_id)
+    if notification.kind == INVOICE:
+        return invoice_row(notification.subject_id)
     return None
 
 
@@ -159,6 +167,8 @@ def notification_about_words(notification: Notification) -> str:
         return f"parcel {row['shop_shipment_id']} ({row['carrier']}{tracking})"
     if notification.kind == EDIT:
         return f"the change from version {row['from_version']} to {row['to_version']}"
+    if notification.kind == INVOICE:
+        return f"invoice {row['number_text']}"
     currency = notification.order.currency
     reason = f" ({row['reason']})" if row["reason"] else ""
     return (

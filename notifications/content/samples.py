@@ -80,8 +80,10 @@ SAMPLE_EDIT: dict[str, Any] = {
     "total_before_minor": 4490,
     "total_after_minor": 4990,
 }
+SAMPLE_INVOICE: dict[str, Any] = {"number_text": "INV-000042", "total_minor": 4990}
 SAMPLE_ABOUT: dict[str, dict[str, Any]] = {
     "order_edit": SAMPLE_EDIT,
+    "order_invoice": SAMPLE_INVOICE,
     "order_shipment": SAMPLE_SHIPMENT,
     "parcel_out_for_delivery": SAMPLE_SHIPMENT,
     "parcel_delivered": SAMPLE_SHIPMENT,
@@ -106,6 +108,7 @@ SAMPLE_SHORT_PARCEL: dict[str, Any] = {
 SAMPLE_SHORT_ABOUT: dict[str, dict[str, Any]] = {
     # (an order placed with the short body has no lines to change: the sample's change is shown)
     "order_edit": SAMPLE_EDIT,
+    "order_invoice": SAMPLE_INVOICE,  # (no invoice without lines: the sample's is shown)
     "order_shipment": SAMPLE_SHORT_PARCEL,
     "parcel_out_for_delivery": SAMPLE_SHORT_PARCEL,
     "parcel_delivered": SAMPLE_SHORT_PARCEL,

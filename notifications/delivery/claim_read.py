@@ -17,7 +17,7 @@ from notifications.delivery.circuit import CLOSED, CircuitSeen
 from notifications.delivery.statements import LOCK_WAIT_SET, lock_wait
 from notifications.models import EmailTemplateVersion, Notification, ProviderCircuit
 from notifications.tracking.suppression import SUPPRESSION_OF_ORDER_SQL
-from orders.models import Order, OrderEdit, OrderVersion, Refund, Shipment
+from orders.models import Invoice, Order, OrderEdit, OrderVersion, Refund, Shipment
 from shops.models import SHOP_EMAIL_FIELDS, Shop
 
 
@@ -61,6 +61,10 @@ _ABOUT_READ = " ".join(
             f"WHEN '{kind}' THEN (SELECT to_jsonb(s) FROM {model._meta.db_table} s WHERE s.id = n.subject_id)"
             for kind, model in _SUBJECT_ROWS.items()
         ),
+        # an invoice's number and total, never its PDF's bytes
+        f"WHEN '{Notification.Kind.ORDER_INVOICE}' THEN (SELECT jsonb_build_object('number_text', "
+        f"s.number_text, 'total_minor', s.total_minor) FROM {Invoice._meta.db_table} s "
+        "WHERE s.id = n.subject_id)",
         f"WHEN '{Notification.Kind.ORDER_CANCELLATION}' THEN (SELECT jsonb_build_object('refunds', "
         "COALESCE(jsonb_agg(to_jsonb(r) ORDER BY r.created_at) FILTER (WHERE r.in_cancellation), "
         "'[]'::jsonb), "

@@ -31,6 +31,7 @@ FOLLOWS: dict[str, tuple[EarlierEmail, ...]] = {
         EarlierEmail.PARCEL,
     ),
     Notification.Kind.ORDER_EDIT: (EarlierEmail.CONFIRMATION, EarlierEmail.EARLIER_EDIT),
+    Notification.Kind.ORDER_INVOICE: (EarlierEmail.CONFIRMATION,),
     # A parcel's news: as a refund, less the parcel it answers, which is the news's own.
     Notification.Kind.PARCEL_OUT_FOR_DELIVERY: AFTER_ITS_PARCEL,
     Notification.Kind.PARCEL_DELIVERED: AFTER_ITS_PARCEL,

@@ -11,7 +11,8 @@ from notifications.models import Notification
 from notifications.providers.base import Attachment
 from orders.models import Invoice, Order
 
-# The emails that may carry a document: an invoice issued with the order's placing rides on its
+# The emails that may carry a document: an invoice issued later has an email of its own; one
+# issued with the order's placing rides on its
 # confirmation, a credit note on its refund's email or on the cancellation's that tells it, an
 # edit's credit note and new invoice on its "order changed" email.
 CARRYING_KINDS = frozenset(
@@ -20,6 +21,7 @@ CARRYING_KINDS = frozenset(
         Notification.Kind.ORDER_REFUND,
         Notification.Kind.ORDER_CANCELLATION,
         Notification.Kind.ORDER_EDIT,
+        Notification.Kind.ORDER_INVOICE,
     }
 )
 

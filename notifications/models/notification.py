@@ -13,6 +13,8 @@ class Notification(models.Model):
         ORDER_SHIPMENT = "order_shipment", "Shipment"
         ORDER_REFUND = "order_refund", "Refund"
         ORDER_EDIT = "order_edit", "Order changed"  # one per change of what the order holds
+        # An invoice issued after the confirmation (its payment came later), which it carries.
+        ORDER_INVOICE = "order_invoice", "Invoice"
         # A parcel's news (orders/parcel_progress.py), each at most once per parcel.
         PARCEL_OUT_FOR_DELIVERY = "parcel_out_for_delivery", "Out for delivery"
         PARCEL_DELIVERED = "parcel_delivered", "Delivered"

@@ -6,11 +6,13 @@ INVOICE_ISSUED_WHEN says "confirmed"; each refund after it gets a credit note.""
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
-from uuid import UUID
+from uuid import UUID, uuid4
 
 from django.conf import settings
 from django.utils import timezone
 
+from messaging.outbox import event_record
+from orders.events import ORDER_INVOICED
 from orders.invoicing.numbering import number_take, series_of
 from orders.invoicing.parties import buyer_of, seller_of
 from orders.invoicing.vat import negated, net_of, shares, vat_lines, vat_rates
@@ -18,10 +20,11 @@ from orders.models import Invoice, Order, Refund
 from orders.selectors import order_content
 
 PAID, CONFIRMED, OFF = "paid", "confirmed", "off"  # INVOICE_ISSUED_WHEN
-# The email that carries an invoice issued with the order's placing (a Notification.Kind value;
-# notifications/ is a layer above, tests/unit/test_invoice_vat.py checks the two agree).
+# The emails that carry the documents (Notification.Kind values; notifications/ is a layer
+# above, tests/unit/test_invoice_vat.py checks they are its kinds).
 CONFIRMATION_EMAIL = "order_confirmation"
 REFUND_EMAIL, CANCELLATION_EMAIL, EDIT_EMAIL = "order_refund", "order_cancellation", "order_edit"
+INVOICE_EMAIL = "order_invoice"  # an invoice issued after the confirmation
 NUMBER_DIGITS = 6  # a number as printed: the prefix, then at least this many digits
 
 
@@ -39,6 +42,7 @@ def invoice_issue(
     email_kind: str = "",
     email_subject_id: UUID | None = None,
     now: datetime | None = None,
+    id: UUID | None = None,
 ) -> Invoice:
     """The invoice of the order's content version `version_number`, carried by the email
     `email_kind` (blank: none; served by the API and the admin)."""
@@ -58,6 +62,7 @@ def invoice_issue(
         version_number=version_number,
         email_kind=email_kind,
         email_subject_id=email_subject_id,
+        **({"id": id} if id is not None else {}),
     )
 
 
@@ -162,12 +167,22 @@ def invoice_issue_if_due(order: Order, *, placed: bool, paid: bool) -> Invoice |
     content = order_content(order)
     if content is None:
         return None
-    return invoice_issue(
+    if placed:
+        return invoice_issue(
+            order, content=content, version_number=order.content_version, email_kind=CONFIRMATION_EMAIL
+        )
+    # after the confirmation: an email of its own carries it (about the invoice)
+    invoice_id = uuid4()
+    invoice = invoice_issue(
         order,
         content=content,
         version_number=order.content_version,
-        email_kind=CONFIRMATION_EMAIL if placed else "",
+        email_kind=INVOICE_EMAIL,
+        email_subject_id=invoice_id,
+        id=invoice_id,
     )
+    event_record(event_type=ORDER_INVOICED, aggregate_id=invoice.id)
+    return invoice
 
 
 def credit_note_for_refund(refund: Refund, *, in_cancellation: bool) -> Invoice | None:

@@ -33,6 +33,7 @@ def test_the_product_registers_each_event_type_on_one_queue():
     assert {name: event.queue for name, event in registered.items()} == {
         "order.created": "orders.confirmations",
         "order.edited": "orders.confirmations",  # a change is confirmed as the order was
+        "order.invoiced": "orders.confirmations",  # an invoice issued later, as the confirmation
         "order.cancelled": "orders.cancellations",
         "order.shipped": "orders.shipments",
         "order.refunded": "orders.refunds",

@@ -12,6 +12,7 @@ import requests
 from notifications.content.snapshot import snapshot_outbound
 from notifications.documents.attached import AttachmentChanged
 from notifications.models import Notification
+from orders.changes import order_pay
 from orders.models import Invoice
 from tests.integration.invoices.conftest import pdf_text
 from tests.waiting import wait_until
@@ -70,3 +71,27 @@ def test_a_stored_pdf_that_no_longer_matches_the_snapshot_is_never_sent_in_its_p
     Invoice.objects.filter(order=order).update(pdf=b"%PDF-1.4 something else")
     with pytest.raises(AttachmentChanged, match="no longer the file this email was rendered with"):
         snapshot_outbound(confirmation, to=order.customer_email, event_id="x")
+
+
+def test_an_invoice_issued_at_a_later_payment_goes_out_in_an_email_of_its_own(
+    place_order, mailsim, start_worker
+):
+    order = place_order(paid=False)
+    order_pay(order_id=order.id, api_token=None)
+    invoice = Invoice.objects.get(order=order)
+    assert (invoice.email_kind, invoice.email_subject_id) == ("order_invoice", invoice.pk)
+    start_worker()
+    wait_until(
+        lambda: Notification.objects.filter(order=order, status="sent").count() == 2,
+        timeout=40,
+        message="the confirmation and the invoice's email sent",
+    )
+    email = Notification.objects.get(order=order, kind="order_invoice", subject_id=invoice.pk)
+    assert f"Your invoice {invoice.number_text} is attached" in email.email_text
+    confirmation = Notification.objects.get(order=order, kind="order_confirmation")
+    assert confirmation.sent_at <= email.sent_at  # after the confirmation
+    assert confirmation.email_attachments == []
+    [message] = [m for m in mailsim.messages() if m["subject"] == email.email_subject]
+    [listed] = message["attachments"]
+    invoice.refresh_from_db()  # rendered by the worker
+    assert (listed["filename"], listed["sha256"]) == (f"{invoice.number_text}.pdf", invoice.pdf_sha256)

@@ -86,7 +86,8 @@ def test_an_order_placed_unpaid_gets_its_invoice_at_its_payment_and_only_once(pl
     order_pay(order_id=order.id, api_token=None)
     order_pay(order_id=order.id, api_token=None)  # a retry changes nothing
     [invoice] = Invoice.objects.filter(order=order)
-    assert invoice.email_kind == ""  # no email carries it yet: the API and the admin serve it
+    # an email of its own carries it, about it (after the confirmation)
+    assert (invoice.email_kind, invoice.email_subject_id) == ("order_invoice", invoice.pk)
 
 
 def test_with_invoices_off_none_is_issued(place_order, settings):
