@@ -89,6 +89,8 @@ def test_an_invoice_issued_at_a_later_payment_goes_out_in_an_email_of_its_own(
     email = Notification.objects.get(order=order, kind="order_invoice", subject_id=invoice.pk)
     assert f"Your invoice {invoice.number_text} is attached" in email.email_text
     confirmation = Notification.objects.get(order=order, kind="order_confirmation")
+    assert confirmation.sent_at is not None
+    assert email.sent_at is not None
     assert confirmation.sent_at <= email.sent_at  # after the confirmation
     assert confirmation.email_attachments == []
     [message] = [m for m in mailsim.messages() if m["subject"] == email.email_subject]
