@@ -1,0 +1,161 @@
+"""Attacks on GET /api/orders/<id>/invoice.pdf and /documents/<number>.pdf and on what the admin
+serves (a security review of the invoices). Defects are xfail(strict=True) naming them; the
+other tests pin what held."""
+
+import uuid
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import Permission, User
+from django.db import transaction
+from django.test import Client
+from django.utils.http import content_disposition_header
+from rest_framework.test import APIClient
+
+from apiauth.services import api_token_create
+from orders.invoicing.issue import credit_note_issue
+from orders.models import Invoice, Order
+from tests.integration.invoices.conftest import pdf_text
+from tests.shop_order_bodies import SHOP_ORDER
+
+pytestmark = pytest.mark.django_db
+
+
+def _paid(client: APIClient, number: str = "1001", **changes: Any) -> Order:
+    response = client.post("/api/orders/", SHOP_ORDER | {"number": number, **changes}, format="json")
+    assert response.status_code == 201, response.content
+    order = Order.objects.get(id=response.json()["id"])
+    assert client.post(f"/api/orders/{order.id}/pay/", {}, format="json").status_code == 200
+    return order
+
+
+def _other_client() -> APIClient:
+    _, raw = api_token_create(name="another shop")
+    other = APIClient()
+    other.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
+    return other
+
+
+def test_another_client_guessing_numbers_gets_the_answer_of_a_missing_order(client):
+    order = _paid(client)
+    invoice = Invoice.objects.get(order=order)
+    with transaction.atomic():
+        credit_note_issue(invoice, amount_minor=500)
+    other = _other_client()
+    missing = uuid.uuid4()
+    for number in ("INV-000001", "CN-000002", "INV-000999", "x" * 81, "%00", "..", "INV-000001%0a"):
+        theirs = other.get(f"/api/orders/{order.id}/documents/{number}.pdf")
+        unknown = other.get(f"/api/orders/{missing}/documents/{number}.pdf")
+        assert theirs.status_code == unknown.status_code == 404, number
+        assert theirs.json()["message"].replace(str(order.id), "?") == unknown.json()["message"].replace(
+            str(missing), "?"
+        )
+        assert theirs.headers.keys() == unknown.headers.keys()
+    # the owner reaches the credit note by its printed number, with nothing stored by a miss
+    assert client.get(f"/api/orders/{order.id}/documents/CN-000002.pdf").status_code == 200
+    assert client.get(f"/api/orders/{order.id}/documents/{'9' * 80}.pdf").status_code == 404
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="LOW: one 'api' series for every API client: a client's invoice numbers count the "
+    "other clients' invoices (a second client's first invoice is INV-000002), a leak of their "
+    "sales volume between tenants of the API",
+)
+def test_a_client_s_invoice_numbers_say_nothing_of_another_client_s_sales(client):
+    _paid(client, "A1")
+    other = _other_client()
+    order = _paid(other, "B1")
+    assert Invoice.objects.get(order=order).number_text == "INV-000001"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason='LOW: the API and the admin write Content-Disposition by hand, filename="{number_text}.pdf": '
+    "a quote in INVOICE_NUMBER_PREFIX ends the value and the rest is read as further parameters "
+    "(here a filename* a browser prefers); Django's content_disposition_header escapes it",
+)
+def test_a_quote_in_the_number_prefix_cannot_rename_the_download(client, settings):
+    settings.INVOICE_NUMBER_PREFIX = "R\"; filename*=UTF-8''evil.html; x=\""
+    order = _paid(client)
+    invoice = Invoice.objects.get(order=order)
+    response = client.get(f"/api/orders/{order.id}/invoice.pdf")
+    assert response.status_code == 200
+    assert response["Content-Disposition"] == content_disposition_header(True, f"{invoice.number_text}.pdf")
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="LOW: a number printed with a slash (INVOICE_NUMBER_PREFIX='2026/INV-', common in the "
+    "EU) is never reached through /documents/<str:number>.pdf (str stops at '/'), while the "
+    "invoice.pdf route serves it with a filename holding the slash",
+)
+def test_a_number_with_a_slash_is_reached_by_its_printed_number(client, settings):
+    settings.INVOICE_NUMBER_PREFIX = "2026/INV-"
+    order = _paid(client)
+    invoice = Invoice.objects.get(order=order)
+    assert invoice.number_text == "2026/INV-000001"
+    quoted = invoice.number_text.replace("/", "%2F")
+    assert client.get(f"/api/orders/{order.id}/documents/{quoted}.pdf").status_code == 200
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="MEDIUM: a paid order's edit (PATCH, a new content version) issues no new invoice nor "
+    "credit note; invoice.pdf (documented as 'its latest, after a change') keeps serving version 1: "
+    "the legal record bills 34.80 for an order whose content now says 44.30",
+)
+def test_an_edit_after_the_invoice_is_invoiced_again(client):
+    order = _paid(client)
+    edited = {
+        "lines": [
+            {
+                "sku": "TEA-GREEN",
+                "name": "Green tea",
+                "quantity": 3,
+                "unit_price": 1250,
+                "total": 3750,
+                "tax_rate": "0.07",
+            },
+            {
+                "sku": "CUP-1",
+                "name": "Cup",
+                "quantity": 1,
+                "unit_price": 690,
+                "total": 690,
+                "tax_rate": "0.19",
+            },
+        ],
+        "total": 4430,
+    }
+    assert client.patch(f"/api/orders/{order.id}/", edited, format="json").status_code == 200
+    response = client.get(f"/api/orders/{order.id}/invoice.pdf")
+    assert response.status_code == 200
+    text = pdf_text(response.content)
+    assert "€44.30" in text, text
+    assert sum(i.total_minor for i in Invoice.objects.filter(order=order)) == 4430
+
+
+def test_the_admin_pdf_needs_the_invoice_s_view_permission_not_only_the_order_s(client):
+    invoice = Invoice.objects.get(order=_paid(client))
+    clerk = User.objects.create_user("clerk", is_staff=True)
+    clerk.user_permissions.add(Permission.objects.get(codename="view_order"))
+    browser = Client()
+    browser.force_login(clerk)
+    assert browser.get(f"/admin/orders/invoice/{invoice.pk}/pdf/").status_code == 403
+    clerk.user_permissions.add(Permission.objects.get(codename="view_invoice"))
+    clerk = User.objects.get(pk=clerk.pk)  # permissions are cached on the instance
+    browser.force_login(clerk)
+    response = browser.get(f"/admin/orders/invoice/{invoice.pk}/pdf/")
+    assert response.status_code == 200
+    assert browser.get(f"/admin/orders/invoice/{uuid.uuid4()}/pdf/").status_code == 404
+    # not logged in: the login page, nothing rendered
+    anonymous = Client().get(f"/admin/orders/invoice/{invoice.pk}/pdf/")
+    assert anonymous.status_code == 302
+
+
+def test_the_admin_search_of_invoices_takes_any_text(client, admin_client):
+    _paid(client)
+    for q in ("INV-000001", "not-a-uuid", "1001", "'; --", "\u202e"):
+        response = admin_client.get("/admin/orders/invoice/", {"q": q})
+        assert response.status_code == 200, q
