@@ -17,7 +17,7 @@ from rest_framework.views import APIView
 
 from api.orders import client_token
 from api.schema import error_responses
-from notifications.documents.pdf import CONTENT_TYPE, invoice_filename, invoice_pdf
+from notifications.documents.pdf import invoice_download
 from orders.changes import order_not_found_message
 from orders.models import Invoice, Order
 
@@ -46,7 +46,7 @@ class OrderInvoiceApi(APIView):
                 },
                 status=status.HTTP_404_NOT_FOUND,
             )
-        return pdf_response(invoice)
+        return invoice_download(invoice)
 
 
 class OrderDocumentApi(APIView):
@@ -59,14 +59,7 @@ class OrderDocumentApi(APIView):
         invoice = Invoice.objects.filter(order=order, number_text=number).first() if known else None
         if invoice is None:
             raise NotFound(f"Order {order.number or order.pk} has no invoice or credit note {number}.")
-        return pdf_response(invoice)
-
-
-def pdf_response(invoice: Invoice) -> HttpResponse:
-    response = HttpResponse(invoice_pdf(invoice), content_type=CONTENT_TYPE)
-    response["Content-Disposition"] = f'attachment; filename="{invoice_filename(invoice)}"'
-    response["X-Content-Type-Options"] = "nosniff"
-    return response
+        return invoice_download(invoice)
 
 
 def _order_of_client(request: Request, order_id: UUID) -> Order:

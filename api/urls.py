@@ -22,8 +22,10 @@ urlpatterns = [
     ),
     path("orders/<uuid:order_id>/refunds/", OrderRefundApi.as_view(), name="order-refunds"),
     path("orders/<uuid:order_id>/invoice.pdf", OrderInvoiceApi.as_view(), name="order-invoice"),
-    path(
-        "orders/<uuid:order_id>/documents/<str:number>.pdf", OrderDocumentApi.as_view(), name="order-document"
+    path(  # <path:>: a number may be printed with a slash ("2026/INV-000001")
+        "orders/<uuid:order_id>/documents/<path:number>.pdf",
+        OrderDocumentApi.as_view(),
+        name="order-document",
     ),
     path("customers/erasure/", CustomerErasureApi.as_view(), name="customer-erasure"),
     path("customers/export/", CustomerExportApi.as_view(), name="customer-export"),

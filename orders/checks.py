@@ -23,12 +23,12 @@ def invoice_settings_check(app_configs: Sequence[AppConfig] | None, **kwargs: An
         )
     for name in ("INVOICE_NUMBER_PREFIX", "CREDIT_NOTE_NUMBER_PREFIX"):
         prefix = getattr(settings, name)
-        # printed on the document and in its file name: no control character, no path
-        if len(prefix) > 20 or any(ord(c) < 32 or c in '/\\"' for c in prefix):
+        # printed on the document, in its file name and its address: no control character
+        if len(prefix) > 20 or any(ord(c) < 32 or c in '\\"' for c in prefix):
             errors.append(
                 Error(
-                    f"{name} is {prefix!r}: at most 20 characters, without a slash, a quote or a "
-                    "control character (it is part of the PDF's file name).",
+                    f"{name} is {prefix!r}: at most 20 characters, without a backslash, a quote or "
+                    "a control character (it is part of the PDF's file name).",
                     id="orders.E002",
                 )
             )

@@ -8,7 +8,7 @@ from django.shortcuts import get_object_or_404
 from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html
 
-from notifications.documents.pdf import CONTENT_TYPE, invoice_filename, invoice_pdf
+from notifications.documents.pdf import invoice_download, invoice_filename
 from orders.models import Invoice
 
 
@@ -61,7 +61,4 @@ class InvoiceAdmin(admin.ModelAdmin):
     def pdf_view(self, request: HttpRequest, invoice_id: str) -> HttpResponse:
         if not self.has_view_permission(request):
             return HttpResponse(status=403)
-        invoice = get_object_or_404(Invoice, pk=invoice_id)
-        response = HttpResponse(invoice_pdf(invoice), content_type=CONTENT_TYPE)
-        response["Content-Disposition"] = f'attachment; filename="{invoice_filename(invoice)}"'
-        return response
+        return invoice_download(get_object_or_404(Invoice, pk=invoice_id))

@@ -29,7 +29,10 @@ State = ProviderCircuit.State
 PROBE_WAIT_SECONDS = 5  # how soon an email that lost the probe looks again
 WAIT_JITTER_SECONDS = 2  # the emails an open circuit holds come back over this long, not all at once
 FAILURE_OUTCOMES = (Outcome.TRANSIENT, Outcome.UNKNOWN)
-RENDER_ERROR = "render_error"  # a failure of ours, before any call (handler.py)
+RENDER_ERROR = "render_error"  # a failure of ours, before any call (calls.py)
+# Results with no call behind them, which say nothing of the provider's health: ours (calls.py)
+# and an attachment a provider module refused before calling (providers/attachments.py).
+NOT_CALLED = frozenset({RENDER_ERROR, "attachment_changed", "attachment_too_large", "attachment_invalid"})
 
 
 @dataclass(frozen=True)
@@ -159,7 +162,7 @@ def circuit_record(results: list[SendResult], *, seen: CircuitSeen, provider: st
 
 
 def _record(results: list[SendResult], *, seen: CircuitSeen, provider: str, now: datetime) -> None:
-    called = [result for result in results if result.error_code != RENDER_ERROR]
+    called = [result for result in results if result.error_code not in NOT_CALLED]
     failed = sum(1 for result in called if result.outcome in FAILURE_OUTCOMES)
     if len(called) > failed:
         if not seen.settled:

@@ -9,8 +9,10 @@ from decimal import Decimal
 from typing import Any
 
 from django.db.models import Q
+from django.http import HttpResponse
 from django.template.loader import render_to_string
 from django.utils import timezone, translation
+from django.utils.http import content_disposition_header
 
 from notifications.content.formatting import money_format
 from orders.content import minor_to_amount
@@ -34,7 +36,18 @@ def invoice_pdf(invoice: Invoice) -> bytes:
 
 
 def invoice_filename(invoice: Invoice) -> str:
-    return f"{invoice.number_text}.pdf"
+    """Its number, as a file name: a number printed with a slash ("2026/INV-000001", common in
+    the EU) has a dash there instead."""
+    return f"{invoice.number_text.replace('/', '-')}.pdf"
+
+
+def invoice_download(invoice: Invoice) -> HttpResponse:
+    """The PDF as a download, the API's and the admin's: its name escaped by Django's own header
+    builder, whatever the number's prefix holds."""
+    response = HttpResponse(invoice_pdf(invoice), content_type=CONTENT_TYPE)
+    response["Content-Disposition"] = content_disposition_header(True, invoice_filename(invoice)) or ""
+    response["X-Content-Type-Options"] = "nosniff"
+    return response
 
 
 def invoice_pdf_render(invoice: Invoice) -> bytes:

@@ -77,6 +77,13 @@ def credit_note_issue(
     """A credit note of `amount_minor` (gross, > 0) against `invoice`: shared among its rates
     in proportion to their gross amounts, each rate's net and VAT negative."""
     order = invoice.order
+    left = invoice_left(invoice)
+    if not 0 < amount_minor <= left:
+        # a number of the series is never spent on a document that cannot stand
+        raise ValueError(
+            f"A credit note's amount must be more than 0 and at most what is left of invoice "
+            f"{invoice.number_text} ({left} minor units): {amount_minor}."
+        )
     rates_invoiced = {row["rate"]: row["gross"] for row in invoice.data["rates"]}
     credited = shares(amount_minor, rates_invoiced)
     rates = []
@@ -162,6 +169,9 @@ def invoice_issue_if_due(order: Order, *, placed: bool, paid: bool) -> Invoice |
     issued with its placing. An order placed with the short body has no lines to invoice."""
     if order.content_version is None or not invoice_due(placed=placed, paid=paid):
         return None
+    if order.erased_at is not None:
+        # its lines lost their names and rates with the customer's data: nothing to bill by
+        return None
     if Invoice.objects.filter(order=order, kind=Invoice.Kind.INVOICE).exists():
         return None
     content = order_content(order)
@@ -213,12 +223,13 @@ def invoice_reissue_for_edit(
     invoice = Invoice.objects.filter(order=order, kind=Invoice.Kind.INVOICE).order_by("-number").first()
     if invoice is None:
         return None
-    credited = -sum(
-        Invoice.objects.filter(corrects=invoice, kind=Invoice.Kind.CREDIT_NOTE).values_list(
-            "total_minor", flat=True
-        )
-    )
     carried: dict[str, Any] = {"email_kind": EDIT_EMAIL, "email_subject_id": edit_id}
-    left = invoice.total_minor - credited
+    left = invoice_left(invoice)
     note = credit_note_issue(invoice, amount_minor=left, **carried) if left > 0 else None
     return note, invoice_issue(order, content=content, version_number=version_number, **carried)
+
+
+def invoice_left(invoice: Invoice) -> int:
+    """What is left of an invoice to credit: its total less the credit notes against it."""
+    notes = Invoice.objects.filter(corrects=invoice, kind=Invoice.Kind.CREDIT_NOTE)
+    return invoice.total_minor + sum(notes.values_list("total_minor", flat=True))

@@ -12,7 +12,7 @@ from django.db import connection
 
 from orders.models import InvoiceSequence, Order
 
-API_SERIES = "api"
+API_SERIES = "api"  # the orders placed with no API token (the product's own tools)
 
 _TAKE = f"""
 INSERT INTO {InvoiceSequence._meta.db_table} AS s (series, next_number) VALUES (%s, 2)
@@ -22,7 +22,13 @@ RETURNING next_number - 1
 
 
 def series_of(order: Order) -> str:
-    return API_SERIES if order.shop_id is None else f"shop-{order.shop_id}"
+    """A connected shop's series; an API client's own (clients are separate sellers: one's
+    numbers say nothing of another's sales); API_SERIES for an order placed with no token."""
+    if order.shop_id is not None:
+        return f"shop-{order.shop_id}"
+    if order.api_token is not None:
+        return f"client-{order.api_token.client}"  # a client's successive tokens share it
+    return API_SERIES
 
 
 def number_take(series: str) -> int:

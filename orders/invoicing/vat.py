@@ -19,11 +19,17 @@ def net_of(gross: int, rate: Decimal) -> int:
 
 
 def shares(amount: int, weights: dict[str, int]) -> dict[str, int]:
-    """`amount` split in proportion to `weights`, in whole units adding up to it (largest
-    remainders first; ties by key, so the split is the same on every run)."""
+    """`amount` split in proportion to `weights` (VAT rates as text: their lines' amounts), in
+    whole units adding up to it (largest remainders first; ties by key, so the split is the
+    same on every run)."""
     whole = sum(weights.values())
     if not whole:
-        return dict.fromkeys(weights, 0)
+        # free lines alone (a sample with paid delivery): the whole amount on the highest rate,
+        # so it is still invoiced (the lines' rates are all there is to go by)
+        split = dict.fromkeys(weights, 0)
+        if weights:
+            split[max(weights, key=Decimal)] = amount
+        return split
     exact = {key: Decimal(amount) * weight / whole for key, weight in weights.items()}
     split = {key: int(value) for key, value in exact.items()}  # toward zero
     left = amount - sum(split.values())

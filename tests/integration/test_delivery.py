@@ -320,7 +320,7 @@ def test_a_provider_call_interrupted_by_the_soft_time_limit_is_recorded_as_unkno
 
 
 def test_a_rendering_failure_is_explained_as_our_bug_not_the_providers():
-    from notifications.delivery.handler import RENDER_ERROR
+    from notifications.delivery.calls import RENDER_ERROR
     from notifications.delivery.reasons import reason_for_result
     from notifications.providers.base import Outcome, SendResult
 

@@ -18,8 +18,13 @@ def test_a_misspelt_moment_is_refused_with_the_choices():
         assert choice in error.msg
 
 
-@override_settings(INVOICE_NUMBER_PREFIX="INV/2026/", CREDIT_NOTE_NUMBER_PREFIX='C"N')
-def test_a_prefix_with_a_slash_or_a_quote_is_refused():
+@override_settings(INVOICE_NUMBER_PREFIX="INV\\2026-", CREDIT_NOTE_NUMBER_PREFIX='C"N')
+def test_a_prefix_with_a_backslash_or_a_quote_is_refused():
     errors = invoice_settings_check(None)
     assert [error.id for error in errors] == ["orders.E002", "orders.E002"]
     assert "INVOICE_NUMBER_PREFIX" in errors[0].msg
+
+
+@override_settings(INVOICE_NUMBER_PREFIX="2026/INV-")
+def test_a_year_and_a_slash_as_many_eu_shops_number_is_taken():
+    assert invoice_settings_check(None) == []

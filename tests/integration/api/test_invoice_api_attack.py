@@ -56,12 +56,6 @@ def test_another_client_guessing_numbers_gets_the_answer_of_a_missing_order(clie
     assert client.get(f"/api/orders/{order.id}/documents/{'9' * 80}.pdf").status_code == 404
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="LOW: one 'api' series for every API client: a client's invoice numbers count the "
-    "other clients' invoices (a second client's first invoice is INV-000002), a leak of their "
-    "sales volume between tenants of the API",
-)
 def test_a_client_s_invoice_numbers_say_nothing_of_another_client_s_sales(client):
     _paid(client, "A1")
     other = _other_client()
@@ -69,12 +63,6 @@ def test_a_client_s_invoice_numbers_say_nothing_of_another_client_s_sales(client
     assert Invoice.objects.get(order=order).number_text == "INV-000001"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason='LOW: the API and the admin write Content-Disposition by hand, filename="{number_text}.pdf": '
-    "a quote in INVOICE_NUMBER_PREFIX ends the value and the rest is read as further parameters "
-    "(here a filename* a browser prefers); Django's content_disposition_header escapes it",
-)
 def test_a_quote_in_the_number_prefix_cannot_rename_the_download(client, settings):
     settings.INVOICE_NUMBER_PREFIX = "R\"; filename*=UTF-8''evil.html; x=\""
     order = _paid(client)
@@ -84,12 +72,6 @@ def test_a_quote_in_the_number_prefix_cannot_rename_the_download(client, setting
     assert response["Content-Disposition"] == content_disposition_header(True, f"{invoice.number_text}.pdf")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="LOW: a number printed with a slash (INVOICE_NUMBER_PREFIX='2026/INV-', common in the "
-    "EU) is never reached through /documents/<str:number>.pdf (str stops at '/'), while the "
-    "invoice.pdf route serves it with a filename holding the slash",
-)
 def test_a_number_with_a_slash_is_reached_by_its_printed_number(client, settings):
     settings.INVOICE_NUMBER_PREFIX = "2026/INV-"
     order = _paid(client)
@@ -99,12 +81,6 @@ def test_a_number_with_a_slash_is_reached_by_its_printed_number(client, settings
     assert client.get(f"/api/orders/{order.id}/documents/{quoted}.pdf").status_code == 200
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="MEDIUM: a paid order's edit (PATCH, a new content version) issues no new invoice nor "
-    "credit note; invoice.pdf (documented as 'its latest, after a change') keeps serving version 1: "
-    "the legal record bills 34.80 for an order whose content now says 44.30",
-)
 def test_an_edit_after_the_invoice_is_invoiced_again(client):
     order = _paid(client)
     edited = {

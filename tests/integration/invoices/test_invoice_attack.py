@@ -39,11 +39,6 @@ def _line(sku: str, name: str, quantity: int, unit_price: int, rate: str) -> dic
 # --- VAT arithmetic on hostile content -------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="DEFECT: vat.shares() gives every rate 0 when the lines' amounts add up to 0, so the "
-    "shipping of an order of free lines vanishes from the invoice (its total 0, the order 4.90)",
-)
 def test_free_lines_with_paid_shipping_are_invoiced_at_the_order_s_total(place_order):
     # a free sample with paid delivery: content_totals_check takes it (total > 0)
     lines = [_line("SAMPLE", "Free sample", 1, 0, "0.19")]
@@ -83,11 +78,6 @@ def test_rates_0_and_1_huge_amounts_and_a_discount_over_a_rate_s_lines_add_up(pl
     assert "KWD" in text
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="DEFECT: credit_note_issue takes any amount (0, negative, more than the invoice): "
-    "each consumes a number of the gapless series for a document that cannot stand",
-)
 @pytest.mark.parametrize("amount", [0, -100, 4991], ids=["zero", "negative", "over the invoice"])
 def test_a_credit_note_of_an_impossible_amount_is_refused(place_order, amount):
     invoice = Invoice.objects.get(order=place_order(paid=True))  # 49.90
@@ -146,12 +136,6 @@ def test_orders_of_one_shop_paid_at_once_number_without_gap(place_order):
 # --- the payment of an erased order ----------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="DEFECT: an unpaid order erased at its customer's request keeps lines without sku, "
-    "name or tax_rate; its later payment issues an invoice from them and fails (KeyError 'sku'), "
-    "so the order can never be paid (the API's pay answers 500)",
-)
 def test_an_unpaid_order_erased_at_its_customer_s_request_can_still_be_paid(place_order):
     order = place_order(paid=False)
     customer_erase(address=order.customer_email, via=Erasure.Via.COMMAND, actor=None, actor_name="dpo")

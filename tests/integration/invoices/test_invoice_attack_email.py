@@ -8,7 +8,7 @@ from typing import cast
 import pytest
 
 from notifications.delivery.attempts import Claim
-from notifications.delivery.handler import _render_and_send
+from notifications.delivery.calls import _render_and_send
 from notifications.documents.pdf import invoice_pdf_render
 from notifications.models import DeliveryAttempt, Notification
 from notifications.providers.base import MailProvider, Outcome, SendResult
@@ -27,13 +27,6 @@ class _Accepting:
         return SendResult(Outcome.ACCEPTED, provider_message_id="m")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="MEDIUM: _render_and_send promises never to raise ('a claimed email must end in a "
-    "recorded outcome') but snapshot_outbound, which raises AttachmentChanged, runs outside its "
-    "try: the batch's outcome is not recorded, the attempt stays open and the message is retried "
-    "as an unknown call instead of failing once, permanently, with the reason",
-)
 def test_a_changed_pdf_ends_the_attempt_with_a_permanent_outcome(place_order, mailsim, start_worker):
     order = place_order(paid=True)
     start_worker()
