@@ -33,6 +33,7 @@ from notifications.delivery.calls import send_all
 from notifications.delivery.circuit import circuit_record
 from notifications.delivery.claims import AlreadyDone, Claim, ClaimRequest, notification_claims
 from notifications.delivery.outcomes import OutcomeToRecord, notification_record_outcomes
+from notifications.documents.attached import documents_render_for
 from notifications.providers.base import MailProvider, Outcome, SendResult
 from notifications.providers.catalogue import mail_providers
 
@@ -57,6 +58,7 @@ def email_events_handle(deliveries: Sequence[tuple[Envelope, Delivery]]) -> list
         ClaimRequest(envelope.aggregate_id, envelope.event_type, envelope.event_id, delivery.worker)
         for envelope, delivery in deliveries
     ]
+    documents_render_for(requests)  # the PDFs its emails carry, before any order is locked
     claim_step = partial(notification_claims, provider=providers.primary, fallback=providers.fallback)
     decisions = _together_or_alone(claim_step, requests, "claim")
     # A claimed delivery's result comes from its outcome, below; the others' from the claim.

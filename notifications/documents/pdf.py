@@ -8,7 +8,8 @@ import hashlib
 from decimal import Decimal
 from typing import Any
 
-from django.db.models import Q
+from django.db import transaction
+from django.db.models import QuerySet
 from django.http import HttpResponse
 from django.template.loader import render_to_string
 from django.utils import timezone, translation
@@ -23,16 +24,29 @@ CONTENT_TYPE = "application/pdf"
 
 
 def invoice_pdf(invoice: Invoice) -> bytes:
-    """The document's PDF: the stored one, else rendered now and stored (first one wins)."""
+    """The document's PDF: the stored one, else rendered now and stored. Renders of one document
+    take turns on its row (the second reads what the first stored), so it is rendered once."""
     if invoice.pdf_sha256 and invoice.pdf is not None:
         return bytes(invoice.pdf)
-    rendered = invoice_pdf_render(invoice)
-    Invoice.objects.filter(Q(pdf_sha256="") | Q(pdf_sha256__isnull=True), pk=invoice.pk).update(
-        pdf=rendered, pdf_sha256=hashlib.sha256(rendered).hexdigest(), pdf_rendered_at=timezone.now()
-    )
+    with transaction.atomic():
+        locked = Invoice.objects.select_for_update().only("pdf", "pdf_sha256").get(pk=invoice.pk)
+        if not locked.pdf_sha256 or locked.pdf is None:
+            rendered = invoice_pdf_render(invoice)
+            Invoice.objects.filter(pk=invoice.pk).update(
+                pdf=rendered, pdf_sha256=hashlib.sha256(rendered).hexdigest(), pdf_rendered_at=timezone.now()
+            )
     invoice.refresh_from_db(fields=["pdf", "pdf_sha256", "pdf_rendered_at"])
     assert invoice.pdf is not None  # stored above, or by the render that came first
     return bytes(invoice.pdf)
+
+
+def invoices_render_pending(invoices: QuerySet[Invoice]) -> int:
+    """Render and store the PDFs of these documents not rendered yet, each in its own short
+    transaction: the worker does it before its claim, so no order stays locked by a render."""
+    pending = list(invoices.filter(pdf_sha256="").only("id"))
+    for document in pending:
+        invoice_pdf(Invoice.objects.get(pk=document.pk))
+    return len(pending)
 
 
 def invoice_filename(invoice: Invoice) -> str:

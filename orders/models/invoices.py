@@ -59,6 +59,15 @@ class Invoice(models.Model):
 
     class Meta:
         ordering = ["issued_at", "number"]
+        # The worker's look for PDFs to render before its claim (a batch of refund, change or
+        # invoice emails): only the few documents not rendered yet are indexed.
+        indexes = [
+            models.Index(
+                fields=["email_subject_id"],
+                condition=models.Q(pdf_sha256=""),
+                name="invoice_unrendered_subject_idx",
+            ),
+        ]
         constraints = [
             models.UniqueConstraint(fields=["series", "number"], name="invoice_unique_number"),
             models.UniqueConstraint(

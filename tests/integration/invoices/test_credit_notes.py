@@ -73,6 +73,10 @@ def test_the_refund_email_carries_the_credit_note_through_a_worker(place_order, 
     refund_email = Notification.objects.get(order=order, kind="order_refund", subject_id=refund.pk)
     [entry] = refund_email.email_attachments
     assert (entry["filename"], entry["sha256"]) == ("CN-000002.pdf", note.pdf_sha256)
+    # rendered before the claim that locked the order, not inside it
+    assert note.pdf_rendered_at is not None
+    assert refund_email.first_attempt_at is not None
+    assert note.pdf_rendered_at < refund_email.first_attempt_at
     by_subject = {message["subject"]: message for message in mailsim.messages()}
     [message] = [m for subject, m in by_subject.items() if subject == refund_email.email_subject]
     [listed] = message["attachments"]

@@ -212,6 +212,7 @@ def test_two_renders_at_once_store_one_pdf_that_both_return(place_order, capsys,
     results = at_once([read for _ in range(6)])
     stored = Invoice.objects.get(pk=invoice.pk)
     assert {hashlib.sha256(r).hexdigest() for r in results} == {stored.pdf_sha256}
+    assert len(renders) == 1  # the others waited on its row and read what it stored
     with capsys.disabled():
         print(f"\n[invoice attack] 6 concurrent first reads: {len(renders)} renders for one stored PDF")
 
