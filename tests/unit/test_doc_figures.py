@@ -897,7 +897,10 @@ EMAIL_CONTENT = rows(
 ORDERS = rows(
     "docs/orders.md",
     ("`INVOICE_ISSUED_WHEN` chooses: `{}` (the default),", setting("INVOICE_ISSUED_WHEN")),
-    ("(`CREDIT_NOTE_NUMBER_PREFIX`), printed with {} digits.", constant("orders.invoicing.issue.NUMBER_DIGITS", words)),
+    (
+        "(`CREDIT_NOTE_NUMBER_PREFIX`), printed with {} digits.",
+        constant("orders.invoicing.issue.NUMBER_DIGITS", words),
+    ),
     ("Orders keep amounts to {} decimals,", constant("orders.currencies.STORED_DECIMALS", words)),
     ("| lines per order | 1 to {} |", constant(f"{ORDER_CONTENT}.MAX_LINES")),
     ("| discounts per order | at most {} |", constant(f"{ORDER_CONTENT}.MAX_DISCOUNTS")),
