@@ -20,6 +20,7 @@ from notifications.models import Notification, ReconcileReport
 from notifications.selectors import notification_outbox_event
 from operations.reconciliation import findings as ours
 from operations.reconciliation import provider_evidence as theirs
+from operations.reconciliation.documents import document_rows, documents_summary
 from operations.reconciliation.ledger import ledger_rows
 from operations.reconciliation.mismatches import MismatchCounts, mismatches_record
 
@@ -48,19 +49,20 @@ def reconcile_run(*, stuck_after: timedelta = timedelta(minutes=15), repair: boo
         contradicted,
         unknown,
     ]
-    ledger = ledger_rows(since=since)
+    ledger, documents = ledger_rows(since=since), document_rows(since=since)
     report = ReconcileReport.objects.create(
         started_at=started,
         finished_at=started,
         summary="",
-        findings=_findings(found, lost_events),
+        findings=_findings(found, lost_events) | {"documents": documents},
         ledger=ledger,
     )
     counts = mismatches_record(found, report)
     stuck_events = {_outbox_event(f.notification_id) for f in stuck.findings}
     to_republish = stuck_events | set(lost_events)
     report.repaired = dict(_republish(to_republish)) if repair else {}
-    report.summary = _summary(found, ledger, counts, report.repaired, len(lost_events))
+    summary = _summary(found, ledger, counts, report.repaired, len(lost_events))
+    report.summary = f"{summary}; {documents_summary(documents)}"
     report.finished_at = timezone.now()
     report.save(update_fields=["repaired", "summary", "finished_at"])
     return report

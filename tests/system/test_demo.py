@@ -12,6 +12,7 @@ import pytest
 
 from intake.models import PlatformDelivery
 from notifications.models import Notification
+from orders.models import Invoice
 from tests.broker import queue_ready_count
 from tools.drill.processes import REPO, process_env
 
@@ -65,6 +66,13 @@ def test_the_demo_leaves_every_screen_something_to_show(stack, broker, processes
         assert confirmations.exists(), platform
         # Their addresses are none the provider refuses: each went out, the outage notwithstanding.
         assert set(confirmations.values_list("status", flat=True)) == {"sent"}, platform
+    # invoices of the paid orders with lines and credit notes of refunds, listed with where to see them
+    assert Invoice.objects.filter(kind="invoice").exists()
+    note = Invoice.objects.filter(kind="credit_note").order_by("-issued_at").first()
+    assert note is not None
+    assert "Invoices and credit notes" in result.stdout
+    assert f"{note.number_text} ({note.series})" in result.stdout
+    assert "/admin/orders/invoice/" in result.stdout
     outcomes = set(PlatformDelivery.objects.values_list("outcome", flat=True))
     assert "used" in outcomes
     assert not outcomes & {"waiting", "could_not_use"}, outcomes

@@ -40,6 +40,15 @@ def test_a_short_drill_ends_with_nothing_lost_and_nothing_doubled():
     assert news["expected"] + news["skipped"] > 10
     for kind, counts in by_kind.items():
         assert counts["expected"] == counts["sent"] == counts["accepted"], (kind, counts)
+    # invoices of the orders paid, a credit note of each refund (all of paid orders with lines),
+    # each on its refund's email with its PDF; every series numbered 1..n
+    invoices = verdict["invoices"]
+    assert verdict["invoice_faults"] == invoices["problems"] == 0
+    assert invoices["by_kind"]["invoice"]["count"] > 20
+    notes = invoices["by_kind"]["credit_note"]
+    assert notes["count"] == invoices["emails_with_documents"] == by_kind["order_refund"]["expected"]
+    assert notes["total_minor"] < 0
+    assert "| invoice problems (numbers, missing or doubled documents, PDFs) | 0 |" in report_markdown(report)
     chaos = report.chaos
     assert chaos["worker_kills"] >= 1
     assert chaos["relay_kills"] >= 1
@@ -148,3 +157,10 @@ def test_a_shops_webhooks_each_sent_two_to_four_times_out_of_order_make_each_ord
         counts = by_kind[kind]
         assert counts["expected"] + counts["skipped"] <= by_kind["order_shipment"]["expected"], (kind, counts)
     assert by_kind["parcel_out_for_delivery"]["expected"] + by_kind["parcel_out_for_delivery"]["skipped"] > 0
+    # every order arrives paid, with lines: an invoice each, carried by its confirmation (sent
+    # unless a cancellation came first); a credit note of each refund
+    invoices = verdict["invoices"]
+    assert verdict["invoice_faults"] == invoices["problems"] == 0
+    assert invoices["by_kind"]["invoice"]["count"] == 150
+    assert invoices["by_kind"]["credit_note"]["count"] == by_kind["order_refund"]["expected"] > 0
+    assert invoices["emails_with_documents"] >= by_kind["order_confirmation"]["sent"]

@@ -1,16 +1,18 @@
 """`make demo` (python -m tools.demo): a few minutes of orders against `make run` (started here if it
 is not up), with a provider that refuses, bounces, drops connections and goes down for a while;
 then a reviewer's decision, and a list of what to look at. Exit status 1 if the stream placed
-fewer orders than it was asked to, fewer than four email states came of it, or no order was
-shipped in parcels and refunded."""
+fewer orders than it was asked to, fewer than four email states came of it, no order was
+shipped in parcels and refunded, or no invoice and no credit note came of it."""
 
 import argparse
 import json
 import sys
 import time
+from datetime import UTC, datetime
 
 import requests
 
+from tools.demo.documents import Documents, documents_print, documents_read
 from tools.demo.platforms import PlatformStream, platform_check, platform_shops_connect
 from tools.demo.scenario import Placed, ShopStream
 from tools.demo.stack import REPO, manage, stack_ensure
@@ -29,6 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.minutes <= 0 or args.rate <= 0:
         parser.error("--minutes and --rate must be positive")
     started_pid = stack_ensure(args.web, args.mailsim)
+    started_at = datetime.now(UTC)
     token = manage("create_api_token", "demo", "--replace").strip()
     asked = int(args.minutes * 60 * args.rate)
     platform_shops_connect()
@@ -51,17 +54,28 @@ def main(argv: list[str] | None = None) -> int:
     status = json.loads(manage("outbox_status", "--json"))
     _print_summary(args, placed, status, rejected, started_pid)
     _print_platforms(args.web, platforms)
-    platform_problems = platform_check(platforms.tally)
+    documents = documents_read(started_at)
+    documents_print(args.web, documents)
+    return _outcome(placed, asked, status, documents, platform_check(platforms.tally))
+
+
+def _outcome(
+    placed: Placed, asked: int, status: dict, documents: Documents, platform_problems: list[str]
+) -> int:
+    """0, or 1 and why: too few orders placed, fewer than four email states, a kind of email or
+    document with nothing to show, or the platforms' deliveries not as expected."""
     statuses = {name for name, count in status["notifications_by_status"].items() if count}
     short = len(placed.orders) < asked * 0.95
     # Every kind of email must be there to look at: parcels (two per order), a parcel's journey
-    # (its news) and refunds.
+    # (its news) and refunds; and the documents: invoices of paid orders, a refund's credit note.
     kinds_missing = placed.parcels < 2 or placed.refunds < 1 or placed.parcel_news < 2 or placed.edits < 1
+    kinds_missing = kinds_missing or documents.of_kind("invoice") < 1 or documents.of_kind("credit_note") < 1
     if short or len(statuses) < 4 or kinds_missing or platform_problems:
         print(
             f"DEMO INCOMPLETE: {len(placed.orders)} of {asked} orders placed, states {sorted(statuses)}, "
             f"{placed.parcels} parcels, {placed.parcel_news} pieces of their news, {placed.refunds} refunds, "
-            f"{placed.edits} changed; "
+            f"{placed.edits} changed, {documents.of_kind('invoice')} invoices, "
+            f"{documents.of_kind('credit_note')} credit notes; "
             "shop platforms: " + ("; ".join(platform_problems) or "as expected")
         )
         return 1

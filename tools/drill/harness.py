@@ -120,7 +120,7 @@ def drill_run(config: DrillConfig) -> DrillReport:
         if isinstance(load, PlatformLoad):
             platform = platform_verdict(stack.database_dsn, load.plans)
         accepted = set(platform.our_order_ids.values()) if platform else set(load.accepted)
-        verdict = verdict_compute(stack.database_dsn, stack.mailsim_url, accepted)
+        verdict = verdict_compute(stack.database_dsn, stack.mailsim_url, accepted, invoices=True)
         if platform is not None:
             verdict.problems[:0] = platform.problems
         if not load.complete:

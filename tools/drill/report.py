@@ -8,6 +8,7 @@ from pathlib import Path
 
 from tools.drill.broker_faults import NOTHING_TO_JUDGE, nothing_to_judge
 from tools.drill.database_report import database_rows
+from tools.drill.invoice_verdict import invoice_report_rows
 from tools.drill.load import LoadResult
 from tools.drill.platform_load import PlatformLoad
 
@@ -60,7 +61,6 @@ def report_write(report: DrillReport, directory: Path, name: str = "latest") -> 
 
 def report_markdown(report: DrillReport) -> str:
     v, c, load = report.verdict, report.chaos, report.load
-    faults = ", ".join(f"{kind} {n}" for kind, n in sorted(report.faults_injected.items())) or "none"
     rows = [
         ("verdict", _verdict_text(report)),
         ("orders asked", load["orders_asked"]),
@@ -69,13 +69,14 @@ def report_markdown(report: DrillReport) -> str:
         ("emails expected", v["emails_expected"]),
         ("emails accepted by the provider", v["emails_accepted"]),
         ("by kind: expected / sent / accepted", _by_kind(v.get("by_kind", {}))),
+        *invoice_report_rows(v.get("invoices", {})),
         ("duplicates", v["duplicates"]),
         ("lost", v["lost"]),
         ("accepted but recorded as not sent", v["unexpected"]),
         ("unfinished notifications", v["unfinished"]),
         ("waiting for a person (failed / needs review)", v["parked"]),
         ("unpublished outbox events", v["unpublished_events"]),
-        ("sent emails by delivery state (webhooks)", _states(report.delivery["states"])),
+        ("sent emails by delivery state (webhooks)", _counts(report.delivery["states"])),
         ("sent emails without a delivery state", report.delivery["sent_without_state"]),
         (
             "webhook events posted / stored once / unapplied",
@@ -93,7 +94,7 @@ def report_markdown(report: DrillReport) -> str:
         *database_rows(report.database, c.get("database_faults", []), v),
         ("database connection drops", c["database_terminations"]),
         ("events published again (copies)", c["republished_copies"]),
-        ("provider faults injected", faults),
+        ("provider faults injected", _counts(report.faults_injected)),
         *(
             []
             if report.platform  # the shop's webhooks use no API token
@@ -221,8 +222,8 @@ def _window_text(window: dict | None) -> str:
     )
 
 
-def _states(states: dict) -> str:
-    return ", ".join(f"{state} {count}" for state, count in sorted(states.items())) or "none"
+def _counts(counts: dict) -> str:
+    return ", ".join(f"{name} {count}" for name, count in sorted(counts.items())) or "none"
 
 
 def _by_kind(by_kind: dict[str, dict[str, int]]) -> str:

@@ -116,6 +116,7 @@ class DrillStack:
             "OUTBOX_CONFIRM_TIMEOUT_SECONDS": "2",
             "OUTBOX_SWEEP_INTERVAL_SECONDS": "1",
             "LOG_LEVEL": "INFO",  # the drill waits for the processes' "ready" lines
+            "INVOICE_ISSUED_WHEN": "paid",  # the default, which the verdict judges by, whatever is exported
             "RESEND_WEBHOOK_SECRET": self.webhook_secret,
             "MAILSIM_RESEND_WEBHOOK_SECRET": self.webhook_secret,
             **self._fallback_env(),

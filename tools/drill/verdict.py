@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import psycopg
 import requests
 
+from tools.drill.invoice_verdict import invoice_rows, invoice_summary, invoice_verdict
 from tools.drill.sql import one_row
 
 FINAL = {"sent", "skipped", "failed", "needs_review", "rejected"}
@@ -50,20 +51,27 @@ class Verdict:
     orders_lost_by_the_api: int = 0  # 201 answered, but no order in the database
     # Per email kind: expected, sent, and accepted by the simulator.
     by_kind: dict[str, dict[str, int]] = field(default_factory=dict)
+    invoices: dict = field(default_factory=dict)  # count and sum per kind, … (with `invoices`)
+    invoice_faults: int = 0
     problems: list[str] = field(default_factory=list)
 
     @property
     def passed(self) -> bool:
         return not (
             self.duplicates or self.lost or self.unexpected or self.unfinished or self.parked_without_reason
-        ) and not (self.unpublished_events or self.orders_lost_by_the_api)
+        ) and not (self.unpublished_events or self.orders_lost_by_the_api or self.invoice_faults)
 
 
 def verdict_compute(
-    database_dsn: str, mailsim_url: str, accepted_by_api: set[str], *, other_providers: Sequence[str] = ()
+    database_dsn: str,
+    mailsim_url: str,
+    accepted_by_api: set[str],
+    *,
+    other_providers: Sequence[str] = (),
+    invoices: bool = False,
 ) -> Verdict:
     """`other_providers`: the simulators of the other providers the product sends through (a
-    fallback's): every email must be accepted once across all of them."""
+    fallback's): every email must be accepted once across all of them. `invoices`: invoice_verdict.py too."""
     verdict = Verdict(
         by_kind={kind: {"expected": 0, "sent": 0, "accepted": 0, "skipped": 0} for kind in KINDS}
     )
@@ -97,6 +105,7 @@ def verdict_compute(
         verdict.unpublished_events = one_row(
             connection.execute("SELECT count(*) FROM messaging_outboxevent WHERE published_at IS NULL")
         )[0]
+        documents = invoice_rows(connection) if invoices else None
     messages = [
         message
         for url in (mailsim_url, *other_providers)
@@ -109,6 +118,10 @@ def verdict_compute(
     _count_duplicates(verdict, messages, notifications, retired)
     _check_order_emails(verdict, orders, notifications, by_key)
     _check_part_emails(verdict, orders, parts, notifications, by_key, delivered)
+    if documents is not None:
+        judged = invoice_verdict(documents, messages)
+        verdict.invoices, verdict.invoice_faults, found = invoice_summary(judged)
+        verdict.problems += found[:20]
     return verdict
 
 

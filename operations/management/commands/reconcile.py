@@ -9,6 +9,7 @@ from operations.reconciliation.run import reconcile_run
 from operations.restore_check import WorkersRunning, restore_check
 
 LEDGER_ROW = "{:10}  {:18}  {:3}  {:>18}  {:>18}  {:>18}"
+DOCUMENT_ROW = "{:10}  {:18}  {:3}  {:>18}  {:>18}"
 
 
 class Command(BaseCommand):
@@ -44,6 +45,7 @@ class Command(BaseCommand):
             self.stdout.write(_dumps(_as_json(report)))
         else:
             self._ledger_print(report.ledger)
+            self._documents_print(report.findings.get("documents", []))
             self.stdout.write(f"{report.summary} (report {report.pk}, shown in the admin)")
 
     def _ledger_print(self, ledger: list[dict[str, Any]]) -> None:
@@ -61,6 +63,16 @@ class Command(BaseCommand):
                     f"{row['done']} ({row['done_amount']})",
                     f"{row['open']} ({row['open_amount']})",
                 )
+            )
+
+    def _documents_print(self, documents: list[dict[str, Any]]) -> None:
+        """The invoices and credit notes issued, per day, kind and currency."""
+        if not documents:
+            return
+        self.stdout.write(DOCUMENT_ROW.format("DAY", "DOCUMENT", "CUR", "ISSUED", "TOTAL"))
+        for row in documents:
+            self.stdout.write(
+                DOCUMENT_ROW.format(row["day"], row["kind"], row["currency"], row["count"], row["total"])
             )
 
     def _restore_check(self) -> None:
