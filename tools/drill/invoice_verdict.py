@@ -187,7 +187,7 @@ def _email_problems(invoices: list[dict], emails: list[dict], messages: list[dic
     checked, problems = 0, []
     for invoice in invoices:
         if not invoice["email_kind"]:
-            continue  # issued on a later payment: served by the API, not emailed
+            continue  # not carried by any email (none of this release issues such a document)
         email = by_email.get((invoice["order_id"], invoice["email_kind"], invoice["email_subject_id"]))
         if email is None or email["status"] != "sent":
             continue  # not sent (skipped for a cancellation, with a person): the main verdict judges it

@@ -30,6 +30,7 @@ KINDS = (
     "order_cancellation",
     "order_shipment",
     "order_refund",
+    "order_invoice",
     *PARCEL_NEWS_KINDS,
 )
 # The email each piece of a parcel's news recorded (ShipmentEvent.email_event), as its kind.
@@ -92,6 +93,8 @@ def verdict_compute(
             "SELECT id::text, order_id::text, 'order_shipment' FROM orders_shipment UNION ALL "
             "SELECT id::text, order_id::text, 'order_refund' FROM orders_refund WHERE NOT in_cancellation "
             "UNION ALL SELECT id::text, order_id::text, 'order_edit' FROM orders_orderedit "
+            "UNION ALL SELECT id::text, order_id::text, 'order_invoice' FROM orders_invoice "
+            "WHERE email_kind = 'order_invoice' "
             "UNION ALL SELECT s.id::text, s.order_id::text, CASE e.email_event "
             f"{_NEWS_KIND} END FROM orders_shipmentevent e JOIN orders_shipment s ON s.id = e.shipment_id "
             "WHERE e.email_event <> ''"
