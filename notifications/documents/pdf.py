@@ -97,7 +97,7 @@ def invoice_context(invoice: Invoice) -> dict[str, Any]:
         "lines": [
             line
             | {
-                "unit_price_shown": money(line["unit_price"]),
+                "unit_price_shown": money(line.get("unit_net", line["unit_price"])),
                 "total_shown": money(line["total"]),
                 "net_shown": money(line["net"]),
                 "vat_shown": money(line["vat"]),

@@ -51,6 +51,7 @@ def vat_lines(content: dict[str, Any]) -> list[dict[str, Any]]:
                 "name": line["name"],
                 "quantity": line["quantity"],
                 "unit_price": line["unit_price"],
+                "unit_net": net_of(line["unit_price"], rate),  # art. 226(8): excl. VAT
                 "total": line["total"],
                 "tax_rate": format(rate.normalize(), "f"),
                 "net": net,
@@ -90,3 +91,15 @@ def vat_rates(content: dict[str, Any], lines: list[dict[str, Any]]) -> list[dict
 def negated(rates: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The same rows with every amount's sign turned (a credit note's)."""
     return [{key: -value if isinstance(value, int) else value for key, value in row.items()} for row in rates]
+
+
+def vat_as_charged(rates: list[dict[str, Any]], tax_total: int | None) -> list[dict[str, Any]]:
+    """The rates' VAT as the shop charged it: its `tax_total` (its tax engine is the authority:
+    it may round per line, or leave shipping untaxed) shared among the rates in proportion to
+    the VAT worked out for each, each rate's net its gross less that. Unchanged when the shop
+    sent no total, when it agrees, or when no rate carries any VAT to weigh by."""
+    weights = {row["rate"]: row["vat"] for row in rates}
+    if tax_total is None or tax_total == sum(weights.values()) or not any(weights.values()):
+        return rates
+    charged = shares(tax_total, weights)
+    return [row | {"vat": charged[row["rate"]], "net": row["gross"] - charged[row["rate"]]} for row in rates]
