@@ -31,7 +31,7 @@ _REFUNDS = "SELECT id::text, order_id::text, amount_minor FROM orders_refund"
 _EMAILS = (
     "SELECT order_id::text, kind, subject_id::text, status, idempotency_key "
     "FROM notifications_notification WHERE kind IN ('order_confirmation', 'order_refund', "
-    "'order_cancellation')"
+    "'order_cancellation', 'order_edit', 'order_invoice')"
 )
 
 
