@@ -4,7 +4,6 @@ and everything it shows, frozen at that moment; the PDF is rendered later, once,
 INVOICE_ISSUED_WHEN says "confirmed"; each refund after it gets a credit note."""
 
 from datetime import datetime
-from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 from uuid import UUID, uuid4
 
@@ -15,7 +14,7 @@ from messaging.outbox import event_record
 from orders.events import ORDER_INVOICED
 from orders.invoicing.numbering import number_take, series_of
 from orders.invoicing.parties import buyer_of, seller_of
-from orders.invoicing.vat import negated, shares, vat_as_charged, vat_lines, vat_rates
+from orders.invoicing.vat import credited_rates, negated, vat_as_charged, vat_lines, vat_rates
 from orders.models import Invoice, Order, Refund
 from orders.selectors import order_content
 
@@ -84,18 +83,7 @@ def credit_note_issue(
             f"A credit note's amount must be more than 0 and at most what is left of invoice "
             f"{invoice.number_text} ({left} minor units): {amount_minor}."
         )
-    invoiced = {row["rate"]: row for row in invoice.data["rates"]}
-    credited = shares(amount_minor, {rate: row["gross"] for rate, row in invoiced.items()})
-    rates = []
-    for rate, gross in credited.items():
-        if gross:
-            # the invoice's own VAT of the rate, in proportion (all of it for a full reversal)
-            vat = int(
-                (Decimal(invoiced[rate]["vat"]) * gross / invoiced[rate]["gross"]).to_integral_value(
-                    ROUND_HALF_UP
-                )
-            )
-            rates.append({"rate": rate, "gross": gross, "net": gross - vat, "vat": vat})
+    rates = credited_rates(invoice.data["rates"], amount_minor)
     data = {
         key: invoice.data[key] for key in ("seller", "buyer", "order_number", "order_date", "payment_method")
     }

@@ -103,3 +103,18 @@ def vat_as_charged(rates: list[dict[str, Any]], tax_total: int | None) -> list[d
         return rates
     charged = shares(tax_total, weights)
     return [row | {"vat": charged[row["rate"]], "net": row["gross"] - charged[row["rate"]]} for row in rates]
+
+
+def credited_rates(invoiced: list[dict[str, Any]], amount: int) -> list[dict[str, Any]]:
+    """A credit of `amount` against an invoice's rates: shared in proportion to their gross
+    amounts, each rate's VAT the invoice's own in proportion (all of it for a full reversal),
+    so a credit note never states another VAT than its invoice did."""
+    by_rate = {row["rate"]: row for row in invoiced}
+    credited = shares(amount, {rate: row["gross"] for rate, row in by_rate.items()})
+    rates = []
+    for rate, gross in credited.items():
+        if gross:
+            share = Decimal(by_rate[rate]["vat"]) * gross / by_rate[rate]["gross"]
+            vat = int(share.to_integral_value(rounding=ROUND_HALF_UP))
+            rates.append({"rate": rate, "gross": gross, "net": gross - vat, "vat": vat})
+    return rates
