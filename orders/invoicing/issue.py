@@ -197,9 +197,14 @@ def credit_note_for_refund(refund: Refund, *, in_cancellation: bool) -> Invoice 
     )
     if invoice is None:
         return None
+    # What the refund gives back beyond what is left invoiced (an order changed down after its
+    # payment: the overpayment) corrects no invoice: the note credits what is left at most.
+    amount = min(refund.amount_minor, invoice_left(invoice))
+    if amount <= 0:
+        return None
     return credit_note_issue(
         invoice,
-        amount_minor=refund.amount_minor,
+        amount_minor=amount,
         refund=refund,
         email_kind=CANCELLATION_EMAIL if in_cancellation else REFUND_EMAIL,
         email_subject_id=None if in_cancellation else refund.id,

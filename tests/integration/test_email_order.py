@@ -26,6 +26,14 @@ from tests.shop_order_bodies import shop_order_body
 
 pytestmark = pytest.mark.django_db
 
+
+@pytest.fixture(autouse=True)
+def _no_invoices(settings):
+    """These orders are paid after their placing: their invoice would have an email of its own,
+    whose place among the others is tested with the invoices (tests/integration/invoices/)."""
+    settings.INVOICE_ISSUED_WHEN = "off"
+
+
 DELIVERY = Delivery(worker="test pid 1", retries=0, max_retries=8)
 MAX_DELIVERIES = 40  # a case that has not settled by then is a failure, not a loop
 

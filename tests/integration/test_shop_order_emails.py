@@ -176,8 +176,11 @@ def test_a_parcel_waits_while_its_confirmation_waits_for_a_person(api_token, mai
     assert message["idempotency_key"] == sent.idempotency_key
 
 
-def test_a_refund_follows_the_confirmation_and_a_cancellation_tells_its_own(api_token, mailsim, start_worker):
-    # given
+def test_a_refund_follows_the_confirmation_and_a_cancellation_tells_its_own(
+    api_token, mailsim, start_worker, settings
+):
+    # given (paid after its placing: its invoice's own email is tested in tests/integration/invoices/)
+    settings.INVOICE_ISSUED_WHEN = "off"
     start_worker(EMAIL_FOLLOWING_WAIT_SECONDS="1")
     order = _place(api_token, shop_order_body(customer_email="refunds@example.com"))
     client = APIClient()
@@ -218,8 +221,10 @@ def test_a_refund_follows_the_confirmation_and_a_cancellation_tells_its_own(api_
     assert "If you paid for it" not in cancellation["text"]
 
 
-def test_a_cancellation_after_a_refund_promises_only_what_is_left(api_token, mailsim, start_worker):
-    # given: a paid order of €34.80, €12.50 of it refunded and emailed
+def test_a_cancellation_after_a_refund_promises_only_what_is_left(api_token, mailsim, start_worker, settings):
+    # given: a paid order of €34.80, €12.50 of it refunded and emailed (its invoice's own email
+    # is tested in tests/integration/invoices/)
+    settings.INVOICE_ISSUED_WHEN = "off"
     start_worker(EMAIL_FOLLOWING_WAIT_SECONDS="1")
     order = _place(api_token, shop_order_body(customer_email="rest@example.com"))
     client = APIClient()

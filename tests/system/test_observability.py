@@ -140,7 +140,7 @@ def test_one_event_id_finds_the_api_relay_worker_and_provider_lines_of_it(stack,
     assert by_logger["orders.services"]["message"] == "order accepted"
     assert by_logger["orders.services"]["order_id"] == order_id
     assert by_logger["messaging.relay.relay"]["message"] == "event published"
-    worker = by_logger["notifications.delivery.handler"]
+    worker = by_logger["notifications.delivery.calls"]  # the provider call's line
     assert (worker["order_id"], worker["attempt"]) == (order_id, "1")
     assert worker["notification_id"]
     assert worker["message"].startswith("provider said accepted")

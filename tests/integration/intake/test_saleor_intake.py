@@ -329,6 +329,7 @@ def test_the_life_of_an_order_becomes_its_emails_each_once(deliver, shop):
     assert list(Refund.objects.values_list("amount_minor", "reason")) == [(1290, "One bag arrived torn")]
     assert _emails(order) == [
         ("order_confirmation", "pending"),
+        ("order_invoice", "pending"),  # paid after its confirmation: the invoice has its own email
         ("order_refund", "pending"),
         ("order_shipment", "pending"),
         ("order_shipment", "pending"),

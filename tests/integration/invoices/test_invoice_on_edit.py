@@ -69,3 +69,31 @@ def test_an_edit_of_an_order_not_invoiced_yet_issues_nothing(place_order):
     order = place_order(paid=False)
     order_edit(order_id=order.id, api_token=None, parts=MORE_MUGS)
     assert not Invoice.objects.filter(order=order).exists()
+
+
+def test_a_refund_beyond_what_is_left_invoiced_credits_what_is_left(place_order):
+    # paid 49.90, changed down to one tea (18.10 + 4.90 shipping = 23.00), then 30.00 refunded:
+    # 26.90 of it is the overpayment, which corrects no invoice
+    order = place_order(paid=True)
+    less = {
+        "lines": [
+            {
+                "sku": "TEA-EARL",
+                "name": "Earl Grey, 250 g",
+                "quantity": 1,
+                "unit_price": 1810,
+                "total": 1810,
+                "tax_rate": "0.07",
+            }
+        ],
+        "discounts": [],
+        "tax_total": 150,
+        "total": 2300,
+    }
+    order_edit(order_id=order.id, api_token=None, parts=less)
+    refund_create(
+        order_id=order.id, api_token=None, request=RefundRequest(shop_refund_id="r1", amount_minor=3000)
+    )
+    new = Invoice.objects.get(order=order, kind="invoice", version_number=2)
+    note = Invoice.objects.get(order=order, kind="credit_note", refund__isnull=False)
+    assert (note.corrects_id, note.total_minor) == (new.pk, -2300)
