@@ -20,7 +20,7 @@ from infra.keyed_hash import address_hash
 from messaging.outbox import event_record
 from orders.currencies import amount_minor
 from orders.events import ORDER_CANCELLED, ORDER_PAID
-from orders.invoicing.issue import invoice_issue_if_due
+from orders.invoicing.issue import invoice_issue_at_payment
 from orders.models import Order
 
 
@@ -157,7 +157,7 @@ def order_change_apply(
     order.version += 1
     order.save(update_fields=["status", "version", "paid_at", "paid_minor", "updated_at"])
     if paid_now:
-        invoice_issue_if_due(order, placed=False, paid=True)
+        invoice_issue_at_payment(order)
     if also is not None:
         also(order, True)
     event_record(event_type=event_type, aggregate_id=order.id)

@@ -156,11 +156,11 @@ def invoice_issue_at_placing(order: Order, *, content: dict[str, Any] | None, pa
     return invoice_issue(order, content=content, version_number=1, email_kind=CONFIRMATION_EMAIL)
 
 
-def invoice_issue_if_due(order: Order, *, placed: bool, paid: bool) -> Invoice | None:
-    """The order's invoice, if INVOICE_ISSUED_WHEN calls for one at this moment (its placing or
-    its payment) and it has none yet: of its current content, carried by its confirmation when
-    issued with its placing. An order placed with the short body has no lines to invoice."""
-    if order.content_version is None or not invoice_due(placed=placed, paid=paid):
+def invoice_issue_at_payment(order: Order) -> Invoice | None:
+    """The invoice of an order paid after its placing, in the payment's transaction, if
+    INVOICE_ISSUED_WHEN calls for one then and it has none yet: of its current content, in an
+    email of its own (`order.invoiced`). None for a short-body order (no lines to invoice)."""
+    if order.content_version is None or not invoice_due(placed=False, paid=True):
         return None
     if order.erased_at is not None:
         # its lines lost their names and rates with the customer's data: nothing to bill by
@@ -170,12 +170,7 @@ def invoice_issue_if_due(order: Order, *, placed: bool, paid: bool) -> Invoice |
     content = order_content(order)
     if content is None:
         return None
-    if placed:
-        return invoice_issue(
-            order, content=content, version_number=order.content_version, email_kind=CONFIRMATION_EMAIL
-        )
-    # after the confirmation: an email of its own carries it (about the invoice)
-    invoice_id = uuid4()
+    invoice_id = uuid4()  # the email is about the invoice
     invoice = invoice_issue(
         order,
         content=content,
