@@ -43,9 +43,9 @@ def invoice_pdf(invoice: Invoice) -> bytes:
 def invoices_render_pending(invoices: QuerySet[Invoice]) -> int:
     """Render and store the PDFs of these documents not rendered yet, each in its own short
     transaction: the worker does it before its claim, so no order stays locked by a render."""
-    pending = list(invoices.filter(pdf_sha256="").only("id"))
+    pending = list(invoices.filter(pdf_sha256="").defer("pdf"))  # what renders it, not its bytes
     for document in pending:
-        invoice_pdf(Invoice.objects.get(pk=document.pk))
+        invoice_pdf(document)
     return len(pending)
 
 
