@@ -13,6 +13,7 @@ from typing import Any
 
 from django.db import connection
 
+from intake.platform_edits import platform_edit_apply
 from intake.shapes import (
     OrderNotYetReceived,
     ParcelNotYetReceived,
@@ -83,6 +84,11 @@ def order_snapshot_apply(shop: Shop, snapshot: PlatformOrder) -> Applied:
         return Applied(order=order, changes=[], stale=True)
     else:
         changes.extend(_address_apply(shop, order, snapshot.customer_email))
+        if not snapshot.edit_left_out:
+            # Before the payment, so that an order edited before it was paid is invoiced as it is.
+            changes.extend(platform_edit_apply(order, snapshot.content))
+    if snapshot.edit_left_out:
+        changes.append(snapshot.edit_left_out)
     if snapshot.paid and order.status == Order.Status.CREATED:
         _refusals_as_unusable(lambda: order_change_apply(order, change="pay"))
         changes.append("paid")

@@ -78,6 +78,7 @@ PLATFORMS: dict[str, Platform] = {
             parcel_news_from_payload=shopify_parcel_news,
             privacy_request_refusal=shopify_privacy_refusal,
             privacy_request_doubt=shop_redact_doubt,
+            unused_topic_reasons=shopify.UNUSED_TOPIC_REASONS,
         ),
         delivery_verify=shopify_verification.delivery_verify,
         signing_key=shopify.SIGNING.signing_key,

@@ -4,7 +4,7 @@ platform's reading is a column of its row in intake/platforms.py; intake/topics.
 the same way for all."""
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from intake.shapes import PlatformOrder, PlatformParcelNews, PlatformRefund, PlatformShipment
@@ -32,6 +32,9 @@ class PlatformReading:
     # Why a privacy request of the shop (shop, topic) is not to be carried out now, read from the
     # shop's deliveries, None when it may be: Shopify's shop/redact only once the shop is quiet.
     privacy_request_doubt: Callable[[Shop, str], str | None] | None = None
+    # Why a topic the platform may send is not used, where a generic "not used" would mislead
+    # a person reading the delivery (Shopify's orders/edited: its news comes another way).
+    unused_topic_reasons: dict[str, str] = field(default_factory=dict)
 
     @property
     def topics(self) -> frozenset[str]:

@@ -65,7 +65,7 @@ class PlatformOrder:
     updated_at: datetime
     customer_email: str
     locale: str | None
-    content: dict[str, Any]  # the shop order's content (orders/content.py), checked
+    content: dict[str, Any]  # the shop order's content (orders/content.py) as it is now, checked
     paid: bool
     cancelled: bool
     shipments: list[PlatformShipment] = field(default_factory=list)
@@ -76,3 +76,7 @@ class PlatformOrder:
     # of the order is applied: a parcel's news is no reason to hold the order's other emails.
     parcel_news: list[PlatformParcelNews] = field(default_factory=list)
     parcel_news_left_out: list[str] = field(default_factory=list)
+    # Why the order's edit could not be read, where the platform keeps the order as placed beside
+    # its edits (Shopify: intake/shopify/edits.py): `content` is then the order as placed, and no
+    # edit is applied from it; the rest of the order is.
+    edit_left_out: str = ""

@@ -73,7 +73,8 @@ def topic_apply(shop: Shop, topic: str, body: str) -> TopicResult:
         _privacy_request_check(reading, shop, topic, body)
         return TopicResult(Outcome.FOR_A_PERSON, _PRIVACY_REASONS.get(topic, _FOR_A_PERSON))
     if topic not in reading.topics:
-        return TopicResult(Outcome.TOPIC_UNUSED, f"The topic {topic!r} does not become an email.")
+        reason = reading.unused_topic_reasons.get(topic, f"The topic {topic!r} does not become an email.")
+        return TopicResult(Outcome.TOPIC_UNUSED, reason)
     payload = _payload(body)
     if topic in reading.order_topics:
         return _result(order_snapshot_apply(shop, reading.order_from_payload(payload)))

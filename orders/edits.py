@@ -126,7 +126,8 @@ def order_edit(
 
 
 def order_edit_apply(order: Order, parts: dict[str, Any]) -> OrderEditing:
-    """`order_edit` for an order the caller holds locked, in the caller's transaction."""
+    """`order_edit` for an order the caller holds locked, in the caller's transaction; a part
+    given as None is taken out of the content (the discounts a platform's edit removed)."""
     name = str(order.number or order.id)
     current = order_content(order)
     if current is None:
@@ -138,6 +139,8 @@ def order_edit_apply(order: Order, parts: dict[str, Any]) -> OrderEditing:
     if order.status == Order.Status.CANCELLED:
         raise OrderEditRefused("order_cancelled", f"Order {name} is cancelled: nothing of it changes.")
     content = {**current, **{key: value for key, value in parts.items() if key in EDITABLE}}
+    for key in [key for key, value in parts.items() if value is None]:
+        content.pop(key, None)  # a part the caller says the order no longer has (a platform's edit)
     content_totals_check(content)  # ContentMismatch: the API answers 400 naming the field
     money_check(amount=ShopOrder(content).amount, currency=content["currency"])
     if _as_seen(content) == _as_seen(current):

@@ -22,6 +22,8 @@ ORDER_TOPICS = frozenset(
         "order_cancelled",
         "order_fulfilled",
         "order_refunded",
+        # Lines added, removed or changed (intake/platform_edits.py), among other changes.
+        "order_updated",
         # A parcel of an order not yet fulfilled in full: each parcel its email when it leaves.
         "fulfillment_created",
         # A parcel's news, which a shop writes in its fulfillment's metadata (parcel_news.py).

@@ -16,6 +16,7 @@ subscription {
     ... on OrderCancelled { order { ...OrderForEmails } }
     ... on OrderFulfilled { order { ...OrderForEmails } }
     ... on OrderRefunded { order { ...OrderForEmails } }
+    ... on OrderUpdated { order { ...OrderForEmails } }
     ... on FulfillmentCreated { order { ...OrderForEmails } }
     ... on FulfillmentMetadataUpdated { order { ...OrderForEmails } }
   }

@@ -20,6 +20,12 @@ FULFILLMENT_EVENT_TOPIC = "fulfillment_events/create"
 # Shopify requires every app to answer these; they are stored for a person to act on.
 PRIVACY_TOPICS = frozenset({"customers/data_request", "customers/redact", "shop/redact"})
 TOPICS = ORDER_TOPICS | {FULFILLMENT_TOPIC, REFUND_TOPIC, FULFILLMENT_EVENT_TOPIC}
+# An order edit's own topic names the lines it added and removed by id, without their prices:
+# the `orders/updated` that Shopify sends with it carries the order as edited, and applies it.
+UNUSED_TOPIC_REASONS = {
+    "orders/edited": "An order edit: the order's orders/updated delivery carries its new lines and "
+    "applies the change (this topic names the lines without their prices).",
+}
 # Keyed with the app's client secret as it is.
 SIGNING = HmacSigning(header="X-Shopify-Hmac-Sha256")
 

@@ -6,7 +6,6 @@ from typing import Any
 
 from intake.payload_fields import (
     address_shaped,
-    content_check,
     count,
     decimal,
     email_address,
@@ -20,6 +19,7 @@ from intake.payload_fields import (
     text,
 )
 from intake.shapes import PlatformOrder, Unusable
+from intake.shopify.edits import content_as_now
 from intake.shopify.fields import minor, sku, time
 from intake.shopify.gateways import payment_method_words
 from intake.shopify.parcels import refund_from_payload, shipment_from_payload
@@ -41,8 +41,12 @@ ADDRESS_KEYS = {
 
 def order_from_payload(payload: dict[str, Any]) -> PlatformOrder:
     currency = _currency(payload)
-    content = _content(payload, currency)
-    content_check(content)
+    refunds = [
+        refund
+        for refund_payload in objects(payload.get("refunds"), "refunds")
+        if (refund := refund_from_payload(refund_payload, currency)) is not None
+    ]
+    content, edit_left_out = content_as_now(payload, _content(payload, currency), refunds)
     return PlatformOrder(
         platform_order_id=str(required(payload, "id")),
         updated_at=time(payload, "updated_at"),
@@ -56,11 +60,8 @@ def order_from_payload(payload: dict[str, Any]) -> PlatformOrder:
             for fulfillment in objects(payload.get("fulfillments"), "fulfillments")
             if (shipment := shipment_from_payload(fulfillment)) is not None
         ],
-        refunds=[
-            refund
-            for refund_payload in objects(payload.get("refunds"), "refunds")
-            if (refund := refund_from_payload(refund_payload, currency)) is not None
-        ],
+        refunds=refunds,
+        edit_left_out=edit_left_out,
     )
 
 

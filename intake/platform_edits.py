@@ -1,0 +1,56 @@
+"""A platform's order whose lines changed after it was placed (a Shopify order edit, a
+WooCommerce order saved with other lines, a Saleor ORDER_UPDATED): applied as an edit through
+the orders' own service (orders/edits.py), so the change is a new OrderVersion with its "your
+order was changed" email, and a credit note and a new invoice when one was issued.
+
+What counts is what the customer pays for: the lines, shipping, discounts and total. The rest of
+what a platform sends again with each delivery (the customer's name, the addresses, the payment
+method's words) is the order's as it was placed, as before: a change of those alone, or of the
+taxes alone, is no edit to tell of. An edit the order cannot take (it is cancelled, erased, shipped
+in full, or would go below what shipped or was refunded) is left out with the reason: the
+platform's fact stands, and the delivery's other news (a payment, a parcel) is applied all the
+same. Deliveries older than the newest applied never get here (intake/apply.py), so an edit
+never goes back to an older version."""
+
+from typing import Any
+
+from django.db import transaction
+
+from orders.content import ContentMismatch
+from orders.currencies import MoneyRefused
+from orders.edits import OrderEditRefused, order_edit_apply
+from orders.models import Order
+from orders.selectors import order_content
+
+# The parts of an order's content a platform's edit changes; None for one the platform no longer
+# sends (the discounts removed) takes it out.
+EDITED_PARTS = ("lines", "shipping", "discounts", "tax_total", "total")
+# Those a customer sees: a change of another (the taxes alone) is no edit.
+SEEN_PARTS = ("lines", "shipping", "discounts", "total")
+
+
+def platform_edit_apply(order: Order, content_now: dict[str, Any]) -> list[str]:
+    """The order brought to what the platform says it holds now; what was done, in words."""
+    if order.status == Order.Status.CANCELLED or order.erased_at is not None:
+        return []
+    current = order_content(order)
+    if current is None or _seen(current) == _seen(content_now):
+        return []
+    parts = {key: content_now.get(key) for key in EDITED_PARTS}
+    try:
+        with transaction.atomic():
+            editing = order_edit_apply(order, parts)
+    except (OrderEditRefused, ContentMismatch, MoneyRefused) as exc:
+        return [f"the platform's change of the order's lines was not applied: {exc}"]
+    if editing.edit is None:
+        return []
+    return [f"order edited (version {editing.edit.to_version})"]
+
+
+def _seen(content: dict[str, Any]) -> dict[str, Any]:
+    """The parts a customer sees, whatever order the lines and discounts come in."""
+    return {
+        key: sorted(value, key=lambda item: sorted(item.items())) if isinstance(value, list) else value
+        for key in SEEN_PARTS
+        if (value := content.get(key)) not in (None, [])
+    }
