@@ -3,6 +3,7 @@ as in tests/shopify_payloads.py and tests/woocommerce_payloads.py (each platform
 documentation), cut to the fields the intake reads and a few around them. A line is
 (sku, name, gross unit price in minor units), one of each."""
 
+import copy
 import uuid
 from datetime import UTC, datetime, timedelta
 
@@ -77,6 +78,26 @@ def shopify_parcel_news(order_id: int, index: int, number: int, status: str, hap
         "happened_at": happened_at.isoformat(),
         "created_at": happened_at.isoformat(),
     }
+
+
+def shopify_order_edited(order: dict, lines: list[Line]) -> tuple[dict, list[Line]]:
+    """`order` after an edit in Shopify's admin two seconds later, and the lines it then holds:
+    a product it lacks added (a line of its own), or, when it has every product, its last line
+    removed (its `current_quantity` 0); Shopify's current total and taxes follow."""
+    later = (datetime.fromisoformat(order["updated_at"]) + timedelta(seconds=2)).isoformat()
+    edited = copy.deepcopy(order) | {"updated_at": later}
+    total = sum(price for _, _, price in lines) + 490
+    missing = [product for product in PRODUCTS if product not in lines]
+    if missing:
+        sku, name, price = missing[0]
+        edited["line_items"].append(shopify_line(order["id"], sku, name, price) | {"current_quantity": 1})
+        now, total = [*lines, missing[0]], total + price
+    else:
+        edited["line_items"][-1]["current_quantity"] = 0
+        now, total = lines[:-1], total - lines[-1][2]
+    edited["current_total_price"] = money(total)
+    edited["current_total_tax"] = money(total * 19 // 119)
+    return edited, now
 
 
 def shopify_refund(order_id: int, line: Line) -> dict:

@@ -147,7 +147,12 @@ def test_a_shops_webhooks_each_sent_two_to_four_times_out_of_order_make_each_ord
     assert load["copies"] >= 2 * load["deliveries"] > 150
     assert load["answers"]["duplicate"] >= load["copies"] - load["deliveries"]  # all but one copy
     assert load["answers"].get("waiting", 0) > 0  # some deliveries overtook their order
-    assert set(platform["deliveries_by_outcome"]) <= {"used", "stale"}
+    # Shopify's orders/edited is stored as a topic we do not use: its orders/updated applies it
+    assert set(platform["deliveries_by_outcome"]) <= {"used", "stale", "topic_unused"}
+    assert platform["deliveries_by_outcome"].get("topic_unused", 0) == load["edits"] > 5
+    # each edit applied once, or the order created as edited when its edit overtook its creation
+    assert platform["edits_applied"] + platform["created_as_edited"] == load["edits"]
+    assert verdict["by_kind"]["order_edit"]["expected"] == platform["edits_applied"] > 0
     assert (verdict["lost"], verdict["duplicates"], verdict["unexpected"]) == (0, 0, 0)
     by_kind = verdict["by_kind"]
     assert by_kind["order_shipment"]["expected"] > 10
@@ -165,6 +170,8 @@ def test_a_shops_webhooks_each_sent_two_to_four_times_out_of_order_make_each_ord
     # unless a cancellation came first); a credit note of each refund
     invoices = verdict["invoices"]
     assert verdict["invoice_faults"] == invoices["problems"] == 0
-    assert invoices["by_kind"]["invoice"]["count"] == 150
-    assert invoices["by_kind"]["credit_note"]["count"] == by_kind["order_refund"]["expected"] > 0
+    # and an edit of an invoiced order credits its invoice and issues a new one
+    edits = platform["edits_applied"]
+    assert invoices["by_kind"]["invoice"]["count"] == 150 + edits
+    assert invoices["by_kind"]["credit_note"]["count"] == by_kind["order_refund"]["expected"] + edits > edits
     assert invoices["emails_with_documents"] >= by_kind["order_confirmation"]["sent"]

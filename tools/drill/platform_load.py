@@ -6,10 +6,12 @@ creation. A copy that gets no answer or a 5xx (a killed web worker, a dropped da
 connection) is posted again, as Shopify retries, until its deadline.
 
 The orders: one to three lines, paid; 30 % shipped, one parcel per line, half of those with the
-first line refunded; 10 % cancelled (never shipped). Each parcel's carrier sends its news (out
-for delivery, for some a failed attempt and out for delivery again, then delivered), each piece
-2 to 4 times and in any order like every delivery. What was sent for each order is kept
-(PlatformPlan), for the verdict per order (platform_verdict.py)."""
+first line refunded; 10 % cancelled (never shipped); of the rest, 30 % edited in Shopify's admin
+(a product added, or the last of three removed: its orders/edited, then its orders/updated with
+the order as edited, which may overtake the order's creation like any delivery). Each parcel's
+carrier sends its news (out for delivery, for some a failed attempt and out for delivery again,
+then delivered), each piece 2 to 4 times and in any order like every delivery. What was sent
+for each order is kept (PlatformPlan), for the verdict per order (platform_verdict.py)."""
 
 import heapq
 import json
@@ -26,6 +28,7 @@ from tools.platform_payloads import (
     PRODUCTS,
     shopify_headers,
     shopify_order,
+    shopify_order_edited,
     shopify_parcel,
     shopify_parcel_news,
     shopify_refund,
@@ -40,6 +43,7 @@ SHOP = {
 COPIES = (2, 4)  # each delivery posted this many times, at least and at most
 SPREAD_SECONDS = 4.0  # an order's deliveries and their copies, within this long of its turn
 SHIPPED_SHARE, REFUNDED_SHARE, CANCELLED_SHARE = 0.3, 0.5, 0.1
+EDITED_SHARE = 0.3  # of the orders neither cancelled nor shipped: one edit in Shopify's admin
 ATTEMPTED_SHARE = 0.3  # of the parcels: a failed attempt before the delivery
 # A parcel's news as its carrier gives it, hours after the parcel left.
 JOURNEY = ("out_for_delivery", "delivered")
@@ -56,6 +60,8 @@ class PlatformPlan:
     """What the shop sent about one order."""
 
     email: str
+    lines: dict[str, int] = field(default_factory=dict)  # SKU -> quantity, as the order is at the end
+    edited: bool = False  # an edit sent (orders/edited, then orders/updated with the order as edited)
     parcels: int = 0
     refunds: int = 0
     cancelled: bool = False
@@ -66,6 +72,7 @@ class PlatformPlan:
 class PlatformLoad(LoadResult):
     plans: dict[str, PlatformPlan] = field(default_factory=dict)  # platform order id -> what was sent
     deliveries: int = 0  # events sent
+    edits: int = 0  # orders edited in the shop's admin (each an orders/edited and an orders/updated)
     copies: int = 0  # posts, each copy of each event
     answers: dict[str, int] = field(default_factory=dict)  # the intake's word for each answered post
 
@@ -119,7 +126,9 @@ class PlatformStream:
         email = f"shopper{number}@drill.example"
         lines = self.rng.sample(PRODUCTS, self.rng.randint(1, 3))
         order = shopify_order(order_id, number, lines, address=email)
-        plan = self.load.plans[str(order_id)] = PlatformPlan(email=email)
+        plan = self.load.plans[str(order_id)] = PlatformPlan(
+            email=email, lines={sku: 1 for sku, _, _ in lines}
+        )
         self._send_later(turn, "orders/create", order, order_id)
         roll = self.rng.random()
         if roll < CANCELLED_SHARE:
@@ -139,6 +148,12 @@ class PlatformStream:
             if self.rng.random() < REFUNDED_SHARE:
                 self._send_later(turn, "refunds/create", shopify_refund(order_id, lines[0]), order_id)
                 plan.refunds = 1
+        elif self.rng.random() < EDITED_SHARE:
+            edited, now = shopify_order_edited(order, lines)
+            self._send_later(turn, "orders/edited", {"order_edit": {"order_id": order_id}}, order_id)
+            self._send_later(turn, "orders/updated", edited, order_id)
+            plan.lines, plan.edited = {sku: 1 for sku, _, _ in now}, True
+            self.load.edits += 1
         self.load.paid.add(str(order_id))
 
     def _journey(self, turn: float, order_id: int, index: int) -> int:

@@ -1,5 +1,6 @@
 """The platform mode's verdict per order, from the database with plain SQL: for each order the
-shop sent, exactly one order of ours, with every parcel and refund it sent once, every piece of
+shop sent, exactly one order of ours, holding the lines of the shop's last word (after its edit,
+if it had one, applied at most once), with every parcel and refund it sent once, every piece of
 its parcels' news once (each parcel delivered at the end, whatever order the news came in), and
 cancelled if it was cancelled; no delivery left waiting for its order or unusable. The emails of those orders
 are judged as every drill's (verdict.py)."""
@@ -16,7 +17,10 @@ SELECT o.platform_order_id, o.id::text, o.status,
        (SELECT count(*) FROM orders_refund r WHERE r.order_id = o.id),
        (SELECT count(*) FROM orders_shipmentevent e JOIN orders_shipment s ON s.id = e.shipment_id
          WHERE s.order_id = o.id),
-       (SELECT count(*) FROM orders_shipment s WHERE s.order_id = o.id AND s.progress <> 'delivered')
+       (SELECT count(*) FROM orders_shipment s WHERE s.order_id = o.id AND s.progress <> 'delivered'),
+       (SELECT v.content->'lines' FROM orders_orderversion v
+         WHERE v.order_id = o.id AND v.number = coalesce(o.content_version, 1)),
+       (SELECT count(*) FROM orders_orderedit e WHERE e.order_id = o.id)
   FROM orders_order o JOIN shops_shop sh ON sh.id = o.shop_id
  WHERE sh.slug = %s
 """
@@ -31,6 +35,10 @@ class PlatformVerdict:
     orders_sent: int = 0
     orders_stored: int = 0
     orders_wrong: int = 0  # missing, twice, or not as the shop sent it
+    # Of the orders the shop edited: those we stored and then edited (a "your order was changed"
+    # email each), and those whose edit arrived first, created as edited (no edit to tell of).
+    edits_applied: int = 0
+    created_as_edited: int = 0
     deliveries_by_outcome: dict[str, int] = field(default_factory=dict)
     our_order_ids: dict[str, str] = field(default_factory=dict)  # platform order id -> ours
     problems: list[str] = field(default_factory=list)
@@ -57,6 +65,10 @@ def platform_verdict(database_dsn: str, plans: dict[str, PlatformPlan]) -> Platf
             verdict.problems.append(f"Shopify order {platform_id}: {problem}")
         elif found:
             verdict.our_order_ids[platform_id] = found[0][0]
+            if plan.edited:
+                edits = found[0][-1]
+                verdict.edits_applied += edits
+                verdict.created_as_edited += edits == 0
     for outcome in ("waiting", "could_not_use"):
         if outcomes.get(outcome):
             verdict.problems.append(f"{outcomes[outcome]} deliveries left {outcome.replace('_', ' ')}")
@@ -66,7 +78,7 @@ def platform_verdict(database_dsn: str, plans: dict[str, PlatformPlan]) -> Platf
 def _order_problem(plan: PlatformPlan, found: list[tuple]) -> str:
     if len(found) != 1:
         return f"{len(found)} orders stored, expected 1"
-    _, status, shipments, refunds, news, undelivered = found[0]
+    _, status, shipments, refunds, news, undelivered, lines, edits = found[0]
     wanted_status = "cancelled" if plan.cancelled else "paid"
     if status != wanted_status:
         return f"is {status}, expected {wanted_status}"
@@ -76,4 +88,11 @@ def _order_problem(plan: PlatformPlan, found: list[tuple]) -> str:
         return f"{news} pieces of its parcels' news stored, {plan.parcel_news} sent"
     if undelivered:
         return f"{undelivered} of its parcels not delivered, though the news of each said so last"
+    held: dict[str, int] = {}
+    for line in lines or []:
+        held[line["sku"]] = held.get(line["sku"], 0) + line["quantity"]
+    if held != plan.lines:
+        return f"holds {held}, the shop's last word was {plan.lines}"
+    if edits > int(plan.edited):
+        return f"{edits} edits stored, the shop made {int(plan.edited)}"
     return ""

@@ -34,7 +34,7 @@ class DrillReport:
 def load_summary(load: LoadResult) -> dict:
     """What the load did, for the report: asked and placed side by side, and what it gave up."""
     platform = (
-        {"deliveries": load.deliveries, "copies": load.copies, "answers": load.answers}
+        {"deliveries": load.deliveries, "copies": load.copies, "answers": load.answers, "edits": load.edits}
         if isinstance(load, PlatformLoad)
         else {}
     )
@@ -134,6 +134,10 @@ def _placed_rows(report: DrillReport) -> list[tuple[str, object]]:
         (
             "shop orders sent / stored / not as sent",
             f"{platform['orders_sent']} / {platform['orders_stored']} / {platform['orders_wrong']}",
+        ),
+        (
+            "orders edited in the shop / edits applied / created as edited (the edit came first)",
+            f"{load['edits']} / {platform['edits_applied']} / {platform['created_as_edited']}",
         ),
     ]
 
