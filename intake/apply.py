@@ -83,10 +83,7 @@ def order_snapshot_apply(shop: Shop, snapshot: PlatformOrder) -> Applied:
     elif order.platform_updated_at is not None and snapshot.updated_at < order.platform_updated_at:
         return Applied(order=order, changes=[], stale=True)
     else:
-        changes.extend(_address_apply(shop, order, snapshot.customer_email))
-        if not snapshot.edit_left_out:
-            # Before the payment, so that an order edited before it was paid is invoiced as it is.
-            changes.extend(platform_edit_apply(order, snapshot.content))
+        changes.extend(_address_and_lines_apply(shop, order, snapshot))
     if snapshot.edit_left_out:
         changes.append(snapshot.edit_left_out)
     if snapshot.paid and order.status == Order.Status.CREATED:
@@ -110,6 +107,15 @@ def order_snapshot_apply(shop: Shop, snapshot: PlatformOrder) -> Applied:
         order.platform_updated_at = snapshot.updated_at
         order.save(update_fields=["platform_updated_at"])
     return Applied(order=order, changes=changes)
+
+
+def _address_and_lines_apply(shop: Shop, order: Order, snapshot: PlatformOrder) -> list[str]:
+    """An order we have, brought to the customer's address and the lines the platform has now:
+    before its payment, so that an order edited before it was paid is invoiced as it is."""
+    changes = _address_apply(shop, order, snapshot.customer_email)
+    if not snapshot.edit_left_out:
+        changes.extend(platform_edit_apply(order, snapshot.content))
+    return changes
 
 
 def _address_apply(shop: Shop, order: Order, address: str) -> list[str]:

@@ -8,28 +8,42 @@ from tools.drill.platform_load import PlatformLoad, PlatformPlan
 from tools.drill.platform_verdict import PlatformVerdict, _order_problem
 from tools.drill.report import report_markdown
 
+TEA = [{"sku": "TEA", "quantity": 1}]
+
 
 def test_an_order_is_right_only_once_and_as_the_shop_sent_it():
-    # (our id, status, parcels, refunds, pieces of parcel news, parcels not delivered)
-    shipped = PlatformPlan(email="a@drill.example", parcels=2, refunds=1, parcel_news=5)
-    cancelled = PlatformPlan(email="b@drill.example", cancelled=True)
-    assert _order_problem(shipped, [("id-1", "paid", 2, 1, 5, 0)]) == ""
-    assert _order_problem(cancelled, [("id-2", "cancelled", 0, 0, 0, 0)]) == ""
+    # (our id, status, parcels, refunds, pieces of parcel news, parcels not delivered, the lines
+    # of its latest version, edits stored)
+    shipped = PlatformPlan(email="a@drill.example", lines={"TEA": 1}, parcels=2, refunds=1, parcel_news=5)
+    cancelled = PlatformPlan(email="b@drill.example", lines={"TEA": 1}, cancelled=True)
+    assert _order_problem(shipped, [("id-1", "paid", 2, 1, 5, 0, TEA, 0)]) == ""
+    assert _order_problem(cancelled, [("id-2", "cancelled", 0, 0, 0, 0, TEA, 0)]) == ""
     assert _order_problem(shipped, []) == "0 orders stored, expected 1"
-    assert _order_problem(shipped, [("id-1", "paid", 2, 1, 5, 0), ("id-3", "paid", 2, 1, 5, 0)]) == (
-        "2 orders stored, expected 1"
-    )
-    assert _order_problem(cancelled, [("id-2", "paid", 0, 0, 0, 0)]) == "is paid, expected cancelled"
-    assert _order_problem(shipped, [("id-1", "paid", 1, 1, 5, 0)]) == (
+    assert _order_problem(
+        shipped, [("id-1", "paid", 2, 1, 5, 0, TEA, 0), ("id-3", "paid", 2, 1, 5, 0, TEA, 0)]
+    ) == ("2 orders stored, expected 1")
+    assert _order_problem(cancelled, [("id-2", "paid", 0, 0, 0, 0, TEA, 0)]) == "is paid, expected cancelled"
+    assert _order_problem(shipped, [("id-1", "paid", 1, 1, 5, 0, TEA, 0)]) == (
         "1 parcels and 1 refunds stored, 2 and 1 sent"
     )
     # each piece of its parcels' news once, and every parcel delivered at the end
     assert (
-        _order_problem(shipped, [("id-1", "paid", 2, 1, 4, 0)])
+        _order_problem(shipped, [("id-1", "paid", 2, 1, 4, 0, TEA, 0)])
         == "4 pieces of its parcels' news stored, 5 sent"
     )
-    assert _order_problem(shipped, [("id-1", "paid", 2, 1, 5, 1)]) == (
+    assert _order_problem(shipped, [("id-1", "paid", 2, 1, 5, 1, TEA, 0)]) == (
         "1 of its parcels not delivered, though the news of each said so last"
+    )
+    # the lines of the shop's last word, its edit applied at most once
+    edited = PlatformPlan(email="c@drill.example", lines={"TEA": 1, "MUG": 1}, edited=True)
+    both = [{"sku": "TEA", "quantity": 1}, {"sku": "MUG", "quantity": 1}]
+    assert _order_problem(edited, [("id-4", "paid", 0, 0, 0, 0, both, 1)]) == ""
+    assert _order_problem(edited, [("id-4", "paid", 0, 0, 0, 0, both, 0)]) == ""  # created as edited
+    assert _order_problem(edited, [("id-4", "paid", 0, 0, 0, 0, TEA, 1)]) == (
+        "holds {'TEA': 1}, the shop's last word was {'TEA': 1, 'MUG': 1}"
+    )
+    assert (
+        _order_problem(edited, [("id-4", "paid", 0, 0, 0, 0, both, 2)]) == "2 edits stored, the shop made 1"
     )
 
 
