@@ -3,15 +3,17 @@ WooCommerce order saved with other lines, a Saleor ORDER_UPDATED): applied as an
 the orders' own service (orders/edits.py), so the change is a new OrderVersion with its "your
 order was changed" email, and a credit note and a new invoice when one was issued.
 
-What counts is what the customer pays for: the lines, shipping, discounts and total. The rest of
-what a platform sends again with each delivery (the customer's name, the addresses, the payment
-method's words) is the order's as it was placed, as before: a change of those alone, or of the
-taxes alone, is no edit to tell of. An edit the order cannot take (it is cancelled, erased, shipped
-in full, or would go below what shipped or was refunded) is left out with the reason: the
-platform's fact stands, and the delivery's other news (a payment, a parcel) is applied all the
-same. Deliveries older than the newest applied never get here (intake/apply.py), so an edit
-never goes back to an older version."""
+What counts is what the customer pays for: how many of each SKU at which price, shipping's
+price, the discounts' sum and the total. The rest of what a platform sends again with each
+delivery (the customer's name, the addresses, the payment method's words, the lines' names) is
+the order's as it was placed, as before: a change of those alone, or of the taxes alone, is no
+edit to tell of. An edit the order cannot take (it is cancelled, erased, shipped in full, or
+would go below what shipped or was refunded) is left out with the reason: the platform's fact
+stands, and the delivery's other news (a payment, a parcel) is applied all the same. Deliveries
+older than the newest applied never get here (intake/apply.py), so an edit never goes back to
+an older version."""
 
+from collections import Counter
 from typing import Any
 
 from django.db import transaction
@@ -23,10 +25,8 @@ from orders.models import Order
 from orders.selectors import order_content
 
 # The parts of an order's content a platform's edit changes; None for one the platform no longer
-# sends (the discounts removed) takes it out.
+# sends (the discounts removed) takes it out. A change of the taxes alone is no edit (_seen).
 EDITED_PARTS = ("lines", "shipping", "discounts", "tax_total", "total")
-# Those a customer sees: a change of another (the taxes alone) is no edit.
-SEEN_PARTS = ("lines", "shipping", "discounts", "total")
 
 
 def platform_edit_apply(order: Order, content_now: dict[str, Any]) -> list[str]:
@@ -47,10 +47,14 @@ def platform_edit_apply(order: Order, content_now: dict[str, Any]) -> list[str]:
     return [f"order edited (version {editing.edit.to_version})"]
 
 
-def _seen(content: dict[str, Any]) -> dict[str, Any]:
-    """The parts a customer sees, whatever order the lines and discounts come in."""
-    return {
-        key: sorted(value, key=lambda item: sorted(item.items())) if isinstance(value, list) else value
-        for key in SEEN_PARTS
-        if (value := content.get(key)) not in (None, [])
-    }
+def _seen(content: dict[str, Any]) -> tuple:
+    """What the customer pays for: how many of each SKU at each price, shipping's price, the
+    discounts' sum and the total, however the lines are split or ordered. A line's name, a
+    shipping method's or a discount code's words are not compared: a release that reads a
+    platform's names differently must not make every order's next delivery an edit."""
+    quantities: Counter[tuple[str, int]] = Counter()
+    for line in content.get("lines") or []:
+        quantities[(line["sku"], line["unit_price"])] += line["quantity"]
+    shipping = (content.get("shipping") or {}).get("price", 0)
+    discounts = sum(discount["amount"] for discount in content.get("discounts") or [])
+    return sorted(quantities.items()), shipping, discounts, content.get("total")

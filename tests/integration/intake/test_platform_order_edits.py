@@ -244,3 +244,17 @@ def test_a_saleor_order_updated_with_other_lines_is_an_edit(saleor_deliver):
     assert delivery.reason == "order edited (version 2)"
     assert (order.content_version, str(order.amount)) == (2, "93.70")
     assert _kinds(order) == ["order_confirmation", "order_edit"]
+
+
+def test_a_line_renamed_or_split_on_the_platform_is_no_edit(woo_deliver):
+    # given
+    woo_deliver("order.created", woo.ORDER)
+    # when: the same order, its tea's name read otherwise and its lines in another order
+    renamed = woo.order(date_modified_gmt="2026-12-01T08:00:00")
+    renamed["line_items"][0]["name"] = "Green tea (100 g)"
+    renamed["line_items"].reverse()
+    delivery = woo_deliver("order.updated", renamed)
+    # then
+    order = Order.objects.get(platform_order_id=str(woo.ORDER_ID))
+    assert delivery.reason == "nothing new: everything it says was applied before"
+    assert (order.content_version, _kinds(order)) == (1, ["order_confirmation"])
