@@ -1,8 +1,8 @@
 """Settings for every environment; production differs only by environment variables.
 
 Django, the API and logging here; the pipeline (broker, Celery, events, relay, mail
-provider) in config/settings/pipeline.py. Every variable read is listed, with a comment,
-in `.env.example`.
+provider) in config/settings/pipeline.py, the retention job's periods and steps in
+config/settings/retention.py. Every variable read is listed, with a comment, in `.env.example`.
 """
 
 import re
@@ -216,6 +216,9 @@ LOGGING = logging_config(log_format=LOG_FORMAT, log_level=LOG_LEVEL)
 # The broker, Celery, the events, the relay and the mail provider: the pipeline's own settings.
 from config.settings.pipeline import *  # noqa: E402, F403
 from config.settings.pipeline import FAULT_CRASH_POINT, MESSAGING_EVENT_CATALOGUES  # noqa: E402
+
+# How long each kind of row is kept, and the retention job's steps.
+from config.settings.retention import *  # noqa: E402, F403
 
 # Last, once everything is read: what production refuses to start with.
 production_refusals(
