@@ -18,6 +18,10 @@ RETENTION_STEPS = {
     "attempt_details": "notifications.personal_data_retention.attempt_details_clear",
     "platform_delivery_bodies": "intake.personal_data.delivery_bodies_expire",
     "order_personal_data": "privacy.retention.orders_personal_data_expire",
+    # Not personal data's period but the bookkeeping's: invoices and credit notes go once their
+    # legal period is over (orders.models.invoices.RETENTION_YEARS after the year of issue),
+    # in the same batches and pace as the steps above.
+    "invoices_and_credit_notes": "orders.invoicing.retention.invoices_delete_expired",
     # Not a period: the shop platforms' erasure requests (Shopify's customers/redact,
     # shop/redact), carried out after they were stored and answered.
     "platform_erasure_requests": "intake.privacy_requests.platform_erasure_requests_apply",

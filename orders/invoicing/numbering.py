@@ -6,7 +6,9 @@ UPDATE in the very transaction that inserts the document: the row stays locked u
 transaction ends, so two issuers of one series take turns (the second reads the first's
 increment once it commits), and a rollback takes back the increment together with the
 document. A number, once committed, is never given again (and the unique constraint on
-(series, number) refuses it if anything tried)."""
+(series, number) refuses it if anything tried), also once the retention job deleted its
+document (retention.py): the counter never goes back, and the DeletedInvoice left in its place
+holds the number, unique per series as well."""
 
 from django.db import connection
 

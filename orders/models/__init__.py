@@ -1,9 +1,10 @@
 """The orders' tables: the order and what was bought (order.py), its changes (edits.py), its
 parcels and their news (parcels.py), the money going back (refunds.py), its invoices and
-credit notes (invoices.py), the dashboard's daily figure (sales.py)."""
+credit notes and the record of those deleted after their period (invoices.py), the
+dashboard's daily figure (sales.py)."""
 
 from orders.models.edits import OrderEdit
-from orders.models.invoices import Invoice, InvoiceSequence
+from orders.models.invoices import DeletedInvoice, Invoice, InvoiceSequence
 from orders.models.order import Order, OrderQuerySet, OrderVersion, site_locale
 from orders.models.parcels import ParcelStatus, Shipment, ShipmentEvent
 from orders.models.refunds import Refund
@@ -11,6 +12,7 @@ from orders.models.sales import DailySales
 
 __all__ = [
     "DailySales",
+    "DeletedInvoice",
     "Invoice",
     "InvoiceSequence",
     "Order",

@@ -26,8 +26,9 @@ class Invoice(models.Model):
     """An invoice or a credit note, as issued: its number and everything its PDF shows (the
     seller, the customer, each line with its VAT rate and amount, the totals per rate), frozen
     at issue in `data`. A legal record: never edited, never deleted with the order's personal
-    data (docs/personal-data.md). Its PDF is rendered once and kept byte for byte, so every
-    email and download carries the same file."""
+    data, deleted only once its retention period is over (orders/invoicing/retention.py,
+    docs/personal-data.md). Its PDF is rendered once and kept byte for byte, so every email
+    and download carries the same file."""
 
     class Kind(models.TextChoices):
         INVOICE = "invoice", "Invoice"
@@ -87,3 +88,27 @@ class Invoice(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_kind_display()} {self.number_text}"
+
+
+class DeletedInvoice(models.Model):
+    """An invoice or a credit note the retention job deleted once its period was over: which
+    document it was, never what it showed. A download or an email that still names it is
+    answered with why there is none, and an auditor sees that a number missing from a series
+    was a document kept its full period, not one skipped or removed by hand."""
+
+    id = models.UUIDField(primary_key=True, editable=False)  # the deleted document's own
+    order = models.ForeignKey(Order, on_delete=models.PROTECT, related_name="+")
+    kind = models.CharField(max_length=16, choices=Invoice.Kind.choices)
+    series = models.CharField(max_length=64)
+    number = models.PositiveBigIntegerField()
+    number_text = models.CharField(max_length=80)
+    issued_at = models.DateTimeField()
+    deleted_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["series", "number"], name="deleted_invoice_unique_number"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} {self.number_text} (deleted {self.deleted_at:%Y-%m-%d})"
