@@ -10,7 +10,7 @@ from notifications.content.purchase import shown_sku
 from notifications.models import Notification
 from orders.changes import order_paid_minor
 from orders.content import minor_to_amount
-from orders.models import Order
+from orders.models import DeletedInvoice, Order
 from orders.selectors import cancellation_about, edit_row, invoice_row, refund_row, shipment_row
 from orders.shipments import tracking_url_problem
 
@@ -160,6 +160,10 @@ def notification_about_words(notification: Notification) -> str:
     if notification.subject_id is None:
         return "the order"
     row = notification_about(notification)
+    if row is None and notification.kind == INVOICE:
+        deleted = DeletedInvoice.objects.filter(pk=notification.subject_id).first()
+        if deleted is not None:
+            return f"invoice {deleted.number_text} (deleted at the end of its retention period)"
     if row is None:
         return f"{email_kind_words(notification.kind)} {notification.subject_id} (not found)"
     if notification.kind in PARCEL_KINDS:

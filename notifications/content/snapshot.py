@@ -13,7 +13,12 @@ from notifications.content.brand import sender_of_shop
 from notifications.content.context import email_context
 from notifications.content.render import RenderedEmail, email_render
 from notifications.content.sources import TemplateSource, shipped_source, version_source
-from notifications.documents.attached import attachments_hash, attachments_of, attachments_take
+from notifications.documents.attached import (
+    attachments_deleted_check,
+    attachments_hash,
+    attachments_of,
+    attachments_take,
+)
 from notifications.models import EmailTemplateVersion, Notification
 from notifications.providers.base import OutboundEmail
 from orders.models import Order
@@ -85,7 +90,10 @@ def snapshot_take(
     """Render and set the snapshot fields (the caller saves them with its own update); return
     their attribute names. `content` is the version the notification's event saw
     (Notification.content_version); `shop`, the order's connected shop's fields (its brand and
-    sender), None for an order of no shop. Raises RenderError and then sets nothing."""
+    sender), None for an order of no shop. Raises RenderError and then sets nothing; raises
+    AttachmentDeleted when the email is rendered afresh (its snapshot cleared) but a document
+    its earlier snapshot named was deleted since: it is not sent without it."""
+    attachments_deleted_check(notification.email_attachments or [])
     rendered, locale = email_render_for_order(
         kind=notification.kind, order=order, version=version, content=content, about=about, shop=shop
     )

@@ -16,6 +16,7 @@ from notifications.content.snapshot import snapshot_exists, snapshot_take
 from notifications.delivery.circuit import CLOSED, CircuitSeen
 from notifications.delivery.claim_read import ClaimRead
 from notifications.delivery.statements import attempt_start
+from notifications.documents.attached import AttachmentDeleted
 from notifications.models import DeliveryAttempt, EmailTemplateVersion, Notification
 from notifications.providers.base import MailProvider
 from orders.models import Order
@@ -29,6 +30,8 @@ class Claim:
     notification: Notification  # with its rendered email (snapshot), unless render_error
     attempt: DeliveryAttempt
     render_error: str = ""  # the email could not be rendered: nothing may be sent
+    # Its error code, when not a template's failure: a document it carries was deleted.
+    render_error_code: str = ""
     circuit: CircuitSeen = CLOSED  # the circuit of the provider called, as the claim read it
     probe: bool = False  # this call tests an open circuit (circuit.py)
     # The provider this claim calls (routing.py); None: the caller's only provider.
@@ -55,7 +58,7 @@ def attempt_start_claimed(
         "lease_expires_at": now + timedelta(seconds=settings.NOTIFICATION_LEASE_SECONDS),
         "first_attempt_at": notification.first_attempt_at or now,
     }
-    render_error = _snapshot_render(read, now, into=fields)
+    render_error_code, render_error = _snapshot_render(read, now, into=fields)
     # The notification's UPDATE and the attempt's INSERT in one round trip (statements.py).
     # The attempt keeps the address it goes to (the provider call sends to that one), and its
     # keyed hash: a complaint after the customer's erasure still suppresses the address.
@@ -82,17 +85,18 @@ def attempt_start_claimed(
         notification=notification,
         attempt=attempt,
         render_error=render_error,
+        render_error_code=render_error_code,
         circuit=read.circuit_of(provider),
     )
 
 
-def _snapshot_render(read: ClaimRead, now: datetime, *, into: dict[str, Any]) -> str:
+def _snapshot_render(read: ClaimRead, now: datetime, *, into: dict[str, Any]) -> tuple[str, str]:
     """The first attempt renders the email and stores it in the claim's own UPDATE (the
     snapshot's columns go `into` its fields); later attempts send what is stored. Returns why
-    it did not render, or ""."""
+    it did not render (an error code, "" for a template's failure, and the words), or ("", "")."""
     notification = read.notification
     if snapshot_exists(notification):
-        return ""
+        return "", ""
     version = EmailTemplateVersion.objects.get(pk=read.template_id) if read.template_id else None
     try:
         names = snapshot_take(
@@ -106,7 +110,10 @@ def _snapshot_render(read: ClaimRead, now: datetime, *, into: dict[str, Any]) ->
         )
     except RenderError as exc:
         logger.error("notification %s: the email does not render: %s", notification.pk, exc)
-        return str(exc)
+        return "", str(exc)
+    except AttachmentDeleted as exc:
+        logger.warning("notification %s: %s", notification.pk, exc)
+        return exc.error_code, str(exc)
     for attname in names:
         into[attname] = getattr(notification, attname)
-    return ""
+    return "", ""

@@ -16,7 +16,7 @@ from infra.crash_points import crash_point
 from notifications.content.snapshot import snapshot_outbound
 from notifications.delivery.attempts import Claim
 from notifications.delivery.rate_limit import rate_slot_wait
-from notifications.documents.attached import AttachmentChanged
+from notifications.documents.attached import AttachmentChanged, AttachmentDeleted
 from notifications.providers.base import MailProvider, Outcome, SendResult
 from observability.logs import log_context
 from observability.metrics import PROVIDER_CALL_SECONDS, PROVIDER_CALLS
@@ -24,7 +24,8 @@ from observability.metrics import PROVIDER_CALL_SECONDS, PROVIDER_CALLS
 logger = logging.getLogger(__name__)
 
 RENDER_ERROR = "render_error"  # our own failure, before the provider was called
-ATTACHMENT_CHANGED = "attachment_changed"  # a stored document no longer the snapshot's
+ATTACHMENT_CHANGED = AttachmentChanged.error_code  # a stored document no longer the snapshot's
+ATTACHMENT_DELETED = AttachmentDeleted.error_code  # a document deleted after its retention period
 
 
 def send_all(claims: list[tuple[Claim, uuid.UUID]], primary: MailProvider) -> list[tuple[SendResult, float]]:
@@ -100,12 +101,13 @@ def email_send_timed(
 def _render_and_send(claim: Claim, *, event_id: str, provider: MailProvider) -> SendResult:
     """Never raises: whatever happens after the claim must end in a recorded outcome, or the
     notification would stay `sending` with nobody to finish it."""
-    if claim.render_error:  # a template bug: nothing was sent, and retrying will not help
-        return SendResult(Outcome.PERMANENT, error_code=RENDER_ERROR, detail=claim.render_error)
+    if claim.render_error:  # a template bug, a document deleted: nothing was sent, retrying will not help
+        code = claim.render_error_code or RENDER_ERROR
+        return SendResult(Outcome.PERMANENT, error_code=code, detail=claim.render_error)
     try:
         email = snapshot_outbound(claim.notification, to=claim.attempt.recipient, event_id=event_id)
-    except AttachmentChanged as exc:  # never sent with other bytes than the snapshot names
-        return SendResult(Outcome.PERMANENT, error_code=ATTACHMENT_CHANGED, detail=str(exc))
+    except AttachmentChanged as exc:  # never sent with other bytes than the snapshot names, nor without
+        return SendResult(Outcome.PERMANENT, error_code=exc.error_code, detail=str(exc))
     try:
         return provider.send(email)
     except Exception as exc:  # includes the soft time limit: the request may have left

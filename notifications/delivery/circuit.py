@@ -32,7 +32,9 @@ FAILURE_OUTCOMES = (Outcome.TRANSIENT, Outcome.UNKNOWN)
 RENDER_ERROR = "render_error"  # a failure of ours, before any call (calls.py)
 # Results with no call behind them, which say nothing of the provider's health: ours (calls.py)
 # and an attachment a provider module refused before calling (providers/attachments.py).
-NOT_CALLED = frozenset({RENDER_ERROR, "attachment_changed", "attachment_too_large", "attachment_invalid"})
+NOT_CALLED = frozenset(
+    {RENDER_ERROR, "attachment_changed", "attachment_deleted", "attachment_too_large", "attachment_invalid"}
+)
 
 
 @dataclass(frozen=True)

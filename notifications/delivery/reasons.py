@@ -5,7 +5,11 @@ from datetime import datetime
 
 from django.utils import timezone
 
+from notifications.documents.attached import AttachmentChanged, AttachmentDeleted
 from notifications.providers.base import Outcome, SendResult
+
+# Refused by us before any call: a document the email carries changed, or was deleted.
+_DOCUMENT_REFUSALS = (AttachmentChanged.error_code, AttachmentDeleted.error_code)
 
 
 def reason_for_result(result: SendResult, *, to: str) -> str:
@@ -19,6 +23,8 @@ def reason_for_result(result: SendResult, *, to: str) -> str:
             return (
                 f"The email could not be rendered (a bug in its template, nothing was sent): {result.detail}"
             )
+        case Outcome.PERMANENT if result.error_code in _DOCUMENT_REFUSALS:
+            return f"Not sent, the mail provider was not called: {result.detail}"
         case Outcome.PERMANENT:
             return (
                 f"The mail provider refused the email to {to}{status}: {result.detail or 'no reason given'}"

@@ -1,7 +1,8 @@
 """The documents an email carries: found when its snapshot is taken (the invoices and credit
 notes issued for this email: Invoice.email_kind and email_subject_id), rendered once and named
 in the snapshot with their sha256; every attempt attaches those same bytes, read back and
-checked against it."""
+checked against it. An email whose document was deleted after its retention period is refused
+with that reason (AttachmentDeleted), never sent without it."""
 
 import hashlib
 import logging
@@ -12,7 +13,8 @@ from notifications.documents.pdf import CONTENT_TYPE, invoice_filename, invoice_
 from notifications.events import EMAIL_KIND_OF_EVENT
 from notifications.models import Notification
 from notifications.providers.base import Attachment
-from orders.models import Invoice, Order
+from orders.invoicing.retention import deleted_reason
+from orders.models import DeletedInvoice, Invoice, Order
 
 if TYPE_CHECKING:
     from notifications.delivery.claims import ClaimRequest
@@ -67,6 +69,28 @@ def attachments_hash(content_hash: str, entries: list[dict[str, Any]]) -> str:
 class AttachmentChanged(ValueError):
     """A stored document no longer matches the snapshot: never sent with other bytes."""
 
+    error_code = "attachment_changed"  # the attempt's, as calls.py records it
+
+
+class AttachmentDeleted(AttachmentChanged):
+    """A document the email carries was deleted at the end of its retention period: the email
+    is never sent without it (nor with another)."""
+
+    error_code = "attachment_deleted"
+
+
+def attachments_deleted_check(entries: list[dict[str, Any]]) -> None:
+    """Raise AttachmentDeleted if a snapshot's entry names a document the retention job deleted
+    (orders/invoicing/retention.py). Also before an email is rendered afresh (its snapshot
+    cleared): its earlier entries still name what it carried."""
+    if not entries:
+        return
+    deleted = DeletedInvoice.objects.filter(pk__in=[e["invoice"] for e in entries]).order_by("number").first()
+    if deleted is not None:
+        raise AttachmentDeleted(
+            f"{deleted_reason(deleted)} This email carries it and is not sent without it."
+        )
+
 
 def attachments_of(notification: Notification) -> tuple[Attachment, ...]:
     """The snapshot's documents as the provider gets them, the bytes checked against it."""
@@ -77,6 +101,8 @@ def attachments_of(notification: Notification) -> tuple[Attachment, ...]:
         str(pk): bytes(pdf or b"")
         for pk, pdf in Invoice.objects.filter(pk__in=[e["invoice"] for e in entries]).values_list("pk", "pdf")
     }
+    if len(stored) < len(entries):  # one is gone: say why when it is the retention's doing
+        attachments_deleted_check(entries)
     attachments = []
     for entry in entries:
         content = stored.get(entry["invoice"], b"")
