@@ -1,7 +1,8 @@
 """GET /api/orders/<id>/invoice.pdf: the order's invoice (its latest, after a change of what it
 holds); GET /api/orders/<id>/documents/<number>.pdf: any of its invoices and credit notes by
 the number printed on it. Per token as orders are: another client's order is the 404 of an
-unknown one. The file is the one the customer's email carried, byte for byte."""
+unknown one. The file is the one the customer's email carried, byte for byte; a document
+deleted at the end of its retention period is a 404 that says so (`document_deleted`)."""
 
 import re
 from uuid import UUID
@@ -19,15 +20,23 @@ from api.orders import client_token
 from api.schema import error_responses
 from notifications.documents.pdf import invoice_download
 from orders.changes import order_not_found_message
-from orders.models import Invoice, Order
+from orders.invoicing.retention import deleted_reason
+from orders.models import DeletedInvoice, Invoice, Order
 
 NO_INVOICE = "no_invoice"
+DOCUMENT_DELETED = "document_deleted"  # at the end of its retention period
 PRINTED_NUMBER = re.compile(r"[^\x00-\x1f\x7f]{1,80}")  # no control character
 
 _PDF_SCHEMA = extend_schema(
     responses={
         200: OpenApiResponse(OpenApiTypes.BINARY, description="The PDF (application/pdf)."),
-        **error_responses(with_body=False, also=(404,)),
+        **error_responses(
+            with_body=False,
+            meaning={
+                404: "No order has this id, or the order has no such document: `no_invoice` (none "
+                "issued yet), `document_deleted` (deleted at the end of its retention period)."
+            },
+        ),
     }
 )
 
@@ -37,6 +46,11 @@ class OrderInvoiceApi(APIView):
     def get(self, request: Request, order_id: UUID) -> HttpResponse | Response:
         order = _order_of_client(request, order_id)
         invoice = Invoice.objects.filter(order=order, kind=Invoice.Kind.INVOICE).order_by("-number").first()
+        deleted = (
+            DeletedInvoice.objects.filter(order=order, kind=Invoice.Kind.INVOICE).order_by("-number").first()
+        )
+        if deleted is not None and (invoice is None or deleted.number > invoice.number):
+            raise NotFound(deleted_reason(deleted), code=DOCUMENT_DELETED)  # its latest went
         if invoice is None:
             return Response(
                 {
@@ -58,6 +72,11 @@ class OrderDocumentApi(APIView):
         known = PRINTED_NUMBER.fullmatch(number) is not None
         invoice = Invoice.objects.filter(order=order, number_text=number).first() if known else None
         if invoice is None:
+            deleted = (
+                DeletedInvoice.objects.filter(order=order, number_text=number).first() if known else None
+            )
+            if deleted is not None:
+                raise NotFound(deleted_reason(deleted), code=DOCUMENT_DELETED)
             raise NotFound(f"Order {order.number or order.pk} has no invoice or credit note {number}.")
         return invoice_download(invoice)
 

@@ -1,15 +1,20 @@
 """The invoices and credit notes in the admin: read-only (legal records, never edited), each
 with its PDF to download, the file the customer's email carried. Who may see them: staff with
-the model's view permission, as for every record here."""
+the model's view permission, as for every record here. A document deleted at the end of its
+retention period answers 404 on its page and its PDF, with why it is gone."""
+
+from typing import Any
+from uuid import UUID
 
 from django.contrib import admin
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404
+from django.http import Http404, HttpRequest, HttpResponse
+from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html
 
 from notifications.documents.pdf import invoice_download, invoice_filename
-from orders.models import Invoice
+from orders.invoicing.retention import deleted_reason
+from orders.models import DeletedInvoice, Invoice
 
 
 @admin.register(Invoice)
@@ -45,7 +50,7 @@ class InvoiceAdmin(admin.ModelAdmin):
         return False
 
     def has_delete_permission(self, request: HttpRequest, obj: Invoice | None = None) -> bool:
-        return False  # a legal record: kept for its retention period (docs/personal-data.md)
+        return False  # a legal record: kept for its retention period, then the retention job deletes it
 
     @admin.display(description="PDF")
     def pdf_link(self, invoice: Invoice) -> str:
@@ -58,7 +63,43 @@ class InvoiceAdmin(admin.ModelAdmin):
         )
         return [pdf, *super().get_urls()]
 
-    def pdf_view(self, request: HttpRequest, invoice_id: str) -> HttpResponse:
+    def pdf_view(self, request: HttpRequest, invoice_id: UUID) -> HttpResponse:
         if not self.has_view_permission(request):
             return HttpResponse(status=403)
-        return invoice_download(get_object_or_404(Invoice, pk=invoice_id))
+        invoice = Invoice.objects.filter(pk=invoice_id).first()
+        if invoice is not None:
+            return invoice_download(invoice)
+        deleted = DeletedInvoice.objects.filter(pk=invoice_id).first()
+        if deleted is None:
+            raise Http404(f"No invoice or credit note has the id {invoice_id}.")
+        return self._deleted_page(request, deleted)
+
+    def change_view(
+        self,
+        request: HttpRequest,
+        object_id: str,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
+        """A deleted document's page says why it is gone, rather than Django's redirect home."""
+        document_id = _uuid_or_none(object_id)
+        deleted = DeletedInvoice.objects.filter(pk=document_id).first() if document_id else None
+        if deleted is None or not self.has_view_permission(request):
+            return super().change_view(request, object_id, form_url, extra_context)  # Django's answers
+        return self._deleted_page(request, deleted)
+
+    def _deleted_page(self, request: HttpRequest, deleted: DeletedInvoice) -> HttpResponse:
+        context = {
+            **self.admin_site.each_context(request),
+            "title": str(deleted),
+            "reason": deleted_reason(deleted),
+            "deleted": deleted,
+        }
+        return TemplateResponse(request, "admin/orders/invoice/deleted.html", context, status=404)
+
+
+def _uuid_or_none(text: str) -> UUID | None:
+    try:
+        return UUID(text)
+    except ValueError:
+        return None

@@ -1,14 +1,18 @@
 """GET /api/orders/<id>/invoice.pdf and /documents/<number>.pdf: the order's invoice as the
 customer's email carried it, to the client that placed the order only (another client's order
 is the 404 of an unknown one); none before the order is paid (404 `no_invoice`, the reason
-said); a document of another order is not reachable by its number through this one."""
+said); a document of another order is not reachable by its number through this one; one
+deleted at the end of its retention period is a 404 `document_deleted` that says so."""
 
 import uuid
+from datetime import timedelta
 
 import pytest
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from apiauth.services import api_token_create
+from orders.invoicing.retention import invoices_delete_expired
 from orders.models import Invoice, Order
 from tests.integration.invoices.conftest import pdf_text
 from tests.shop_order_bodies import SHOP_ORDER
@@ -73,3 +77,24 @@ def test_a_document_of_another_order_is_not_reached_through_this_one(client):
     assert client.get(f"/api/orders/{first.id}/documents/{number}.pdf").status_code == 404
     for odd in ("..%2F..%2Fsettings", "INV-000001%00", "%2e%2e"):
         assert client.get(f"/api/orders/{first.id}/documents/{odd}.pdf").status_code == 404
+
+
+def test_a_document_deleted_after_its_retention_period_is_a_404_that_says_so(client):
+    order = _paid(client)
+    invoice = Invoice.objects.get(order=order)
+    Invoice.objects.filter(pk=invoice.pk).update(issued_at=timezone.now() - timedelta(days=11 * 366))
+    assert invoices_delete_expired(now=timezone.now(), batch_size=100, max_batches=10) == 1
+    # when
+    latest = client.get(f"/api/orders/{order.id}/invoice.pdf")
+    by_number = client.get(f"/api/orders/{order.id}/documents/{invoice.number_text}.pdf")
+    # then: not "no invoice yet", but which one went, when and why
+    for response in (latest, by_number):
+        assert response.status_code == 404
+        assert response.json()["error"] == "document_deleted"
+        assert response.json()["message"].startswith(f"Invoice {invoice.number_text} was deleted on ")
+        assert "at the end of its retention period" in response.json()["message"]
+    # another client still learns nothing of the order
+    _, raw = api_token_create(name="another shop")
+    other = APIClient()
+    other.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
+    assert other.get(f"/api/orders/{order.id}/invoice.pdf").json()["error"] == "not_found"
