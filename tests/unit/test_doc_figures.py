@@ -894,6 +894,13 @@ EMAIL_CONTENT = rows(
 )
 
 
+INVOICE_RETENTION_YEARS = constant("orders.models.invoices.RETENTION_YEARS")
+
+
+# The year a document issued in 2016 may go: its period runs from the end of the year of issue.
+INVOICE_FREED_2016 = computed(lambda: 2016 + INVOICE_RETENTION_YEARS.read() + 1)
+
+
 ORDERS = rows(
     "docs/orders.md",
     ("`INVOICE_ISSUED_WHEN` chooses: `{}` (the default),", setting("INVOICE_ISSUED_WHEN")),
@@ -920,6 +927,7 @@ ORDERS = rows(
     ),
     ("is the shop's own id of the parcel, up to {} characters.", constant(f"{ORDER_CONTENT}.SHORT_TEXT")),
     ("`reason` (optional, {} characters)", constant(f"{ORDER_CONTENT}.NAME_TEXT")),
+    ("once its period is over: {} years from the end of the calendar year of issue", INVOICE_RETENTION_YEARS),
 )
 
 
@@ -952,9 +960,14 @@ PERSONAL_DATA = rows(
     ),
     ("A year after the order was placed (`ORDER_PERSONAL_DATA_RETENTION_DAYS`, {})", ORDER_RETENTION),
     (
-        "| {} years after the year of issue (`orders.models.invoices.RETENTION_YEARS`) |",
-        constant("orders.models.invoices.RETENTION_YEARS"),
+        "| {} years after the year of issue (`orders.models.invoices.RETENTION_YEARS`), whatever the",
+        INVOICE_RETENTION_YEARS,
     ),
+    (
+        "in the same batches and pace): {} years from the end of the calendar year of issue",
+        INVOICE_RETENTION_YEARS,
+    ),
+    ("so a document issued in 2016 goes on 1 January {}.", INVOICE_FREED_2016),
     (
         "| {} days after it came (`PLATFORM_DELIVERY_BODY_RETENTION_DAYS`), or until the erasure |",
         DELIVERY_BODY_RETENTION,
