@@ -36,7 +36,6 @@ statuses of the emails `emails_followed` names), so each rule is checked without
 earlier emails only when the order's state leaves the decision to them.
 """
 
-import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
@@ -47,11 +46,11 @@ from notifications.delivery.email_order import (
     KINDS_WITH_A_RULE,
     PARCEL_NEWS_KINDS,
     EarlierEmail,
-    emails_followed,
+    earlier_statuses,
 )
 from notifications.models import Notification, Suppression
 from notifications.tracking.suppression import suppression_reason
-from orders.models import Order, OrderEdit, ParcelStatus, Refund, Shipment
+from orders.models import Order, ParcelStatus, Shipment
 
 
 class Action(StrEnum):
@@ -103,7 +102,7 @@ def notification_decide(
         decision = parcel_news_decide(notification.kind, progress=progress)
         if decision is not None:
             return decision
-    earlier = _earlier_statuses(notification, order, cancelled=cancelled)
+    earlier = earlier_statuses(notification, order, cancelled=cancelled)
     return earlier_emails_decide(notification.kind, cancelled=cancelled, earlier=earlier)
 
 
@@ -173,64 +172,3 @@ def _after(earlier: Mapping[EarlierEmail, str | None]) -> Decision:
                 retry_after=settings.EMAIL_FOLLOWING_PERSON_WAIT_SECONDS,
             )
     return SEND
-
-
-def _earlier_statuses(
-    notification: Notification, order: Order, *, cancelled: bool
-) -> dict[EarlierEmail, str | None]:
-    """The status of each email that goes before this one, read under the claim's lock."""
-    parcel = _parcel_answered(notification)
-    edit_before = _edit_before(notification)
-    followed = emails_followed(
-        notification.kind,
-        cancelled=cancelled,
-        answers_parcel=parcel is not None,
-        follows_edit=edit_before is not None,
-    )
-    return {
-        earlier: _status_of(earlier, order=order, parcel=parcel, edit_before=edit_before)
-        for earlier in followed
-    }
-
-
-def _edit_before(notification: Notification) -> uuid.UUID | None:
-    """The change of the order before the one a change's email tells; None for any other email
-    and for the first change."""
-    if notification.kind != Notification.Kind.ORDER_EDIT or not notification.subject_id:
-        return None
-    edit = OrderEdit.objects.filter(pk=notification.subject_id).values("order_id", "from_version").first()
-    if edit is None:
-        return None
-    return (
-        OrderEdit.objects.filter(order_id=edit["order_id"], to_version=edit["from_version"])
-        .values_list("id", flat=True)
-        .first()
-    )
-
-
-def _parcel_answered(notification: Notification) -> uuid.UUID | None:
-    """The shipment a refund answers (a return), or a parcel's news is about; None for any
-    other email."""
-    if notification.kind in PARCEL_NEWS_KINDS:
-        return notification.subject_id
-    if notification.kind != Notification.Kind.ORDER_REFUND or not notification.subject_id:
-        return None
-    return Refund.objects.filter(pk=notification.subject_id).values_list("shipment_id", flat=True).first()
-
-
-def _status_of(
-    earlier: EarlierEmail, *, order: Order, parcel: uuid.UUID | None, edit_before: uuid.UUID | None = None
-) -> str | None:
-    if earlier == EarlierEmail.EARLIER_EDIT:
-        emails = Notification.objects.filter(kind=Notification.Kind.ORDER_EDIT, subject_id=edit_before)
-    elif earlier == EarlierEmail.PARCEL:
-        emails = Notification.objects.filter(kind=Notification.Kind.ORDER_SHIPMENT, subject_id=parcel)
-    elif earlier == EarlierEmail.CANCELLATION:
-        emails = Notification.objects.filter(
-            order=order, kind=Notification.Kind.ORDER_CANCELLATION, subject_id__isnull=True
-        )
-    else:
-        emails = Notification.objects.filter(
-            order=order, kind=Notification.Kind.ORDER_CONFIRMATION, subject_id__isnull=True
-        )
-    return emails.values_list("status", flat=True).first()

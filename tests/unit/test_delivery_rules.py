@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from notifications.delivery.email_order import emails_followed
 from notifications.delivery.rules import (
     CANCELLED_FIRST_REASON,
     CONFIRMATION_SENDING_REASON,
@@ -17,7 +18,6 @@ from notifications.delivery.rules import (
     Decision,
     EarlierEmail,
     earlier_emails_decide,
-    emails_followed,
     notification_decide,
     order_state_decide,
 )

@@ -3,13 +3,13 @@ goes (notifications/delivery/rules.py), on plain values."""
 
 import pytest
 
+from notifications.delivery.email_order import emails_followed
 from notifications.delivery.rules import (
     CANCELLED_BEFORE_CHANGE_REASON,
     Action,
     Decision,
     EarlierEmail,
     earlier_emails_decide,
-    emails_followed,
     order_state_decide,
 )
 from orders.edits import lines_changed

@@ -5,6 +5,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from notifications.delivery.email_order import emails_followed
 from notifications.delivery.rules import (
     DELIVERED_SINCE_REASON,
     PARCEL_UNTOLD_REASON,
@@ -12,7 +13,6 @@ from notifications.delivery.rules import (
     Decision,
     EarlierEmail,
     earlier_emails_decide,
-    emails_followed,
     parcel_news_decide,
 )
 from orders.parcel_progress import (
