@@ -1,7 +1,8 @@
 """The shop as its emails and invoices present it, when an order belongs to no connected shop
-(a connected shop's own fields replace these one by one: shops/models.py)."""
+(a connected shop's own fields replace these one by one: shops/models.py), and which of the
+emails it may choose it sends."""
 
-from config.settings.environment import env
+from config.settings.environment import env, switch
 
 SHOP_NAME = env("SHOP_NAME", default="Example Shop")
 SHOP_URL = env("SHOP_URL", default="https://shop.example.com")  # every link in an email is absolute
@@ -34,3 +35,7 @@ CREDIT_NOTE_NUMBER_PREFIX = env("CREDIT_NOTE_NUMBER_PREFIX", default="CN-")
 SHOP_TERMS_URL = env("SHOP_TERMS_URL", default="https://shop.example.com/terms")
 SHOP_WITHDRAWAL_URL = env("SHOP_WITHDRAWAL_URL", default="https://shop.example.com/withdrawal")
 SHOP_WITHDRAWAL_DAYS = env.int("SHOP_WITHDRAWAL_DAYS", default=14)
+# Whether a parcel's "in transit" news is an email too (orders/parcel_progress.py): at most one
+# per parcel, before the customer hears of any later step. Off, it only shows in the API and
+# the admin. Read when the news arrives: news kept before a change keeps what it did.
+PARCEL_IN_TRANSIT_EMAIL = switch("PARCEL_IN_TRANSIT_EMAIL", default=False)

@@ -81,7 +81,8 @@ def test_every_environment_variable_the_product_reads_is_in_env_example():
         re.findall(r"^#?\s*([A-Z][A-Z0-9_]+)=", (REPO / ".env.example").read_text(), re.MULTILINE)
     )
     settings_text = "\n".join(p.read_text() for p in (REPO / "config" / "settings").glob("*.py"))
-    read = set(re.findall(r"env(?:\.\w+)?\(\s*\"([A-Z][A-Z0-9_]+)\"", settings_text))
+    # env(...), env.int(...), and switch(...) (config/settings/environment.py: a strict env.bool)
+    read = set(re.findall(r"(?:\benv(?:\.\w+)?|\bswitch)\(\s*\"([A-Z][A-Z0-9_]+)\"", settings_text))
     read |= set(re.findall(r"os\.environ\.setdefault\(\"([A-Z][A-Z0-9_]+)\"", settings_text))
     for script in [*(REPO / "bin").iterdir(), *(REPO / "tools" / "bin").iterdir()]:
         read |= set(re.findall(r"\$\{([A-Z][A-Z0-9_]+)", script.read_text()))
@@ -100,7 +101,12 @@ def test_env_example_shows_each_number_and_switch_at_its_default_in_the_code():
     settings_text = "\n".join(p.read_text() for p in (REPO / "config" / "settings").glob("*.py"))
     declared = re.findall(
         r"env\.(int|float|bool)\(\s*\"([A-Z][A-Z0-9_]+)\",\s*default=([^)\n]+)\)", settings_text
-    )
+    ) + [
+        ("bool", name, default)
+        for name, default in re.findall(
+            r"\bswitch\(\s*\"([A-Z][A-Z0-9_]+)\",\s*default=([^)\n]+)\)", settings_text
+        )
+    ]
     compared = 0
     for kind, name, default_source in declared:
         try:  # literal defaults and their arithmetic; one computed from another setting is skipped
