@@ -77,8 +77,9 @@ class ParcelNewsOutputSerializer(serializers.Serializer):
         "or after the parcel was delivered."
     )
     email_event = serializers.CharField(
-        help_text="The email it recorded (its event: parcel.out_for_delivery, parcel.delivered or "
-        "parcel.delivery_failed; the email is in `notifications` with this parcel's id), empty if none."
+        help_text="The email it recorded (its event: parcel.out_for_delivery, parcel.delivered, "
+        "parcel.delivery_failed, or parcel.in_transit where the shop turned it on; the email is in "
+        "`notifications` with this parcel's id), empty if none."
     )
     note = serializers.CharField(help_text="Why it recorded no email, in words; empty if it did.")
     created_at = serializers.DateTimeField(help_text="When it reached us.")

@@ -82,7 +82,9 @@ class ParcelNewsApi(APIView):
         '"out_for_delivery", "delivered", and "attempted_delivery" or "failure" each send the customer '
         "at most one email per parcel, after the parcel's \"shipped\" email, and only as the parcel's "
         'newest news: nothing after "delivered", nothing for news older than news already sent. '
-        '"in_transit" changes only the parcel\'s status. Sent again with the same event_id and body, the '
+        '"in_transit" changes only the parcel\'s status, unless the service sends an "in transit" email '
+        "(PARCEL_IN_TRANSIT_EMAIL): then at most one per parcel, and none after an email of a later step. "
+        "Sent again with the same event_id and body, the "
         "answer is 200 and nothing more happens; with another body, 409 event_id_taken. A shipment id the "
         "order does not have is 409 shipment_not_found; an order whose personal data was erased takes no "
         "news, 409 order_erased.",

@@ -16,6 +16,7 @@ from orders.events import (
     ORDER_SHIPPED,
     PARCEL_DELIVERED,
     PARCEL_DELIVERY_FAILED,
+    PARCEL_IN_TRANSIT,
     PARCEL_OUT_FOR_DELIVERY,
     REFUND_AGGREGATE,
     SHIPMENT_AGGREGATE,
@@ -40,6 +41,7 @@ EMAIL_KIND_OF_EVENT = {
     ORDER_REFUNDED: "order_refund",
     ORDER_EDITED: "order_edit",
     ORDER_INVOICED: "order_invoice",
+    PARCEL_IN_TRANSIT: "parcel_in_transit",
     PARCEL_OUT_FOR_DELIVERY: "parcel_out_for_delivery",
     PARCEL_DELIVERED: "parcel_delivered",
     PARCEL_DELIVERY_FAILED: "parcel_delivery_failed",
@@ -133,6 +135,15 @@ EVENT_TYPES = [
     ),
     # A parcel's news (orders/parcel_progress.py) shares its "shipped" email's queue: the
     # emails of a parcel's journey, one worker pool and dead-letter queue for all of them.
+    # "In transit" is recorded only while settings PARCEL_IN_TRANSIT_EMAIL is on.
+    _customer_email(
+        PARCEL_IN_TRANSIT,
+        aggregate=SHIPMENT_AGGREGATE,
+        queue=SHIPMENTS_QUEUE,
+        inbox_key="parcel_in_transit_email",
+        why="A customer email per parcel the shop chose to send: never lost, and a second one would "
+        "read as the parcel going round in circles.",
+    ),
     _customer_email(
         PARCEL_OUT_FOR_DELIVERY,
         aggregate=SHIPMENT_AGGREGATE,

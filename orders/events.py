@@ -25,7 +25,9 @@ EDIT_AGGREGATE = "order_edit"
 # which its email carries (orders/invoicing/issue.py).
 ORDER_INVOICED = "order.invoiced"
 INVOICE_AGGREGATE = "invoice"
-# A parcel's news a customer is told of (orders/parcel_progress.py), each about the shipment.
+# A parcel's news a customer is told of (orders/parcel_progress.py), each about the shipment;
+# "in transit" only when settings PARCEL_IN_TRANSIT_EMAIL says so.
+PARCEL_IN_TRANSIT = "parcel.in_transit"
 PARCEL_OUT_FOR_DELIVERY = "parcel.out_for_delivery"
 PARCEL_DELIVERED = "parcel.delivered"
 PARCEL_DELIVERY_FAILED = "parcel.delivery_failed"

@@ -8,10 +8,16 @@ What the customer is told, decided per piece of news (`progress_decide`, pure):
   end: it is the status whatever its time, and nothing after it changes the status.
 - "Out for delivery", "delivered" and a failed delivery (attempted, or failed) each send at most
   one email per parcel, and only as the parcel's new status: late or repeated news sends none.
-  "In transit" changes only what the API and the admin show.
+  "In transit" changes only what the API and the admin show, unless settings
+  PARCEL_IN_TRANSIT_EMAIL makes it an email too: then at most one per parcel, and none once the
+  customer was sent news of a later step (out for delivery, a failed delivery, delivered). The
+  carrier's time still orders the parcel's status, so a parcel back at the depot after a failed
+  attempt is in transit again; but a customer who read "out for delivery" would read "in
+  transit" as a step back, not as news.
 - The email follows the parcel's own "shipped" email (notifications/delivery/rules.py), and
-  "out for delivery" or a failed delivery is skipped if the parcel was delivered before its
-  turn: the customer never reads "out for delivery" after "delivered".
+  "in transit", "out for delivery" or a failed delivery is skipped if the parcel was delivered
+  before its turn: the customer never reads "out for delivery" after "delivered". "In transit"
+  is skipped too if news of a later step recorded its email before its turn.
 - An erased order takes no news (orders/personal_data.py).
 
 Idempotent by the news's own id (per parcel): sent again with the same body, nothing more
@@ -24,6 +30,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from uuid import UUID
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -32,17 +39,26 @@ from infra.storable_text import unstorable_character
 from messaging.outbox import event_record
 from orders.changes import order_lock
 from orders.content import CONTENT_ERASED, SHORT_TEXT, content_erased_message
-from orders.events import PARCEL_DELIVERED, PARCEL_DELIVERY_FAILED, PARCEL_OUT_FOR_DELIVERY
+from orders.events import (
+    PARCEL_DELIVERED,
+    PARCEL_DELIVERY_FAILED,
+    PARCEL_IN_TRANSIT,
+    PARCEL_OUT_FOR_DELIVERY,
+)
 from orders.models import Order, ParcelStatus, Shipment, ShipmentEvent
 
 # The news a customer gets an email of, and the event (the email) each records. A delivery
-# attempted and a delivery failed are one email: either way the parcel did not arrive.
+# attempted and a delivery failed are one email: either way the parcel did not arrive. "In
+# transit" only while PARCEL_IN_TRANSIT_EMAIL is on.
 EVENT_OF_STATUS = {
+    ParcelStatus.IN_TRANSIT: PARCEL_IN_TRANSIT,
     ParcelStatus.OUT_FOR_DELIVERY: PARCEL_OUT_FOR_DELIVERY,
     ParcelStatus.DELIVERED: PARCEL_DELIVERED,
     ParcelStatus.ATTEMPTED_DELIVERY: PARCEL_DELIVERY_FAILED,
     ParcelStatus.FAILURE: PARCEL_DELIVERY_FAILED,
 }
+# The emails of the steps after "in transit": once one is recorded, "in transit" is old news.
+LATER_STEP_EVENTS = frozenset({PARCEL_OUT_FOR_DELIVERY, PARCEL_DELIVERED, PARCEL_DELIVERY_FAILED})
 # What a shop may report: every status but the one the parcel has before any news.
 REPORTED_STATUSES = tuple(status for status in ParcelStatus if status != ParcelStatus.SHIPPED)
 MESSAGE_MAX = 200  # ShipmentEvent.message's length
@@ -73,6 +89,10 @@ AFTER_DELIVERY_NOTE = "The parcel was delivered before: later news changes nothi
 OLDER_NOTE = "Older than news of the parcel kept before: it changes nothing and sends no email."
 ALREADY_TOLD_NOTE = "The customer was already sent this email for this parcel: at most one of each."
 SHOWN_ONLY_NOTE = "Shown in the API and the admin; no email is sent for it."
+LATER_STEP_TOLD_NOTE = (
+    "The customer was already sent news of a later step of the parcel's journey: "
+    "in transit is no news to them, and sends no email."
+)
 
 
 @dataclass(frozen=True)
@@ -89,19 +109,25 @@ def progress_decide(
     status: str,
     happened_at: datetime,
     emailed: frozenset[str],
+    in_transit_email: bool,
 ) -> ProgressDecision:
     """What one piece of news does to a parcel whose status is `current` (since `current_at`,
-    None before any news), given the email event types already recorded for it (`emailed`)."""
+    None before any news), given the email event types already recorded for it (`emailed`);
+    `in_transit_email`: settings PARCEL_IN_TRANSIT_EMAIL."""
     if current == ParcelStatus.DELIVERED:
         return ProgressDecision(False, "", AFTER_DELIVERY_NOTE)
     late = current_at is not None and happened_at < current_at
     if late and status != ParcelStatus.DELIVERED:
         return ProgressDecision(False, "", OLDER_NOTE)
     event_type = EVENT_OF_STATUS.get(ParcelStatus(status), "")
+    if event_type == PARCEL_IN_TRANSIT and not in_transit_email:
+        event_type = ""
     if not event_type:
         return ProgressDecision(True, "", SHOWN_ONLY_NOTE)
     if event_type in emailed:
         return ProgressDecision(True, "", ALREADY_TOLD_NOTE)
+    if event_type == PARCEL_IN_TRANSIT and emailed & LATER_STEP_EVENTS:
+        return ProgressDecision(True, "", LATER_STEP_TOLD_NOTE)
     return ProgressDecision(True, event_type, "")
 
 
@@ -180,6 +206,7 @@ def parcel_news_record(order: Order, shipment: Shipment, news: ParcelNews) -> Pa
         status=news.status,
         happened_at=news.happened_at,
         emailed=frozenset(event.email_event for event in earlier if event.email_event),
+        in_transit_email=settings.PARCEL_IN_TRANSIT_EMAIL,
     )
     event = ShipmentEvent.objects.create(
         shipment=shipment,

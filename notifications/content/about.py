@@ -19,6 +19,7 @@ REFUND = Notification.Kind.ORDER_REFUND
 CANCELLATION = Notification.Kind.ORDER_CANCELLATION
 # A parcel's news: about the parcel, as its "shipped" email is.
 PARCEL_NEWS = (
+    Notification.Kind.PARCEL_IN_TRANSIT,
     Notification.Kind.PARCEL_OUT_FOR_DELIVERY,
     Notification.Kind.PARCEL_DELIVERED,
     Notification.Kind.PARCEL_DELIVERY_FAILED,

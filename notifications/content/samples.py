@@ -85,6 +85,7 @@ SAMPLE_ABOUT: dict[str, dict[str, Any]] = {
     "order_edit": SAMPLE_EDIT,
     "order_invoice": SAMPLE_INVOICE,
     "order_shipment": SAMPLE_SHIPMENT,
+    "parcel_in_transit": SAMPLE_SHIPMENT,
     "parcel_out_for_delivery": SAMPLE_SHIPMENT,
     "parcel_delivered": SAMPLE_SHIPMENT,
     "parcel_delivery_failed": SAMPLE_SHIPMENT,
@@ -110,6 +111,7 @@ SAMPLE_SHORT_ABOUT: dict[str, dict[str, Any]] = {
     "order_edit": SAMPLE_EDIT,
     "order_invoice": SAMPLE_INVOICE,  # (no invoice without lines: the sample's is shown)
     "order_shipment": SAMPLE_SHORT_PARCEL,
+    "parcel_in_transit": SAMPLE_SHORT_PARCEL,
     "parcel_out_for_delivery": SAMPLE_SHORT_PARCEL,
     "parcel_delivered": SAMPLE_SHORT_PARCEL,
     "parcel_delivery_failed": SAMPLE_SHORT_PARCEL,

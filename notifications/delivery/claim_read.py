@@ -51,6 +51,7 @@ _SUBJECT_ROWS: dict[str, type[Shipment | Refund | OrderEdit]] = {
     Notification.Kind.ORDER_SHIPMENT: Shipment,
     Notification.Kind.ORDER_REFUND: Refund,
     # A parcel's news: the parcel's row (its carrier, tracking, lines and status now).
+    Notification.Kind.PARCEL_IN_TRANSIT: Shipment,
     Notification.Kind.PARCEL_OUT_FOR_DELIVERY: Shipment,
     Notification.Kind.PARCEL_DELIVERED: Shipment,
     Notification.Kind.PARCEL_DELIVERY_FAILED: Shipment,

@@ -36,6 +36,7 @@ FOLLOWS: dict[str, tuple[EarlierEmail, ...]] = {
     Notification.Kind.ORDER_EDIT: (EarlierEmail.CONFIRMATION, EarlierEmail.EARLIER_EDIT),
     Notification.Kind.ORDER_INVOICE: (EarlierEmail.CONFIRMATION,),
     # A parcel's news: as a refund, less the parcel it answers, which is the news's own.
+    Notification.Kind.PARCEL_IN_TRANSIT: AFTER_ITS_PARCEL,
     Notification.Kind.PARCEL_OUT_FOR_DELIVERY: AFTER_ITS_PARCEL,
     Notification.Kind.PARCEL_DELIVERED: AFTER_ITS_PARCEL,
     Notification.Kind.PARCEL_DELIVERY_FAILED: AFTER_ITS_PARCEL,
@@ -43,6 +44,7 @@ FOLLOWS: dict[str, tuple[EarlierEmail, ...]] = {
 KINDS_WITH_A_RULE = frozenset(FOLLOWS)
 PARCEL_NEWS_KINDS = frozenset(
     {
+        Notification.Kind.PARCEL_IN_TRANSIT,
         Notification.Kind.PARCEL_OUT_FOR_DELIVERY,
         Notification.Kind.PARCEL_DELIVERED,
         Notification.Kind.PARCEL_DELIVERY_FAILED,

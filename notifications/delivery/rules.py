@@ -16,14 +16,15 @@ The rules (docs/failure-handling.md shows them per ordering of events):
   confirmation is sent or a reviewer rejected it (that decision was about that email, not the
   parcel). A confirmation skipped because the order was cancelled first skips the shipment's
   email too: the customer never heard of the order.
-- A parcel's news (out for delivery, delivered, delivery failed: orders/parcel_progress.py):
-  never before the confirmation, the cancellation of a cancelled order, nor that parcel's
-  "shipped" email; it waits as a refund's does. "Out for delivery" and "delivery failed" are
+- A parcel's news (in transit, out for delivery, delivered, delivery failed:
+  orders/parcel_progress.py): never before the confirmation, the cancellation of a cancelled
+  order, nor that parcel's "shipped" email; it waits as a refund's does. All but "delivered" are
   skipped once the parcel is delivered by their turn (old news; news after "delivered" records
   no email at all); and every one is skipped with the parcel's "shipped" email (the customer
   never heard of the parcel). Only delivery ends them: the parcel went back in transit before
   an email's turn still sends it, since the news a new attempt brings records no second email
-  of the kind.
+  of the kind. "In transit" alone is skipped too once a later step recorded its email (the
+  customer is told newer news, and the broker keeps no order between the two).
 - A change of the order (orders/edits.py): never before the confirmation, nor before the email
   of the change before it (each tells what changed from the one before); skipped if the order
   is cancelled by its turn (the cancellation is the news).
@@ -36,6 +37,7 @@ statuses of the emails `emails_followed` names), so each rule is checked without
 earlier emails only when the order's state leaves the decision to them.
 """
 
+import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
@@ -48,9 +50,11 @@ from notifications.delivery.email_order import (
     EarlierEmail,
     earlier_statuses,
 )
+from notifications.events import EMAIL_KIND_OF_EVENT
 from notifications.models import Notification, Suppression
 from notifications.tracking.suppression import suppression_reason
 from orders.models import Order, ParcelStatus, Shipment
+from orders.parcel_progress import LATER_STEP_EVENTS
 
 
 class Action(StrEnum):
@@ -75,6 +79,8 @@ CANCELLED_BEFORE_CHANGE_REASON = (
     "The order was cancelled before this change was told: its cancellation is the news."
 )
 DELIVERED_SINCE_REASON = "The parcel was delivered before this email's turn: old news."
+LATER_STEP_SINCE_REASON = "News of a later step of the parcel came before this email's turn: old news."
+LATER_STEP_KINDS = frozenset(EMAIL_KIND_OF_EVENT[event_type] for event_type in LATER_STEP_EVENTS)
 PARCEL_UNTOLD_REASON = 'The parcel\'s "shipped" email was skipped: the customer never heard of the parcel.'
 # An email of an order erased before it came (the customer's erasure, or the order's retention).
 ORDER_ERASED_REASON = (
@@ -96,10 +102,7 @@ def notification_decide(
     if decision is not None:
         return decision
     if notification.kind in PARCEL_NEWS_KINDS and notification.subject_id is not None:
-        progress = (
-            Shipment.objects.filter(pk=notification.subject_id).values_list("progress", flat=True).first()
-        )
-        decision = parcel_news_decide(notification.kind, progress=progress)
+        decision = _parcel_news_decide_now(notification.kind, notification.subject_id)
         if decision is not None:
             return decision
     earlier = earlier_statuses(notification, order, cancelled=cancelled)
@@ -124,13 +127,30 @@ def order_state_decide(kind: str, *, erased: bool, suppressed: str, cancelled: b
     return None
 
 
-def parcel_news_decide(kind: str, *, progress: str | None) -> Decision | None:
+def parcel_news_decide(kind: str, *, progress: str | None, later_step_told: bool = False) -> Decision | None:
     """News of a parcel delivered by the email's turn is old news, skipped, but for the
-    "delivered" email itself (None: the emails before it decide). `progress`: the parcel's
-    status now."""
-    if kind == Notification.Kind.PARCEL_DELIVERED or progress != ParcelStatus.DELIVERED:
+    "delivered" email itself; so is "in transit" once a later step recorded its email (None: the
+    emails before it decide). `progress`: the parcel's status now; `later_step_told`: an email
+    of a later step exists for the parcel."""
+    if kind == Notification.Kind.PARCEL_DELIVERED:
         return None
-    return Decision(Action.SKIP, DELIVERED_SINCE_REASON)
+    if progress == ParcelStatus.DELIVERED:
+        return Decision(Action.SKIP, DELIVERED_SINCE_REASON)
+    if kind == Notification.Kind.PARCEL_IN_TRANSIT and later_step_told:
+        return Decision(Action.SKIP, LATER_STEP_SINCE_REASON)
+    return None
+
+
+def _parcel_news_decide_now(kind: str, parcel: uuid.UUID) -> Decision | None:
+    """`parcel_news_decide` on the parcel as it is now, read under the claim's lock (its news
+    takes the same order's lock): its status, and for "in transit" whether a later step's
+    email exists."""
+    progress = Shipment.objects.filter(pk=parcel).values_list("progress", flat=True).first()
+    later_step_told = (
+        kind == Notification.Kind.PARCEL_IN_TRANSIT
+        and Notification.objects.filter(subject_id=parcel, kind__in=LATER_STEP_KINDS).exists()
+    )
+    return parcel_news_decide(kind, progress=progress, later_step_told=later_step_told)
 
 
 def earlier_emails_decide(

@@ -15,7 +15,9 @@ class Notification(models.Model):
         ORDER_EDIT = "order_edit", "Order changed"  # one per change of what the order holds
         # An invoice issued after the confirmation (its payment came later), which it carries.
         ORDER_INVOICE = "order_invoice", "Invoice"
-        # A parcel's news (orders/parcel_progress.py), each at most once per parcel.
+        # A parcel's news (orders/parcel_progress.py), each at most once per parcel; "in transit"
+        # only while settings PARCEL_IN_TRANSIT_EMAIL is on.
+        PARCEL_IN_TRANSIT = "parcel_in_transit", "In transit"
         PARCEL_OUT_FOR_DELIVERY = "parcel_out_for_delivery", "Out for delivery"
         PARCEL_DELIVERED = "parcel_delivered", "Delivered"
         PARCEL_DELIVERY_FAILED = "parcel_delivery_failed", "Delivery attempt failed"

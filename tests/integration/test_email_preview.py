@@ -82,8 +82,8 @@ def test_a_published_override_is_what_the_sample_preview_shows(tmp_path):
         (
             ["order_delivered"],
             "There is no email kind 'order_delivered'; the kinds are order_confirmation, order_cancellation, "
-            "order_shipment, order_refund, order_edit, order_invoice, parcel_out_for_delivery, "
-            "parcel_delivered, parcel_delivery_failed.",
+            "order_shipment, order_refund, order_edit, order_invoice, parcel_in_transit, "
+            "parcel_out_for_delivery, parcel_delivered, parcel_delivery_failed.",
         ),
         (
             ["order_confirmation", "--locale", "de"],

@@ -905,6 +905,10 @@ ORDERS = rows(
     "docs/orders.md",
     ("`INVOICE_ISSUED_WHEN` chooses: `{}` (the default),", setting("INVOICE_ISSUED_WHEN")),
     (
+        "`PARCEL_IN_TRANSIT_EMAIL` (`{}` by default)",
+        setting("PARCEL_IN_TRANSIT_EMAIL", lambda on: str(on).lower()),
+    ),
+    (
         "(`CREDIT_NOTE_NUMBER_PREFIX`), printed with {} digits.",
         constant("orders.invoicing.issue.NUMBER_DIGITS", words),
     ),

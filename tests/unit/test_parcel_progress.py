@@ -1,5 +1,6 @@
 """What a parcel's news does (orders/parcel_progress.py, `progress_decide`) and when its email
-goes (notifications/delivery/rules.py), decided on plain values, without a database."""
+goes (notifications/delivery/rules.py), decided on plain values, without a database; "in
+transit" with settings PARCEL_IN_TRANSIT_EMAIL off (the default) and on."""
 
 from datetime import UTC, datetime, timedelta
 
@@ -8,6 +9,7 @@ import pytest
 from notifications.delivery.email_order import emails_followed
 from notifications.delivery.rules import (
     DELIVERED_SINCE_REASON,
+    LATER_STEP_SINCE_REASON,
     PARCEL_UNTOLD_REASON,
     Action,
     Decision,
@@ -18,6 +20,7 @@ from notifications.delivery.rules import (
 from orders.parcel_progress import (
     AFTER_DELIVERY_NOTE,
     ALREADY_TOLD_NOTE,
+    LATER_STEP_TOLD_NOTE,
     OLDER_NOTE,
     SHOWN_ONLY_NOTE,
     ProgressDecision,
@@ -26,7 +29,7 @@ from orders.parcel_progress import (
 )
 
 T = datetime(2026, 12, 4, 8, 0, tzinfo=UTC)
-NEWS_KINDS = ("parcel_out_for_delivery", "parcel_delivered", "parcel_delivery_failed")
+NEWS_KINDS = ("parcel_in_transit", "parcel_out_for_delivery", "parcel_delivered", "parcel_delivery_failed")
 
 
 @pytest.mark.parametrize(
@@ -106,16 +109,78 @@ NEWS_KINDS = ("parcel_out_for_delivery", "parcel_delivered", "parcel_delivery_fa
     ],
 )
 def test_what_a_piece_of_news_does(current, current_at, status, happened_at, emailed, decision):
-    assert (
-        progress_decide(
-            current=current,
-            current_at=current_at,
-            status=status,
-            happened_at=happened_at,
-            emailed=frozenset(emailed),
+    # (PARCEL_IN_TRANSIT_EMAIL on changes only what "in transit" does: the cases below)
+    for in_transit_email in (False, True) if status != "in_transit" else (False,):
+        assert (
+            progress_decide(
+                current=current,
+                current_at=current_at,
+                status=status,
+                happened_at=happened_at,
+                emailed=frozenset(emailed),
+                in_transit_email=in_transit_email,
+            )
+            == decision
         )
-        == decision
+
+
+@pytest.mark.parametrize(
+    ("current", "current_at", "happened_at", "emailed", "decision"),
+    [
+        # the first in transit: its email
+        ("shipped", None, T, set(), ProgressDecision(True, "parcel.in_transit", "")),
+        # in transit again (another depot): told once
+        (
+            "in_transit",
+            T,
+            T + timedelta(hours=5),
+            {"parcel.in_transit"},
+            ProgressDecision(True, "", ALREADY_TOLD_NOTE),
+        ),
+        # late, or after delivered: as any news
+        ("in_transit", T, T - timedelta(hours=1), set(), ProgressDecision(False, "", OLDER_NOTE)),
+        ("delivered", T, T + timedelta(hours=1), set(), ProgressDecision(False, "", AFTER_DELIVERY_NOTE)),
+        # back in transit after a failed attempt: the parcel's status, but the customer was
+        # told of a later step, and "on its way" would read as a step back
+        (
+            "attempted_delivery",
+            T,
+            T + timedelta(hours=2),
+            {"parcel.out_for_delivery", "parcel.delivery_failed"},
+            ProgressDecision(True, "", LATER_STEP_TOLD_NOTE),
+        ),
+        # out for delivery, back at the depot, in transit again: still a step back
+        (
+            "in_transit",
+            T,
+            T + timedelta(hours=2),
+            {"parcel.out_for_delivery"},
+            ProgressDecision(True, "", LATER_STEP_TOLD_NOTE),
+        ),
+    ],
+)
+def test_in_transit_is_an_email_once_before_any_later_step_when_the_setting_is_on(
+    current, current_at, happened_at, emailed, decision
+):
+    on = progress_decide(
+        current=current,
+        current_at=current_at,
+        status="in_transit",
+        happened_at=happened_at,
+        emailed=frozenset(emailed),
+        in_transit_email=True,
     )
+    off = progress_decide(
+        current=current,
+        current_at=current_at,
+        status="in_transit",
+        happened_at=happened_at,
+        emailed=frozenset(emailed),
+        in_transit_email=False,
+    )
+    assert on == decision
+    # off, the same news never records an email, whatever it does to the status
+    assert (off.becomes_status, off.event_type) == (on.becomes_status, "")
 
 
 def test_a_time_ahead_of_our_clock_by_more_than_the_slack_is_refused():
@@ -143,14 +208,29 @@ def test_a_news_email_follows_the_confirmation_the_cancellation_of_a_cancelled_o
     [
         ("parcel_out_for_delivery", "delivered", Decision(Action.SKIP, DELIVERED_SINCE_REASON)),
         ("parcel_delivery_failed", "delivered", Decision(Action.SKIP, DELIVERED_SINCE_REASON)),
+        ("parcel_in_transit", "delivered", Decision(Action.SKIP, DELIVERED_SINCE_REASON)),
         ("parcel_delivered", "delivered", None),
         # back in transit before its turn: still told (the next setting out records no email)
         ("parcel_out_for_delivery", "in_transit", None),
         ("parcel_delivery_failed", "out_for_delivery", None),
+        ("parcel_in_transit", "in_transit", None),
+        # (in transit, then out for delivery, then in transit again: that one is not "delivered")
+        ("parcel_in_transit", "out_for_delivery", None),
     ],
 )
 def test_only_delivery_ends_a_news_email_before_its_turn(kind, progress, decision):
-    assert parcel_news_decide(kind, progress=progress) == decision
+    assert parcel_news_decide(kind, progress=progress, later_step_told=False) == decision
+
+
+@pytest.mark.parametrize("progress", ["in_transit", "out_for_delivery", "attempted_delivery", "failure"])
+def test_in_transit_is_old_news_once_a_later_step_recorded_its_email(progress):
+    # the broker keeps no order between the two emails: "in transit" would be read after
+    # "out for delivery"
+    assert parcel_news_decide("parcel_in_transit", progress=progress, later_step_told=True) == Decision(
+        Action.SKIP, LATER_STEP_SINCE_REASON
+    )
+    # a later step's own email is not held back by another later step
+    assert parcel_news_decide("parcel_out_for_delivery", progress=progress, later_step_told=True) is None
 
 
 @pytest.mark.parametrize(

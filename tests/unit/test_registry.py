@@ -38,6 +38,7 @@ def test_the_product_registers_each_event_type_on_one_queue():
         "order.shipped": "orders.shipments",
         "order.refunded": "orders.refunds",
         # a parcel's news shares its "shipped" email's queue
+        "parcel.in_transit": "orders.shipments",  # only where PARCEL_IN_TRANSIT_EMAIL is on
         "parcel.out_for_delivery": "orders.shipments",
         "parcel.delivered": "orders.shipments",
         "parcel.delivery_failed": "orders.shipments",

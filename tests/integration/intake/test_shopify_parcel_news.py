@@ -51,6 +51,45 @@ def test_a_parcels_news_becomes_its_email_once():
     )
 
 
+def test_in_transit_is_an_email_once_only_where_the_setting_is_on(settings):
+    # given: the order and its parcel
+    tea_house_create()
+    tea_house_deliver("orders/create", shopify.ORDER, "evt-order")
+    tea_house_deliver("fulfillments/create", shopify.FULFILLMENT, "evt-parcel")
+    in_transit = shopify.fulfillment_event(
+        id=944956390, status="in_transit", message="Left the hub", happened_at="2026-12-01T18:00:00+01:00"
+    )
+    # when: in transit while the setting is off (the default)
+    tea_house_deliver("fulfillment_events/create", in_transit, "evt-off")
+    # then: shown only
+    assert (Shipment.objects.get().progress, _news_emails()) == ("in_transit", [])
+    # when: on, in transit from the next hub, Shopify's retry of it, and another hub after it
+    settings.PARCEL_IN_TRANSIT_EMAIL = True
+    next_hub = shopify.fulfillment_event(
+        id=944956391, status="in_transit", happened_at="2026-12-01T22:00:00+01:00"
+    )
+    used = tea_house_deliver("fulfillment_events/create", next_hub, "evt-hub")
+    again = tea_house_deliver("fulfillment_events/create", next_hub, "evt-hub")
+    last_hub = shopify.fulfillment_event(
+        id=944956392, status="in_transit", happened_at="2026-12-02T03:00:00+01:00"
+    )
+    tea_house_deliver("fulfillment_events/create", last_hub, "evt-last-hub")
+    # then: one email, under the news that first recorded it
+    assert (used, again) == ("used", "duplicate")
+    assert _news_emails() == ["parcel_in_transit"]
+    assert ShipmentEvent.objects.get(shop_event_id="944956391").email_event == "parcel.in_transit"
+    assert "in transit recorded (email parcel.in_transit)" in tea_house_delivery("evt-hub").reason
+    # when: out for delivery, then the courier brings it back to the depot
+    tea_house_deliver("fulfillment_events/create", shopify.FULFILLMENT_EVENT, "evt-ofd")
+    back = shopify.fulfillment_event(
+        id=944956393, status="in_transit", happened_at="2026-12-02T15:00:00+01:00"
+    )
+    tea_house_deliver("fulfillment_events/create", back, "evt-back")
+    # then: the status follows the carrier; no second "in transit" after "out for delivery"
+    assert Shipment.objects.get().progress == "in_transit"
+    assert _news_emails() == ["parcel_in_transit", "parcel_out_for_delivery"]
+
+
 def test_the_same_news_under_another_delivery_changes_nothing():
     # given: the news applied once
     tea_house_create()
