@@ -23,7 +23,9 @@ from tools.drill.invoice_verdict import invoice_rows, invoice_summary, invoice_v
 from tools.drill.sql import one_row
 
 FINAL = {"sent", "skipped", "failed", "needs_review", "rejected"}
-PARCEL_NEWS_KINDS = ("parcel_out_for_delivery", "parcel_delivered", "parcel_delivery_failed")
+# ("in transit" only on a stack with PARCEL_IN_TRANSIT_EMAIL on)
+LATER_NEWS_KINDS = ("parcel_out_for_delivery", "parcel_delivered", "parcel_delivery_failed")
+PARCEL_NEWS_KINDS = ("parcel_in_transit", *LATER_NEWS_KINDS)
 KINDS = (
     "order_confirmation",
     "order_edit",
@@ -207,7 +209,7 @@ def _may_be_skipped(
 ) -> bool:
     """A parcel's email skipped with a confirmation skipped for a cancellation, a change's for
     a cancellation; a parcel's news skipped with its parcel's email, or as old news once the
-    parcel was delivered."""
+    parcel was delivered ("in transit" also once a later step of the parcel has its email)."""
     cancelled = orders.get(order_id) == "cancelled"
     if kind in ("order_shipment", "order_edit"):
         return cancelled
@@ -215,6 +217,8 @@ def _may_be_skipped(
         return False
     parcel_email = emails.get((part_id, "order_shipment"), ("missing", None, ""))[0]
     old_news = kind != "parcel_delivered" and part_id in delivered
+    if kind == "parcel_in_transit":
+        old_news = old_news or any((part_id, later) in emails for later in LATER_NEWS_KINDS)
     return old_news or (parcel_email == "skipped" and cancelled)
 
 
