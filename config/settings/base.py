@@ -8,7 +8,7 @@ config/settings/retention.py. Every variable read is listed, with a comment, in 
 import re
 from datetime import timedelta
 
-from config.settings.environment import env
+from config.settings.environment import env, switch
 from config.settings.logging import logging_config
 from config.settings.safety import (
     DEVELOPMENT_SECRET_KEY,
@@ -26,7 +26,7 @@ ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=list(LOCAL_HOSTS))
 # reports an error (config/wsgi.py). Unset, it is production as soon as the web answers to a
 # host that is not this machine: a deploy that forgot it must not serve with the development key.
 DJANGO_ENV = env("DJANGO_ENV", default=implied_environment(ALLOWED_HOSTS))
-DEBUG = env.bool("DJANGO_DEBUG", default=False)
+DEBUG = switch("DJANGO_DEBUG", default=False)
 SECRET_KEY = env("DJANGO_SECRET_KEY", default=DEVELOPMENT_SECRET_KEY)
 # The key of the keyed hashes that stand for an address once it is erased (a suppression, an
 # erasure's record: infra/keyed_hash.py). Production must set its own.
@@ -50,18 +50,18 @@ SECURE_PROXY_SSL_HEADER = tuple(env.list("DJANGO_SECURE_PROXY_SSL_HEADER", defau
 # travel over plain HTTP, and HSTS (a year, subdomains, preload), so that a deployment that
 # forgot one of them is not quietly weaker. Development has no TLS, so all are off there.
 HTTPS_ONLY = DJANGO_ENV == "production"
-SECURE_SSL_REDIRECT = env.bool("DJANGO_SECURE_SSL_REDIRECT", default=HTTPS_ONLY)
+SECURE_SSL_REDIRECT = switch("DJANGO_SECURE_SSL_REDIRECT", default=HTTPS_ONLY)
 # Health probes and the Prometheus scrape call these from inside the network, over plain HTTP
 # and by the pod's or host's address: no redirect to HTTPS, and no Host check
 # (infra/probe_paths.py), while every other path answers only to ALLOWED_HOSTS.
 PROBE_PATHS = ["/healthz", "/readyz", "/metrics", "/metrics/deployment"]
 SECURE_REDIRECT_EXEMPT = [f"^{re.escape(path.removeprefix('/'))}$" for path in PROBE_PATHS]
-SESSION_COOKIE_SECURE = env.bool("DJANGO_SESSION_COOKIE_SECURE", default=HTTPS_ONLY)
-CSRF_COOKIE_SECURE = env.bool("DJANGO_CSRF_COOKIE_SECURE", default=HTTPS_ONLY)
+SESSION_COOKIE_SECURE = switch("DJANGO_SESSION_COOKIE_SECURE", default=HTTPS_ONLY)
+CSRF_COOKIE_SECURE = switch("DJANGO_CSRF_COOKIE_SECURE", default=HTTPS_ONLY)
 CSRF_TRUSTED_ORIGINS = env.list("DJANGO_CSRF_TRUSTED_ORIGINS", default=[])
 SECURE_HSTS_SECONDS = env.int("DJANGO_SECURE_HSTS_SECONDS", default=365 * 24 * 3600 if HTTPS_ONLY else 0)
-SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS", default=HTTPS_ONLY)
-SECURE_HSTS_PRELOAD = env.bool("DJANGO_SECURE_HSTS_PRELOAD", default=HTTPS_ONLY)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = switch("DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS", default=HTTPS_ONLY)
+SECURE_HSTS_PRELOAD = switch("DJANGO_SECURE_HSTS_PRELOAD", default=HTTPS_ONLY)
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -194,7 +194,7 @@ PLATFORM_WEBHOOK_MAX_BODY_BYTES = env.int("PLATFORM_WEBHOOK_MAX_BODY_BYTES", def
 # Whether fetches from an address a shop's settings name (Saleor's keys, a WooCommerce store's
 # REST API; infra/outbound.py) may reach loopback and private addresses: in development the
 # stand-ins run on this machine; in production such an address is refused (and so is plain HTTP).
-SHOP_FETCH_PRIVATE_ADDRESSES = env.bool("SHOP_FETCH_PRIVATE_ADDRESSES", default=not HTTPS_ONLY)
+SHOP_FETCH_PRIVATE_ADDRESSES = switch("SHOP_FETCH_PRIVATE_ADDRESSES", default=not HTTPS_ONLY)
 SPECTACULAR_SETTINGS = {
     "TITLE": "Order notifications API",
     "DESCRIPTION": "Orders in, customer emails out: never lost, never sent twice.",

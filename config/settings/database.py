@@ -14,7 +14,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from django.core.exceptions import ImproperlyConfigured
 
-from config.settings.environment import env
+from config.settings.environment import env, switch
 
 __all__ = ["DATABASES", "DATABASE_PREPARED_STATEMENTS", "DATABASE_SESSION_PLANS_BY_KEY"]
 DEFAULT_PORT = 5432  # libpq's, for a host given without one
@@ -77,8 +77,8 @@ DATABASES["default"]["CONN_MAX_AGE"] = env.int("DATABASE_CONN_MAX_AGE", default=
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 # The hot path's statements as prepared statements (infra/prepared.py); off for a pooler that
 # cannot keep them.
-DATABASE_PREPARED_STATEMENTS = env.bool("DATABASE_PREPARED_STATEMENTS", default=True)
+DATABASE_PREPARED_STATEMENTS = switch("DATABASE_PREPARED_STATEMENTS", default=True)
 # The email worker's sessions plan every statement as a lookup by key (messaging/worker/
 # key_lookup_plans.py); off behind a pooler in transaction mode, where a session's settings do
 # not stay with the client that made them.
-DATABASE_SESSION_PLANS_BY_KEY = env.bool("DATABASE_SESSION_PLANS_BY_KEY", default=True)
+DATABASE_SESSION_PLANS_BY_KEY = switch("DATABASE_SESSION_PLANS_BY_KEY", default=True)

@@ -7,7 +7,7 @@ import socket
 
 from celery.schedules import crontab
 
-from config.settings.environment import BASE_DIR, env
+from config.settings.environment import BASE_DIR, env, switch
 from infra.rabbitmq import broker_url_normalized
 from messaging.broker.topology import celery_task_queues
 from messaging.task_names import RELAY_OUTBOX_SWEEP, RETENTION
@@ -72,7 +72,7 @@ CELERY_RESULT_EXPIRES = 7 * 24 * 3600
 # Task events (received, started, succeeded: three publishes per email) only while someone
 # watches: Flower turns them on in every worker it sees (its enable_events, every 5 s), and
 # they stay on until the worker restarts (docs/performance.md has what they cost).
-CELERY_WORKER_SEND_TASK_EVENTS = env.bool("WORKER_TASK_EVENTS", default=False)
+CELERY_WORKER_SEND_TASK_EVENTS = switch("WORKER_TASK_EVENTS", default=False)
 CELERY_TASK_SEND_SENT_EVENT = True
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 # Nothing is dropped: undecodable, unknown, invalid, failed and expired messages go to the
@@ -177,7 +177,7 @@ EMAIL_HOST = env("EMAIL_HOST", default="127.0.0.1")
 EMAIL_PORT = env.int("EMAIL_PORT", default=2525)
 EMAIL_HOST_USER = env("EMAIL_HOST_USER", default="")
 EMAIL_HOST_PASSWORD = env("EMAIL_HOST_PASSWORD", default="")
-EMAIL_USE_TLS = env.bool("EMAIL_USE_TLS", default=False)
+EMAIL_USE_TLS = switch("EMAIL_USE_TLS", default=False)
 # Bytes a message may have (as sent) at an SMTP server announcing no SIZE: Postfix's default.
 EMAIL_MAX_MESSAGE_BYTES = env.int("EMAIL_MAX_MESSAGE_BYTES", default=10_240_000)
 # Amazon SES v2, when MAIL_PROVIDER is ses: the region that sends (required), an endpoint of

@@ -3,6 +3,7 @@ and refuses any other word: a misspelt PARCEL_IN_TRANSIT_EMAIL stops every proce
 instead of silently keeping the customer's email off."""
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -54,3 +55,34 @@ def test_a_misspelt_in_transit_email_stops_the_process_at_start_up():
     # then
     assert started.returncode != 0
     assert f"{NAME} is 'ture': write true or false." in started.stderr
+
+
+def _switches_read_in_settings() -> list[str]:
+    """Every setting read as a switch, from the settings' source."""
+    names: list[str] = []
+    for module in sorted((REPO / "config" / "settings").glob("*.py")):
+        names += re.findall(r'switch\("([A-Z_]+)"', module.read_text())
+    return names
+
+
+def test_every_on_off_setting_is_a_switch_the_https_ones_included():
+    # A setting read with env.bool turns "ture" into off: for DJANGO_SECURE_SSL_REDIRECT or the
+    # cookies' Secure flag that would quietly weaken production's HTTPS.
+    source = "".join(module.read_text() for module in (REPO / "config" / "settings").glob("*.py"))
+    assert "env.bool(" not in source
+    assert {"DJANGO_SECURE_SSL_REDIRECT", "DJANGO_SESSION_COOKIE_SECURE", "DJANGO_CSRF_COOKIE_SECURE"} <= set(
+        _switches_read_in_settings()
+    )
+
+
+def test_a_misspelt_https_setting_stops_the_process_at_start_up():
+    started = subprocess.run(
+        [sys.executable, "manage.py", "check"],
+        cwd=REPO,
+        env=os.environ | {"DJANGO_SECURE_SSL_REDIRECT": "ture"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert started.returncode != 0
+    assert "DJANGO_SECURE_SSL_REDIRECT is 'ture': write true or false." in started.stderr
