@@ -15,10 +15,9 @@ from tests.connected_shop import tea_house_deliver
 MUG_LINE = 6101234999
 
 
-def deliver(topic: str, payload: dict[str, Any]) -> PlatformDelivery | None:
-    """The Shopify delivery posted to Tea House; None when it was a duplicate."""
-    if tea_house_deliver(topic, payload, uuid.uuid4().hex) == "duplicate":
-        return None
+def deliver(topic: str, payload: dict[str, Any]) -> PlatformDelivery:
+    """The Shopify delivery posted to Tea House (never a duplicate: each body is new)."""
+    assert tea_house_deliver(topic, payload, uuid.uuid4().hex) != "duplicate"
     return PlatformDelivery.objects.latest("received_at")
 
 
