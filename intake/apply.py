@@ -64,21 +64,7 @@ def order_snapshot_apply(shop: Shop, snapshot: PlatformOrder) -> Applied:
     order = order_lock_for_platform(shop, snapshot.platform_order_id)
     changes: list[str] = []
     if order is None:
-        shop_order = ShopOrder(snapshot.content)
-        order = _refusals_as_unusable(
-            lambda: order_record(
-                customer_email=snapshot.customer_email,
-                amount=shop_order.amount,
-                currency=snapshot.content["currency"],
-                locale=snapshot.locale,
-                shop_order=shop_order,
-                shop=shop,
-                paid=snapshot.paid,
-                platform_order_id=snapshot.platform_order_id,
-                platform_updated_at=snapshot.updated_at,
-                platform_customer_email=snapshot.customer_email,
-            )
-        )
+        order = _order_create(shop, snapshot)
         changes.extend(["order created", "paid"] if snapshot.paid else ["order created"])
     elif order.platform_updated_at is not None and snapshot.updated_at < order.platform_updated_at:
         return Applied(order=order, changes=[], stale=True)
@@ -110,6 +96,24 @@ def order_snapshot_apply(shop: Shop, snapshot: PlatformOrder) -> Applied:
         order.platform_updated_at = snapshot.updated_at
         order.save(update_fields=["platform_updated_at"])
     return Applied(order=order, changes=changes)
+
+
+def _order_create(shop: Shop, snapshot: PlatformOrder) -> Order:
+    shop_order = ShopOrder(snapshot.content)
+    return _refusals_as_unusable(
+        lambda: order_record(
+            customer_email=snapshot.customer_email,
+            amount=shop_order.amount,
+            currency=snapshot.content["currency"],
+            locale=snapshot.locale,
+            shop_order=shop_order,
+            shop=shop,
+            paid=snapshot.paid,
+            platform_order_id=snapshot.platform_order_id,
+            platform_updated_at=snapshot.updated_at,
+            platform_customer_email=snapshot.customer_email,
+        )
+    )
 
 
 def _address_apply(shop: Shop, order: Order, address: str) -> list[str]:
