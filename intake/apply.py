@@ -13,7 +13,7 @@ from typing import Any
 
 from django.db import connection
 
-from intake.platform_edits import platform_edit_apply
+from intake.platform_edits import edited_total_paid, platform_edit_apply
 from intake.shapes import (
     OrderNotYetReceived,
     ParcelNotYetReceived,
@@ -75,9 +75,7 @@ def order_snapshot_apply(shop: Shop, snapshot: PlatformOrder) -> Applied:
             changes.extend(platform_edit_apply(order, snapshot.content))
     if snapshot.edit_left_out:
         changes.append(snapshot.edit_left_out)
-    if snapshot.paid and order.status == Order.Status.CREATED:
-        _refusals_as_unusable(lambda: order_change_apply(order, change="pay"))
-        changes.append("paid")
+    changes.extend(_paid_apply(order, snapshot))
     for shipment in snapshot.shipments:
         changes.extend(shipment_apply(order, shipment))
     changes.extend(_snapshot_news_apply(order, snapshot))
@@ -114,6 +112,16 @@ def _order_create(shop: Shop, snapshot: PlatformOrder) -> Order:
             platform_customer_email=snapshot.customer_email,
         )
     )
+
+
+def _paid_apply(order: Order, snapshot: PlatformOrder) -> list[str]:
+    if not snapshot.paid:
+        return []
+    if order.status != Order.Status.CREATED:
+        edited_total_paid(order)
+        return []
+    _refusals_as_unusable(lambda: order_change_apply(order, change="pay"))
+    return ["paid"]
 
 
 def _address_apply(shop: Shop, order: Order, address: str) -> list[str]:

@@ -17,7 +17,7 @@ from typing import Any
 from django.db import transaction
 
 from orders.content import ContentMismatch
-from orders.currencies import MoneyRefused
+from orders.currencies import MoneyRefused, amount_minor
 from orders.edits import OrderEditRefused, order_edit_apply
 from orders.models import Order
 from orders.selectors import order_content
@@ -45,6 +45,17 @@ def platform_edit_apply(order: Order, content_now: dict[str, Any]) -> list[str]:
     if editing.edit is None:
         return []
     return [f"order edited (version {editing.edit.to_version})"]
+
+
+def edited_total_paid(order: Order) -> None:
+    """A paid order that an edit raised, and that its platform still says is paid: the new
+    total came in (Shopify says partially_paid until the balance is collected), so a refund of
+    it, the cancellation's among them, can go back. An order an edit lowered keeps what it took:
+    the platform refunds the difference."""
+    total = amount_minor(order.amount, order.currency)
+    if order.paid_minor is not None and order.paid_minor < total:
+        order.paid_minor = total
+        order.save(update_fields=["paid_minor"])
 
 
 def _seen(content: dict[str, Any]) -> dict[str, Any]:
