@@ -18,15 +18,15 @@ from django.db import transaction
 
 from orders.content import ContentMismatch
 from orders.currencies import MoneyRefused, amount_minor
-from orders.edits import OrderEditRefused, order_edit_apply
+from orders.edits import OrderEditRefused, lines_changed, order_edit_apply
 from orders.models import Order
 from orders.selectors import order_content
 
 # The parts of an order's content a platform's edit changes; None for one the platform no longer
 # sends (the discounts removed) takes it out.
 EDITED_PARTS = ("lines", "shipping", "discounts", "tax_total", "total")
-# Those a customer sees: a change of another (the taxes alone) is no edit.
-SEEN_PARTS = ("lines", "shipping", "discounts", "total")
+# Those a customer sees besides the lines: a change of another (the taxes alone) is no edit.
+SEEN_PARTS = ("shipping", "discounts", "total")
 
 
 def platform_edit_apply(order: Order, content_now: dict[str, Any]) -> list[str]:
@@ -34,7 +34,9 @@ def platform_edit_apply(order: Order, content_now: dict[str, Any]) -> list[str]:
     if order.status == Order.Status.CANCELLED or order.erased_at is not None:
         return []
     current = order_content(order)
-    if current is None or _seen(current) == _seen(content_now):
+    if current is None or (not lines_changed(current, content_now) and _seen(current) == _seen(content_now)):
+        # The lines as a customer pays for them: each SKU's quantity, price and name, not its tax
+        # rate (the taxes alone), nor how a release before stored it (a key added since).
         return []
     parts = {key: content_now.get(key) for key in EDITED_PARTS}
     try:
@@ -59,7 +61,7 @@ def edited_total_paid(order: Order) -> None:
 
 
 def _seen(content: dict[str, Any]) -> dict[str, Any]:
-    """The parts a customer sees, whatever order the lines and discounts come in."""
+    """The parts a customer sees besides the lines, whatever order the discounts come in."""
     return {
         key: sorted(value, key=lambda item: sorted(item.items())) if isinstance(value, list) else value
         for key in SEEN_PARTS

@@ -145,11 +145,6 @@ def _stored_by_an_older_release(order: Order) -> None:
     OrderVersion.objects.filter(pk=version.pk).update(content=content)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="platform_edit_apply compares whole line dicts: a key the reader adds (or a line's "
-    "name or tax rate alone) makes an edit, with its email, credit note and new invoice.",
-)
 def test_an_order_stored_by_an_older_release_is_not_edited_by_its_next_delivery(tea_house):
     # given: an order with a teapot that has no SKU, stored before lines said so
     placed = shopify.order()
@@ -167,11 +162,6 @@ def test_an_order_stored_by_an_older_release_is_not_edited_by_its_next_delivery(
     assert documents(order) == [("invoice", 5970)]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="A line's tax rate is compared as part of the lines: a change of the taxes alone, "
-    "which docs/platforms.md says is no edit, sends an edit email and reissues the invoice.",
-)
 def test_a_change_of_a_lines_tax_rate_alone_is_no_edit(saleor_deliver):
     # given
     assert saleor_deliver("order_created", saleor.event("OrderCreated", saleor.ORDER)) == "used"
