@@ -25,6 +25,7 @@ from orders.selectors import order_content
 # The parts of an order's content a platform's edit changes; None for one the platform no longer
 # sends (the discounts removed) takes it out.
 EDITED_PARTS = ("lines", "shipping", "discounts", "tax_total", "total")
+LEFT_OUT = "the platform's change of the order's lines was not applied"
 # Those a customer sees besides the lines: a change of another (the taxes alone) is no edit.
 SEEN_PARTS = ("shipping", "discounts", "total")
 
@@ -34,6 +35,11 @@ def platform_edit_apply(order: Order, content_now: dict[str, Any]) -> list[str]:
     if order.status == Order.Status.CANCELLED or order.erased_at is not None:
         return []
     current = order_content(order)
+    if current is not None and content_now["currency"] != current["currency"]:
+        # Its amounts are another currency's: taken as the order's, they would bill other sums.
+        return [
+            f"{LEFT_OUT}: its amounts are in {content_now['currency']}, the order's in {current['currency']}."
+        ]
     if current is None or (not lines_changed(current, content_now) and _seen(current) == _seen(content_now)):
         # The lines as a customer pays for them: each SKU's quantity, price and name, not its tax
         # rate (the taxes alone), nor how a release before stored it (a key added since).
@@ -43,7 +49,7 @@ def platform_edit_apply(order: Order, content_now: dict[str, Any]) -> list[str]:
         with transaction.atomic():
             editing = order_edit_apply(order, parts)
     except (OrderEditRefused, ContentMismatch, MoneyRefused) as exc:
-        return [f"the platform's change of the order's lines was not applied: {exc}"]
+        return [f"{LEFT_OUT}: {exc}"]
     if editing.edit is None:
         return []
     return [f"order edited (version {editing.edit.to_version})"]
