@@ -116,11 +116,6 @@ def _tea_refunded(updated_at: str, status: str) -> dict[str, Any]:
     return order
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="A refund whose money is still pending is read as an edit's removal (its lines left out), "
-    "and once its money went back as their return: the order is edited down, then back up.",
-)
 def test_a_refund_pending_then_done_is_a_refund_not_two_edits(tea_house):
     # given
     deliver("orders/create", shopify.ORDER)
