@@ -132,6 +132,21 @@ def test_an_order_edited_before_its_payment_is_invoiced_as_edited(tea_house):
     assert kinds(order) == ["order_confirmation", "order_edit", "order_invoice"]
 
 
+def test_an_edit_down_and_the_refund_it_owes_in_one_delivery_bill_what_the_order_holds(tea_house):
+    # given
+    deliver("orders/create", shopify.ORDER)
+    # when: one delivery tells of the edit (one tea bag less) and of its refund (no lines)
+    owed = copy.deepcopy(shopify.REFUND) | {"refund_line_items": [], "note": "Order edited"}
+    edited = one_tea_less() | {"refunds": [owed], "financial_status": "partially_refunded"}
+    money(edited, "current_total_price", "33.90")  # Shopify's current total leaves the refund out
+    delivery = deliver("orders/updated", edited)
+    # then: the customer paid 46.80 for what the order holds, and the documents bill 46.80
+    order = tea_house_order()
+    assert delivery.reason == f"order edited (version 2); refund {owed['id']} recorded"
+    assert documents(order) == [("invoice", 5970), ("credit_note", -5970), ("invoice", 4680)]
+    assert kinds(order) == ["order_confirmation", "order_edit", "order_refund"]
+
+
 def test_an_edit_with_a_refund_the_order_cannot_take_stores_nothing_of_either(tea_house):
     # given
     deliver("orders/create", shopify.ORDER)
