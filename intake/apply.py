@@ -13,7 +13,7 @@ from typing import Any
 
 from django.db import connection
 
-from intake.platform_edits import platform_edit_apply
+from intake.platform_edits import edited_total_paid, platform_edit_apply
 from intake.shapes import (
     OrderNotYetReceived,
     ParcelNotYetReceived,
@@ -64,21 +64,7 @@ def order_snapshot_apply(shop: Shop, snapshot: PlatformOrder) -> Applied:
     order = order_lock_for_platform(shop, snapshot.platform_order_id)
     changes: list[str] = []
     if order is None:
-        shop_order = ShopOrder(snapshot.content)
-        order = _refusals_as_unusable(
-            lambda: order_record(
-                customer_email=snapshot.customer_email,
-                amount=shop_order.amount,
-                currency=snapshot.content["currency"],
-                locale=snapshot.locale,
-                shop_order=shop_order,
-                shop=shop,
-                paid=snapshot.paid,
-                platform_order_id=snapshot.platform_order_id,
-                platform_updated_at=snapshot.updated_at,
-                platform_customer_email=snapshot.customer_email,
-            )
-        )
+        order = _order_create(shop, snapshot)
         changes.extend(["order created", "paid"] if snapshot.paid else ["order created"])
     elif order.platform_updated_at is not None and snapshot.updated_at < order.platform_updated_at:
         return Applied(order=order, changes=[], stale=True)
@@ -86,9 +72,7 @@ def order_snapshot_apply(shop: Shop, snapshot: PlatformOrder) -> Applied:
         changes.extend(_address_and_lines_apply(shop, order, snapshot))
     if snapshot.edit_left_out:
         changes.append(snapshot.edit_left_out)
-    if snapshot.paid and order.status == Order.Status.CREATED:
-        _refusals_as_unusable(lambda: order_change_apply(order, change="pay"))
-        changes.append("paid")
+    changes.extend(_paid_apply(order, snapshot))
     for shipment in snapshot.shipments:
         changes.extend(shipment_apply(order, shipment))
     changes.extend(_snapshot_news_apply(order, snapshot))
@@ -112,10 +96,36 @@ def order_snapshot_apply(shop: Shop, snapshot: PlatformOrder) -> Applied:
 def _address_and_lines_apply(shop: Shop, order: Order, snapshot: PlatformOrder) -> list[str]:
     """An order we have, brought to the customer's address and the lines the platform has now:
     before its payment, so that an order edited before it was paid is invoiced as it is."""
-    changes = _address_apply(shop, order, snapshot.customer_email)
-    if not snapshot.edit_left_out:
-        changes.extend(platform_edit_apply(order, snapshot.content))
-    return changes
+    lines = [] if snapshot.edit_left_out else platform_edit_apply(order, snapshot.content)
+    return _address_apply(shop, order, snapshot.customer_email) + lines
+
+
+def _order_create(shop: Shop, snapshot: PlatformOrder) -> Order:
+    shop_order = ShopOrder(snapshot.content)
+    return _refusals_as_unusable(
+        lambda: order_record(
+            customer_email=snapshot.customer_email,
+            amount=shop_order.amount,
+            currency=snapshot.content["currency"],
+            locale=snapshot.locale,
+            shop_order=shop_order,
+            shop=shop,
+            paid=snapshot.paid,
+            platform_order_id=snapshot.platform_order_id,
+            platform_updated_at=snapshot.updated_at,
+            platform_customer_email=snapshot.customer_email,
+        )
+    )
+
+
+def _paid_apply(order: Order, snapshot: PlatformOrder) -> list[str]:
+    if not snapshot.paid:
+        return []
+    if order.status != Order.Status.CREATED:
+        edited_total_paid(order)
+        return []
+    _refusals_as_unusable(lambda: order_change_apply(order, change="pay"))
+    return ["paid"]
 
 
 def _address_apply(shop: Shop, order: Order, address: str) -> list[str]:

@@ -19,7 +19,7 @@ from typing import Any
 from django.db import transaction
 
 from orders.content import ContentMismatch
-from orders.currencies import MoneyRefused
+from orders.currencies import MoneyRefused, amount_minor
 from orders.edits import OrderEditRefused, order_edit_apply
 from orders.models import Order
 from orders.selectors import order_content
@@ -27,6 +27,7 @@ from orders.selectors import order_content
 # The parts of an order's content a platform's edit changes; None for one the platform no longer
 # sends (the discounts removed) takes it out. A change of the taxes alone is no edit (_seen).
 EDITED_PARTS = ("lines", "shipping", "discounts", "tax_total", "total")
+LEFT_OUT = "the platform's change of the order's lines was not applied"
 
 
 def platform_edit_apply(order: Order, content_now: dict[str, Any]) -> list[str]:
@@ -34,17 +35,35 @@ def platform_edit_apply(order: Order, content_now: dict[str, Any]) -> list[str]:
     if order.status == Order.Status.CANCELLED or order.erased_at is not None:
         return []
     current = order_content(order)
+    if current is not None and content_now["currency"] != current["currency"]:
+        # Its amounts are another currency's: taken as the order's, they would bill other sums.
+        return [
+            f"{LEFT_OUT}: its amounts are in {content_now['currency']}, the order's in {current['currency']}."
+        ]
     if current is None or _seen(current) == _seen(content_now):
+        # Not a line's tax rate (the taxes alone), its name, nor how a release before stored it
+        # (a key added since).
         return []
     parts = {key: content_now.get(key) for key in EDITED_PARTS}
     try:
         with transaction.atomic():
             editing = order_edit_apply(order, parts)
     except (OrderEditRefused, ContentMismatch, MoneyRefused) as exc:
-        return [f"the platform's change of the order's lines was not applied: {exc}"]
+        return [f"{LEFT_OUT}: {exc}"]
     if editing.edit is None:
         return []
     return [f"order edited (version {editing.edit.to_version})"]
+
+
+def edited_total_paid(order: Order) -> None:
+    """A paid order that an edit raised, and that its platform still says is paid: the new
+    total came in (Shopify says partially_paid until the balance is collected), so a refund of
+    it, the cancellation's among them, can go back. An order an edit lowered keeps what it took:
+    the platform refunds the difference."""
+    total = amount_minor(order.amount, order.currency)
+    if order.paid_minor is not None and order.paid_minor < total:
+        order.paid_minor = total
+        order.save(update_fields=["paid_minor"])
 
 
 def _seen(content: dict[str, Any]) -> tuple:

@@ -21,7 +21,7 @@ from django.db.models import Sum
 
 from apiauth.models import ApiToken
 from messaging.outbox import event_record
-from orders.changes import OrderChangeConflict, order_lock
+from orders.changes import OrderChangeConflict, order_lock, order_paid_minor
 from orders.content import (
     CONTENT_ERASED,
     ShopOrder,
@@ -162,7 +162,9 @@ def order_edit_apply(order: Order, parts: dict[str, Any]) -> OrderEditing:
     order.version += 1
     order.save(update_fields=["content_version", "amount", "customer_name", "version", "updated_at"])
     event_record(event_type=ORDER_EDITED, aggregate_id=edit.id)
-    invoice_reissue_for_edit(order, content=content, version_number=number, edit_id=edit.id)
+    invoice_reissue_for_edit(
+        order, content=content, version_number=number, edit_id=edit.id, paid_minor=order_paid_minor(order)
+    )
     return OrderEditing(order=order, edit=edit)
 
 

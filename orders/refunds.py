@@ -107,7 +107,7 @@ def refund_record(order: Order, request: RefundRequest, *, in_cancellation: bool
     )
     if not in_cancellation:
         event_record(event_type=ORDER_REFUNDED, aggregate_id=refund.id)
-    credit_note_for_refund(refund, in_cancellation=in_cancellation)
+    credit_note_for_refund(refund, in_cancellation=in_cancellation, paid_minor=order_paid_minor(order))
     return RefundCreation(refund=refund, replayed=False)
 
 

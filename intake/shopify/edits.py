@@ -3,9 +3,10 @@ says what is left of it in `current_quantity`, and the order's `current_total_pr
 `current_total_tax` follow; an item added by an edit is a line of its own.
 
 Shopify's "current" figures leave out what was refunded as well as what an edit removed. A
-refund is told by its own email (intake/apply.py records it), so what the refunds that moved
-money took is added back: the order as it is now is what was ordered, less what edits removed,
-plus what they added. A refund that moved no money (a restock) is an edit's removal, and stays
+refund is told by its own email (intake/apply.py records it), so what the refunds that move
+money took is added back, as soon as they are made (their money may still be pending at the
+payment provider): the order as it is now is what was ordered, less what edits removed, plus
+what they added. A refund that moves no money (a restock) is an edit's removal, and stays
 removed. An order whose lines all kept their quantity is read from its ordered figures, as
 Shopify created it; the current figures are the way to read it only when those do not add up
 (an edit that only added a line, if Shopify's `total_price` kept the total before it)."""
@@ -14,16 +15,15 @@ from collections.abc import Callable
 from typing import Any
 
 from intake.payload_fields import content_check, count, objects
-from intake.shapes import PlatformRefund, Unusable
+from intake.shapes import Unusable
 from intake.shopify.fields import minor
-from intake.shopify.parcels import refund_from_payload
 
 EDIT_LEFT_OUT = "The order's edit could not be read, so it was not applied"
+# A refund's transactions that give money back: done, or on their way (its email follows once done).
+MONEY_BACK_STATUSES = ("success", "pending")
 
 
-def content_as_now(
-    payload: dict[str, Any], ordered: dict[str, Any], refunds: list[PlatformRefund]
-) -> tuple[dict[str, Any], str]:
+def content_as_now(payload: dict[str, Any], ordered: dict[str, Any]) -> tuple[dict[str, Any], str]:
     """The order's content now, checked, and "" — or its content as ordered and why its edit
     could not be read (the order's other news is applied, its edit is not). Unusable when
     neither reading adds up."""
@@ -32,7 +32,7 @@ def content_as_now(
     except Unusable as exc:
         content_check(ordered)
         return ordered, f"{EDIT_LEFT_OUT}: {exc}"
-    now = _reader(payload, ordered, quantities, refunds)
+    now = _reader(payload, ordered, quantities)
     if quantities != [line["quantity"] for line in ordered["lines"]]:
         try:
             return now(), ""
@@ -62,11 +62,21 @@ def _quantities_now(payload: dict[str, Any], ordered: dict[str, Any]) -> list[in
     return quantities
 
 
+def _money_back(refund: dict[str, Any], currency: str) -> int:
+    """What a refund gives back: its refund transactions done, or pending at the payment provider
+    (its lines are restocked at once, its money follows: a return, never an edit's removal)."""
+    return sum(
+        minor(transaction, "amount", currency)
+        for transaction in objects(refund.get("transactions"), "refunds[].transactions")
+        if transaction.get("kind") == "refund" and transaction.get("status") in MONEY_BACK_STATUSES
+    )
+
+
 def _refunded_by_line(payload: dict[str, Any], currency: str) -> dict[str, int]:
-    """What the refunds that moved money took of each line item, by Shopify's line item id."""
+    """What the refunds that move money took of each line item, by Shopify's line item id."""
     refunded: dict[str, int] = {}
     for refund in objects(payload.get("refunds"), "refunds"):
-        if refund_from_payload(refund, currency) is None:
+        if _money_back(refund, currency) <= 0:
             continue
         for item in objects(refund.get("refund_line_items"), "refunds[].refund_line_items"):
             line_id = str(item.get("line_item_id"))
@@ -76,14 +86,12 @@ def _refunded_by_line(payload: dict[str, Any], currency: str) -> dict[str, int]:
 
 
 def _reader(
-    payload: dict[str, Any], ordered: dict[str, Any], quantities: list[int], refunds: list[PlatformRefund]
+    payload: dict[str, Any], ordered: dict[str, Any], quantities: list[int]
 ) -> Callable[[], dict[str, Any]]:
-    return lambda: _content_now(payload, ordered, quantities, refunds)
+    return lambda: _content_now(payload, ordered, quantities)
 
 
-def _content_now(
-    payload: dict[str, Any], ordered: dict[str, Any], quantities: list[int], refunds: list[PlatformRefund]
-) -> dict[str, Any]:
+def _content_now(payload: dict[str, Any], ordered: dict[str, Any], quantities: list[int]) -> dict[str, Any]:
     """The lines at their quantities now, the total Shopify computed for them (its current total
     plus what refunds took off it), and what is left between them as the discounts."""
     currency = ordered["currency"]
@@ -94,7 +102,8 @@ def _content_now(
     ]
     if not lines:
         raise Unusable("every line was removed (current_quantity 0): nothing is left to change it to.")
-    total = minor(payload, "current_total_price", currency) + sum(refund.amount_minor for refund in refunds)
+    money_back = sum(_money_back(refund, currency) for refund in objects(payload.get("refunds"), "refunds"))
+    total = minor(payload, "current_total_price", currency) + money_back
     shipping = ordered["shipping"]["price"] if ordered.get("shipping") else 0
     items = sum(line["total"] for line in lines)
     if items + shipping < total:
@@ -107,7 +116,7 @@ def _content_now(
     if items + shipping > total:
         code = next((d["code"] for d in ordered.get("discounts", []) if d.get("code")), None)
         now["discounts"] = [{"amount": items + shipping - total, **({"code": code} if code else {})}]
-    if not refunds and payload.get("current_total_tax") is not None:
+    if not money_back and payload.get("current_total_tax") is not None:
         # Refunds take their taxes off the current figure too, by an amount Shopify does not
         # give: then the VAT is worked out from the lines' rates instead.
         now["tax_total"] = minor(payload, "current_total_tax", currency)

@@ -46,7 +46,7 @@ def order_from_payload(payload: dict[str, Any]) -> PlatformOrder:
         for refund_payload in objects(payload.get("refunds"), "refunds")
         if (refund := refund_from_payload(refund_payload, currency)) is not None
     ]
-    content, edit_left_out = content_as_now(payload, _content(payload, currency), refunds)
+    content, edit_left_out = content_as_now(payload, _content(payload, currency))
     return PlatformOrder(
         platform_order_id=str(required(payload, "id")),
         updated_at=time(payload, "updated_at"),

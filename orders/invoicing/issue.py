@@ -14,6 +14,7 @@ from messaging.outbox import event_record
 from orders.events import ORDER_INVOICED
 from orders.invoicing.numbering import number_take, series_of
 from orders.invoicing.parties import buyer_of, seller_of
+from orders.invoicing.settlement import to_credit
 from orders.invoicing.vat import credited_rates, negated, vat_as_charged, vat_lines, vat_rates
 from orders.models import Invoice, Order, Refund
 from orders.selectors import order_content
@@ -183,18 +184,17 @@ def invoice_issue_at_payment(order: Order) -> Invoice | None:
     return invoice
 
 
-def credit_note_for_refund(refund: Refund, *, in_cancellation: bool) -> Invoice | None:
-    """A refund of an invoiced order, in the refund's transaction: its credit note against the
-    order's latest invoice, carried by the refund's own email, or by the cancellation's that
-    tells it. None for an order without an invoice (nothing to correct)."""
+def credit_note_for_refund(refund: Refund, *, in_cancellation: bool, paid_minor: int) -> Invoice | None:
+    """A refund of an invoiced order, in the refund's transaction (stored): its credit note against
+    the order's latest invoice, carried by the refund's own email, or by the cancellation's that
+    tells it. None for an order without an invoice (nothing to correct), and for a refund of the
+    overpayment (`paid_minor` beyond what an edit left the order: settlement.py)."""
     invoice = (
         Invoice.objects.filter(order=refund.order, kind=Invoice.Kind.INVOICE).order_by("-number").first()
     )
     if invoice is None:
         return None
-    # What the refund gives back beyond what is left invoiced (an order changed down after its
-    # payment: the overpayment) corrects no invoice: the note credits what is left at most.
-    amount = min(refund.amount_minor, invoice_left(invoice))
+    amount = min(to_credit(refund.order, paid_minor=paid_minor), invoice_left(invoice))
     if amount <= 0:
         return None
     return credit_note_issue(
@@ -207,19 +207,24 @@ def credit_note_for_refund(refund: Refund, *, in_cancellation: bool) -> Invoice 
 
 
 def invoice_reissue_for_edit(
-    order: Order, *, content: dict[str, Any], version_number: int, edit_id: UUID
+    order: Order, *, content: dict[str, Any], version_number: int, edit_id: UUID, paid_minor: int
 ) -> tuple[Invoice | None, Invoice] | None:
     """An edit of an invoiced order, in the edit's transaction: a credit note of what is left of
     its latest invoice (its total less the credit notes already against it), then a new invoice
-    of the edited content, both carried by the "order changed" email. None for an order
-    without an invoice (its invoice, when it is paid, bills the content of that moment)."""
+    of the edited content and, when money went back before (a return), a credit note of it
+    against the new one (settlement.py), all carried by the "order changed" email. None for an
+    order without an invoice (its invoice, when it is paid, bills the content of that moment)."""
     invoice = Invoice.objects.filter(order=order, kind=Invoice.Kind.INVOICE).order_by("-number").first()
     if invoice is None:
         return None
     carried: dict[str, Any] = {"email_kind": EDIT_EMAIL, "email_subject_id": edit_id}
     left = invoice_left(invoice)
     note = credit_note_issue(invoice, amount_minor=left, **carried) if left > 0 else None
-    return note, invoice_issue(order, content=content, version_number=version_number, **carried)
+    new = invoice_issue(order, content=content, version_number=version_number, **carried)
+    refunded = min(to_credit(order, paid_minor=paid_minor), new.total_minor)
+    if refunded > 0:
+        credit_note_issue(new, amount_minor=refunded, **carried)
+    return note, new
 
 
 def invoice_left(invoice: Invoice) -> int:

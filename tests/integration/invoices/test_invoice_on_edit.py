@@ -2,7 +2,8 @@
 new invoice of the changed content, the next numbers of its series, both carried by the "order
 changed" email; a change of an order not invoiced yet issues nothing (its invoice, at payment,
 bills the content of that moment); a refund after the change is credited against the new
-invoice."""
+invoice, but for the overpayment a change down left, which corrects no invoice; a refund before
+the change is credited again against the new invoice, which bills the whole content."""
 
 import pytest
 
@@ -55,14 +56,19 @@ def test_an_edit_of_an_invoiced_order_credits_the_invoice_and_issues_a_new_one(p
     assert refund_note.corrects_id == new.pk
 
 
-def test_an_edit_after_a_refund_credits_only_what_is_left_of_the_invoice(place_order):
+def test_an_edit_after_a_refund_credits_what_is_left_and_the_refund_again(place_order):
+    # paid 49.90, 10.00 refunded, then changed to 64.80: the new invoice bills the whole content,
+    # so the refund is credited against it again, and the documents bill 64.80 - 10.00
     order = place_order(paid=True)
     refund_create(
         order_id=order.id, api_token=None, request=RefundRequest(shop_refund_id="r1", amount_minor=1000)
     )
     order_edit(order_id=order.id, api_token=None, parts=MORE_MUGS)
-    notes = Invoice.objects.filter(order=order, kind="credit_note").order_by("number")
-    assert [note.total_minor for note in notes] == [-1000, -3990]
+    new = Invoice.objects.get(order=order, kind="invoice", version_number=2)
+    notes = list(Invoice.objects.filter(order=order, kind="credit_note").order_by("number"))
+    assert [note.total_minor for note in notes] == [-1000, -3990, -1000]
+    assert notes[-1].corrects_id == new.pk
+    assert sum(Invoice.objects.filter(order=order).values_list("total_minor", flat=True)) == 5480
 
 
 def test_an_edit_of_an_order_not_invoiced_yet_issues_nothing(place_order):
@@ -71,9 +77,9 @@ def test_an_edit_of_an_order_not_invoiced_yet_issues_nothing(place_order):
     assert not Invoice.objects.filter(order=order).exists()
 
 
-def test_a_refund_beyond_what_is_left_invoiced_credits_what_is_left(place_order):
+def test_a_refund_of_the_overpayment_credits_no_invoice(place_order):
     # paid 49.90, changed down to one tea (18.10 + 4.90 shipping = 23.00), then 30.00 refunded:
-    # 26.90 of it is the overpayment, which corrects no invoice
+    # 26.90 of it is the overpayment, which corrects no invoice; the 3.10 beyond it is credited
     order = place_order(paid=True)
     less = {
         "lines": [
@@ -96,4 +102,4 @@ def test_a_refund_beyond_what_is_left_invoiced_credits_what_is_left(place_order)
     )
     new = Invoice.objects.get(order=order, kind="invoice", version_number=2)
     note = Invoice.objects.get(order=order, kind="credit_note", refund__isnull=False)
-    assert (note.corrects_id, note.total_minor) == (new.pk, -2300)
+    assert (note.corrects_id, note.total_minor) == (new.pk, -310)
