@@ -27,8 +27,9 @@ _STYLE_SHEET = re.compile(r"<style\b[^>]*>(.*?)(?:</style|\Z)", re.S | re.I)
 
 
 class RenderBudget:
-    def __init__(self, label: str):
+    def __init__(self, label: str, *, what: str = "email"):
         self.label = label
+        self.what = what
         self.limit = settings.EMAIL_RENDER_MAX_CPU_SECONDS
         self.started = time.thread_time()
 
@@ -37,23 +38,31 @@ class RenderBudget:
         if spent > self.limit:
             raise RenderError(
                 f"Rendering {self.label} took {spent:.3f} s of CPU by the end of {step}; "
-                f"an email may take at most {self.limit:g} s. Make the template shorter."
+                f"an {self.what} may take at most {self.limit:g} s. Make the template shorter."
             )
 
 
-def template_size_check(text: str, part: str, label: str) -> None:
+def template_size_check(text: str, part: str, label: str, *, what: str = "email") -> None:
     if len(text) > TEMPLATE_MAX_CHARS:
         raise RenderError(
             f"The {part} template of {label} is {len(text):,} characters long; "
-            f"an email template may have at most {TEMPLATE_MAX_CHARS:,}."
+            f"an {what} template may have at most {TEMPLATE_MAX_CHARS:,}."
         )
 
 
-def part_size_check(rendered: str, part: str, label: str, *, step: str = "renders to") -> None:
-    if len(rendered) > PART_MAX_CHARS:
+def part_size_check(
+    rendered: str,
+    part: str,
+    label: str,
+    *,
+    step: str = "renders to",
+    what: str = "email",
+    limit: int = PART_MAX_CHARS,
+) -> None:
+    if len(rendered) > limit:
         raise RenderError(
-            f"The {part} part of {label} {step} {len(rendered):,} characters; an email part may "
-            f"have at most {PART_MAX_CHARS:,} (does the template repeat a value many times?)."
+            f"The {part} part of {label} {step} {len(rendered):,} characters; an {what} part may "
+            f"have at most {limit:,} (does the template repeat a value many times?)."
         )
 
 
