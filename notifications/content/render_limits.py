@@ -1,5 +1,7 @@
 """How big and how slow the render of one email may be, wherever it runs: the admin's save,
-preview and publish, `send_test_email`, `email_preview`, and the workers.
+preview and publish, `send_test_email`, `email_preview`, and the workers. The invoice
+template's HTML keeps to the same caps (its rendered size has its own, in
+documents/template_language.py); its PDF layout is bounded by documents/template_check.py.
 
 Each step is bounded before it runs, because no step can be stopped while it runs: a web
 request's thread cannot take a signal, and css-inline is native code. The template language
