@@ -3,7 +3,7 @@ sample order's (content/samples.py: two lines at two rates, shipping, a discount
 credit note of its refund of the tea, built by the same code as a real one's (never saved)."""
 
 import uuid
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from django.utils import timezone
 
@@ -14,10 +14,14 @@ from orders.invoicing.issue import number_text
 from orders.models import Invoice
 
 SAMPLE_INVOICE_NUMBER = 42  # as the sample order's invoice email says (content/samples.py)
+# Each date a day from the next (the order's, the invoice's, the credit note's), so the check
+# of what a document must show tells one from another.
+A_DAY = timedelta(days=1)
 
 
 def sample_invoice(locale: str, *, now: datetime | None = None) -> Invoice:
-    order = sample_order(locale, placed_at=now)
+    now = now or timezone.now()
+    order = sample_order(locale, placed_at=now - A_DAY)
     return Invoice(
         id=uuid.UUID("5a1e0000-1e0c-4e1c-8000-000000000042"),
         kind=Invoice.Kind.INVOICE,
@@ -26,12 +30,13 @@ def sample_invoice(locale: str, *, now: datetime | None = None) -> Invoice:
         currency=order.currency,
         total_minor=SAMPLE_CONTENT["total"],
         locale=locale,
-        data=invoice_data(order, SAMPLE_CONTENT, now=now or timezone.now()),
+        data=invoice_data(order, SAMPLE_CONTENT, now=now),
     )
 
 
-def sample_credit_note(locale: str, *, now: datetime | None = None) -> Invoice:
-    invoice = sample_invoice(locale, now=now)
+def sample_credit_note(locale: str) -> Invoice:
+    """Issued today (credit_note_data's date), against the invoice of the day before."""
+    invoice = sample_invoice(locale, now=timezone.now() - A_DAY)
     data = credit_note_data(
         invoice,
         amount_minor=SAMPLE_REFUND["amount_minor"],

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from django.utils import translation
 
+from notifications.content.errors import RenderError
 from notifications.content.sources import DOCUMENT_KIND, SHIPPED_DOCUMENT, TemplateSource
 from notifications.content.template_language import template_language_refusals
 from notifications.documents.context import DOCUMENT_CONTEXT_VARIABLES, document_context
@@ -88,3 +89,23 @@ def test_the_shipped_template_keeps_to_its_language_and_shows_every_legal_elemen
 )
 def test_the_invoice_language_has_no_layouts_and_no_filters(template, refused):
     assert template_language_refusals(template, DOCUMENT_LANGUAGE.allowed_tags) == [refused]
+
+
+@pytest.mark.parametrize(
+    ("change", "left_out"),
+    [
+        (
+            ("{{ document.issued_on }}", "{{ document.order_date }}"),
+            "its date of issue ({{ document.issued_on }}:",
+        ),
+        (("{{ row.vat }}", ""), "the VAT per rate ({{ document.rates.vat }}: €4.76)"),
+        (("{{ line.unit_price }}", "{{ line.total }}"), "each line's unit price excluding VAT"),
+    ],
+)
+def test_a_template_that_leaves_out_a_legal_element_is_refused_naming_it(change, left_out):
+    html = SHIPPED_DOCUMENT.read_text().replace(*change)
+    source = TemplateSource(kind=DOCUMENT_KIND, locale="en", subject="", text="", html=html)
+    invoice = sample_documents("en")[0]
+    with pytest.raises(RenderError, match="leaves out what the sample INV-000042 must show") as refused:
+        _legal_elements_check(invoice, document_html(source, invoice), source.label)
+    assert left_out in str(refused.value)

@@ -109,7 +109,7 @@ def test_a_draft_is_saved_read_only_and_previewed_as_the_sample_pdfs(client, edi
 
 
 def test_a_published_template_renders_the_documents_rendered_after_it_with_every_legal_element(
-    client, editor, place_order, settings
+    client, editor, place_order, settings, admin_client
 ):
     settings.SHOP_VAT_NUMBER = "DE999888777"
     version = _published(client, shipped_with(body=THANKS))
@@ -118,12 +118,12 @@ def test_a_published_template_renders_the_documents_rendered_after_it_with_every
     assert "Thank you for shopping with Example Shop: this override is ours." in text
     _legal_elements(invoice, text)
     assert Invoice.objects.get(pk=invoice.pk).pdf_template_version == version.number
-    admin_page = client.get(f"/admin/orders/invoice/{invoice.pk}/change/").content.decode()
+    admin_page = admin_client.get(f"/admin/orders/invoice/{invoice.pk}/change/").content.decode()
     assert f'<a href="{ADMIN}{version.pk}/change/">version 1 (en)</a>' in admin_page
 
 
 def test_a_document_rendered_before_keeps_its_bytes_and_a_credit_note_after_uses_the_template(
-    client, editor, place_order
+    client, editor, place_order, admin_client
 ):
     invoice = Invoice.objects.get(order=place_order(paid=True))
     before = invoice_pdf(invoice)
@@ -132,7 +132,7 @@ def test_a_document_rendered_before_keeps_its_bytes_and_a_credit_note_after_uses
     assert invoice_pdf(stored) == before  # never rendered again
     assert stored.pdf_template_version is None  # the shipped template's
     assert "this override is ours" not in pdf_text(before)
-    admin_page = client.get(f"/admin/orders/invoice/{invoice.pk}/change/").content.decode()
+    admin_page = admin_client.get(f"/admin/orders/invoice/{invoice.pk}/change/").content.decode()
     assert "the shipped template" in admin_page
     with transaction.atomic():
         note = credit_note_issue(stored, amount_minor=1810)
