@@ -51,6 +51,14 @@ def document_html(source: TemplateSource, invoice: Invoice) -> str:
         )
 
 
+def document_preview_pdf(source: TemplateSource, invoice: Invoice) -> bytes:
+    """A real document rendered from `source` (a version not yet live, say) in the source's
+    language, laid out in the child and not stored: its stored PDF stays what it is."""
+    invoice.locale = source.locale  # the instance only, never saved
+    [layout] = layouts_in_child([document_html(source, invoice)], label=source.label)
+    return layout.pdf
+
+
 def layouts_in_child(htmls: list[str], *, label: str) -> list[Layout]:
     """Each HTML laid out by layout.py run as a script; raises RenderError saying why not."""
     command = [sys.executable, "-I", str(Path(layout.__file__)), str(LAYOUT_MAX_CPU_SECONDS)]

@@ -3,7 +3,8 @@ add form (kind invoice_document), the words of the page that refused one, the sh
 with a change, and a version stored behind the form's back (as an earlier release, a database
 edit or an attacker with database access could leave it)."""
 
-from django.http import HttpResponse
+from typing import Any
+
 from django.test import Client
 from django.utils import timezone
 
@@ -14,12 +15,12 @@ ADMIN = "/admin/notifications/emailtemplateversion/"
 SHIPPED_HTML = SHIPPED_DOCUMENT.read_text()
 
 
-def draft_post(client: Client, html: str, *, locale: str = "en", comment: str = "a test") -> HttpResponse:
+def draft_post(client: Client, html: str, *, locale: str = "en", comment: str = "a test") -> Any:
     data = {"html": html, "comment": comment}
     return client.post(f"{ADMIN}add/?kind={DOCUMENT_KIND}&locale={locale}", data)
 
 
-def page_words(response: HttpResponse) -> str:
+def page_words(response: Any) -> str:
     """The page's text with HTML's quotes unescaped, as a person reads it."""
     return response.content.decode().replace("&#x27;", "'").replace("&quot;", '"').replace("&amp;", "&")
 

@@ -7,7 +7,7 @@ its bytes, and each row says which version it used. Read back with pdftotext."""
 import re
 
 import pytest
-from django.contrib.auth.models import User
+from django.contrib.auth.models import Permission, User
 from django.db import transaction
 
 from notifications.content.sources import DOCUMENT_KIND, live_version
@@ -155,3 +155,45 @@ def test_a_template_is_per_language_and_back_to_the_shipped_one_when_retired(cli
     later = Invoice.objects.get(order=place_order(paid=True, locale="ru", number="RU-2"))
     assert "this override is ours" not in pdf_text(invoice_pdf(later))
     assert Invoice.objects.get(pk=later.pk).pdf_template_version is None
+
+
+def test_a_version_is_previewed_against_a_real_document_whose_stored_pdf_stays(client, editor, place_order):
+    editor.user_permissions.add(Permission.objects.get(codename="view_invoice"))
+    invoice = Invoice.objects.get(order=place_order(paid=True))
+    stored = invoice_pdf(invoice)
+    draft_post(client, shipped_with(body=THANKS))
+    version = EmailTemplateVersion.objects.get(kind=DOCUMENT_KIND)
+    page = client.get(f"{ADMIN}{version.pk}/preview/", {"document": str(invoice.pk)}).content.decode()
+    assert f"Rendered against Invoice {invoice.number_text} of order {invoice.order_id}" in page
+    assert page.count('<iframe class="document-pdf"') == 1
+    pdf = client.get(f"{ADMIN}{version.pk}/preview/document.pdf", {"document": str(invoice.pk)})
+    text = pdf_text(pdf.content)
+    assert "this override is ours" in text
+    assert f"Invoice {invoice.number_text}" in text
+    assert bytes(Invoice.objects.get(pk=invoice.pk).pdf or b"") == stored
+
+
+@pytest.mark.parametrize(
+    ("document", "granted", "words"),
+    [
+        ("real", False, "it needs the permission to view invoices"),
+        ("3f0c1b9e-0000-4000-8000-000000000000", True, "There is no invoice or credit note 3f0c1b9e-"),
+        ("INV-000001", True, "'INV-000001' is not the id of a document"),
+    ],
+)
+def test_a_preview_against_a_document_not_shown_says_why(
+    client, editor, place_order, document, granted, words
+):
+    if granted:
+        editor.user_permissions.add(Permission.objects.get(codename="view_invoice"))
+    invoice = Invoice.objects.get(order=place_order(paid=True))
+    asked = str(invoice.pk) if document == "real" else document
+    draft_post(client, shipped_with(body=THANKS))
+    version = EmailTemplateVersion.objects.get(kind=DOCUMENT_KIND)
+    page = page_words(client.get(f"{ADMIN}{version.pk}/preview/", {"document": asked}))
+    assert words in page
+    assert "<iframe" not in page
+    assert invoice.data["buyer"]["email"] not in page
+    pdf = client.get(f"{ADMIN}{version.pk}/preview/document.pdf", {"document": asked})
+    assert (pdf.status_code, pdf["Content-Type"]) == (422, "text/plain; charset=utf-8")
+    assert words in pdf.content.decode()
