@@ -103,7 +103,8 @@ def _shown(version: EmailTemplateVersion, document: Invoice | None) -> list[tupl
 
     if document is None:
         return [(label, url(which)) for which, label in SAMPLES.items()]
-    return [(f"{document} of order {document.order_id}", f"{url(REAL)}?{urlencode({REAL: str(document.pk)})}")]
+    query = urlencode({REAL: str(document.pk)})
+    return [(f"{document} of order {document.order_id}", f"{url(REAL)}?{query}")]
 
 
 def _real_document(request: HttpRequest) -> tuple[Invoice | None, str]:
