@@ -62,13 +62,15 @@ def layouts_from_json(text: str) -> list[Layout]:
     ]
 
 
-def _child_main(max_cpu_seconds: int) -> None:
-    """Lay out each HTML of the JSON list on stdin; write their layouts to stdout. Past the
-    limit the kernel stops the process (SIGXCPU), whatever WeasyPrint is doing."""
+def _child_main(max_cpu_seconds: int, max_memory_bytes: int) -> None:
+    """Lay out each HTML of the JSON list on stdin; write their layouts to stdout. Past the CPU
+    limit the kernel stops the process (SIGXCPU), whatever WeasyPrint is doing; past the memory
+    limit (its heap: the fonts' files mapped read-only do not count) an allocation fails."""
     resource.setrlimit(resource.RLIMIT_CPU, (max_cpu_seconds, max_cpu_seconds + 1))
+    resource.setrlimit(resource.RLIMIT_DATA, (max_memory_bytes, max_memory_bytes))
     htmls = json.loads(sys.stdin.read())
     sys.stdout.write(layouts_as_json([pdf_layout(html) for html in htmls]))
 
 
 if __name__ == "__main__":
-    _child_main(int(sys.argv[1]))
+    _child_main(int(sys.argv[1]), int(sys.argv[2]))

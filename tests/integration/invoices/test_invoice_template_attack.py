@@ -159,6 +159,14 @@ def test_a_layout_past_its_cpu_limit_is_stopped_and_refused(client, editor, monk
     assert "as a PDF took more than 2 s of CPU" in _refusal(client, html)
 
 
+def test_a_layout_past_its_memory_limit_is_refused(client, editor, monkeypatch):
+    # a limit under what WeasyPrint needs to start: the child's allocation fails (a MemoryError,
+    # or an error of the C code that allocated), and the draft is refused
+    monkeypatch.setattr(template_module, "LAYOUT_MAX_MEMORY_BYTES", 32 << 20)
+    words = _refusal(client, SHIPPED_HTML)
+    assert "WeasyPrint could not lay out the new invoice_document (en) draft as a PDF: " in words
+
+
 def test_a_draft_over_the_size_cap_is_refused_before_it_renders(client, editor):
     html = shipped_with(body="<!--" + "x" * 50_000 + "-->")
     words = _refusal(client, html)
