@@ -4,7 +4,7 @@ order or a real one, and is published or retired by the "Email editors" group. V
 never edited or deleted. The logic is in notifications/content/overrides.py and preview.py;
 the preview, publish and retire pages are email_template_views.py. The invoices' and credit
 notes' PDF template is versioned here too, as one more kind of its HTML alone, previewed as
-the sample invoice's and credit note's PDFs (document_template_views.py)."""
+the sample invoice's and credit note's PDFs or a real document's (document_template_views.py)."""
 
 from functools import partial
 from typing import Any
