@@ -1,7 +1,8 @@
 """The invoices and credit notes in the admin: read-only (legal records, never edited), each
-with its PDF to download, the file the customer's email carried. Who may see them: staff with
-the model's view permission, as for every record here. A document deleted at the end of its
-retention period answers 404 on its page and its PDF, with why it is gone."""
+with its PDF to download, the file the customer's email carried, and the version of the
+invoice template it was rendered from. Who may see them: staff with the model's view
+permission, as for every record here. A document deleted at the end of its retention period
+answers 404 on its page and its PDF, with why it is gone."""
 
 from typing import Any
 from uuid import UUID
@@ -12,7 +13,9 @@ from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html
 
+from notifications.content.sources import DOCUMENT_KIND
 from notifications.documents.pdf import invoice_download, invoice_filename
+from notifications.models import EmailTemplateVersion
 from orders.invoicing.retention import deleted_reason
 from orders.models import DeletedInvoice, Invoice
 
@@ -39,6 +42,7 @@ class InvoiceAdmin(admin.ModelAdmin):
         "email_subject_id",
         "pdf_sha256",
         "pdf_rendered_at",
+        "pdf_template",
         "data",
         "pdf_link",
     )
@@ -56,6 +60,21 @@ class InvoiceAdmin(admin.ModelAdmin):
     def pdf_link(self, invoice: Invoice) -> str:
         url = reverse("admin:orders_invoice_pdf", args=[invoice.pk])
         return format_html('<a href="{}">{}</a>', url, invoice_filename(invoice))
+
+    @admin.display(description="PDF template")
+    def pdf_template(self, invoice: Invoice) -> str:
+        """Which invoice template the stored PDF was rendered from (Invoice.pdf_template_version)."""
+        if not invoice.pdf_sha256:
+            return "not rendered yet"
+        number = invoice.pdf_template_version
+        if number is None:
+            return "the shipped template"
+        versions = EmailTemplateVersion.objects.filter(kind=DOCUMENT_KIND, locale=invoice.locale)
+        version = versions.filter(number=number).first()
+        if version is None:
+            return f"version {number} ({invoice.locale})"
+        url = reverse("admin:notifications_emailtemplateversion_change", args=[version.pk])
+        return format_html('<a href="{}">version {} ({})</a>', url, number, invoice.locale)
 
     def get_urls(self) -> list[URLPattern]:
         pdf = path(

@@ -1,5 +1,5 @@
-"""The forms of the email wording admin: which email and language a new version is for, and
-the version itself, refused in plain words when it does not render."""
+"""The forms of the email wording admin: which email (or the invoice template) and language a
+new version is for, and the version itself, refused in plain words when it does not render."""
 
 from typing import Any, ClassVar
 
@@ -11,7 +11,9 @@ from django.http import HttpRequest
 from notifications.content.errors import RenderError
 from notifications.content.overrides import override_check
 from notifications.content.render_limits import TEMPLATE_MAX_CHARS
+from notifications.content.sources import DOCUMENT_KIND
 from notifications.content.template_language import ALLOWED_SUMMARY
+from notifications.documents.template_language import DOCUMENT_SUMMARY
 from notifications.models import EmailTemplateVersion, Notification
 
 MONOSPACE = {"style": "font-family: monospace; width: 100%; max-width: 1000px"}
@@ -19,12 +21,25 @@ LANGUAGE_NOTE = (
     f" Each part of an email template may use {ALLOWED_SUMMARY}, "
     f"and has at most {TEMPLATE_MAX_CHARS:,} characters."
 )
+# The invoice template is one more kind of version, of its HTML alone (no subject, no text).
+TEMPLATE_KINDS = [*Notification.Kind.choices, (DOCUMENT_KIND, "Invoice and credit note (PDF)")]
+DOCUMENT_FIELDS = ["kind", "locale", "html", "comment"]
+DOCUMENT_HELP = (
+    "The HTML of every invoice and credit note in this language (the shipped one is "
+    "notifications/documents/invoice.html), laid out as a PDF by WeasyPrint. It is one whole page: "
+    f"it may use {DOCUMENT_SUMMARY}, and has at most {TEMPLATE_MAX_CHARS:,} characters. Nothing is "
+    "fetched from elsewhere (no image, stylesheet or font by its address): put the CSS in a <style>."
+)
+
+
+def template_kind_label(kind: str) -> str:
+    return dict(TEMPLATE_KINDS).get(kind, kind)
 
 
 class DraftStartForm(forms.Form):
     """Step one of a new version: the email and the language (from the query string)."""
 
-    kind = forms.ChoiceField(choices=Notification.Kind.choices, label="Email")
+    kind = forms.ChoiceField(choices=TEMPLATE_KINDS, label="Email or document")
     locale = forms.ChoiceField(choices=settings.LANGUAGES, label="Language")
 
 
@@ -34,11 +49,12 @@ def draft_start_of(request: HttpRequest) -> tuple[str, str] | None:
 
 
 class DraftForm(forms.ModelForm):
-    """Step two: the wording, pre-filled; email and language are fixed by step one."""
+    """Step two: the wording, pre-filled; email and language are fixed by step one. The invoice
+    template's form has no subject and no text (the admin leaves them out of its fields)."""
 
     start: ClassVar[tuple[str, str] | None] = None  # set per request by the admin's get_form
 
-    kind = forms.ChoiceField(choices=Notification.Kind.choices, label="Email")
+    kind = forms.ChoiceField(choices=TEMPLATE_KINDS, label="Email")
     locale = forms.ChoiceField(choices=settings.LANGUAGES, label="Language")
 
     class Meta:
@@ -63,6 +79,9 @@ class DraftForm(forms.ModelForm):
             for name, value in zip(("kind", "locale"), self.start, strict=True):
                 self.fields[name].initial = value
                 self.fields[name].disabled = True
+        if self.start is not None and self.start[0] == DOCUMENT_KIND:
+            self.fields["html"].label = "HTML of the PDF"
+            self.fields["html"].help_text = DOCUMENT_HELP
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
@@ -71,8 +90,8 @@ class DraftForm(forms.ModelForm):
                 override_check(
                     kind=data["kind"],
                     locale=data["locale"],
-                    subject=data["subject"],
-                    text=data["text"],
+                    subject=data.get("subject", ""),
+                    text=data.get("text", ""),
                     html=data["html"],
                 )
             except RenderError as exc:

@@ -12,6 +12,7 @@ from django.views.decorators.http import require_POST
 
 from notifications.content.overrides import OverrideRefused, override_publish, override_retire
 from notifications.content.preview import PreviewOrderMissing, preview_order, version_preview
+from notifications.content.sources import DOCUMENT_KIND
 from notifications.models import EmailTemplateVersion
 from orders.models import Order
 
@@ -73,10 +74,7 @@ def version_publish_view(request: HttpRequest, object_id: int) -> HttpResponse:
     except OverrideRefused as exc:
         messages.error(request, f"Not published: {exc}")
     else:
-        messages.success(
-            request,
-            f"Version {version.number} is live: new {version.kind} emails in {version.locale} use it.",
-        )
+        messages.success(request, f"Version {version.number} is live: {_users(version)} use it.")
     return change_page(object_id)
 
 
@@ -92,11 +90,16 @@ def version_retire_view(request: HttpRequest, object_id: int) -> HttpResponse:
         return change_page(object_id)
     override_retire(kind=version.kind, locale=version.locale, by_name=by_name)
     messages.success(
-        request,
-        f"Back to the shipped template: new {version.kind} emails in {version.locale} no longer use "
-        f"version {version.number}.",
+        request, f"Back to the shipped template: {_users(version)} no longer use version {version.number}."
     )
     return change_page(object_id)
+
+
+def _users(version: EmailTemplateVersion) -> str:
+    """What a live version is used for, from now on."""
+    if version.kind == DOCUMENT_KIND:
+        return f"invoices and credit notes in {version.locale} rendered from now on"
+    return f"new {version.kind} emails in {version.locale}"
 
 
 def _publisher_name(request: HttpRequest) -> str:

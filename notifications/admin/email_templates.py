@@ -2,7 +2,9 @@
 the shipped template), is refused if it does not render, is previewed against the sample
 order or a real one, and is published or retired by the "Email editors" group. Versions are
 never edited or deleted. The logic is in notifications/content/overrides.py and preview.py;
-the preview, publish and retire pages are email_template_views.py."""
+the preview, publish and retire pages are email_template_views.py. The invoices' and credit
+notes' PDF template is versioned here too, as one more kind of its HTML alone, previewed as
+the sample invoice's and credit note's PDFs or a real document's (document_template_views.py)."""
 
 from functools import partial
 from typing import Any
@@ -10,11 +12,19 @@ from typing import Any
 from django.contrib import admin
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path
 
 from infra.staff_request import StaffRequest
-from notifications.admin.email_template_forms import DraftForm, DraftStartForm, draft_start_of
+from notifications.admin.document_template_views import document_preview_pdf_view, document_preview_view
+from notifications.admin.email_template_forms import (
+    DOCUMENT_FIELDS,
+    DraftForm,
+    DraftStartForm,
+    draft_start_of,
+    template_kind_label,
+)
 from notifications.admin.email_template_views import (
     TEMPLATES,
     change_page,
@@ -25,7 +35,10 @@ from notifications.admin.email_template_views import (
 )
 from notifications.content.overrides import override_draft_create
 from notifications.content.preview import draft_start, draft_start_label
-from notifications.models import EmailTemplateVersion, Notification
+from notifications.content.sources import DOCUMENT_KIND
+from notifications.models import EmailTemplateVersion
+
+EMAIL_ONLY = ("subject", "text")  # the parts the invoice template has not
 
 
 @admin.register(EmailTemplateVersion)
@@ -47,7 +60,7 @@ class EmailTemplateVersionAdmin(admin.ModelAdmin):
     list_display_links = ["kind", "number"]
     list_filter = ["kind", "locale"]
     change_form_template = f"{TEMPLATES}/change_form.html"
-    shown_fields = [
+    shown_fields: list[str | tuple[str, ...]] = [
         ("kind", "locale", "number", "state"),
         "comment",
         ("created_by_name", "created_at"),
@@ -69,7 +82,12 @@ class EmailTemplateVersionAdmin(admin.ModelAdmin):
         return False
 
     def get_fields(self, request: HttpRequest, obj: EmailTemplateVersion | None = None) -> Any:
-        return DraftForm.Meta.fields if obj is None else self.shown_fields
+        kind = obj.kind if obj is not None else (draft_start_of(request) or ("", ""))[0]
+        if kind != DOCUMENT_KIND:
+            return DraftForm.Meta.fields if obj is None else self.shown_fields
+        if obj is None:  # the invoice template: its HTML alone
+            return DOCUMENT_FIELDS
+        return [field for field in self.shown_fields if field not in EMAIL_ONLY]
 
     def get_form(
         self,
@@ -105,7 +123,7 @@ class EmailTemplateVersionAdmin(admin.ModelAdmin):
         kind, locale = start
         origin_id = request.GET.get("from", "")
         context = {
-            "title": f"New wording: {Notification.Kind(kind).label} ({locale})",
+            "title": f"New wording: {template_kind_label(kind)} ({locale})",
             "draft_start": f"version id {origin_id}" if origin_id else draft_start_label(kind, locale),
             "show_save_and_continue": False,
             "show_save_and_add_another": False,
@@ -130,8 +148,8 @@ class EmailTemplateVersionAdmin(admin.ModelAdmin):
         return override_draft_create(
             kind=data["kind"],
             locale=data["locale"],
-            subject=data["subject"],
-            text=data["text"],
+            subject=data.get("subject", ""),
+            text=data.get("text", ""),
             html=data["html"],
             comment=data["comment"],
             author=request.user,
@@ -160,6 +178,14 @@ class EmailTemplateVersionAdmin(admin.ModelAdmin):
         context = {"may_publish": may_publish(request), **(extra_context or {})}
         return super().change_view(request, object_id, form_url, context)
 
+    def _preview_view(self, request: HttpRequest, object_id: int) -> HttpResponse:
+        version = get_object_or_404(EmailTemplateVersion, pk=object_id)
+        if version.kind != DOCUMENT_KIND:
+            return version_preview_view(request, object_id, model_admin=self)
+        if not self.has_view_permission(request, version):
+            raise PermissionDenied
+        return document_preview_view(request, version, model_admin=self)
+
     def get_urls(self) -> list[URLPattern]:
         def route(name: str, view: Any) -> URLPattern:
             wrapped = self.admin_site.admin_view(view)
@@ -167,8 +193,14 @@ class EmailTemplateVersionAdmin(admin.ModelAdmin):
                 f"<int:object_id>/{name}/", wrapped, name=f"notifications_emailtemplateversion_{name}"
             )
 
+        pdf = self.admin_site.admin_view(partial(document_preview_pdf_view, model_admin=self))
         own = [
-            route("preview", partial(version_preview_view, model_admin=self)),
+            path(
+                "<int:object_id>/preview/<str:which>.pdf",
+                pdf,
+                name="notifications_emailtemplateversion_preview_pdf",
+            ),
+            route("preview", self._preview_view),
             route("publish", version_publish_view),
             route("retire", version_retire_view),
         ]

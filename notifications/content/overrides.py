@@ -2,7 +2,10 @@
 renders against a sample order; publishing makes it the live version for its kind and
 language (the previous one is retired in the same transaction); retiring the live version
 goes back to the shipped templates. Who did what and when stays on the versions, which are
-never edited or deleted. Emails already rendered keep their bytes (snapshot.py)."""
+never edited or deleted. Emails already rendered keep their bytes (snapshot.py).
+
+The invoices' and credit notes' PDF template is versioned the same way, as one more kind
+(sources.DOCUMENT_KIND); documents already rendered keep their bytes (documents/pdf.py)."""
 
 from datetime import datetime
 
@@ -14,7 +17,8 @@ from django.utils import timezone
 from notifications.content.context import sample_context, sample_short_context
 from notifications.content.errors import RenderError
 from notifications.content.render import RenderedEmail, email_render
-from notifications.content.sources import TemplateSource, version_source
+from notifications.content.sources import DOCUMENT_KIND, TemplateSource, version_source
+from notifications.documents.template_check import document_samples_render
 from notifications.models import EmailTemplateVersion
 
 
@@ -22,10 +26,18 @@ class OverrideRefused(Exception):
     pass
 
 
-def override_check(*, kind: str, locale: str, subject: str, text: str, html: str) -> RenderedEmail:
-    """Render the text against the sample orders; raises RenderError saying what is wrong."""
-    source = TemplateSource(kind=kind, locale=locale, subject=subject, text=text, html=html, draft=True)
-    return sample_renders(source)
+def override_check(*, kind: str, locale: str, subject: str, text: str, html: str) -> None:
+    """Render the text against the samples; raises RenderError saying what is wrong."""
+    source_check(TemplateSource(kind=kind, locale=locale, subject=subject, text=text, html=html, draft=True))
+
+
+def source_check(source: TemplateSource) -> None:
+    """An email's wording against the sample orders; the invoice template (of its HTML alone)
+    against the sample invoice and credit note, laid out as PDFs (documents/template_check.py)."""
+    if source.kind == DOCUMENT_KIND:
+        document_samples_render(source)
+    else:
+        sample_renders(source)
 
 
 @transaction.atomic
@@ -66,7 +78,7 @@ def override_publish(version_id: int, *, by_name: str) -> EmailTemplateVersion:
     if version.state != "draft":
         raise OverrideRefused(f"Version {version.number} is {version.state}; only a draft can be published.")
     try:  # rendered again: a shipped base layout it extends may have changed since the draft
-        sample_renders(version_source(version))
+        source_check(version_source(version))
     except RenderError as exc:
         raise OverrideRefused(str(exc)) from exc
     now = timezone.now()

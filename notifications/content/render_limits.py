@@ -1,5 +1,7 @@
 """How big and how slow the render of one email may be, wherever it runs: the admin's save,
-preview and publish, `send_test_email`, `email_preview`, and the workers.
+preview and publish, `send_test_email`, `email_preview`, and the workers. The invoice
+template's HTML keeps to the same caps (its rendered size has its own, in
+documents/template_language.py); its PDF layout is bounded by documents/template_check.py.
 
 Each step is bounded before it runs, because no step can be stopped while it runs: a web
 request's thread cannot take a signal, and css-inline is native code. The template language
@@ -27,8 +29,9 @@ _STYLE_SHEET = re.compile(r"<style\b[^>]*>(.*?)(?:</style|\Z)", re.S | re.I)
 
 
 class RenderBudget:
-    def __init__(self, label: str):
+    def __init__(self, label: str, *, what: str = "email"):
         self.label = label
+        self.what = what
         self.limit = settings.EMAIL_RENDER_MAX_CPU_SECONDS
         self.started = time.thread_time()
 
@@ -37,23 +40,31 @@ class RenderBudget:
         if spent > self.limit:
             raise RenderError(
                 f"Rendering {self.label} took {spent:.3f} s of CPU by the end of {step}; "
-                f"an email may take at most {self.limit:g} s. Make the template shorter."
+                f"an {self.what} may take at most {self.limit:g} s. Make the template shorter."
             )
 
 
-def template_size_check(text: str, part: str, label: str) -> None:
+def template_size_check(text: str, part: str, label: str, *, what: str = "email") -> None:
     if len(text) > TEMPLATE_MAX_CHARS:
         raise RenderError(
             f"The {part} template of {label} is {len(text):,} characters long; "
-            f"an email template may have at most {TEMPLATE_MAX_CHARS:,}."
+            f"an {what} template may have at most {TEMPLATE_MAX_CHARS:,}."
         )
 
 
-def part_size_check(rendered: str, part: str, label: str, *, step: str = "renders to") -> None:
-    if len(rendered) > PART_MAX_CHARS:
+def part_size_check(
+    rendered: str,
+    part: str,
+    label: str,
+    *,
+    step: str = "renders to",
+    what: str = "email",
+    limit: int = PART_MAX_CHARS,
+) -> None:
+    if len(rendered) > limit:
         raise RenderError(
-            f"The {part} part of {label} {step} {len(rendered):,} characters; an email part may "
-            f"have at most {PART_MAX_CHARS:,} (does the template repeat a value many times?)."
+            f"The {part} part of {label} {step} {len(rendered):,} characters; an {what} part may "
+            f"have at most {limit:,} (does the template repeat a value many times?)."
         )
 
 

@@ -1,6 +1,10 @@
 """Which template text an email is rendered from: the version published in the admin for its
 kind and language, or else the shipped templates under
-notifications/templates/notifications/email/<kind>/ (subject.txt, body.txt, body.html)."""
+notifications/templates/notifications/email/<kind>/ (subject.txt, body.txt, body.html).
+
+The invoices' and credit notes' PDF template is one more kind, DOCUMENT_KIND, of its HTML
+alone (its subject and text are empty): published in the admin the same way, else the shipped
+notifications/templates/notifications/documents/invoice.html (documents/template.py)."""
 
 from dataclasses import dataclass
 from functools import cache
@@ -12,6 +16,8 @@ from notifications.models import EmailTemplateVersion
 TEMPLATE_ROOT = Path(__file__).resolve().parent.parent / "templates"
 SHIPPED_DIR = TEMPLATE_ROOT / "notifications" / "email"
 PART_FILES = {"subject": "subject.txt", "text": "body.txt", "html": "body.html"}
+DOCUMENT_KIND = "invoice_document"  # no Notification.Kind: a document, never an email of its own
+SHIPPED_DOCUMENT = TEMPLATE_ROOT / "notifications" / "documents" / "invoice.html"
 
 
 @dataclass(frozen=True)
@@ -45,6 +51,8 @@ def _shipped_parts(kind: str) -> dict[str, str]:
     """The shipped templates are read once per process, like the code they ship with (every
     email read three files before: a tenth of a millisecond each time). A missing one is not
     remembered: its error comes again until the file is there."""
+    if kind == DOCUMENT_KIND:
+        return {"subject": "", "text": "", "html": SHIPPED_DOCUMENT.read_text(encoding="utf-8")}
     folder = SHIPPED_DIR / kind
     parts = {}
     for part, filename in PART_FILES.items():

@@ -17,9 +17,14 @@ What was bought needs a loop, so `{% for %}` is allowed in a bounded form: over 
 order's lists named in LOOPABLE (each bounded by the API: at most 250 lines, 20 discounts, an
 address's few lines), and never inside another `{% for %}`. A loop then repeats its body at most
 250 times, and the template's own size cap (render_limits.py) bounds the body: the size grows
-by a factor, never by a power. `{% if %}` repeats nothing."""
+by a factor, never by a power. `{% if %}` repeats nothing.
+
+The invoices' template (notifications/documents/template_language.py) is the same language
+over other lists and without layouts: `library_of` builds each from the same tags."""
 
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from functools import lru_cache
 
 from django.template import Context, Library, Node, TemplateSyntaxError
@@ -29,19 +34,13 @@ from django.template.loader_tags import do_block, do_extends
 from django.templatetags.i18n import TranslateNode, do_block_translate, do_translate
 from django.utils import translation
 
+from notifications.content.render_limits import PART_MAX_CHARS
+
 LAYOUTS = ("notifications/email/base.txt", "notifications/email/base.html")
 # `trans` and `blocktrans` are Django's older names of the same two tags.
-ALLOWED_TAGS = (
-    "load",
-    "extends",
-    "block",
-    "translate",
-    "trans",
-    "blocktranslate",
-    "blocktrans",
-    "if",
-    "for",
-)
+COMMON_TAGS = ("load", "translate", "trans", "blocktranslate", "blocktrans", "if", "for")
+LAYOUT_TAGS = ("extends", "block")  # a language with layouts (library_of)
+ALLOWED_TAGS = COMMON_TAGS + LAYOUT_TAGS
 CLOSING_WORDS = ("endblock", "endblocktranslate", "endblocktrans", "plural", "elif", "else", "empty")
 # The lists a `{% for %}` may go over, each with a bound the API enforces (orders/content.py).
 LOOPABLE = (
@@ -66,55 +65,85 @@ ALLOWED_SUMMARY = (
 _QUOTED = re.compile(r""""[^"\\]*(?:\\.[^"\\]*)*"|'[^'\\]*(?:\\.[^'\\]*)*'""")
 _FILTER = re.compile(r"\|\s*(\w+)")
 
-register = Library()
-register.tag("load", load)  # only `i18n` is a library of the engine, and it is this one
-register.tag("block", do_block)
-register.tag("if", do_if)
+
+@dataclass(frozen=True)
+class TemplateLanguage:
+    """One restricted language, as its engine (content/template_engine.py) and its refusals need
+    it: the module whose `register` holds its only tags, and the words of its errors."""
+
+    library: str  # dotted path of a module of `library_of`'s tags
+    allowed_tags: tuple[str, ...]
+    summary: str  # what a template may use, in the refusal's words
+    what: str  # "email": "an email template may not use ..."
+    values_doc: str  # where the values a template can use are listed
+    rendered_max_chars: int  # per rendered part
 
 
-@register.tag("extends")
-def extends_layout(parser: Parser, token: Token) -> Node:
-    """Only the shared layouts, named literally: their blocks are empty, so `{{ block.super }}`
-    adds nothing, and no other template (the admin's among them) becomes part of an email."""
-    bits = token.split_contents()
-    name = bits[1] if len(bits) == 2 else ""
-    if not (len(name) > 2 and name[0] == name[-1] and name[0] in "'\"" and name[1:-1] in LAYOUTS):
-        raise TemplateSyntaxError(
-            f"{{% {token.contents} %}}: an email template may extend only "
-            f'"{LAYOUTS[0]}" or "{LAYOUTS[1]}", named in quotes.'
-        )
-    return do_extends(parser, token)
+def library_of(what: str, loopable: tuple[str, ...], *, layouts: tuple[str, ...]) -> Library:
+    """The tags of a language: `{% for %}` over `loopable` only, `{% extends %}` of `layouts`
+    only (with `{% block %}`; neither without layouts), translations that store nothing."""
+    library = Library()
+    library.tag("load", load)  # only `i18n` is a library of the engine, and it is this one
+    library.tag("if", do_if)
+    library.tag("for", _bounded_for(what, loopable))
+    for name in ("translate", "trans"):
+        library.tag(name, _translate_unstored(what))
+    for name in ("blocktranslate", "blocktrans"):
+        library.tag(name, _blocktranslate_unstored(what))
+    if layouts:
+        library.tag("block", do_block)
+        library.tag("extends", _extends_layout(what, layouts))
+    return library
 
 
-@register.tag("for")
-def for_bounded(parser: Parser, token: Token) -> Node:
-    """Over one of the order's bounded lists, and not inside another loop (the inner loop is
-    parsed first, so the outer one finds it in its body)."""
-    node = do_for(parser, token)
-    assert isinstance(node, ForNode)
-    sequence = getattr(node.sequence, "var", None)  # a Variable, or the value of a literal
-    if not isinstance(sequence, Variable) or sequence.var not in LOOPABLE:
-        raise TemplateSyntaxError(
-            f"{{% {token.contents} %}}: an email template may loop only over {', '.join(LOOPABLE)}."
-        )
-    bodies = [body for body in (node.nodelist_loop, node.nodelist_empty) if isinstance(body, NodeList)]
-    if any(body.get_nodes_by_type(ForNode) for body in bodies):
-        raise TemplateSyntaxError(
-            f"{{% {token.contents} %}}: an email template may not put a loop inside another loop "
-            "(nested loops are how a template grows without bound)."
-        )
-    return node
+def _extends_layout(what: str, layouts: tuple[str, ...]) -> Callable[[Parser, Token], Node]:
+    def extends_layout(parser: Parser, token: Token) -> Node:
+        """Only the shared layouts, named literally: their blocks are empty, so `{{ block.super }}`
+        adds nothing, and no other template (the admin's among them) becomes part of an email."""
+        bits = token.split_contents()
+        name = bits[1] if len(bits) == 2 else ""
+        if not (len(name) > 2 and name[0] == name[-1] and name[0] in "'\"" and name[1:-1] in layouts):
+            named = " or ".join(f'"{layout}"' for layout in layouts)
+            raise TemplateSyntaxError(
+                f"{{% {token.contents} %}}: an {what} template may extend only {named}, named in quotes."
+            )
+        return do_extends(parser, token)
+
+    return extends_layout
 
 
-@register.tag("translate")
-@register.tag("trans")
-def translate_unstored(parser: Parser, token: Token) -> Node:
-    _stored_value_refuse(token, "as", token.split_contents()[2:])
-    node = do_translate(parser, token)
-    assert isinstance(node, TranslateNode)
-    if _is_plain_literal(node):
-        return TranslateLiteralNode(node.filter_expression, node.noop)
-    return node
+def _bounded_for(what: str, loopable: tuple[str, ...]) -> Callable[[Parser, Token], Node]:
+    def for_bounded(parser: Parser, token: Token) -> Node:
+        """Over one of the bounded lists, and not inside another loop (the inner loop is parsed
+        first, so the outer one finds it in its body)."""
+        node = do_for(parser, token)
+        assert isinstance(node, ForNode)
+        sequence = getattr(node.sequence, "var", None)  # a Variable, or the value of a literal
+        if not isinstance(sequence, Variable) or sequence.var not in loopable:
+            raise TemplateSyntaxError(
+                f"{{% {token.contents} %}}: an {what} template may loop only over {', '.join(loopable)}."
+            )
+        bodies = [body for body in (node.nodelist_loop, node.nodelist_empty) if isinstance(body, NodeList)]
+        if any(body.get_nodes_by_type(ForNode) for body in bodies):
+            raise TemplateSyntaxError(
+                f"{{% {token.contents} %}}: an {what} template may not put a loop inside another loop "
+                "(nested loops are how a template grows without bound)."
+            )
+        return node
+
+    return for_bounded
+
+
+def _translate_unstored(what: str) -> Callable[[Parser, Token], Node]:
+    def translate_unstored(parser: Parser, token: Token) -> Node:
+        _stored_value_refuse(token, "as", token.split_contents()[2:], what)
+        node = do_translate(parser, token)
+        assert isinstance(node, TranslateNode)
+        if _is_plain_literal(node):
+            return TranslateLiteralNode(node.filter_expression, node.noop)
+        return node
+
+    return translate_unstored
 
 
 class TranslateLiteralNode(TranslateNode):
@@ -149,28 +178,29 @@ def _is_plain_literal(node: TranslateNode) -> bool:
     )
 
 
-@register.tag("blocktranslate")
-@register.tag("blocktrans")
-def blocktranslate_unstored(parser: Parser, token: Token) -> Node:
-    _stored_value_refuse(token, "asvar", token.split_contents()[1:])
-    return do_block_translate(parser, token)
+def _blocktranslate_unstored(what: str) -> Callable[[Parser, Token], Node]:
+    def blocktranslate_unstored(parser: Parser, token: Token) -> Node:
+        _stored_value_refuse(token, "asvar", token.split_contents()[1:], what)
+        return do_block_translate(parser, token)
+
+    return blocktranslate_unstored
 
 
-def _stored_value_refuse(token: Token, option: str, options: list[str]) -> None:
+def _stored_value_refuse(token: Token, option: str, options: list[str], what: str) -> None:
     if option in options:
         raise TemplateSyntaxError(
-            f"{{% {token.contents} %}}: an email template may not store a value with '{option}' "
+            f"{{% {token.contents} %}}: an {what} template may not store a value with '{option}' "
             "(repeating stored values is how a template grows without bound); write the words in place."
         )
 
 
-def template_language_refusals(template_text: str) -> list[str]:
-    """Each tag and filter of the text that email templates may not use, with its first line.
+def template_language_refusals(template_text: str, allowed_tags: tuple[str, ...] = ALLOWED_TAGS) -> list[str]:
+    """Each tag and filter of the text that the language may not use, with its first line.
     (An end tag is not named: its tag is, and a stray one is Django's error to report.)"""
     refused: dict[str, int | None] = {}
     for token in Lexer(template_text).tokenize():
         command = token.contents.split()[0] if token.contents.strip() else ""
-        if token.token_type == TokenType.BLOCK and _is_refused_tag(command):
+        if token.token_type == TokenType.BLOCK and _is_refused_tag(command, allowed_tags):
             refused.setdefault(f"{{% {command} %}}", token.lineno)
         if token.token_type in (TokenType.BLOCK, TokenType.VAR):
             for name in _FILTER.findall(_QUOTED.sub('""', token.contents)):
@@ -179,5 +209,16 @@ def template_language_refusals(template_text: str) -> list[str]:
     return [f"{what} (line {line})" for what, line in refused.items()]
 
 
-def _is_refused_tag(command: str) -> bool:
-    return bool(command) and command not in ALLOWED_TAGS + CLOSING_WORDS and not command.startswith("end")
+def _is_refused_tag(command: str, allowed_tags: tuple[str, ...]) -> bool:
+    return bool(command) and command not in allowed_tags + CLOSING_WORDS and not command.startswith("end")
+
+
+register = library_of("email", LOOPABLE, layouts=LAYOUTS)
+EMAIL_LANGUAGE = TemplateLanguage(
+    library=__name__,
+    allowed_tags=ALLOWED_TAGS,
+    summary=ALLOWED_SUMMARY,
+    what="email",
+    values_doc="docs/email-content.md",
+    rendered_max_chars=PART_MAX_CHARS,
+)

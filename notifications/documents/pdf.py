@@ -1,25 +1,24 @@
-"""An invoice's or a credit note's PDF: rendered from the HTML template
-notifications/documents/invoice.html with WeasyPrint, in the document's language, from the data
-frozen at its issue (orders/invoicing/), then stored with its sha256. The first render stored
-wins (a conditional UPDATE), so every email attempt, resend and download carries one file, the
-same bytes under the same idempotency key, whatever was deployed in between."""
+"""An invoice's or a credit note's PDF: rendered with WeasyPrint from the invoice template
+(template.py: the version published in the admin for the document's language, else the
+shipped notifications/documents/invoice.html), in the document's language, from the data
+frozen at its issue (orders/invoicing/), then stored with its sha256 and the template version
+it used. The first render stored wins (a conditional UPDATE), so every email attempt, resend
+and download carries one file, the same bytes under the same idempotency key, whatever was
+deployed or published in between."""
 
 import hashlib
-from decimal import Decimal
-from typing import Any
+from dataclasses import dataclass
 
 from django.db import transaction
 from django.db.models import QuerySet
 from django.http import HttpResponse
-from django.template.loader import render_to_string
-from django.utils import timezone, translation
+from django.utils import timezone
 from django.utils.http import content_disposition_header
 
-from notifications.content.formatting import money_format
-from orders.content import minor_to_amount
+from notifications.documents.layout import pdf_layout
+from notifications.documents.template import document_html, document_source
 from orders.models import Invoice
 
-TEMPLATE = "notifications/documents/invoice.html"
 CONTENT_TYPE = "application/pdf"
 
 
@@ -33,9 +32,12 @@ def invoice_pdf(invoice: Invoice) -> bytes:
         if not locked.pdf_sha256 or locked.pdf is None:
             rendered = invoice_pdf_render(invoice)
             Invoice.objects.filter(pk=invoice.pk).update(
-                pdf=rendered, pdf_sha256=hashlib.sha256(rendered).hexdigest(), pdf_rendered_at=timezone.now()
+                pdf=rendered.pdf,
+                pdf_sha256=hashlib.sha256(rendered.pdf).hexdigest(),
+                pdf_rendered_at=timezone.now(),
+                pdf_template_version=rendered.template_version,
             )
-    invoice.refresh_from_db(fields=["pdf", "pdf_sha256", "pdf_rendered_at"])
+    invoice.refresh_from_db(fields=["pdf", "pdf_sha256", "pdf_rendered_at", "pdf_template_version"])
     assert invoice.pdf is not None  # stored above, or by the render that came first
     return bytes(invoice.pdf)
 
@@ -64,62 +66,15 @@ def invoice_download(invoice: Invoice) -> HttpResponse:
     return response
 
 
-def invoice_pdf_render(invoice: Invoice) -> bytes:
-    """Render without storing (tests). Nothing outside the document is fetched: WeasyPrint's
-    own fetcher would read any http(s) or file: address the HTML named (an image's, a
-    stylesheet's), and the invoice shows nothing that needs one."""
-    from weasyprint import HTML  # loads Pango: only in the processes that render one
-    from weasyprint.urls import URLFetcher, URLFetchingError
-
-    class NothingFetched(URLFetcher):
-        def fetch(self, url: str, headers: object = None) -> object:
-            raise URLFetchingError(f"an invoice fetches nothing: {url[:80]}")
-
-    with translation.override(invoice.locale):
-        html = render_to_string(TEMPLATE, invoice_context(invoice))
-    return HTML(string=html, url_fetcher=NothingFetched()).write_pdf()
+@dataclass(frozen=True)
+class RenderedDocument:
+    pdf: bytes
+    template_version: int | None  # the number of the admin's version it used; None: the shipped one
 
 
-def invoice_context(invoice: Invoice) -> dict[str, Any]:
-    """What the template shows: the frozen data, every amount formatted for the language."""
-    data, currency, locale = invoice.data, invoice.currency, invoice.locale
-
-    def money(minor: int) -> str:
-        return money_format(minor_to_amount(minor, currency), currency, locale)
-
-    def rate(text: str) -> str:
-        return f"{(Decimal(text) * 100).normalize():f} %"
-
-    return {
-        "invoice": invoice,
-        "credit_note": invoice.kind == Invoice.Kind.CREDIT_NOTE,
-        "data": data,
-        "lines": [
-            line
-            | {
-                "unit_price_shown": money(line.get("unit_net", line["unit_price"])),
-                "total_shown": money(line["total"]),
-                "net_shown": money(line["net"]),
-                "vat_shown": money(line["vat"]),
-                "rate_shown": rate(line["tax_rate"]),
-            }
-            for line in data.get("lines", [])
-            if "net" in line
-        ],
-        "refunded_lines": [line for line in data.get("lines", []) if "net" not in line],
-        "shipping_shown": money(data["shipping"]["price"]) if data.get("shipping") else "",
-        "discounts": [d | {"amount_shown": money(d["amount"])} for d in data.get("discounts", [])],
-        "rates": [
-            row
-            | {
-                "rate_shown": rate(row["rate"]),
-                "net_shown": money(row["net"]),
-                "vat_shown": money(row["vat"]),
-                "gross_shown": money(row["gross"]),
-            }
-            for row in data["rates"]
-        ],
-        "net_total_shown": money(data["net_total"]),
-        "vat_total_shown": money(data["vat_total"]),
-        "total_shown": money(data["total"]),
-    }
+def invoice_pdf_render(invoice: Invoice) -> RenderedDocument:
+    """Render from today's template without storing. Raises RenderError (a published template
+    that does not render for this document, say so as an email's wording would)."""
+    source = document_source(invoice)
+    layout = pdf_layout(document_html(source, invoice))
+    return RenderedDocument(layout.pdf, source.version.number if source.version is not None else None)

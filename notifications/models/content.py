@@ -6,7 +6,9 @@ class EmailTemplateVersion(models.Model):
     """One version of an email's wording written in the admin, for one kind and language.
     Versions are never edited: a change is a new version. At most one per kind and language
     is live (published and not retired); with none live, the shipped templates are used.
-    A notification keeps the bytes it was first rendered with, whatever is published later."""
+    A notification keeps the bytes it was first rendered with, whatever is published later.
+    The invoices' and credit notes' PDF template is one more kind ("invoice_document",
+    content/sources.py), of its `html` alone; a document keeps its PDF the same way."""
 
     kind = models.CharField(max_length=32)  # a Notification.Kind
     locale = models.CharField(max_length=8)

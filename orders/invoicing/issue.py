@@ -12,10 +12,9 @@ from django.utils import timezone
 
 from messaging.outbox import event_record
 from orders.events import ORDER_INVOICED
+from orders.invoicing.document_data import credit_note_data, invoice_data
 from orders.invoicing.numbering import number_take, series_of
-from orders.invoicing.parties import buyer_of, seller_of
 from orders.invoicing.settlement import to_credit
-from orders.invoicing.vat import credited_rates, negated, vat_as_charged, vat_lines, vat_rates
 from orders.models import Invoice, Order, Refund
 from orders.selectors import order_content
 
@@ -46,19 +45,10 @@ def invoice_issue(
 ) -> Invoice:
     """The invoice of the order's content version `version_number`, carried by the email
     `email_kind` (blank: none; served by the API and the admin)."""
-    lines = vat_lines(content)
-    rates = vat_as_charged(vat_rates(content, lines), content.get("tax_total"))
-    data = _common(order, content, now=now or timezone.now()) | {
-        "lines": lines,
-        "shipping": content.get("shipping"),
-        "discounts": content.get("discounts", []),
-        "rates": rates,
-    }
     return _store(
         order,
         Invoice.Kind.INVOICE,
-        data,
-        rates,
+        invoice_data(order, content, now=now or timezone.now()),
         version_number=version_number,
         email_kind=email_kind,
         email_subject_id=email_subject_id,
@@ -84,22 +74,16 @@ def credit_note_issue(
             f"A credit note's amount must be more than 0 and at most what is left of invoice "
             f"{invoice.number_text} ({left} minor units): {amount_minor}."
         )
-    rates = credited_rates(invoice.data["rates"], amount_minor)
-    data = {
-        key: invoice.data[key] for key in ("seller", "buyer", "order_number", "order_date", "payment_method")
-    }
-    data |= {
-        "issued_on": timezone.now().date().isoformat(),
-        "corrects": {"number_text": invoice.number_text, "issued_on": invoice.data["issued_on"]},
-        "lines": refund.lines if refund is not None else [],
-        "reason": refund.reason if refund is not None else "",
-        "rates": negated(rates),
-    }
+    data = credit_note_data(
+        invoice,
+        amount_minor=amount_minor,
+        lines=refund.lines if refund is not None else [],
+        reason=refund.reason if refund is not None else "",
+    )
     return _store(
         order,
         Invoice.Kind.CREDIT_NOTE,
         data,
-        data["rates"],
         version_number=invoice.version_number,
         corrects=invoice,
         refund=refund,
@@ -108,37 +92,23 @@ def credit_note_issue(
     )
 
 
-def _common(order: Order, content: dict[str, Any], *, now: datetime) -> dict[str, Any]:
-    return {
-        "seller": seller_of(order),
-        "buyer": buyer_of(order, content),
-        "order_number": order.number or str(order.pk),
-        "order_date": timezone.localdate(order.created_at or now).isoformat(),
-        "issued_on": timezone.localdate(now).isoformat(),
-        "payment_method": content.get("payment_method", ""),
-    }
-
-
-def _store(
-    order: Order, kind: str, data: dict[str, Any], rates: list[dict[str, Any]], **fields: Any
-) -> Invoice:
-    data |= {
-        "total": sum(row["gross"] for row in rates),
-        "net_total": sum(row["net"] for row in rates),
-        "vat_total": sum(row["vat"] for row in rates),
-        "currency": order.currency,
-    }
-    series = series_of(order)
-    number = number_take(series)
+def number_text(kind: str, number: int) -> str:
+    """A document's number as printed: its kind's prefix, then the number's digits."""
     prefix = (
         settings.INVOICE_NUMBER_PREFIX if kind == Invoice.Kind.INVOICE else settings.CREDIT_NOTE_NUMBER_PREFIX
     )
+    return f"{prefix}{number:0{NUMBER_DIGITS}d}"
+
+
+def _store(order: Order, kind: str, data: dict[str, Any], **fields: Any) -> Invoice:
+    series = series_of(order)
+    number = number_take(series)
     return Invoice.objects.create(
         order=order,
         kind=kind,
         series=series,
         number=number,
-        number_text=f"{prefix}{number:0{NUMBER_DIGITS}d}",
+        number_text=number_text(kind, number),
         issued_at=timezone.now(),
         currency=order.currency,
         total_minor=data["total"],

@@ -57,6 +57,11 @@ class Invoice(models.Model):
     pdf = models.BinaryField(null=True, blank=True)
     pdf_sha256 = models.CharField(max_length=64, blank=True)
     pdf_rendered_at = models.DateTimeField(null=True, blank=True)
+    # Which invoice template the PDF was rendered from: the number of the version published in
+    # the admin for its language (notifications' template versions, kind "invoice_document"),
+    # or NULL for the shipped template (and while it is not rendered yet). A number, not a key:
+    # the versions are a layer above the orders (notifications/), as on the admin's list.
+    pdf_template_version = models.PositiveIntegerField(null=True, blank=True)
 
     class Meta:
         ordering = ["issued_at", "number"]

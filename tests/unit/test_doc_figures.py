@@ -792,6 +792,7 @@ MIN_WITHDRAWAL_DAYS = constant("notifications.checks.MIN_WITHDRAWAL_DAYS")
 
 
 ORDER_CONTENT = "orders.content"
+DOCUMENT_TEMPLATE = "notifications.documents.template"
 
 
 RUNBOOK = rows(
@@ -932,6 +933,21 @@ ORDERS = rows(
     ("is the shop's own id of the parcel, up to {} characters.", constant(f"{ORDER_CONTENT}.SHORT_TEXT")),
     ("`reason` (optional, {} characters)", constant(f"{ORDER_CONTENT}.NAME_TEXT")),
     ("once its period is over: {} years from the end of the calendar year of issue", INVOICE_RETENTION_YEARS),
+    (
+        "or its layout takes more than `LAYOUT_MAX_CPU_SECONDS` ({} s) of CPU, or {} s in all:",
+        constant(f"{DOCUMENT_TEMPLATE}.LAYOUT_MAX_CPU_SECONDS"),
+        constant(f"{DOCUMENT_TEMPLATE}.LAYOUT_MAX_WALL_SECONDS"),
+    ),
+    (
+        "the sample invoice or credit note takes more than {} pages.",
+        constant("notifications.documents.template_check.SAMPLE_MAX_PAGES"),
+    ),
+    ("a real invoice repeats a line's part up to {} times", constant(f"{ORDER_CONTENT}.MAX_LINES")),
+    (
+        "a template of at most {} characters, rendered to at most {}",
+        constant("notifications.content.render_limits.TEMPLATE_MAX_CHARS", thousands),
+        constant("notifications.documents.template_language.DOCUMENT_HTML_MAX_CHARS", thousands),
+    ),
 )
 
 

@@ -7,8 +7,8 @@ from django.template import Context, Engine, Template
 from django.templatetags.i18n import TranslateNode
 from django.utils import translation
 
-from notifications.content.render import _engine
-from notifications.content.template_language import TranslateLiteralNode
+from notifications.content.template_engine import engine
+from notifications.content.template_language import EMAIL_LANGUAGE, TranslateLiteralNode
 
 TEMPLATES = [
     '{% load i18n %}{% translate "Order number" %}',
@@ -25,7 +25,7 @@ def _django_engine(escape: bool) -> Engine:
 @pytest.mark.parametrize("escape", [True, False])
 @pytest.mark.parametrize("template_text", TEMPLATES)
 def test_renders_what_djangos_tag_renders_in_each_language(template_text: str, escape: bool) -> None:
-    ours = _engine(escape).from_string(template_text)
+    ours = engine(EMAIL_LANGUAGE, escape).from_string(template_text)
     django_tag = _django_engine(escape).from_string(template_text)
     for language in ["ru", "en", "ru", "en"]:  # the first language's words must not stick
         with translation.override(language):
@@ -35,7 +35,7 @@ def test_renders_what_djangos_tag_renders_in_each_language(template_text: str, e
 
 
 def test_words_follow_the_language_of_each_render() -> None:
-    template = _engine(True).from_string('{% load i18n %}{% translate "Order number" %}')
+    template = engine(EMAIL_LANGUAGE, True).from_string('{% load i18n %}{% translate "Order number" %}')
     rendered = {}
     for language in ["en", "ru"]:
         with translation.override(language):
@@ -46,9 +46,11 @@ def test_words_follow_the_language_of_each_render() -> None:
 
 
 def test_only_a_plain_literal_is_cached() -> None:
-    plain = _engine(True).from_string('{% load i18n %}{% translate "Order number" %}')
-    with_context = _engine(True).from_string('{% load i18n %}{% translate "May" context "month name" %}')
-    variable = _engine(True).from_string("{% load i18n %}{% translate order.number %}")
+    plain = engine(EMAIL_LANGUAGE, True).from_string('{% load i18n %}{% translate "Order number" %}')
+    with_context = engine(EMAIL_LANGUAGE, True).from_string(
+        '{% load i18n %}{% translate "May" context "month name" %}'
+    )
+    variable = engine(EMAIL_LANGUAGE, True).from_string("{% load i18n %}{% translate order.number %}")
     assert _translate_node_types(plain) == [TranslateLiteralNode]
     for template in (with_context, variable):
         assert _translate_node_types(template) == [TranslateNode]

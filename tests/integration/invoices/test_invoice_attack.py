@@ -196,7 +196,7 @@ def test_two_renders_at_once_store_one_pdf_that_both_return(place_order, capsys,
     real = pdf_module.invoice_pdf_render
     lock = threading.Lock()
 
-    def counted(document: Invoice) -> bytes:
+    def counted(document: Invoice) -> pdf_module.RenderedDocument:
         with lock:
             renders.append(1)
         return real(document)

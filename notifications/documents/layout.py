@@ -1,0 +1,76 @@
+"""A document's HTML laid out to PDF by WeasyPrint, fetching nothing: WeasyPrint's own fetcher
+would read any http(s), file: or data: address the HTML named (an image's, a stylesheet's, an
+@import's, a font's, an attachment's), and the refused ones are reported instead.
+
+It runs in the process for the template a document is rendered from (the shipped one, or a
+version that passed the check), and as a script in a child process for the check of a draft
+(template_check.py): a layout cannot be stopped once it runs, and a few bytes of CSS (pages
+of 3 mm) lay out ten thousand pages in minutes, so there it runs under a CPU limit. The script
+imports nothing of the project, and the child gets none of its environment's secrets."""
+
+import base64
+import json
+import resource
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Layout:
+    pdf: bytes
+    pages: int
+    refused: tuple[str, ...]  # the addresses the HTML named, none of them fetched
+
+
+def pdf_layout(html: str) -> Layout:
+    from weasyprint import HTML  # loads Pango: only in the processes that render one
+
+    fetcher = _fetcher_refusing_all()
+    document = HTML(string=html, url_fetcher=fetcher).render()
+    return Layout(pdf=document.write_pdf(), pages=len(document.pages), refused=tuple(fetcher.refused))
+
+
+def _fetcher_refusing_all() -> Any:
+    from weasyprint.urls import URLFetcher, URLFetchingError
+
+    class NothingFetched(URLFetcher):
+        def __init__(self) -> None:
+            super().__init__()
+            self.refused: list[str] = []
+
+        def fetch(self, url: str, headers: object = None) -> object:
+            self.refused.append(url[:200])
+            raise URLFetchingError(f"a document fetches nothing: {url[:80]}")
+
+    return NothingFetched()
+
+
+def layouts_as_json(layouts: list[Layout]) -> str:
+    return json.dumps(
+        [
+            {"pdf": base64.b64encode(layout.pdf).decode(), "pages": layout.pages, "refused": layout.refused}
+            for layout in layouts
+        ]
+    )
+
+
+def layouts_from_json(text: str) -> list[Layout]:
+    return [
+        Layout(pdf=base64.b64decode(item["pdf"]), pages=item["pages"], refused=tuple(item["refused"]))
+        for item in json.loads(text)
+    ]
+
+
+def _child_main(max_cpu_seconds: int, max_memory_bytes: int) -> None:
+    """Lay out each HTML of the JSON list on stdin; write their layouts to stdout. Past the CPU
+    limit the kernel stops the process (SIGXCPU), whatever WeasyPrint is doing; past the memory
+    limit (its heap: the fonts' files mapped read-only do not count) an allocation fails."""
+    resource.setrlimit(resource.RLIMIT_CPU, (max_cpu_seconds, max_cpu_seconds + 1))
+    resource.setrlimit(resource.RLIMIT_DATA, (max_memory_bytes, max_memory_bytes))
+    htmls = json.loads(sys.stdin.read())
+    sys.stdout.write(layouts_as_json([pdf_layout(html) for html in htmls]))
+
+
+if __name__ == "__main__":
+    _child_main(int(sys.argv[1]), int(sys.argv[2]))
