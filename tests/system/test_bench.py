@@ -116,6 +116,25 @@ def test_a_short_cpu_phase_counts_each_components_cpu_per_order_for_ours_and_nai
     assert "relay" not in cpu["naive"]["cpu_ms_per_order"]
 
 
+@pytest.mark.timeout(360)
+def test_a_short_invoice_phase_prices_the_pdf_each_paid_orders_confirmation_carries(tmp_path):
+    # when: orders with lines paid at placing, without and with their invoice in turn
+    results = _bench(tmp_path, "--phases", "invoice", "--invoice-orders", "10", "--repeats", "2")
+    # then: each run did what it was asked, every email of the invoiced runs with its PDF
+    invoice = results["invoice"]
+    assert (invoice["orders"], invoice["rate"]) == (10, 10)
+    for side, documents in (("without", 0), ("with", 10)):
+        done = invoice[side]
+        assert (done["orders_placed"], done["emails_sent"], done["messages_taken"]) == (10, 10, 10)
+        assert (done["invoices_issued"], done["messages_with_a_pdf"]) == (documents, documents)
+        assert len(invoice["worker_ms_per_email"][side]["runs"]) == 2
+    # and the PDF costs the worker more than the rest of the email, and weighs kilobytes
+    assert invoice["worker_ratio"] > 1.5
+    assert invoice["worker_added_ms"] > 0
+    assert 1_000 < invoice["pdf_bytes"]["min"] <= invoice["pdf_bytes"]["max"] < 1_000_000
+    assert results["ratios"]["invoice_worker_cpu_with_over_without"] == invoice["worker_ratio"]
+
+
 def test_a_short_intake_phase_posts_signed_deliveries_to_the_web_process_and_checks_every_answer(tmp_path):
     # when: 1 s at each load, through bin/web, while ours sends the orders' emails
     results = _bench(tmp_path, "--phases", "intake", "--load-seconds", "1")

@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from tools.bench.invoice_load import invoice_run_check
 from tools.bench.pipelines import LoadShortfall, completions_check, offered_check
 from tools.bench.report import report_markdown, report_write
 from tools.bench.targets import ratios, targets_check
@@ -334,3 +335,63 @@ def test_the_retention_phase_is_a_table_of_the_latency_alone_and_beside_the_job(
     assert "| backlog left alone | 20.0 | 40.0 | 60.0 |" in markdown
     assert "| while the retention job clears it | 21.5 | 44.0 | 70.5 |" in markdown
     assert "Snapshots the job cleared while the load ran, each run: 1,400, 2,200." in markdown
+
+
+def _invoice_side(worker: float, *, issued: bool) -> dict:
+    documents = 100 if issued else 0
+    return {
+        "cpu_ms_per_order": {"bench": 3.0, "worker": worker, "postgresql": 4.0, "total": worker + 7.0},
+        "orders_placed": 100,
+        "invoices_issued": documents,
+        "emails_sent": 100,
+        "emails_naming_a_document": documents,
+        "messages_taken": 100,
+        "messages_with_a_pdf": documents,
+    }
+
+
+def test_the_invoice_phase_shows_what_an_invoice_adds_per_order_and_what_it_was_asked():
+    # given: a run whose confirmations took 10 ms of worker CPU each without the invoice, 80 with
+    results = _results(saturating_ours=300)
+    results["invoice"] = {
+        "orders": 100,
+        "rate": 10,
+        "without": _invoice_side(10.0, issued=False),
+        "with": _invoice_side(80.0, issued=True),
+        "worker_ms_per_email": {"without": figure(10.0, 11.0, 9.0), "with": figure(80.0, 82.0, 78.0)},
+        "worker_ratio": 8.0,
+        "worker_added_ms": 70.0,
+        "pdf_bytes": {"median": 12861, "min": 12787, "max": 12989},
+    }
+    results["ratios"] = ratios(results)
+    # when
+    markdown = report_markdown(results)
+    # then
+    assert (
+        "| CPU ms per order at 10 orders/s, 100 orders with lines, paid at placing "
+        "| without invoice | with invoice | with ÷ without | added |"
+    ) in markdown
+    assert "| worker (with the PDF's render) | 10.00 | 80.00 | 8.00 | +70.00 |" in markdown
+    assert (
+        "| worker per email (one confirmation per order), median of 3 runs | 10.00 | 80.00 | 8.00 | +70.00 |"
+        in (markdown)
+    )
+    assert "with invoices, 100 placed, 100 invoices issued, 100 of 100 emails taken with a PDF" in markdown
+    assert "The PDF: 12,861 bytes (12,787 to 12,989)." in markdown
+    assert "| worker CPU per confirmation, with its invoice ÷ without | 8.00 | - | - |" in markdown
+
+
+def test_an_invoice_run_that_did_other_than_asked_is_a_shortfall():
+    done = _invoice_side(80.0, issued=True) | {"pdf_bytes": [12861] * 100}
+    invoice_run_check(done, asked=100, issued=True)  # as asked
+    without = _invoice_side(10.0, issued=False) | {"pdf_bytes": []}
+    invoice_run_check(without, asked=100, issued=False)
+    # one email went without its PDF
+    with pytest.raises(LoadShortfall, match="invoice, with invoices: asked 100 orders"):
+        invoice_run_check(done | {"messages_with_a_pdf": 99}, asked=100, issued=True)
+    # an invoice where none was asked for
+    with pytest.raises(LoadShortfall, match="'invoices_issued': 1"):
+        invoice_run_check(without | {"invoices_issued": 1}, asked=100, issued=False)
+    # an order fewer placed
+    with pytest.raises(LoadShortfall, match="'orders_placed': 99"):
+        invoice_run_check(done | {"orders_placed": 99}, asked=100, issued=True)

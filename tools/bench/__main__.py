@@ -12,6 +12,7 @@ from tools.bench.pipelines import LoadShortfall
 from tools.bench.runner import (
     CPU_ORDERS,
     DRAIN_ORDERS,
+    INVOICE_ORDERS,
     PHASES,
     PREFETCH_MULTIPLIERS,
     SCALING_ORDERS,
@@ -46,6 +47,12 @@ def main(argv: list[str] | None = None) -> int:
         "--cpu-orders", type=int, default=CPU_ORDERS, help="orders per pipeline of the CPU phase"
     )
     parser.add_argument(
+        "--invoice-orders",
+        type=int,
+        default=INVOICE_ORDERS,
+        help="orders per run, without and with their invoice, of the invoice phase",
+    )
+    parser.add_argument(
         "--tuned-prefetch",
         type=int,
         help="tuned naive's prefetch multiplier (default: the fastest drain of "
@@ -73,6 +80,7 @@ def main(argv: list[str] | None = None) -> int:
             scaling_orders=args.scaling_orders,
             tuned_prefetch=args.tuned_prefetch,
             cpu_orders=args.cpu_orders,
+            invoice_orders=args.invoice_orders,
         ).run()
     except LoadShortfall as shortfall:  # figures of a smaller load than claimed: none at all
         print(f"bench FAILED: {shortfall}", file=sys.stderr)

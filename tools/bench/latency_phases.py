@@ -11,6 +11,7 @@ from typing import TypeVar
 
 from tools.bench.cpu import cpu_by_component, cpu_ms_per_order
 from tools.bench.cpu_hog import CpuHog
+from tools.bench.invoice_load import plain_confirmations_check
 from tools.bench.phases import BenchPhases, spread
 from tools.bench.pipelines import LoadShortfall, Pipeline, offered_check
 from tools.bench.stages import STAGES_ORDERS, STAGES_RATES, naive_stages_ms, ours_stages_ms
@@ -134,8 +135,11 @@ class LatencyPhases(BenchPhases):
         before = cpu_by_component(groups)
         pipeline.place(self.cpu_orders, rate=CPU_RATE)
         completions = pipeline.finished(self.cpu_orders)
+        after = cpu_by_component(groups)
+        if pipeline is self.ours:
+            plain_confirmations_check(self.cpu_orders)  # no PDF priced in a plain confirmation
         run = {
-            "cpu_ms_per_order": cpu_ms_per_order(before, cpu_by_component(groups), self.cpu_orders),
+            "cpu_ms_per_order": cpu_ms_per_order(before, after, self.cpu_orders),
             **self.m.latencies_ms(completions),
             "placed_per_s": self.m.placed_per_s(completions),
         }

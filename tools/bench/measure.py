@@ -82,7 +82,7 @@ def backlog_reset() -> None:
 
 
 def ours_place(count: int, *, rate: float | None = None) -> None:
-    _place(
+    place_by_placers(
         lambda n: order_create(customer_email=f"b{n}@bench.example", amount=Decimal("9.90"), currency="EUR"),
         count,
         rate,
@@ -107,11 +107,11 @@ def ours_place_for_the_relay(count: int) -> None:
             event.save(force_insert=True)
             record_hook(event)
 
-    _place(create, count, None)
+    place_by_placers(create, count, None)
 
 
 def naive_place(count: int, *, rate: float | None = None) -> None:
-    _place(
+    place_by_placers(
         lambda n: naive_order_create(customer_email=f"b{n}@bench.example", amount="9.90", currency="EUR"),
         count,
         rate,
@@ -127,7 +127,7 @@ PLACERS = 8
 _placers: ThreadPoolExecutor | None = None
 
 
-def _place(create: Callable[[int], object], count: int, rate: float | None) -> None:
+def place_by_placers(create: Callable[[int], object], count: int, rate: float | None) -> None:
     """`count` orders, as fast as the placers go, or order n at `n / rate` seconds."""
     global _placers
     if _placers is None:
@@ -150,14 +150,14 @@ def placed_per_s(completions: list[tuple]) -> float:
 
 
 def ours_wait_all_sent(timeout: float = 300) -> None:
-    _wait(lambda: not Notification.objects.exclude(status="sent").exists(), timeout)
+    wait_until(lambda: not Notification.objects.exclude(status="sent").exists(), timeout)
 
 
 def naive_wait_all_sent(timeout: float = 300) -> None:
-    _wait(lambda: not NaiveOrder.objects.exclude(status="sent").exists(), timeout)
+    wait_until(lambda: not NaiveOrder.objects.exclude(status="sent").exists(), timeout)
 
 
-def _wait(done: Callable[[], bool], timeout: float) -> None:
+def wait_until(done: Callable[[], bool], timeout: float) -> None:
     deadline = time.monotonic() + timeout
     while not done():
         if time.monotonic() > deadline:

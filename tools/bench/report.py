@@ -5,6 +5,7 @@ import json
 from pathlib import Path
 
 from tools.bench.intake import intake_lines
+from tools.bench.invoice_load import invoice_lines
 from tools.bench.retention_load import retention_lines
 from tools.bench.stages import stages_lines
 from tools.bench.targets import SOAK_RSS_GROWTH_LIMIT, at_load, target_rows
@@ -57,6 +58,7 @@ def report_markdown(results: dict) -> str:
             lines.append(f"| {pipeline} | {load} | {'' if placed is None else f'{placed:.1f}'} | {cells} |")
     lines += stages_lines(results.get("stages_ms"))
     lines += cpu_lines(results.get("cpu"))
+    lines += invoice_lines(results.get("invoice"))
     lines += intake_lines(results.get("intake_ms"))
     lines += retention_lines(results.get("retention"))
     lines += contended_lines(results.get("contended_latency_ms"))

@@ -6,11 +6,13 @@ a minimal client, the PostgreSQL order + outbox transaction), here; the relay ov
 and 4 worker processes and 1 and 2 relay processes (tools/bench/throughput_phases.py);
 commit → sent latency at fixed offered loads, also while a process of the bench keeps a core
 busy, the stages of commit → sent of both pipelines, and the CPU per order of each component
-(tools/bench/latency_phases.py); a shop platform's deliveries through the web process while
-ours sends their emails, ours beside the retention job, and a memory soak
-(tools/bench/side_load_phases.py). The drain and saturation phases compare ours with the naive
-pipeline and with the naive pipeline tuned (connections kept, its fastest prefetch
-multiplier); all run the same worker count (2 processes) against the same mail simulator.
+(tools/bench/latency_phases.py); what an invoice costs per order, ours' orders with lines paid
+at placing without and with their invoice (tools/bench/invoice_phase.py); a shop platform's
+deliveries through the web process while ours sends their emails, ours beside the retention
+job, and a memory soak (tools/bench/side_load_phases.py). The drain and saturation phases
+compare ours with the naive pipeline and with the naive pipeline tuned (connections kept, its
+fastest prefetch multiplier); all run the same worker count (2 processes) against the same
+mail simulator.
 """
 
 import os
@@ -22,7 +24,9 @@ from kombu import Connection
 from messaging.broker.channel import amqp_channel
 from tools.bench import raw_limits
 from tools.bench.environment import BenchEnvironment
-from tools.bench.latency_phases import CPU_ORDERS, LatencyPhases
+from tools.bench.invoice_load import INVOICE_ORDERS
+from tools.bench.invoice_phase import InvoicePhases
+from tools.bench.latency_phases import CPU_ORDERS
 from tools.bench.phases import repeat
 from tools.bench.pipelines import Pipeline
 from tools.bench.side_load_phases import SideLoadPhases
@@ -39,15 +43,24 @@ PHASES = (
     "contended",
     "stages",
     "cpu",
+    "invoice",
     "intake",
     "retention",
     "soak",
 )
 # Given here so `python -m tools.bench` finds every default in one place.
-__all__ = ["CPU_ORDERS", "DRAIN_ORDERS", "PHASES", "PREFETCH_MULTIPLIERS", "SCALING_ORDERS", "BenchRun"]
+__all__ = [
+    "CPU_ORDERS",
+    "DRAIN_ORDERS",
+    "INVOICE_ORDERS",
+    "PHASES",
+    "PREFETCH_MULTIPLIERS",
+    "SCALING_ORDERS",
+    "BenchRun",
+]
 
 
-class BenchRun(ThroughputPhases, LatencyPhases, SideLoadPhases):
+class BenchRun(ThroughputPhases, InvoicePhases, SideLoadPhases):
     """One run of the phases asked for, on the bench's own database, vhost and processes."""
 
     def __init__(
@@ -63,6 +76,7 @@ class BenchRun(ThroughputPhases, LatencyPhases, SideLoadPhases):
         scaling_orders: int = SCALING_ORDERS,
         tuned_prefetch: int | None = None,
         cpu_orders: int = CPU_ORDERS,
+        invoice_orders: int = INVOICE_ORDERS,
     ):
         self.env = BenchEnvironment(workdir)
         self.repeats = repeats
@@ -74,6 +88,7 @@ class BenchRun(ThroughputPhases, LatencyPhases, SideLoadPhases):
         self.scaling_orders = scaling_orders
         self.tuned_prefetch = tuned_prefetch  # None: the fastest drain of PREFETCH_MULTIPLIERS
         self.cpu_orders = cpu_orders
+        self.invoice_orders = invoice_orders
         self.results: dict = {}
 
     def run(self) -> dict:
@@ -106,6 +121,7 @@ class BenchRun(ThroughputPhases, LatencyPhases, SideLoadPhases):
             "contended": self._contended,
             "stages": self._stages,
             "cpu": self._cpu,
+            "invoice": self._invoice,
             "intake": self._intake,
             "retention": self._retention,
             "soak": self._soak,

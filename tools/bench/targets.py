@@ -27,6 +27,7 @@ RATIO_FIGURES = {
     "saturating_ours_over_tuned_naive": "saturating end to end, ours ÷ tuned naive",
     "drain_ours_over_tuned_naive": "consumer drain, ours ÷ tuned naive",
     "relay_over_raw_broker_confirms": "relay ÷ raw broker confirms",
+    "invoice_worker_cpu_with_over_without": "worker CPU per confirmation, with its invoice ÷ without",
 }
 
 MEDIAN_RATIOS = {
@@ -90,6 +91,8 @@ def ratios(results: dict) -> dict[str, float]:
         found["cpu_per_order_ours_over_naive"] = (
             cpu["ours"]["cpu_ms_per_order"]["total"] / cpu["naive"]["cpu_ms_per_order"]["total"]
         )
+    if "invoice" in results:
+        found["invoice_worker_cpu_with_over_without"] = results["invoice"]["worker_ratio"]
     return found
 
 
