@@ -70,8 +70,7 @@ def order_snapshot_apply(shop: Shop, snapshot: PlatformOrder) -> Applied:
         return Applied(order=order, changes=[], stale=True)
     else:
         changes.extend(_address_and_lines_apply(shop, order, snapshot))
-    if snapshot.edit_left_out:
-        changes.append(snapshot.edit_left_out)
+    changes.extend([snapshot.edit_left_out] if snapshot.edit_left_out else [])
     changes.extend(_paid_apply(order, snapshot))
     for shipment in snapshot.shipments:
         changes.extend(shipment_apply(order, shipment))
@@ -94,19 +93,20 @@ def order_snapshot_apply(shop: Shop, snapshot: PlatformOrder) -> Applied:
 
 
 def _address_and_lines_apply(shop: Shop, order: Order, snapshot: PlatformOrder) -> list[str]:
-    """An order we have, brought to the customer's address and the lines the platform has now:
-    before its payment, so that an order edited before it was paid is invoiced as it is."""
-    lines = [] if snapshot.edit_left_out else platform_edit_apply(order, snapshot.content)
-    return _address_apply(shop, order, snapshot.customer_email) + lines
+    """The platform's address and lines now, before its payment: invoiced as edited, if edited."""
+    content = None if snapshot.edit_left_out else snapshot.content
+    return _address_apply(shop, order, snapshot.customer_email) + platform_edit_apply(order, content)
 
 
 def _order_create(shop: Shop, snapshot: PlatformOrder) -> Order:
-    shop_order = ShopOrder(snapshot.content)
+    if snapshot.content is None:
+        raise Unusable(snapshot.content_refused)
+    shop_order, currency = ShopOrder(snapshot.content), snapshot.content["currency"]
     return _refusals_as_unusable(
         lambda: order_record(
             customer_email=snapshot.customer_email,
             amount=shop_order.amount,
-            currency=snapshot.content["currency"],
+            currency=currency,
             locale=snapshot.locale,
             shop_order=shop_order,
             shop=shop,

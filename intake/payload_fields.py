@@ -10,7 +10,7 @@ column (`email_address`). What a customer typed at the checkout reaches these fi
 delivery that raised anything else would be answered 500: the platform would retry it, then
 stop sending (intake/receive.py keeps what still gets past them)."""
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
 from typing import Any
@@ -212,6 +212,21 @@ def content_check(content: dict[str, Any]) -> None:
         raise Unusable(f"Its amounts do not add up ({exc.field}): {exc}") from exc
     except MoneyRefused as exc:
         raise Unusable(f"Its {exc.field} cannot be taken: {exc}") from exc
+
+
+CONTENT_LEFT_OUT = "What the order holds now could not be taken, so it was left as it was"
+
+
+def content_or_why(build: Callable[[], dict[str, Any]]) -> tuple[dict[str, Any] | None, str]:
+    """The order's content, built and checked, and ""; or None and why it cannot be taken. For
+    an order we have, the rest of its delivery (payment, parcels, refunds, cancellation) is
+    applied all the same: a fee a shop added later must not cost the customer those emails."""
+    try:
+        content = build()
+        content_check(content)
+    except Unusable as exc:
+        return None, str(exc)
+    return content, ""
 
 
 def _kind(value: Any) -> str:

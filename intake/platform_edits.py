@@ -30,9 +30,10 @@ EDITED_PARTS = ("lines", "shipping", "discounts", "tax_total", "total")
 LEFT_OUT = "the platform's change of the order's lines was not applied"
 
 
-def platform_edit_apply(order: Order, content_now: dict[str, Any]) -> list[str]:
-    """The order brought to what the platform says it holds now; what was done, in words."""
-    if order.status == Order.Status.CANCELLED or order.erased_at is not None:
+def platform_edit_apply(order: Order, content_now: dict[str, Any] | None) -> list[str]:
+    """The order brought to what the platform says it holds now (None: not known, nothing to
+    do); what was done, in words."""
+    if content_now is None or order.status == Order.Status.CANCELLED or order.erased_at is not None:
         return []
     current = order_content(order)
     if current is not None and content_now["currency"] != current["currency"]:

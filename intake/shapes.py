@@ -65,7 +65,9 @@ class PlatformOrder:
     updated_at: datetime
     customer_email: str
     locale: str | None
-    content: dict[str, Any]  # the shop order's content (orders/content.py) as it is now, checked
+    # The shop order's content (orders/content.py) as it is now, checked; None when it cannot be
+    # taken (content_refused says why): a new order is then refused, one we have keeps its own.
+    content: dict[str, Any] | None
     paid: bool
     cancelled: bool
     shipments: list[PlatformShipment] = field(default_factory=list)
@@ -80,3 +82,4 @@ class PlatformOrder:
     # its edits (Shopify: intake/shopify/edits.py): `content` is then the order as placed, and no
     # edit is applied from it; the rest of the order is.
     edit_left_out: str = ""
+    content_refused: str = ""

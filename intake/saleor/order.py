@@ -18,8 +18,9 @@ from decimal import Decimal
 from typing import Any
 
 from intake.payload_fields import (
+    CONTENT_LEFT_OUT,
     address_shaped,
-    content_check,
+    content_or_why,
     count,
     decimal,
     email_address,
@@ -59,8 +60,7 @@ def order_from_payload(payload: dict[str, Any]) -> PlatformOrder:
             "service's (the shop's page in the admin shows it)."
         )
     currency = str(required(mapping(required(order, "total"), "total"), "currency"))
-    content = _content(order, currency)
-    content_check(content)
+    content, refused = content_or_why(lambda: _content(order, currency))
     refunds = _refunds(order, currency)
     fulfillments = objects(order.get("fulfillments"), "fulfillments")
     fulfilled = [fulfillment for fulfillment in fulfillments if fulfillment.get("status") == "FULFILLED"]
@@ -68,9 +68,11 @@ def order_from_payload(payload: dict[str, Any]) -> PlatformOrder:
     return PlatformOrder(
         platform_order_id=str(required(order, "id")),
         updated_at=iso_time(required(order, "updatedAt"), "updatedAt"),
-        customer_email=content["customer_email"],
-        locale=content.get("locale"),
+        customer_email=content["customer_email"] if content else "",
+        locale=content.get("locale") if content else None,
         content=content,
+        content_refused=refused,
+        edit_left_out=f"{CONTENT_LEFT_OUT}: {refused}" if refused else "",
         paid=bool(order.get("isPaid")) or order.get("chargeStatus") in PAID_CHARGE_STATUSES or bool(refunds),
         cancelled=order.get("status") == "CANCELED",
         shipments=[_shipment(fulfillment) for fulfillment in fulfilled],

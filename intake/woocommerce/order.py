@@ -16,8 +16,9 @@ from decimal import Decimal
 from typing import Any
 
 from intake.payload_fields import (
+    CONTENT_LEFT_OUT,
     address_shaped,
-    content_check,
+    content_or_why,
     count,
     decimal,
     email_address,
@@ -56,17 +57,18 @@ ADDRESS_KEYS = {
 
 def order_from_payload(payload: dict[str, Any]) -> PlatformOrder:
     currency = str(required(payload, "currency"))
-    content = _content(payload, currency)
-    content_check(content)
+    content, refused = content_or_why(lambda: _content(payload, currency))
     status = payload.get("status")
     updated_at = iso_time(required(payload, "date_modified_gmt"), "date_modified_gmt", naive_is_utc=True)
     news, news_left_out = parcel_news_from_payload(payload, _shipment_id(payload), updated_at)
     return PlatformOrder(
         platform_order_id=str(required(payload, "id")),
         updated_at=updated_at,
-        customer_email=content["customer_email"],
+        customer_email=content["customer_email"] if content else "",
         locale=None,  # WooCommerce does not say the customer's language: the site's
         content=content,
+        content_refused=refused,
+        edit_left_out=f"{CONTENT_LEFT_OUT}: {refused}" if refused else "",
         paid=bool(payload.get("date_paid_gmt")) or status in PAID_STATUSES,
         cancelled=status == "cancelled",
         shipments=_shipments(payload) if status in SHIPPED_STATUSES else [],

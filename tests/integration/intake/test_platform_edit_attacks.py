@@ -198,12 +198,6 @@ def test_an_edit_in_another_currency_is_left_out(tea_house):
     assert documents(order) == [("invoice", 5970)]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="WooCommerce's and Saleor's readers refuse the whole delivery when its content is one "
-    "this service does not take (a fee, a total of 0): an edit to such content loses every later "
-    "email of the order (its parcel, its cancellation), where Shopify's leaves the edit out.",
-)
 def test_a_woocommerce_edit_the_service_cannot_take_leaves_the_rest_applied(woo_deliver):
     # given
     woo_deliver("order.created", woo.ORDER)
@@ -216,3 +210,32 @@ def test_a_woocommerce_edit_the_service_cannot_take_leaves_the_rest_applied(woo_
     order = Order.objects.get(platform_order_id=str(woo.ORDER_ID))
     assert delivery.outcome == Outcome.USED, delivery.reason
     assert kinds(order) == ["order_confirmation", "order_shipment"]
+    assert "What the order holds now could not be taken, so it was left as it was" in delivery.reason
+    assert "fee_lines" in delivery.reason
+    assert order.content_version == 1
+
+
+def test_a_saleor_order_whose_content_cannot_be_taken_still_gets_its_parcel(saleor_deliver):
+    # given
+    assert saleor_deliver("order_created", saleor.event("OrderCreated", saleor.ORDER)) == "used"
+    # when: a later state whose total no longer adds up, as the parcel leaves
+    fulfilled = saleor.order(updatedAt="2026-12-01T08:00:00+00:00", status="FULFILLED")
+    fulfilled["total"] = {"currency": "EUR", "gross": {"amount": 0.0}, "tax": {"amount": 0.0}}
+    fulfilled["fulfillments"] = [saleor.fulfillment(1, [(saleor.LINE_TEA, "TEA-GREEN", 2)])]
+    # then: the parcel's email; the content left as it was, with the reason
+    assert saleor_deliver("order_fulfilled", saleor.event("OrderFulfilled", fulfilled)) == "used"
+    order = Order.objects.get(platform_order_id=saleor.ORDER_ID)
+    delivery = PlatformDelivery.objects.latest("received_at")
+    assert "could not be taken, so it was left as it was" in delivery.reason
+    assert kinds(order) == ["order_confirmation", "order_shipment"]
+    assert order.content_version == 1
+
+
+def test_a_new_order_whose_content_cannot_be_taken_is_refused_with_the_reason(woo_deliver):
+    # when
+    with_fee = woo.order(fee_lines=[{"id": 1, "name": "Gift wrap", "total": "2.00", "total_tax": "0.00"}])
+    delivery = woo_deliver("order.created", with_fee)
+    # then
+    assert delivery.outcome == Outcome.COULD_NOT_USE
+    assert delivery.reason.startswith("The order has fees (fee_lines)")
+    assert not Order.objects.filter(platform_order_id=str(woo.ORDER_ID)).exists()
