@@ -4,11 +4,13 @@ product's name alone, never "(item-<id>)"."""
 
 import copy
 import re
+from typing import Any
 
 import html5lib  # type: ignore[import-untyped]  # no stubs installed (types-html5lib is not a dependency)
 import pytest
 
 from intake.saleor.order import order_from_payload as saleor_order
+from intake.shapes import PlatformOrder
 from intake.shopify.order import order_from_payload as shopify_order
 from intake.woocommerce.order import order_from_payload as woocommerce_order
 from notifications.content.context import SAMPLE_CONTENT, email_context, sample_order
@@ -20,6 +22,11 @@ from tests import shopify_payloads as shopify
 from tests import woocommerce_payloads as woocommerce
 
 
+def _content(order: PlatformOrder) -> dict[str, Any]:
+    assert order.content is not None, order.content_refused
+    return order.content
+
+
 def _without_sku(payload: dict, lines_key: str, index: int, sku_key: str) -> dict:
     changed = copy.deepcopy(payload)
     changed[lines_key][index][sku_key] = None
@@ -27,9 +34,11 @@ def _without_sku(payload: dict, lines_key: str, index: int, sku_key: str) -> dic
 
 
 READINGS = {
-    "shopify": lambda: shopify_order(_without_sku(shopify.ORDER, "line_items", 1, "sku")).content,
-    "woocommerce": lambda: woocommerce_order(_without_sku(woocommerce.ORDER, "line_items", 1, "sku")).content,
-    "saleor": lambda: saleor_order(saleor.event("OrderCreated", saleor.ORDER)).content,
+    "shopify": lambda: _content(shopify_order(_without_sku(shopify.ORDER, "line_items", 1, "sku"))),
+    "woocommerce": lambda: _content(
+        woocommerce_order(_without_sku(woocommerce.ORDER, "line_items", 1, "sku"))
+    ),
+    "saleor": lambda: _content(saleor_order(saleor.event("OrderCreated", saleor.ORDER))),
 }
 
 
