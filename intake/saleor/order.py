@@ -1,11 +1,10 @@
 """Saleor's Order, as this service's subscription query selects it (intake/saleor/subscription.py),
 as our order: its content, checked as the API checks an order, and its state.
 
-Saleor gives every price with and without its taxes (TaxedMoney): an order in our words, whose
-prices include their taxes, takes the gross. A line's price is what the customer pays for it,
-discounts of the line included; a discount of the whole order is shown as its own line when the
-order's total is less than its lines and shipping by exactly what its discounts say, and an order
-whose amounts do not add up otherwise is not guessed at (content_check names the mismatch).
+Saleor gives every price with and without its taxes (TaxedMoney): ours include them, so the gross.
+A line's price is what the customer pays for it, its discounts included; a discount of the whole
+order is its own line when the total is less than the lines and shipping by exactly what its
+discounts say, and amounts that do not add up otherwise are not guessed at (content_check).
 
 Its state: paid when Saleor says so (isPaid, or chargeStatus FULL or OVERCHARGED) or once money
 went back; cancelled with the status CANCELED; each fulfillment FULFILLED is a parcel that left
