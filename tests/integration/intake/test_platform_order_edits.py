@@ -43,28 +43,6 @@ def shopify_deliver(client):
     return post
 
 
-@pytest.fixture
-def woo_deliver(client):
-    Shop.objects.create(
-        slug="tea-house-woo",
-        name="Tea House",
-        platform=Shop.Platform.WOOCOMMERCE,
-        domain="https://tea-house.example",
-        webhook_secret=woo.WEBHOOK_SECRET,
-    )
-
-    def post(topic: str, payload: dict) -> PlatformDelivery:
-        body = woo.body_of(payload)
-        headers = woo.signed_headers(body, topic=topic, delivery_id=uuid.uuid4().hex)
-        response = client.post(
-            "/shops/tea-house-woo/webhook", body, content_type="application/json", **headers
-        )
-        assert response.status_code == 200, response.content
-        return PlatformDelivery.objects.latest("received_at")
-
-    return post
-
-
 def _shopify_edited(updated_at: str = "2026-12-01T11:00:00+01:00") -> dict:
     """ORDER after an edit in Shopify's admin: one tea bag of two removed, a mug added."""
     order = shopify.order(updated_at=updated_at)
