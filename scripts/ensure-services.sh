@@ -10,16 +10,20 @@ set -e
 
 pg_up() { pg_isready -q -h "${PGHOST:-127.0.0.1}" -p "${PGPORT:-5432}"; }
 rabbit_up() { rabbitmq-diagnostics -q check_port_connectivity >/dev/null 2>&1; }
+# The node itself answers (over Erlang's distribution, not the AMQP port).
+rabbit_node_runs() { rabbitmq-diagnostics -q ping >/dev/null 2>&1; }
 management_up() { curl -fsS -u guest:guest -o /dev/null http://127.0.0.1:15672/api/overview; }
 have() { command -v "$1" >/dev/null 2>&1; }
 
+WAIT_SECONDS=${ENSURE_SERVICES_WAIT_SECONDS:-60}
+
 wait_for() {
   name=$1; shift
-  for _ in $(seq 1 60); do
+  for _ in $(seq 1 "$WAIT_SECONDS"); do
     if "$@"; then return 0; fi
     sleep 1
   done
-  echo "$name did not come up within 60 s" >&2
+  echo "$name did not come up within $WAIT_SECONDS s" >&2
   return 1
 }
 
@@ -80,6 +84,15 @@ if ! pg_up; then
   wait_for PostgreSQL pg_up
 fi
 
+# A node that runs but takes no connection on its port (busy, or out of file handles) is waited
+# for, never joined by a second server: a second one under the same name does not help, and was
+# seen to leave the first unable to take connections.
+if ! rabbit_up && rabbit_node_runs; then
+  if ! wait_for "RabbitMQ's port" rabbit_up; then
+    echo "RabbitMQ runs but takes no connection on its port: see 'rabbitmq-diagnostics status' (file descriptors, alarms) and its log. Not starting a second server." >&2
+    exit 1
+  fi
+fi
 if ! rabbit_up; then
   echo "starting RabbitMQ"
   rabbitmq-server -detached

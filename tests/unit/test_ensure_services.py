@@ -71,3 +71,41 @@ def test_elsewhere_it_says_what_to_install_and_stops(tmp_path, os_id):
     assert result.returncode == 1
     assert "not Debian or Ubuntu: install PostgreSQL 15 and RabbitMQ 3.10 or newer" in result.stderr
     assert "would run" not in result.stdout
+
+
+def _stand_in(bin_dir: Path, name: str, body: str) -> None:
+    (bin_dir / name).write_text(f"#!/bin/sh\n{body}\n")
+    (bin_dir / name).chmod(0o755)
+
+
+def test_a_running_rabbitmq_that_takes_no_connection_is_never_joined_by_a_second_server(tmp_path):
+    # given: the node answers its ping, its port takes no connection (out of file handles, say)
+    path = _bare_path(tmp_path, uid=0, present=("pg_isready", "pg_ctlcluster", "curl", "rabbitmq-plugins"))
+    bin_dir, started = Path(path), tmp_path / "rabbitmq-server-started"
+    _stand_in(bin_dir, "rabbitmq-diagnostics", 'case "$*" in *ping*) exit 0 ;; *) exit 1 ;; esac')
+    _stand_in(bin_dir, "rabbitmq-server", f": > {started}")
+    # when
+    release = tmp_path / "os-release"
+    release.write_text("ID=debian\n")
+    env = {"PATH": path, "OS_RELEASE": str(release), "ENSURE_SERVICES_WAIT_SECONDS": "2"}
+    result = subprocess.run([str(SCRIPT)], env=env, capture_output=True, text=True, timeout=30)
+    # then: a clear error, and no second server
+    assert result.returncode == 1
+    assert "RabbitMQ runs but takes no connection on its port" in result.stderr
+    assert "Not starting a second server." in result.stderr
+    assert not started.exists()
+
+
+def test_a_stopped_rabbitmq_is_started(tmp_path):
+    path = _bare_path(tmp_path, uid=0, present=("pg_isready", "pg_ctlcluster", "curl", "rabbitmq-plugins"))
+    bin_dir, started = Path(path), tmp_path / "rabbitmq-server-started"
+    # the node answers nothing until the stand-in server "starts" it
+    _stand_in(bin_dir, "rabbitmq-diagnostics", f"test -e {started}")
+    _stand_in(bin_dir, "rabbitmq-server", f": > {started}")
+    release = tmp_path / "os-release"
+    release.write_text("ID=debian\n")
+    env = {"PATH": path, "OS_RELEASE": str(release), "ENSURE_SERVICES_WAIT_SECONDS": "2"}
+    result = subprocess.run([str(SCRIPT)], env=env, capture_output=True, text=True, timeout=30)
+    assert result.returncode == 0, result.stderr
+    assert "starting RabbitMQ" in result.stdout
+    assert started.exists()
