@@ -167,19 +167,25 @@ def test_a_retry_of_a_message_taken_along_names_that_message_as_its_parent(mails
     wait_until(lambda: _batch_sizes(worker) == [2], timeout=30, message="a batch of two")
     worker.stop()
     # then the retry, due in a minute, is the taken message's own: its id, and it is its parent
-    # (as Celery names the running task when a task retries its own message), not the carrier's
-    delayed = [
-        message
-        for queue in _delay_queues_holding_messages()
-        for message in queue_peek(queue)
-        if message["headers"].get("task") == HANDLE_EVENT
-    ]
+    # (as Celery names the running task when a task retries its own message), not the carrier's.
+    # Looked for until it shows: between two of the delay's levels a message is in no queue.
+    wait_until(lambda: len(_delayed_retries()) == 1, timeout=20, message="one delayed retry")
+    delayed = _delayed_retries()
     assert len(delayed) == 1, delayed
     headers = delayed[0]["headers"]
     event_id = delayed[0]["body"][0][0]["event_id"]
     assert OutboxEvent.objects.get(aggregate_id=str(taken.id)).payload["event_id"] == event_id
     assert headers["parent_id"] == headers["id"]
     assert headers["retries"] == 1
+
+
+def _delayed_retries() -> list[dict]:
+    return [
+        message
+        for queue in _delay_queues_holding_messages()
+        for message in queue_peek(queue)
+        if message["headers"].get("task") == HANDLE_EVENT
+    ]
 
 
 def _delay_queues_holding_messages() -> list[str]:
