@@ -11,7 +11,6 @@ removed. An order whose lines all kept their quantity is read from its ordered f
 Shopify created it; the current figures are the way to read it only when those do not add up
 (an edit that only added a line, if Shopify's `total_price` kept the total before it)."""
 
-from collections.abc import Callable
 from typing import Any
 
 from intake.payload_fields import content_check, count, objects
@@ -32,10 +31,9 @@ def content_as_now(payload: dict[str, Any], ordered: dict[str, Any]) -> tuple[di
     except Unusable as exc:
         content_check(ordered)
         return ordered, f"{EDIT_LEFT_OUT}: {exc}"
-    now = _reader(payload, ordered, quantities)
     if quantities != [line["quantity"] for line in ordered["lines"]]:
         try:
-            return now(), ""
+            return _content_now(payload, ordered, quantities), ""
         except Unusable as exc:
             content_check(ordered)
             return ordered, f"{EDIT_LEFT_OUT}: {exc}"
@@ -45,7 +43,7 @@ def content_as_now(payload: dict[str, Any], ordered: dict[str, Any]) -> tuple[di
     except Unusable:
         if payload.get("current_total_price") is None:
             raise
-        return now(), ""
+        return _content_now(payload, ordered, quantities), ""
 
 
 def _quantities_now(payload: dict[str, Any], ordered: dict[str, Any]) -> list[int]:
@@ -83,12 +81,6 @@ def _refunded_by_line(payload: dict[str, Any], currency: str) -> dict[str, int]:
             quantity = count(item.get("quantity") or 0, "refunds[].refund_line_items[].quantity")
             refunded[line_id] = refunded.get(line_id, 0) + quantity
     return refunded
-
-
-def _reader(
-    payload: dict[str, Any], ordered: dict[str, Any], quantities: list[int]
-) -> Callable[[], dict[str, Any]]:
-    return lambda: _content_now(payload, ordered, quantities)
 
 
 def _content_now(payload: dict[str, Any], ordered: dict[str, Any], quantities: list[int]) -> dict[str, Any]:
