@@ -27,6 +27,15 @@ class RabbitAdmin:
         response = self._request("DELETE", f"/vhosts/{quote(vhost, safe='')}", allow=(404,))
         response.close()
 
+    def vhost_names(self) -> list[str]:
+        return [vhost["name"] for vhost in self._request("GET", "/vhosts?columns=name").json()]
+
+    def vhost_connections(self, vhost: str) -> int:
+        """How many client connections the vhost has now."""
+        return len(
+            self._request("GET", f"/vhosts/{quote(vhost, safe='')}/connections", allow=(404,)).json() or []
+        )
+
     def queues(self, vhost_quoted: str) -> list[dict[str, Any]]:
         columns = "name,type,messages_ready,messages_unacknowledged,consumers,message_stats.redeliver"
         return self._request("GET", f"/queues/{vhost_quoted}?columns={columns}").json()

@@ -112,10 +112,29 @@ def broker(django_db_setup):
     from messaging.broker.declare import topology_declare
 
     admin = RabbitAdmin(settings.RABBITMQ_MANAGEMENT_URL)
+    stale_runs_clear(admin)
     admin.vhost_ensure(TEST_RABBITMQ_VHOST, user=user_of(settings.CELERY_BROKER_URL))
     topology_declare(broker_url=settings.CELERY_BROKER_URL)
     yield settings.CELERY_BROKER_URL
     admin.vhost_delete(TEST_RABBITMQ_VHOST)
+
+
+def stale_runs_clear(admin) -> None:
+    """What killed runs left (tests/stale_runs.py), before this run adds its own."""
+    from django.db import connection
+
+    from tests.stale_runs import stale_databases_drop, stale_vhosts_delete
+
+    db = connection.settings_dict
+    maintenance = database_url(
+        "postgres",
+        host=db["HOST"] or "127.0.0.1",
+        port=db["PORT"] or 5432,
+        user=db["USER"] or "",
+        password=db["PASSWORD"] or "",
+    )
+    for what in stale_vhosts_delete(admin) + stale_databases_drop(maintenance):
+        print(f"removed what a killed test run left: {what}", file=sys.stderr)
 
 
 @pytest.fixture

@@ -5,13 +5,16 @@ process of the run has its own of both: pytest-django suffixes the database with
 name (gw0, gw1, ...), and the vhost takes the same suffix here."""
 
 import os
+import time
 import uuid
 
 from config.settings.base import *  # noqa: F403
 from config.settings.base import CELERY_BROKER_URL, DATABASES
 from infra.rabbitmq import broker_url_with_vhost
 
-RUN_ID = os.environ.setdefault("TEST_RUN_ID", uuid.uuid4().hex[:8])
+# When the run started (epoch seconds) and a random part: a run that was killed leaves its
+# vhost and database behind, and a later run deletes them once they are old (tests/stale_runs.py).
+RUN_ID = os.environ.setdefault("TEST_RUN_ID", f"{int(time.time())}_{uuid.uuid4().hex[:6]}")
 _XDIST_PROCESS = os.environ.get("PYTEST_XDIST_WORKER", "")
 TEST_RABBITMQ_VHOST = os.environ.get("TEST_RABBITMQ_VHOST") or "-".join(
     filter(None, ["orders-test", RUN_ID, _XDIST_PROCESS])
