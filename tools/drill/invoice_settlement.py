@@ -17,10 +17,13 @@ from babel.numbers import get_currency_precision
 INVOICE, CREDIT_NOTE = "invoice", "credit_note"
 # The invoiced orders: what they hold now, and what their payment took (0 never paid; NULL
 # paid before it was kept, when their total stands for it, as for the product).
-INVOICED_ORDERS = (
+ORDER_MONEY = (
     "SELECT id::text, amount, currency, "
     "CASE WHEN paid_at IS NULL AND status <> 'paid' THEN 0 ELSE paid_minor END AS paid_minor "
-    "FROM orders_order o WHERE EXISTS "
+    "FROM orders_order o"
+)
+INVOICED_ORDERS = (
+    f"{ORDER_MONEY} WHERE EXISTS "
     "(SELECT 1 FROM orders_invoice i WHERE i.order_id = o.id AND i.kind = 'invoice')"
 )
 
