@@ -1,9 +1,12 @@
 """The drill's verdict on invoices and credit notes can fail: handed rows of a run that went
-wrong (a number skipped or given twice, a paid order without its invoice, a refund without its
-credit note or with a wrong one, an email without its PDF or sent twice), it says so; handed a
-clean one, it passes and counts each kind."""
+wrong (a number skipped or given twice, a paid order without its invoice, documents that do not
+add up to what the order must be billed, a credit note twice, of more than its refund or
+against another order's invoice, an email without its PDF or sent twice), it says so; handed a
+clean one (a return credited, an edit that credits and bills anew, an overpayment refunded
+without a credit note), it passes and counts each kind."""
 
 from dataclasses import replace
+from decimal import Decimal
 
 from tools.drill.invoice_verdict import InvoiceRows, invoice_report_rows, invoice_summary, invoice_verdict
 from tools.drill.verdict import Verdict
@@ -22,6 +25,7 @@ def _invoice(number: int, **fields) -> dict:
         "total_minor": 5000,
         "version_number": 1,
         "refund_id": None,
+        "corrects_id": None,
         "email_kind": "order_confirmation",
         "email_subject_id": None,
         "pdf_sha256": f"sha-{number}",
@@ -30,8 +34,13 @@ def _invoice(number: int, **fields) -> dict:
 
 
 def _credit_note(number: int, **fields) -> dict:
-    note = {"kind": "credit_note", "total_minor": -1500, "refund_id": REFUND, "email_kind": "order_refund"}
-    return _invoice(number, **note | {"email_subject_id": REFUND} | fields)
+    note = {"kind": "credit_note", "total_minor": -1500, "refund_id": REFUND, "corrects_id": "invoice-1"}
+    return _invoice(number, **note | {"email_kind": "order_refund", "email_subject_id": REFUND} | fields)
+
+
+def _order(order_id: str = PAID, amount: str = "50.00", paid_minor: int | None = 5000) -> dict:
+    """An invoiced order as the verdict reads it: what it holds now, what its payment took."""
+    return {"id": order_id, "amount": Decimal(amount), "currency": "EUR", "paid_minor": paid_minor}
 
 
 def _email(kind: str, key: str, subject: str | None = None, status: str = "sent") -> dict:
@@ -44,9 +53,9 @@ def _message(key: str, *hashes: str) -> dict:
 
 
 def _rows(**changes) -> InvoiceRows:
-    """A clean run: a paid order with content, invoiced on its confirmation, one refund with
-    its credit note on the refund's email; a short-body order paid (no invoice) and an order
-    never paid (none)."""
+    """A clean run: a paid order with content (50.00 EUR), invoiced on its confirmation, one
+    refund of a returned item (15.00) with its credit note on the refund's email; a short-body
+    order paid (no invoice) and an order never paid (none)."""
     rows = InvoiceRows(
         invoices=[_invoice(1), _credit_note(2)],
         counters=[{"series": "api", "next_number": 3}],
@@ -57,6 +66,7 @@ def _rows(**changes) -> InvoiceRows:
         ],
         refunds=[{"id": REFUND, "order_id": PAID, "amount_minor": 1500}],
         emails=[_email("order_confirmation", "key-c"), _email("order_refund", "key-r", REFUND)],
+        invoiced_orders=[_order()],
     )
     return replace(rows, **changes)
 
@@ -98,9 +108,10 @@ def test_each_series_is_numbered_on_its_own():
         invoices=[
             _invoice(1),
             _credit_note(2),
-            _invoice(1, series=shop, order_id="order-shop", email_kind=""),
+            _invoice(1, id="shop-invoice-1", series=shop, order_id="order-shop", email_kind=""),
         ],
         orders=[*_rows().orders, {"id": "order-shop", "content_version": 1, "paid": True}],
+        invoiced_orders=[_order(), _order("order-shop")],
         counters=[{"series": "api", "next_number": 3}, {"series": shop, "next_number": 2}],
     )
     verdict = invoice_verdict(rows, MESSAGES)
@@ -121,18 +132,97 @@ def test_two_invoices_of_one_content_version_or_one_of_an_unpaid_order_fail_it()
     assert f"order {UNPAID}: never paid, yet 1 invoice(s)" in verdict.problems
 
 
-def test_a_refund_of_an_invoiced_order_without_its_credit_note_or_with_two_fails_it():
-    without = invoice_verdict(_rows(invoices=[_invoice(1)], counters=[]), MESSAGES)
-    assert without.problems == [f"refund {REFUND} of invoiced order {PAID}: 0 credit notes"]
-    twice = invoice_verdict(
-        _rows(invoices=[_invoice(1), _credit_note(2), _credit_note(3)], counters=[]), MESSAGES
-    )
-    assert f"refund {REFUND} of invoiced order {PAID}: 2 credit notes" in twice.problems
+def test_a_refund_of_a_returned_item_is_credited_by_one_note_of_minus_the_refund():
+    # given: paid 5000, a return refunded 1500 (the clean run)
+    rows = _rows()
+    # when / then: its note of -1500 leaves 3500 billed, what it holds less the return
+    assert [(d["kind"], d["total_minor"], d["refund_id"]) for d in rows.invoices] == [
+        ("invoice", 5000, None),
+        ("credit_note", -1500, REFUND),
+    ]
+    verdict = invoice_verdict(rows, MESSAGES)
+    assert verdict.passed, verdict.problems
 
 
-def test_a_credit_note_not_of_minus_its_refund_fails_it():
-    verdict = invoice_verdict(_rows(invoices=[_invoice(1), _credit_note(2, total_minor=-1400)]), MESSAGES)
-    assert verdict.problems == [f"refund {REFUND}: a credit note of -1400, the refund is of 1500"]
+def test_an_edit_down_after_the_payment_then_a_refund_of_the_overpayment_needs_no_credit_note():
+    # given: paid 5000, edited down to 35.00 (its invoice credited, a new one of 3500), then
+    # the 1500 paid beyond it refunded: no invoice to correct
+    edit = {"email_kind": "", "refund_id": None}
+    invoices = [
+        _invoice(1, email_kind=""),
+        _credit_note(2, total_minor=-5000, **edit),
+        _invoice(3, total_minor=3500, version_number=2, email_kind=""),
+    ]
+    rows = _rows(invoices=invoices, counters=[], invoiced_orders=[_order(amount="35.00")])
+    # when
+    verdict = invoice_verdict(rows, [])
+    # then
+    assert verdict.passed, verdict.problems
+    # and a refund past the overpayment (500 of a return besides) is credited for that part
+    beyond = [*invoices, _credit_note(4, total_minor=-500, corrects_id="invoice-3", email_kind="")]
+    refund = {"id": REFUND, "order_id": PAID, "amount_minor": 2000}
+    verdict = invoice_verdict(replace(rows, invoices=beyond, refunds=[refund]), [])
+    assert verdict.passed, verdict.problems
+
+
+def test_an_edit_after_a_return_credits_its_invoice_and_the_return_again_on_the_new_one():
+    # given: the return credited (-1500), then an edit up to 60.00: what is left of the first
+    # invoice credited, a new invoice of 6000 and the return credited against it, no refund named
+    edit = {"email_kind": "", "refund_id": None}
+    invoices = [
+        _invoice(1),
+        _credit_note(2),
+        _credit_note(3, total_minor=-3500, **edit),
+        _invoice(4, total_minor=6000, version_number=2, email_kind=""),
+        _credit_note(5, total_minor=-1500, corrects_id="invoice-4", **edit),
+    ]
+    rows = _rows(invoices=invoices, counters=[], invoiced_orders=[_order(amount="60.00")])
+    # when / then: 4500 billed, what it holds less the return
+    verdict = invoice_verdict(rows, MESSAGES)
+    assert verdict.passed, verdict.problems
+
+
+def test_a_credit_note_missing_fails_it():
+    verdict = invoice_verdict(_rows(invoices=[_invoice(1)], counters=[]), MESSAGES)
+    assert verdict.problems == [
+        f"order {PAID}: its invoices and credit notes bill 5000, its billable amount is 3500 (refunded 1500)"
+    ]
+
+
+def test_a_document_twice_fails_it():
+    twice = _rows(invoices=[_invoice(1), _credit_note(2), _credit_note(3, email_kind="")], counters=[])
+    assert invoice_verdict(twice, MESSAGES).problems == [
+        f"order {PAID}: its invoices and credit notes bill 2000, its billable amount is 3500 (refunded 1500)",
+        f"refund {REFUND} of order {PAID}: 2 credit notes",
+    ]
+    invoiced_twice = _rows(invoices=[_invoice(1), _credit_note(2), _invoice(3, email_kind="")], counters=[])
+    assert invoice_verdict(invoiced_twice, MESSAGES).problems == [
+        f"order {PAID}: 2 invoices of its content version 1",
+        f"order {PAID}: its invoices and credit notes bill 8500, its billable amount is 3500 (refunded 1500)",
+    ]
+
+
+def test_a_credit_note_of_more_than_its_refund_fails_it_and_of_less_misses_the_billable():
+    more = invoice_verdict(_rows(invoices=[_invoice(1), _credit_note(2, total_minor=-1600)]), MESSAGES)
+    assert f"refund {REFUND}: a credit note of -1600, the refund is of 1500" in more.problems
+    less = invoice_verdict(_rows(invoices=[_invoice(1), _credit_note(2, total_minor=-1400)]), MESSAGES)
+    assert less.problems == [
+        f"order {PAID}: its invoices and credit notes bill 3600, its billable amount is 3500 (refunded 1500)"
+    ]
+
+
+def test_a_credit_note_of_an_order_without_an_invoice_or_against_another_orders_fails_it():
+    stray = {"id": "refund-2", "order_id": SHORT, "amount_minor": 100}
+    note = _credit_note(2, order_id=SHORT, refund_id="refund-2", total_minor=-100, email_kind="")
+    refunds = [*_rows().refunds, stray]
+    rows = _rows(invoices=[_invoice(1), _credit_note(3), note], refunds=refunds, counters=[])
+    assert f"order {SHORT}: 1 credit note(s), no invoice" in invoice_verdict(rows, MESSAGES).problems
+    other = _invoice(1, id="shop-invoice-1", series="shop", order_id="order-shop", email_kind="")
+    note = _credit_note(2, corrects_id="shop-invoice-1")
+    wrong = _rows(invoices=[_invoice(1), note, other], invoiced_orders=[_order(), _order("order-shop")])
+    assert invoice_verdict(wrong, MESSAGES).problems == [
+        f"credit note api/2 of order {PAID}: corrects shop-invoice-1, not an invoice of its order"
+    ]
 
 
 def test_a_refund_of_an_order_without_an_invoice_needs_no_credit_note():
@@ -169,7 +259,9 @@ def test_its_problems_fail_the_drills_verdict_and_its_counts_are_in_the_report()
     rows = _rows(invoices=[_invoice(1)], counters=[])
     summary, faults, problems = invoice_summary(invoice_verdict(rows, MESSAGES))
     assert (faults, summary["problems"]) == (1, 1)
-    assert problems == [f"refund {REFUND} of invoiced order {PAID}: 0 credit notes"]
+    assert problems == [
+        f"order {PAID}: its invoices and credit notes bill 5000, its billable amount is 3500 (refunded 1500)"
+    ]
     assert not Verdict(invoice_faults=faults).passed
     assert Verdict().passed
     report = dict(invoice_report_rows(summary))

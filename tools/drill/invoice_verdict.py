@@ -3,11 +3,14 @@ messages: never from the code under test (docs/orders.md, "Invoices and credit n
 
 The rules: every series' numbers are exactly 1..n (no gap, none twice) and its counter has
 given no number that no document holds; every paid order with content has an invoice, at most
-one per content version, and no order that was never paid has one; every refund of an invoiced
-order has exactly one credit note, of minus its amount; every email that carries a document
-and was sent reached the provider exactly once under its key, with that document's PDF (the
-attachment whose sha256 is the one stored with the document). Counted per kind. The drill's
-stack issues invoices when an order is paid (INVOICE_ISSUED_WHEN's default).
+one per content version, and no order that was never paid has one; each invoiced order's
+invoices and credit notes add up to its billable amount, what it holds now less what refunds
+gave back beyond its overpayment, every credit note against an invoice of its own order and
+none for an order without an invoice, a refund's at most one, of at most minus the refund
+(invoice_settlement.py); every email that carries a document and was sent reached the provider
+exactly once under its key, with that document's PDF (the attachment whose sha256 is the one
+stored with the document). Counted per kind. The drill's stack issues invoices when an order
+is paid (INVOICE_ISSUED_WHEN's default).
 """
 
 from collections import Counter, defaultdict
@@ -17,10 +20,12 @@ from typing import Any
 import psycopg
 from psycopg.rows import dict_row
 
-INVOICE, CREDIT_NOTE = "invoice", "credit_note"
+from tools.drill.invoice_settlement import CREDIT_NOTE, INVOICE, INVOICED_ORDERS, settlement_problems
+
 _INVOICES = (
     "SELECT id::text, order_id::text, kind, series, number, total_minor, version_number, "
-    "refund_id::text, email_kind, email_subject_id::text, pdf_sha256 FROM orders_invoice"
+    "refund_id::text, corrects_id::text, email_kind, email_subject_id::text, pdf_sha256 "
+    "FROM orders_invoice"
 )
 _COUNTERS = "SELECT series, next_number FROM orders_invoicesequence"
 _DUE = (
@@ -44,6 +49,7 @@ class InvoiceRows:
     orders: list[dict[str, Any]] = field(default_factory=list)  # with content, or never paid
     refunds: list[dict[str, Any]] = field(default_factory=list)
     emails: list[dict[str, Any]] = field(default_factory=list)  # those that may carry a document
+    invoiced_orders: list[dict[str, Any]] = field(default_factory=list)  # their amount and payment
 
 
 @dataclass
@@ -61,7 +67,8 @@ class InvoiceVerdict:
 
 def invoice_rows(connection: psycopg.Connection[Any]) -> InvoiceRows:
     with connection.cursor(row_factory=dict_row) as cursor:
-        read = [cursor.execute(sql).fetchall() for sql in (_INVOICES, _COUNTERS, _DUE, _REFUNDS, _EMAILS)]
+        queries = (_INVOICES, _COUNTERS, _DUE, _REFUNDS, _EMAILS, INVOICED_ORDERS)
+        read = [cursor.execute(sql).fetchall() for sql in queries]
     return InvoiceRows(*read)
 
 
@@ -76,7 +83,7 @@ def invoice_verdict(rows: InvoiceRows, messages: list[dict[str, Any]]) -> Invoic
     verdict.series = len({invoice["series"] for invoice in rows.invoices})
     verdict.problems += _numbering_problems(rows.invoices, rows.counters)
     verdict.problems += _invoice_problems(rows.invoices, rows.orders)
-    verdict.problems += _credit_note_problems(rows.invoices, rows.refunds)
+    verdict.problems += settlement_problems(rows.invoices, rows.invoiced_orders, rows.refunds)
     verdict.emails_with_documents, email_problems = _email_problems(rows.invoices, rows.emails, messages)
     verdict.problems += email_problems
     return verdict
@@ -146,35 +153,6 @@ def _invoice_problems(invoices: list[dict], orders: list[dict]) -> list[str]:
             problems.append(f"order {order['id']}: paid with content, no invoice")
         elif not order["paid"] and per_order[order["id"]]:
             problems.append(f"order {order['id']}: never paid, yet {per_order[order['id']]} invoice(s)")
-    return problems
-
-
-def _credit_note_problems(invoices: list[dict], refunds: list[dict]) -> list[str]:
-    """One credit note per refund of an invoiced order, of minus the refund's amount."""
-    invoiced = {invoice["order_id"] for invoice in invoices if invoice["kind"] == INVOICE}
-    notes: dict[str, list[dict]] = defaultdict(list)
-    for invoice in invoices:
-        if invoice["kind"] == CREDIT_NOTE and invoice["refund_id"]:
-            notes[invoice["refund_id"]].append(invoice)
-    problems = []
-    for refund in refunds:
-        found = notes.get(refund["id"], [])
-        if refund["order_id"] not in invoiced:
-            if found:
-                problems.append(
-                    f"refund {refund['id']}: {len(found)} credit note(s), its order has no invoice"
-                )
-            continue
-        if len(found) != 1:
-            problems.append(
-                f"refund {refund['id']} of invoiced order {refund['order_id']}: {len(found)} credit notes"
-            )
-        for note in found:
-            if note["total_minor"] != -refund["amount_minor"]:
-                problems.append(
-                    f"refund {refund['id']}: a credit note of {note['total_minor']}, "
-                    f"the refund is of {refund['amount_minor']}"
-                )
     return problems
 
 
