@@ -8,10 +8,10 @@ price, the discounts' sum and the total. The rest of what a platform sends again
 delivery (the customer's name, the addresses, the payment method's words, the lines' names) is
 the order's as it was placed, as before: a change of those alone, or of the taxes alone, is no
 edit to tell of. An edit the order cannot take (it is cancelled, erased, shipped in full, or
-would go below what shipped or was refunded) is left out with the reason: the platform's fact
-stands, and the delivery's other news (a payment, a parcel) is applied all the same. Deliveries
-older than the newest applied never get here (intake/apply.py), so an edit never goes back to
-an older version.
+would go below what shipped or was refunded), or one after PLATFORM_EDITS_PER_ORDER_MAX edits
+of the order, is left out with the reason: the platform's fact stands, and the delivery's other
+news (a payment, a parcel) is applied all the same. Deliveries older than the newest applied
+never get here (intake/apply.py), so an edit never goes back to an older version.
 
 An edit in the delivery that cancels the order is stored untold: the order holds what the shop
 cancelled (the cancellation's refund of an edited total, of an added line, fits what was paid)
@@ -21,13 +21,14 @@ moments before it."""
 from collections import Counter
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 
 from intake.shapes import PlatformOrder
 from orders.content import ContentMismatch
 from orders.currencies import MoneyRefused, amount_minor
 from orders.edits import OrderEditRefused, order_edit_apply
-from orders.models import Order
+from orders.models import Order, OrderEdit
 from orders.selectors import order_content
 
 # The parts of an order's content a platform's edit changes; None for one the platform no longer
@@ -53,6 +54,9 @@ def platform_edit_apply(order: Order, snapshot: PlatformOrder) -> list[str]:
         # Not a line's tax rate (the taxes alone), its name, nor how a release before stored it
         # (a key added since).
         return []
+    used_up = "" if snapshot.cancelled else _edits_used_up(order)  # an untold edit sends nothing
+    if used_up:
+        return [f"{LEFT_OUT}: {used_up}"]
     parts = {key: content_now.get(key) for key in EDITED_PARTS}
     try:
         with transaction.atomic():
@@ -64,6 +68,21 @@ def platform_edit_apply(order: Order, snapshot: PlatformOrder) -> list[str]:
     if editing.edit is None:
         return [f"order edited (version {editing.version}) with its cancellation: not told, no new invoice"]
     return [f"order edited (version {editing.version})"]
+
+
+def _edits_used_up(order: Order) -> str:
+    """Why the order takes no more edits from its platform, "" while it may: each is an email
+    to its customer and two documents of the shop's invoice series, so a platform's app that
+    keeps saving the order with other lines must not make them without end."""
+    made, cap = OrderEdit.objects.filter(order=order).count(), settings.PLATFORM_EDITS_PER_ORDER_MAX
+    if made < cap:
+        return ""
+    # The setting's name first: the admin's list of deliveries shows a reason's first 120 characters.
+    return (
+        f"PLATFORM_EDITS_PER_ORDER_MAX ({cap}) reached: its platform changed the order {made} times "
+        "already. Its customer is not told of this change nor billed anew; ask the shop why its "
+        "platform keeps changing the order."
+    )
 
 
 def edited_total_paid(order: Order) -> None:

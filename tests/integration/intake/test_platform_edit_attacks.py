@@ -5,6 +5,7 @@ open and marked xfail (strict) with its reason; the attacks that held are in
 test_platform_edit_attacks_held.py."""
 
 import copy
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -217,6 +218,45 @@ def test_a_woocommerce_order_edited_up_and_cancelled_with_its_refund_is_told_the
     assert Refund.objects.get(order=order).amount_minor == 9370
     assert kinds(order) == ["order_cancellation", "order_confirmation"]
     assert documents(order) == [("invoice", 5970), ("credit_note", -5970)]
+
+
+def test_a_platform_changes_an_order_at_most_the_cap_s_times_then_the_reason_shows(tea_house, settings):
+    # given: at most two changes of one order from its platform, both made
+    settings.PLATFORM_EDITS_PER_ORDER_MAX = 2
+    deliver("orders/create", shopify.ORDER)
+    back = shopify.order(updated_at="2026-12-02T11:00:00+01:00")
+    money(back, "current_total_price", "59.70")
+    assert deliver("orders/updated", one_tea_less()).reason == "order edited (version 2)"
+    assert deliver("orders/updated", back).reason == "order edited (version 3)"
+    issued = documents(tea_house_order())
+    # when: a shop's app keeps saving the order with other lines
+    delivery = deliver("orders/updated", one_tea_less("2026-12-03T11:00:00+01:00"))
+    # then: the change is left out, and the delivery says why for an operator; no email, no document
+    order = tea_house_order()
+    assert delivery.outcome == Outcome.USED
+    assert "PLATFORM_EDITS_PER_ORDER_MAX" in delivery.reason, delivery.reason
+    assert delivery.reason.startswith("the platform's change of the order's lines was not applied")
+    assert (order.content_version, order.amount) == (3, Decimal("59.70"))
+    assert kinds(order) == ["order_confirmation", "order_edit", "order_edit"]
+    assert documents(order) == issued
+
+
+def test_an_order_changed_the_cap_s_times_can_still_be_cancelled_with_a_refund_of_its_edit(
+    tea_house, settings
+):
+    # given: at most one change of one order from its platform, made (one tea less: 46.80)
+    settings.PLATFORM_EDITS_PER_ORDER_MAX = 1
+    deliver("orders/create", shopify.ORDER)
+    assert deliver("orders/updated", one_tea_less()).reason == "order edited (version 2)"
+    # when: the tea back and a mug added (69.60, the balance collected), then cancelled with the
+    # 69.60 refunded, in one delivery
+    delivery = deliver("orders/cancelled", _with_mug_cancelled_and_refunded())
+    # then: the untold change sends nothing, so the cap does not hold it: the refund fits
+    order = tea_house_order()
+    assert (delivery.outcome, order.status) == (Outcome.USED, Order.Status.CANCELLED), delivery.reason
+    assert Refund.objects.get(order=order).amount_minor == 6960
+    assert kinds(order) == ["order_cancellation", "order_confirmation", "order_edit"]
+    assert sum(total for _, total in documents(order)) == 0, documents(order)
 
 
 def test_an_edit_in_another_currency_is_left_out(tea_house):
