@@ -93,9 +93,8 @@ def order_snapshot_apply(shop: Shop, snapshot: PlatformOrder) -> Applied:
 
 
 def _address_and_lines_apply(shop: Shop, order: Order, snapshot: PlatformOrder) -> list[str]:
-    """The platform's address and lines now, before its payment: invoiced as edited, if edited."""
-    content = None if snapshot.edit_left_out else snapshot.content
-    return _address_apply(shop, order, snapshot.customer_email) + platform_edit_apply(order, content)
+    """The platform's address and lines now, before its payment and its cancellation."""
+    return _address_apply(shop, order, snapshot.customer_email) + platform_edit_apply(order, snapshot)
 
 
 def _order_create(shop: Shop, snapshot: PlatformOrder) -> Order:

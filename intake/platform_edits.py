@@ -8,20 +8,27 @@ price, the discounts' sum and the total. The rest of what a platform sends again
 delivery (the customer's name, the addresses, the payment method's words, the lines' names) is
 the order's as it was placed, as before: a change of those alone, or of the taxes alone, is no
 edit to tell of. An edit the order cannot take (it is cancelled, erased, shipped in full, or
-would go below what shipped or was refunded) is left out with the reason: the platform's fact
-stands, and the delivery's other news (a payment, a parcel) is applied all the same. Deliveries
-older than the newest applied never get here (intake/apply.py), so an edit never goes back to
-an older version."""
+would go below what shipped or was refunded), or one after PLATFORM_EDITS_PER_ORDER_MAX edits
+of the order, is left out with the reason: the platform's fact stands, and the delivery's other
+news (a payment, a parcel) is applied all the same. Deliveries older than the newest applied
+never get here (intake/apply.py), so an edit never goes back to an older version.
+
+An edit in the delivery that cancels the order is stored untold: the order holds what the shop
+cancelled (the cancellation's refund of an edited total, of an added line, fits what was paid)
+but the customer hears of the cancellation alone, with no "changed" email nor new invoice
+moments before it."""
 
 from collections import Counter
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 
+from intake.shapes import PlatformOrder
 from orders.content import ContentMismatch
 from orders.currencies import MoneyRefused, amount_minor
 from orders.edits import OrderEditRefused, order_edit_apply
-from orders.models import Order
+from orders.models import Order, OrderEdit
 from orders.selectors import order_content
 
 # The parts of an order's content a platform's edit changes; None for one the platform no longer
@@ -30,9 +37,11 @@ EDITED_PARTS = ("lines", "shipping", "discounts", "tax_total", "total")
 LEFT_OUT = "the platform's change of the order's lines was not applied"
 
 
-def platform_edit_apply(order: Order, content_now: dict[str, Any] | None) -> list[str]:
-    """The order brought to what the platform says it holds now (None: not known, nothing to
-    do); what was done, in words."""
+def platform_edit_apply(order: Order, snapshot: PlatformOrder) -> list[str]:
+    """The order brought to what the platform says it holds now (nothing to do when its content
+    is not known, or its edit could not be read); what was done, in words. Before the
+    delivery's payment and cancellation, which may refund the edited total."""
+    content_now = None if snapshot.edit_left_out else snapshot.content
     if content_now is None or order.status == Order.Status.CANCELLED or order.erased_at is not None:
         return []
     current = order_content(order)
@@ -45,15 +54,35 @@ def platform_edit_apply(order: Order, content_now: dict[str, Any] | None) -> lis
         # Not a line's tax rate (the taxes alone), its name, nor how a release before stored it
         # (a key added since).
         return []
+    used_up = "" if snapshot.cancelled else _edits_used_up(order)  # an untold edit sends nothing
+    if used_up:
+        return [f"{LEFT_OUT}: {used_up}"]
     parts = {key: content_now.get(key) for key in EDITED_PARTS}
     try:
         with transaction.atomic():
-            editing = order_edit_apply(order, parts)
+            editing = order_edit_apply(order, parts, told=not snapshot.cancelled)
     except (OrderEditRefused, ContentMismatch, MoneyRefused) as exc:
         return [f"{LEFT_OUT}: {exc}"]
-    if editing.edit is None:
+    if editing.version is None:
         return []
-    return [f"order edited (version {editing.edit.to_version})"]
+    if editing.edit is None:
+        return [f"order edited (version {editing.version}) with its cancellation: not told, no new invoice"]
+    return [f"order edited (version {editing.version})"]
+
+
+def _edits_used_up(order: Order) -> str:
+    """Why the order takes no more edits from its platform, "" while it may: each is an email
+    to its customer and two documents of the shop's invoice series, so a platform's app that
+    keeps saving the order with other lines must not make them without end."""
+    made, cap = OrderEdit.objects.filter(order=order).count(), settings.PLATFORM_EDITS_PER_ORDER_MAX
+    if made < cap:
+        return ""
+    # The setting's name first: the admin's list of deliveries shows a reason's first 120 characters.
+    return (
+        f"PLATFORM_EDITS_PER_ORDER_MAX ({cap}) reached: its platform changed the order {made} times "
+        "already. Its customer is not told of this change nor billed anew; ask the shop why its "
+        "platform keeps changing the order."
+    )
 
 
 def edited_total_paid(order: Order) -> None:

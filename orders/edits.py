@@ -2,7 +2,8 @@
 follows (shipping, discounts, taxes, the total). The change is a new OrderVersion (the versions
 before stay as they were) and an OrderEdit saying what changed for the customer, with its
 `order.edited` event: the customer's "your order was changed" email. A change that leaves the
-content as it is stores nothing and sends nothing.
+content as it is stores nothing and sends nothing; one its caller cancels next, in the same
+transaction, is stored untold: its version alone, without the OrderEdit, email or documents.
 
 What an edit may not do, refused with the reason (OrderEditRefused) before anything is stored:
 change an order placed with the short body (it has no lines), an erased one, a cancelled one,
@@ -61,7 +62,8 @@ class OrderEditRefused(Exception):
 @dataclass(frozen=True)
 class OrderEditing:
     order: Order
-    edit: OrderEdit | None  # None: the content was already so, nothing was stored
+    edit: OrderEdit | None  # None: nothing was stored (the content was already so), or it was untold
+    version: int | None = None  # the content version stored; None when none was
 
 
 def lines_changed(before: dict[str, Any], after: dict[str, Any]) -> list[dict[str, Any]]:
@@ -125,19 +127,16 @@ def order_edit(
     return order_edit_apply(order, parts)
 
 
-def order_edit_apply(order: Order, parts: dict[str, Any]) -> OrderEditing:
+def order_edit_apply(order: Order, parts: dict[str, Any], *, told: bool = True) -> OrderEditing:
     """`order_edit` for an order the caller holds locked, in the caller's transaction; a part
-    given as None is taken out of the content (the discounts a platform's edit removed)."""
+    given as None is taken out of the content (the discounts a platform's edit removed).
+
+    `told=False`: the new version is stored, and the order's amount with it, but no OrderEdit,
+    no email and no documents: an edit of an order its caller cancels next, in the same
+    transaction (a platform's delivery that says both). Its customer hears of the cancellation
+    only, yet the order holds what was cancelled: a refund of the edited lines or total fits."""
     name = str(order.number or order.id)
-    current = order_content(order)
-    if current is None:
-        raise OrderEditRefused(
-            "order_has_no_lines", f"Order {name} was placed with the short body: it has no lines to change."
-        )
-    if order.erased_at is not None:
-        raise OrderEditRefused(CONTENT_ERASED, content_erased_message(name))
-    if order.status == Order.Status.CANCELLED:
-        raise OrderEditRefused("order_cancelled", f"Order {name} is cancelled: nothing of it changes.")
+    current = _content_to_edit(order, name)
     content = {**current, **{key: value for key, value in parts.items() if key in EDITABLE}}
     for key in [key for key, value in parts.items() if value is None]:
         content.pop(key, None)  # a part the caller says the order no longer has (a platform's edit)
@@ -148,6 +147,13 @@ def order_edit_apply(order: Order, parts: dict[str, Any]) -> OrderEditing:
     _shipped_and_refunded_check(order, name, current, content)
     number = (order.content_version or 1) + 1
     OrderVersion.objects.create(order=order, number=number, content=content, total_minor=content["total"])
+    order.content_version = number
+    order.amount = ShopOrder(content).amount
+    order.customer_name = content["customer_name"]
+    order.version += 1
+    order.save(update_fields=["content_version", "amount", "customer_name", "version", "updated_at"])
+    if not told:
+        return OrderEditing(order=order, edit=None, version=number)
     edit = OrderEdit.objects.create(
         order=order,
         from_version=number - 1,
@@ -156,16 +162,25 @@ def order_edit_apply(order: Order, parts: dict[str, Any]) -> OrderEditing:
         total_before_minor=current["total"],
         total_after_minor=content["total"],
     )
-    order.content_version = number
-    order.amount = ShopOrder(content).amount
-    order.customer_name = content["customer_name"]
-    order.version += 1
-    order.save(update_fields=["content_version", "amount", "customer_name", "version", "updated_at"])
     event_record(event_type=ORDER_EDITED, aggregate_id=edit.id)
     invoice_reissue_for_edit(
         order, content=content, version_number=number, edit_id=edit.id, paid_minor=order_paid_minor(order)
     )
-    return OrderEditing(order=order, edit=edit)
+    return OrderEditing(order=order, edit=edit, version=number)
+
+
+def _content_to_edit(order: Order, name: str) -> dict[str, Any]:
+    """The order's content now; OrderEditRefused for an order that has none to change."""
+    current = order_content(order)
+    if current is None:
+        raise OrderEditRefused(
+            "order_has_no_lines", f"Order {name} was placed with the short body: it has no lines to change."
+        )
+    if order.erased_at is not None:
+        raise OrderEditRefused(CONTENT_ERASED, content_erased_message(name))
+    if order.status == Order.Status.CANCELLED:
+        raise OrderEditRefused("order_cancelled", f"Order {name} is cancelled: nothing of it changes.")
+    return current
 
 
 def _as_seen(content: dict[str, Any]) -> dict[str, Any]:

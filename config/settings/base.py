@@ -191,6 +191,10 @@ API_MAX_BODY_BYTES = env.int("API_MAX_BODY_BYTES", default=64 * 1024)
 # The largest webhook body a connected shop's platform may send (intake/): an order of 250
 # lines from Shopify is about half a megabyte.
 PLATFORM_WEBHOOK_MAX_BODY_BYTES = env.int("PLATFORM_WEBHOOK_MAX_BODY_BYTES", default=2 * 1024 * 1024)
+# How many times a connected shop's platform may change one order's lines (intake/platform_edits.py):
+# each change is a "your order was changed" email, a credit note and a new invoice. Beyond it a
+# change is left out, its delivery saying why. At least 1 (intake.E001).
+PLATFORM_EDITS_PER_ORDER_MAX = env.int("PLATFORM_EDITS_PER_ORDER_MAX", default=20)
 # Whether fetches from an address a shop's settings name (Saleor's keys, a WooCommerce store's
 # REST API; infra/outbound.py) may reach loopback and private addresses: in development the
 # stand-ins run on this machine; in production such an address is refused (and so is plain HTTP).

@@ -190,6 +190,7 @@ README = rows(
     ("refuses the development key, a key under {} characters", SECRET_KEY_MIN_LENGTH),
     ("| `API_THROTTLE_RATE` | `{}` |", setting("API_THROTTLE_RATE")),
     ("| `API_MAX_BODY_BYTES` | `{}` |", setting("API_MAX_BODY_BYTES")),
+    ("| `PLATFORM_EDITS_PER_ORDER_MAX` | `{}` |", setting("PLATFORM_EDITS_PER_ORDER_MAX")),
     ("| `MAIL_PROVIDER` | `{}` | which provider sends: {} (", setting("MAIL_PROVIDER"), PROVIDERS),
     ("| simulator, `{}` |", setting("MAIL_PROVIDER_API_KEY")),
     ("| `MAIL_FROM_ADDRESS` | `{}` |", setting("MAIL_FROM_ADDRESS")),
@@ -1041,6 +1042,10 @@ PLATFORMS_DOC = rows(
         hours_of(f"{SHOP_REDACT}.SENT_AFTER_UNINSTALL"),
         hours_of(f"{SHOP_REDACT}.RETRIED_FOR"),
         hours_of(f"{SHOP_REDACT}.SHOP_REDACT_QUIET"),
+    ),
+    (
+        "**At most `PLATFORM_EDITS_PER_ORDER_MAX` edits of one order** ({}):",
+        setting("PLATFORM_EDITS_PER_ORDER_MAX"),
     ),
     (
         "| a body over `PLATFORM_WEBHOOK_MAX_BODY_BYTES` ({} MiB) |",
