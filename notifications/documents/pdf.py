@@ -15,8 +15,7 @@ from django.http import HttpResponse
 from django.utils import timezone
 from django.utils.http import content_disposition_header
 
-from notifications.documents.layout import pdf_layout
-from notifications.documents.template import document_html, document_source
+from notifications.documents.template import document_pdf, document_source
 from orders.models import Invoice
 
 CONTENT_TYPE = "application/pdf"
@@ -74,7 +73,8 @@ class RenderedDocument:
 
 def invoice_pdf_render(invoice: Invoice) -> RenderedDocument:
     """Render from today's template without storing. Raises RenderError (a published template
-    that does not render for this document, say so as an email's wording would)."""
+    that does not render this document, leaves out what it must show or lays it out past the
+    child's limits, say so as an email's wording would)."""
     source = document_source(invoice)
-    layout = pdf_layout(document_html(source, invoice))
-    return RenderedDocument(layout.pdf, source.version.number if source.version is not None else None)
+    pdf = document_pdf(source, invoice)
+    return RenderedDocument(pdf, source.version.number if source.version is not None else None)
