@@ -13,6 +13,7 @@ from django.db import transaction
 from django.db.models import QuerySet
 from django.http import HttpResponse
 from django.utils import timezone
+from django.utils.cache import patch_cache_control
 from django.utils.http import content_disposition_header
 
 from notifications.documents.template import document_pdf, document_source
@@ -58,10 +59,12 @@ def invoice_filename(invoice: Invoice) -> str:
 
 def invoice_download(invoice: Invoice) -> HttpResponse:
     """The PDF as a download, the API's and the admin's: its name escaped by Django's own header
-    builder, whatever the number's prefix holds."""
+    builder, whatever the number's prefix holds; kept by no cache (it holds the customer's name,
+    address and purchases, and a cache would keep them past an erasure of its copies)."""
     response = HttpResponse(invoice_pdf(invoice), content_type=CONTENT_TYPE)
     response["Content-Disposition"] = content_disposition_header(True, invoice_filename(invoice)) or ""
     response["X-Content-Type-Options"] = "nosniff"
+    patch_cache_control(response, private=True, no_store=True)
     return response
 
 

@@ -135,3 +135,16 @@ def test_the_admin_search_of_invoices_takes_any_text(client, admin_client):
     for q in ("INV-000001", "not-a-uuid", "1001", "'; --", "\u202e"):
         response = admin_client.get("/admin/orders/invoice/", {"q": q})
         assert response.status_code == 200, q
+
+
+def test_a_downloaded_document_is_never_stored_by_a_cache(client, admin_client):
+    # the customer's name, address and purchases: a browser's or a proxy's cache keeps none
+    order = _paid(client)
+    invoice = Invoice.objects.get(order=order)
+    for response in (
+        client.get(f"/api/orders/{order.id}/invoice.pdf"),
+        client.get(f"/api/orders/{order.id}/documents/{invoice.number_text}.pdf"),
+        admin_client.get(f"/admin/orders/invoice/{invoice.pk}/pdf/"),
+    ):
+        assert response.status_code == 200
+        assert {"private", "no-store"} <= {part.strip() for part in response["Cache-Control"].split(",")}
