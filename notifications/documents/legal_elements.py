@@ -3,9 +3,10 @@ HTML's text before it is laid out: for the samples when a draft is saved or publ
 (template_check.py), and for every real document rendered from a template written in the admin
 (template.py), since `{% if %}` can tell the samples from a real document by their values.
 
-The text is what a page can show: outside tags and their attributes, comments, <title>,
-<style>, <script> and <template>. A value hidden by CSS (white on white, display: none) is
-still found: this is a check against leaving one out, not against hiding it."""
+The text is what a page can show: outside tags and their attributes, comments and the elements
+WeasyPrint never displays (<title>, <style>, <template>, `hidden`, ...). A value hidden by CSS
+(white on white, display: none) is still found: this is a check against leaving one out, not
+against hiding it."""
 
 from html.parser import HTMLParser
 from typing import Any
@@ -38,8 +39,14 @@ LEGAL_ELEMENTS = {
     "document.rates.vat": "the VAT per rate",
     "document.total": "the total",
 }
-# Elements whose text no page shows (WeasyPrint's own stylesheet does not display them).
-_UNSHOWN_ELEMENTS = frozenset({"title", "style", "script", "template"})
+# The elements whose text WeasyPrint's own stylesheet never shows (its html5_ua.css: display:
+# none), with any element given the `hidden` attribute; the void ones hold no text.
+_UNSHOWN_ELEMENTS = frozenset(
+    {"title", "style", "script", "template", "noembed", "noframes", "rp", "datalist"}
+)
+_VOID_ELEMENTS = frozenset(
+    {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+)
 
 
 def legal_elements_check(document: Invoice, html: str, label: str, *, sample: bool) -> None:
@@ -69,20 +76,32 @@ def shown_text(html: str) -> str:
 
 
 class _ShownText(HTMLParser):
+    """The open elements as a stack, each with whether its text is shown; an end tag closes the
+    innermost open element of its name (HTML's implied ends are not modelled: in doubt, a text
+    counts as unshown, and the check refuses rather than lets one through)."""
+
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.parts: list[str] = []
-        self._unshown = 0  # how many unshown elements are open around the text
+        self._open: list[tuple[str, bool]] = []  # (tag, its text is unshown)
 
-    def handle_starttag(self, tag: str, attrs: Any) -> None:
-        self._unshown += tag in _UNSHOWN_ELEMENTS
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in _VOID_ELEMENTS:
+            return
+        unshown = tag in _UNSHOWN_ELEMENTS or any(name == "hidden" for name, _ in attrs)
+        self._open.append((tag, unshown or (bool(self._open) and self._open[-1][1])))
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        pass  # <x/>: nothing inside it
 
     def handle_endtag(self, tag: str) -> None:
-        if tag in _UNSHOWN_ELEMENTS and self._unshown:
-            self._unshown -= 1
+        for depth in range(len(self._open) - 1, -1, -1):
+            if self._open[depth][0] == tag:
+                del self._open[depth:]
+                return
 
     def handle_data(self, data: str) -> None:
-        if not self._unshown:
+        if not (self._open and self._open[-1][1]):
             self.parts.append(data)
 
 
