@@ -2,7 +2,8 @@
 with its PDF to download, the file the customer's email carried, and the version of the
 invoice template it was rendered from. Who may see them: staff with the model's view
 permission, as for every record here. A document deleted at the end of its retention period
-answers 404 on its page and its PDF, with why it is gone."""
+answers 404 on its page and its PDF, with why it is gone; one the live invoice template does not
+render, 503 with why."""
 
 from typing import Any
 from uuid import UUID
@@ -13,6 +14,7 @@ from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html
 
+from notifications.content.errors import RenderError
 from notifications.content.sources import DOCUMENT_KIND
 from notifications.documents.pdf import invoice_download, invoice_filename
 from notifications.models import EmailTemplateVersion
@@ -87,7 +89,10 @@ class InvoiceAdmin(admin.ModelAdmin):
             return HttpResponse(status=403)
         invoice = Invoice.objects.filter(pk=invoice_id).first()
         if invoice is not None:
-            return invoice_download(invoice)
+            try:
+                return invoice_download(invoice)
+            except RenderError as exc:  # a live version that does not render it: staff read why
+                return HttpResponse(str(exc), status=503, content_type="text/plain; charset=utf-8")
         deleted = DeletedInvoice.objects.filter(pk=invoice_id).first()
         if deleted is None:
             raise Http404(f"No invoice or credit note has the id {invoice_id}.")

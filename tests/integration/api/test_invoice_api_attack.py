@@ -16,6 +16,7 @@ from apiauth.services import api_token_create
 from orders.invoicing.issue import credit_note_issue
 from orders.models import Invoice, Order
 from tests.integration.invoices.conftest import pdf_text
+from tests.integration.invoices.template_drafts import SHIPPED_HTML, stored_version
 from tests.shop_order_bodies import SHOP_ORDER
 
 pytestmark = pytest.mark.django_db
@@ -148,3 +149,23 @@ def test_a_downloaded_document_is_never_stored_by_a_cache(client, admin_client):
     ):
         assert response.status_code == 200
         assert {"private", "no-store"} <= {part.strip() for part in response["Cache-Control"].split(",")}
+
+
+def test_a_document_the_live_template_does_not_render_is_a_503_that_says_so(client, admin_client, settings):
+    # given: a version stored live that leaves the VAT number out of every document
+    settings.SHOP_VAT_NUMBER = "DE999888777"
+    html = SHIPPED_HTML.replace("{{ seller.vat_number }}", "")
+    stored_version(html, published=True)
+    order = _paid(client)
+    invoice = Invoice.objects.get(order=order)
+    # when: the client downloads it, then staff in the admin
+    response = client.get(f"/api/orders/{order.id}/invoice.pdf")
+    staff = admin_client.get(f"/admin/orders/invoice/{invoice.pk}/pdf/")
+    # then: the client is told it cannot be had now, without the template's words; staff read why
+    assert response.status_code == 503
+    assert response.json()["error"] == "document_not_rendered"
+    assert "version" not in response.json()["message"]
+    assert int(response["Retry-After"]) > 0
+    assert staff.status_code == 503
+    assert "leaves out what INV-000001 must show" in staff.content.decode()
+    assert Invoice.objects.get(pk=invoice.pk).pdf_sha256 == ""
