@@ -23,7 +23,7 @@ from api.errors import api_error_response
 from api.orders import client_token
 from api.schema import error_responses
 from notifications.content.errors import RenderError
-from notifications.documents.pdf import invoice_download
+from notifications.documents.pdf import RENDER_FAILURE_MEMORY_SECONDS, invoice_download
 from orders.changes import order_not_found_message
 from orders.invoicing.retention import deleted_reason
 from orders.models import DeletedInvoice, Invoice, Order
@@ -32,9 +32,6 @@ logger = logging.getLogger(__name__)
 NO_INVOICE = "no_invoice"
 DOCUMENT_DELETED = "document_deleted"  # at the end of its retention period
 DOCUMENT_NOT_RENDERED = "document_not_rendered"  # by the live template: until staff replace it
-# A template is replaced by a person, in minutes: a client back sooner pays another render for
-# nothing (up to the layout's limits), which is what the header spares.
-DOCUMENT_RETRY_AFTER_SECONDS = 600
 PRINTED_NUMBER = re.compile(r"[^\x00-\x1f\x7f]{1,80}")  # no control character
 
 _PDF_SCHEMA = extend_schema(
@@ -104,7 +101,7 @@ def _download(invoice: Invoice) -> HttpResponse:
             message=f"{invoice.number_text} cannot be rendered now: the invoice template in use does "
             "not render it. The reason is logged for the shop's staff; try again later.",
         )
-        response["Retry-After"] = str(DOCUMENT_RETRY_AFTER_SECONDS)
+        response["Retry-After"] = str(RENDER_FAILURE_MEMORY_SECONDS)  # until it is tried again
         return response
 
 

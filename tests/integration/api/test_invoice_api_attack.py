@@ -13,10 +13,11 @@ from django.utils.http import content_disposition_header
 from rest_framework.test import APIClient
 
 from apiauth.services import api_token_create
+from notifications.documents import template as template_module
 from orders.invoicing.issue import credit_note_issue
 from orders.models import Invoice, Order
 from tests.integration.invoices.conftest import pdf_text
-from tests.integration.invoices.template_drafts import SHIPPED_HTML, stored_version
+from tests.integration.invoices.template_drafts import SHIPPED_HTML, shipped_with, stored_version
 from tests.shop_order_bodies import SHOP_ORDER
 
 pytestmark = pytest.mark.django_db
@@ -169,3 +170,32 @@ def test_a_document_the_live_template_does_not_render_is_a_503_that_says_so(clie
     assert staff.status_code == 503
     assert "leaves out what INV-000001 must show" in staff.content.decode()
     assert Invoice.objects.get(pk=invoice.pk).pdf_sha256 == ""
+
+
+def test_a_client_asking_again_for_a_document_that_does_not_render_costs_no_new_layout(client, monkeypatch):
+    # given: a live version that lays out a real document past the child's CPU limit
+    not_a_sample = '{% if document.number != "INV-000042" and document.number != "CN-000043" %}'
+    stored_version(
+        shipped_with(
+            style=not_a_sample + "@page { size: 3mm 3mm; margin: 0; }{% endif %}",
+            body=not_a_sample + "<p>" + "x " * 20_000 + "</p>{% endif %}",
+        ),
+        published=True,
+    )
+    monkeypatch.setattr(template_module, "LAYOUT_MAX_CPU_SECONDS", 1)
+    layouts = []
+    laid_out = template_module.layouts_in_child
+
+    def counted(htmls, *, label):
+        layouts.append(label)
+        return laid_out(htmls, label=label)
+
+    monkeypatch.setattr(template_module, "layouts_in_child", counted)
+    order = _paid(client)
+    assert client.get(f"/api/orders/{order.id}/invoice.pdf").status_code == 503  # laid out, in vain
+    layouts.clear()
+    # when: the client asks for it again and again (its token allows 10 requests a second)
+    answers = [client.get(f"/api/orders/{order.id}/invoice.pdf").status_code for _ in range(3)]
+    # then: refused each time without laying it out again while the template stays
+    assert answers == [503, 503, 503]
+    assert layouts == []
