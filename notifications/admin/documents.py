@@ -9,6 +9,7 @@ from typing import Any
 from uuid import UUID
 
 from django.contrib import admin
+from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
@@ -48,6 +49,11 @@ class InvoiceAdmin(admin.ModelAdmin):
         "data",
         "pdf_link",
     )
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Invoice]:
+        # no page here shows the PDF's bytes (its link reads them): a list of 100 would read
+        # every one, and a version's PDF may take megabytes
+        return super().get_queryset(request).defer("pdf")
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # issued by the order's payment, never by hand (a gap-free sequence)

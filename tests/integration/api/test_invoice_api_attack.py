@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import Permission, User
-from django.db import transaction
+from django.db import connection, transaction
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.utils.http import content_disposition_header
 from rest_framework.test import APIClient
 
@@ -199,3 +200,13 @@ def test_a_client_asking_again_for_a_document_that_does_not_render_costs_no_new_
     # then: refused each time without laying it out again while the template stays
     assert answers == [503, 503, 503]
     assert layouts == []
+
+
+def test_the_admin_s_list_of_invoices_reads_no_pdf(client, admin_client):
+    # a page lists 100 documents: their PDFs (a version's may take megabytes each) stay in the database
+    _paid(client)
+    with CaptureQueriesContext(connection) as queries:
+        assert admin_client.get("/admin/orders/invoice/").status_code == 200
+    reading = [q["sql"] for q in queries.captured_queries if 'FROM "orders_invoice"' in q["sql"]]
+    assert reading
+    assert not [sql for sql in reading if '"orders_invoice"."pdf"' in sql]
