@@ -2,8 +2,11 @@
 holds); GET /api/orders/<id>/documents/<number>.pdf: any of its invoices and credit notes by
 the number printed on it. Per token as orders are: another client's order is the 404 of an
 unknown one. The file is the one the customer's email carried, byte for byte; a document
-deleted at the end of its retention period is a 404 that says so (`document_deleted`)."""
+deleted at the end of its retention period is a 404 that says so (`document_deleted`), one the
+invoice template published in the admin does not render a 503 (`document_not_rendered`)
+whose reason is logged, not told: it names the template, which is the shop's staff's."""
 
+import logging
 import re
 from uuid import UUID
 
@@ -16,15 +19,19 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from api.errors import api_error_response
 from api.orders import client_token
 from api.schema import error_responses
-from notifications.documents.pdf import invoice_download
+from notifications.content.errors import RenderError
+from notifications.documents.pdf import RENDER_FAILURE_MEMORY_SECONDS, invoice_download
 from orders.changes import order_not_found_message
 from orders.invoicing.retention import deleted_reason
 from orders.models import DeletedInvoice, Invoice, Order
 
+logger = logging.getLogger(__name__)
 NO_INVOICE = "no_invoice"
 DOCUMENT_DELETED = "document_deleted"  # at the end of its retention period
+DOCUMENT_NOT_RENDERED = "document_not_rendered"  # by the live template: until staff replace it
 PRINTED_NUMBER = re.compile(r"[^\x00-\x1f\x7f]{1,80}")  # no control character
 
 _PDF_SCHEMA = extend_schema(
@@ -34,7 +41,9 @@ _PDF_SCHEMA = extend_schema(
             with_body=False,
             meaning={
                 404: "No order has this id, or the order has no such document: `no_invoice` (none "
-                "issued yet), `document_deleted` (deleted at the end of its retention period)."
+                "issued yet), `document_deleted` (deleted at the end of its retention period).",
+                503: "`document_not_rendered`: the invoice template published in the admin does not "
+                "render this document (the reason is logged); Retry-After says when to try again.",
             },
         ),
     }
@@ -60,7 +69,7 @@ class OrderInvoiceApi(APIView):
                 },
                 status=status.HTTP_404_NOT_FOUND,
             )
-        return invoice_download(invoice)
+        return _download(invoice)
 
 
 class OrderDocumentApi(APIView):
@@ -78,7 +87,22 @@ class OrderDocumentApi(APIView):
             if deleted is not None:
                 raise NotFound(deleted_reason(deleted), code=DOCUMENT_DELETED)
             raise NotFound(f"Order {order.number or order.pk} has no invoice or credit note {number}.")
+        return _download(invoice)
+
+
+def _download(invoice: Invoice) -> HttpResponse:
+    try:
         return invoice_download(invoice)
+    except RenderError as exc:  # stored nothing: the next download renders it again
+        logger.error("invoice %s: the PDF does not render: %s", invoice.pk, exc)
+        response = api_error_response(
+            status=status.HTTP_503_SERVICE_UNAVAILABLE,
+            error=DOCUMENT_NOT_RENDERED,
+            message=f"{invoice.number_text} cannot be rendered now: the invoice template in use does "
+            "not render it. The reason is logged for the shop's staff; try again later.",
+        )
+        response["Retry-After"] = str(RENDER_FAILURE_MEMORY_SECONDS)  # until it is tried again
+        return response
 
 
 def _order_of_client(request: Request, order_id: UUID) -> Order:

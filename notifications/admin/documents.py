@@ -2,17 +2,20 @@
 with its PDF to download, the file the customer's email carried, and the version of the
 invoice template it was rendered from. Who may see them: staff with the model's view
 permission, as for every record here. A document deleted at the end of its retention period
-answers 404 on its page and its PDF, with why it is gone."""
+answers 404 on its page and its PDF, with why it is gone; one the live invoice template does not
+render, 503 with why."""
 
 from typing import Any
 from uuid import UUID
 
 from django.contrib import admin
+from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html
 
+from notifications.content.errors import RenderError
 from notifications.content.sources import DOCUMENT_KIND
 from notifications.documents.pdf import invoice_download, invoice_filename
 from notifications.models import EmailTemplateVersion
@@ -46,6 +49,11 @@ class InvoiceAdmin(admin.ModelAdmin):
         "data",
         "pdf_link",
     )
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Invoice]:
+        # no page here shows the PDF's bytes (its link reads them): a list of 100 would read
+        # every one, and a version's PDF may take megabytes
+        return super().get_queryset(request).defer("pdf")
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # issued by the order's payment, never by hand (a gap-free sequence)
@@ -87,7 +95,10 @@ class InvoiceAdmin(admin.ModelAdmin):
             return HttpResponse(status=403)
         invoice = Invoice.objects.filter(pk=invoice_id).first()
         if invoice is not None:
-            return invoice_download(invoice)
+            try:
+                return invoice_download(invoice)
+            except RenderError as exc:  # a live version that does not render it: staff read why
+                return HttpResponse(str(exc), status=503, content_type="text/plain; charset=utf-8")
         deleted = DeletedInvoice.objects.filter(pk=invoice_id).first()
         if deleted is None:
             raise Http404(f"No invoice or credit note has the id {invoice_id}.")

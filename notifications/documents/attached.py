@@ -118,7 +118,8 @@ def attachments_of(notification: Notification) -> tuple[Attachment, ...]:
 def documents_render_for(requests: "Sequence[ClaimRequest]") -> None:
     """The PDFs a batch's refund, change and invoice emails carry, rendered and stored before its
     claim (whose transaction holds the batch's orders locked): a render takes about a tenth of a
-    second, one of hundreds of lines seconds. One query, only for a batch holding such an email:
+    second, one of hundreds of lines or from a version written in the admin (laid out in a
+    child process) longer. One query, only for a batch holding such an email:
     a confirmation's or a cancellation's document is rendered in its claim, so a plain
     confirmation costs no statement more. A failure here leaves the render to the claim."""
     about_subject = [

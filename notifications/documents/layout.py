@@ -2,11 +2,12 @@
 would read any http(s), file: or data: address the HTML named (an image's, a stylesheet's, an
 @import's, a font's, an attachment's), and the refused ones are reported instead.
 
-It runs in the process for the template a document is rendered from (the shipped one, or a
-version that passed the check), and as a script in a child process for the check of a draft
-(template_check.py): a layout cannot be stopped once it runs, and a few bytes of CSS (pages
-of 3 mm) lay out ten thousand pages in minutes, so there it runs under a CPU limit. The script
-imports nothing of the project, and the child gets none of its environment's secrets."""
+It runs in the process for a document rendered from the shipped template, and as a script in a
+child process for any HTML written in the admin: a draft's samples (template_check.py), a
+version's preview and every real document it renders (template.py). A layout cannot be stopped
+once it runs, and a few bytes of CSS (pages of 3 mm) lay out ten thousand pages in minutes, so
+there it runs under a CPU limit. The script imports nothing of the project, and the child gets
+none of its environment's secrets."""
 
 import base64
 import json

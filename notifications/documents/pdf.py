@@ -7,19 +7,29 @@ and download carries one file, the same bytes under the same idempotency key, wh
 deployed or published in between."""
 
 import hashlib
+import time
 from dataclasses import dataclass
 
 from django.db import transaction
 from django.db.models import QuerySet
 from django.http import HttpResponse
 from django.utils import timezone
+from django.utils.cache import patch_cache_control
 from django.utils.http import content_disposition_header
 
-from notifications.documents.layout import pdf_layout
-from notifications.documents.template import document_html, document_source
+from notifications.content.errors import RenderError
+from notifications.documents.template import document_pdf, document_source
 from orders.models import Invoice
 
 CONTENT_TYPE = "application/pdf"
+# A document's render that failed is remembered by the process for a while, with the template it
+# failed with, and not tried again: each try costs a layout up to the child's CPU limit, and an
+# API client asking again and again (its throttle allows several a second), or an email's claim
+# after its batch's render, would pay it for the same answer. Another template
+# made live (or the shipped one) is tried at once.
+RENDER_FAILURE_MEMORY_SECONDS = 600
+_RENDER_FAILURES_KEPT = 1000  # then forgotten all at once: a bound, not an eviction policy
+_render_failures: dict[tuple[str, int | None], tuple[float, str]] = {}
 
 
 def invoice_pdf(invoice: Invoice) -> bytes:
@@ -59,10 +69,12 @@ def invoice_filename(invoice: Invoice) -> str:
 
 def invoice_download(invoice: Invoice) -> HttpResponse:
     """The PDF as a download, the API's and the admin's: its name escaped by Django's own header
-    builder, whatever the number's prefix holds."""
+    builder, whatever the number's prefix holds; kept by no cache (it holds the customer's name,
+    address and purchases)."""
     response = HttpResponse(invoice_pdf(invoice), content_type=CONTENT_TYPE)
     response["Content-Disposition"] = content_disposition_header(True, invoice_filename(invoice)) or ""
     response["X-Content-Type-Options"] = "nosniff"
+    patch_cache_control(response, private=True, no_store=True)
     return response
 
 
@@ -74,7 +86,19 @@ class RenderedDocument:
 
 def invoice_pdf_render(invoice: Invoice) -> RenderedDocument:
     """Render from today's template without storing. Raises RenderError (a published template
-    that does not render for this document, say so as an email's wording would)."""
+    that does not render this document, leaves out what it must show or lays it out past the
+    child's limits, say so as an email's wording would); a failure is remembered (below)."""
     source = document_source(invoice)
-    layout = pdf_layout(document_html(source, invoice))
-    return RenderedDocument(layout.pdf, source.version.number if source.version is not None else None)
+    failure = (str(invoice.pk), source.version.pk if source.version is not None else None)
+    failed_at, reason = _render_failures.get(failure, (None, ""))
+    ago = time.monotonic() - failed_at if failed_at is not None else RENDER_FAILURE_MEMORY_SECONDS
+    if ago < RENDER_FAILURE_MEMORY_SECONDS:
+        raise RenderError(f"{reason} (Not tried again: it failed with this template {ago:.0f} s ago.)")
+    try:
+        pdf = document_pdf(source, invoice)
+    except RenderError as exc:
+        if len(_render_failures) >= _RENDER_FAILURES_KEPT:
+            _render_failures.clear()
+        _render_failures[failure] = (time.monotonic(), str(exc))
+        raise
+    return RenderedDocument(pdf, source.version.number if source.version is not None else None)

@@ -1,8 +1,9 @@
 """The invoice template: which one a document is rendered from (the version published in the
 admin for its language, else the shipped notifications/documents/invoice.html: content/
 sources.py, kind DOCUMENT_KIND), the document's HTML from it in the documents' restricted
-language (template_language.py) with its plain values (context.py), and the layout of a
-draft's HTML in a child process under a CPU limit (layout.py says why)."""
+language (template_language.py) with its plain values (context.py), and the layout of the HTML
+of a draft or a version written in the admin in a child process under a CPU limit (layout.py
+says why), for the samples and for real documents alike."""
 
 import json
 import os
@@ -19,7 +20,8 @@ from notifications.content.sources import DOCUMENT_KIND, TemplateSource, live_so
 from notifications.content.template_engine import template_part_render
 from notifications.documents import layout
 from notifications.documents.context import document_context
-from notifications.documents.layout import Layout, layouts_from_json
+from notifications.documents.layout import Layout, layouts_from_json, pdf_layout
+from notifications.documents.legal_elements import legal_elements_check
 from notifications.documents.template_language import DOCUMENT_LANGUAGE
 from orders.models import Invoice
 
@@ -53,12 +55,26 @@ def document_html(source: TemplateSource, invoice: Invoice) -> str:
         )
 
 
+def document_pdf(source: TemplateSource, invoice: Invoice) -> bytes:
+    """A real document's PDF from `source`, not stored; raises RenderError. The samples a
+    version passed prove nothing of a real document (`{% if %}` tells them apart by their
+    values), so its legal elements are checked again, and a version written in the admin is laid
+    out in the child under its limits, never in the worker's or the web request's own process.
+    The shipped template is laid out here: reviewed like the code, it lays out the largest
+    invoice the API allows in seconds, and a child would add its start to every document."""
+    html = document_html(source, invoice)
+    legal_elements_check(invoice, html, source.label, sample=False)
+    if source.version is None and not source.draft:
+        return pdf_layout(html).pdf
+    [layout] = layouts_in_child([html], label=source.label)
+    return layout.pdf
+
+
 def document_preview_pdf(source: TemplateSource, invoice: Invoice) -> bytes:
     """A real document rendered from `source` (a version not yet live, say) in the source's
-    language, laid out in the child and not stored: its stored PDF stays what it is."""
+    language, not stored: its stored PDF stays what it is."""
     invoice.locale = source.locale  # the instance only, never saved
-    [layout] = layouts_in_child([document_html(source, invoice)], label=source.label)
-    return layout.pdf
+    return document_pdf(source, invoice)
 
 
 def layouts_in_child(htmls: list[str], *, label: str) -> list[Layout]:

@@ -14,9 +14,9 @@ from notifications.content.errors import RenderError
 from notifications.content.sources import DOCUMENT_KIND, SHIPPED_DOCUMENT, TemplateSource
 from notifications.content.template_language import template_language_refusals
 from notifications.documents.context import DOCUMENT_CONTEXT_VARIABLES, document_context
+from notifications.documents.legal_elements import LEGAL_ELEMENTS, legal_elements_check
 from notifications.documents.samples import sample_documents
 from notifications.documents.template import document_html
-from notifications.documents.template_check import LEGAL_ELEMENTS, _legal_elements_check
 from notifications.documents.template_language import DOCUMENT_LANGUAGE
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "orders.md"
@@ -74,7 +74,7 @@ def test_the_shipped_template_keeps_to_its_language_and_shows_every_legal_elemen
     source = TemplateSource(kind=DOCUMENT_KIND, locale=locale, subject="", text="", html=text)
     for document in sample_documents(locale):
         html = document_html(source, document)
-        _legal_elements_check(document, html, source.label)  # raises if one is left out
+        legal_elements_check(document, html, source.label, sample=True)  # raises if one is left out
         with translation.override(locale):
             assert document.number_text in html
 
@@ -107,5 +107,5 @@ def test_a_template_that_leaves_out_a_legal_element_is_refused_naming_it(change,
     source = TemplateSource(kind=DOCUMENT_KIND, locale="en", subject="", text="", html=html)
     invoice = sample_documents("en")[0]
     with pytest.raises(RenderError, match="leaves out what the sample INV-000042 must show") as refused:
-        _legal_elements_check(invoice, document_html(source, invoice), source.label)
+        legal_elements_check(invoice, document_html(source, invoice), source.label, sample=True)
     assert left_out in str(refused.value)

@@ -7,15 +7,18 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import Permission, User
-from django.db import transaction
+from django.db import connection, transaction
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.utils.http import content_disposition_header
 from rest_framework.test import APIClient
 
 from apiauth.services import api_token_create
+from notifications.documents import template as template_module
 from orders.invoicing.issue import credit_note_issue
 from orders.models import Invoice, Order
 from tests.integration.invoices.conftest import pdf_text
+from tests.integration.invoices.template_drafts import SHIPPED_HTML, shipped_with, stored_version
 from tests.shop_order_bodies import SHOP_ORDER
 
 pytestmark = pytest.mark.django_db
@@ -135,3 +138,75 @@ def test_the_admin_search_of_invoices_takes_any_text(client, admin_client):
     for q in ("INV-000001", "not-a-uuid", "1001", "'; --", "\u202e"):
         response = admin_client.get("/admin/orders/invoice/", {"q": q})
         assert response.status_code == 200, q
+
+
+def test_a_downloaded_document_is_never_stored_by_a_cache(client, admin_client):
+    # the customer's name, address and purchases: a browser's or a proxy's cache keeps none
+    order = _paid(client)
+    invoice = Invoice.objects.get(order=order)
+    for response in (
+        client.get(f"/api/orders/{order.id}/invoice.pdf"),
+        client.get(f"/api/orders/{order.id}/documents/{invoice.number_text}.pdf"),
+        admin_client.get(f"/admin/orders/invoice/{invoice.pk}/pdf/"),
+    ):
+        assert response.status_code == 200
+        assert {"private", "no-store"} <= {part.strip() for part in response["Cache-Control"].split(",")}
+
+
+def test_a_document_the_live_template_does_not_render_is_a_503_that_says_so(client, admin_client, settings):
+    # given: a version stored live that leaves the VAT number out of every document
+    settings.SHOP_VAT_NUMBER = "DE999888777"
+    html = SHIPPED_HTML.replace("{{ seller.vat_number }}", "")
+    stored_version(html, published=True)
+    order = _paid(client)
+    invoice = Invoice.objects.get(order=order)
+    # when: the client downloads it, then staff in the admin
+    response = client.get(f"/api/orders/{order.id}/invoice.pdf")
+    staff = admin_client.get(f"/admin/orders/invoice/{invoice.pk}/pdf/")
+    # then: the client is told it cannot be had now, without the template's words; staff read why
+    assert response.status_code == 503
+    assert response.json()["error"] == "document_not_rendered"
+    assert "version" not in response.json()["message"]
+    assert int(response["Retry-After"]) > 0
+    assert staff.status_code == 503
+    assert "leaves out what INV-000001 must show" in staff.content.decode()
+    assert Invoice.objects.get(pk=invoice.pk).pdf_sha256 == ""
+
+
+def test_a_client_asking_again_for_a_document_that_does_not_render_costs_no_new_layout(client, monkeypatch):
+    # given: a live version that lays out a real document past the child's CPU limit
+    not_a_sample = '{% if document.number != "INV-000042" and document.number != "CN-000043" %}'
+    stored_version(
+        shipped_with(
+            style=not_a_sample + "@page { size: 3mm 3mm; margin: 0; }{% endif %}",
+            body=not_a_sample + "<p>" + "x " * 20_000 + "</p>{% endif %}",
+        ),
+        published=True,
+    )
+    monkeypatch.setattr(template_module, "LAYOUT_MAX_CPU_SECONDS", 1)
+    layouts = []
+    laid_out = template_module.layouts_in_child
+
+    def counted(htmls, *, label):
+        layouts.append(label)
+        return laid_out(htmls, label=label)
+
+    monkeypatch.setattr(template_module, "layouts_in_child", counted)
+    order = _paid(client)
+    assert client.get(f"/api/orders/{order.id}/invoice.pdf").status_code == 503  # laid out, in vain
+    layouts.clear()
+    # when: the client asks for it again and again (its token allows 10 requests a second)
+    answers = [client.get(f"/api/orders/{order.id}/invoice.pdf").status_code for _ in range(3)]
+    # then: refused each time without laying it out again while the template stays
+    assert answers == [503, 503, 503]
+    assert layouts == []
+
+
+def test_the_admin_s_list_of_invoices_reads_no_pdf(client, admin_client):
+    # a page lists 100 documents: their PDFs (a version's may take megabytes each) stay in the database
+    _paid(client)
+    with CaptureQueriesContext(connection) as queries:
+        assert admin_client.get("/admin/orders/invoice/").status_code == 200
+    reading = [q["sql"] for q in queries.captured_queries if 'FROM "orders_invoice"' in q["sql"]]
+    assert reading
+    assert not [sql for sql in reading if '"orders_invoice"."pdf"' in sql]
