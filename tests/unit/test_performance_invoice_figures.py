@@ -8,10 +8,12 @@ import re
 import statistics
 from functools import cache
 
+from tools.bench.intake import INTAKE_P99_MS
 from tools.bench.invoice_load import INVOICE_ORDERS, INVOICE_RATE
 from tools.drill.processes import REPO
 
 RESULTS = REPO / "tools/bench/results"
+LATEST = "cpu+invoice+intake-latest.json"
 
 
 @cache
@@ -24,15 +26,15 @@ def _text() -> str:
 
 
 def _invoice_sentences() -> list[str]:
-    run = _results("cpu+invoice-latest.json")
+    run = _results(LATEST)
     invoice = run["invoice"]
     worker = invoice["worker_ms_per_email"]
     total = {side: invoice[side]["cpu_ms_per_order"]["total"] for side in ("without", "with")}
     plain, naive = run["cpu"]["ours"]["cpu_ms_per_order"], run["cpu"]["naive"]["cpu_ms_per_order"]
     return [
         f"{INVOICE_ORDERS} a run at {INVOICE_RATE} a second",
-        f"`tools/bench/results/cpu+invoice-latest.json` ({run['machine']['started']}, "
-        "`python -m tools.bench --phases cpu,invoice`), a confirmation carrying its invoice cost the "
+        f"`tools/bench/results/{LATEST}` ({run['machine']['started']}, "
+        "`python -m tools.bench --phases cpu,invoice,intake`), a confirmation carrying its invoice cost the "
         f"worker {worker['with']['median']:.1f} ms of CPU against {worker['without']['median']:.1f} "
         f"without it: {invoice['worker_ratio']:.1f} times, {invoice['worker_added_ms']:.1f} ms more "
         f"(medians of {len(worker['with']['runs'])} runs each); all processes, {total['with']:.1f} ms "
@@ -44,6 +46,19 @@ def _invoice_sentences() -> list[str]:
         f"In the same run a plain confirmation at {run['cpu']['rate']} orders/s cost the worker "
         f"{plain['worker']:.1f} ms and all processes {plain['total']:.1f} ms (naive "
         f"{naive['total']:.1f}: {run['ratios']['cpu_per_order_ours_over_naive']:.2f} times).",
+        *_intake_sentences(run),
+    ]
+
+
+def _intake_sentences(run: dict) -> list[str]:
+    """The intake phase's orders arrive paid with a line: each confirmation carries its PDF."""
+    load = max(run["intake_ms"]["loads"], key=int)
+    figures = run["intake_ms"]["loads"][load]
+    worker = statistics.median(cpu["worker"] for cpu in figures["cpu_ms_per_delivery"])
+    return [
+        f"In its intake phase at {load} deliveries/s, whose orders arrive paid and so carry their "
+        f"invoice, a delivery's answer took {figures['p99']['median']:.1f} ms at the p99 (the target "
+        f"is {INTAKE_P99_MS} ms) and the worker spent {worker:.1f} ms of CPU per delivery.",
     ]
 
 
