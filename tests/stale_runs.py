@@ -47,7 +47,7 @@ def stale_databases_drop(maintenance_url: str, *, now: float | None = None) -> l
                 continue
             try:
                 connection.execute(sql.SQL("DROP DATABASE {}").format(sql.Identifier(name)))
-            except psycopg.errors.ObjectInUse:
-                continue
+            except (psycopg.errors.ObjectInUse, psycopg.errors.InvalidCatalogName):
+                continue  # in use after all, or another process of this run dropped it first
             dropped.append(name)
     return dropped
