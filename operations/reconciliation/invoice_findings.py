@@ -116,7 +116,7 @@ def unsettled_documents(*, since: datetime) -> Found:
 
 def _sum_of(rows: QuerySet, field: str) -> Coalesce:
     """The sum of `field` over `rows` of the outer order (0 when it has none)."""
-    total = Subquery(rows.values("order").annotate(total=Sum(field)).values("total"))
+    total = Subquery(rows.order_by().values("order").annotate(total=Sum(field)).values("total"))
     return Coalesce(total, 0, output_field=IntegerField())
 
 

@@ -87,7 +87,7 @@ def _series_to_check(since: datetime) -> set[str]:
 
 def _highest(holder: type[Invoice] | type[DeletedInvoice]) -> Subquery:
     """The highest number `holder` holds in the outer row's series."""
-    rows = holder.objects.filter(series=OuterRef("series")).values("series")
+    rows = holder.objects.filter(series=OuterRef("series")).order_by().values("series")
     return Subquery(rows.annotate(top=Max("number")).values("top"))
 
 
