@@ -36,11 +36,21 @@ class ReconcileMismatch(models.Model):
             "the provider reports an email we did not count as sent",
         )
         PROVIDER_UNKNOWN_KEY = "provider_unknown_key", "the provider reports an email we have no record of"
+        # The invoices' (operations/reconciliation/invoice_findings.py), for the bookkeeping.
+        MISSING_INVOICE = "missing_invoice", "order without the invoice it should have"
+        UNSETTLED_DOCUMENTS = (
+            "unsettled_documents",
+            "an order's invoices and credit notes do not add up to what it owes",
+        )
+        INVOICE_NUMBERING = "invoice_numbering", "an invoice series with a gap or a number twice"
 
     problem = models.CharField(max_length=32, choices=Problem.choices)
-    # What it is about, unique among the open ones: "<order id>:<kind>" or "provider-event:<id>".
+    # What it is about, unique among the open ones: "<order id>:<kind>", "provider-event:<id>",
+    # "<order id>:invoice", "<order id>:documents" or "invoice-series:<series>".
     subject = models.CharField(max_length=100)
-    day = models.DateField()  # the day the order was accepted (or the provider's event came)
+    # The day the order was accepted (its invoice due, or the provider's event came, or the series
+    # found broken).
+    day = models.DateField()
     kind = models.CharField(max_length=32, blank=True)  # the email kind, when there is one
     order = models.ForeignKey(
         "orders.Order", null=True, blank=True, on_delete=models.CASCADE, related_name="+"

@@ -20,6 +20,7 @@ from infra.action_limits import capped_description, selection_within_limit
 from infra.read_only_admin import ReadOnlyAdmin
 from infra.staff_request import StaffRequest
 from notifications.models import ReconcileMismatch, ReconcileReport
+from operations.reconciliation.invoice_numbering import SERIES_SUBJECT
 from operations.reconciliation.mismatches import MismatchRefused, mismatch_resolve
 from operations.reviewers import GROUP_NAME
 
@@ -165,6 +166,10 @@ class ReconcileMismatchAdmin(admin.ModelAdmin):
         if row.order_id:
             url = reverse("admin:orders_order_change", args=[row.order_id])
             return format_html('order <a href="{}">{}…</a>', url, str(row.order_id)[:8])
+        if row.subject.startswith(SERIES_SUBJECT):
+            series = row.subject.removeprefix(SERIES_SUBJECT)
+            url = reverse("admin:orders_invoice_changelist")
+            return format_html('invoice series <a href="{}?series={}">{}</a>', url, series, series)
         if row.provider_event_id:
             url = reverse("admin:notifications_providerevent_change", args=[row.provider_event_id])
             return format_html('<a href="{}">provider event</a>', url)

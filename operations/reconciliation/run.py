@@ -19,8 +19,10 @@ from messaging.relay.relay import outbox_events_publish
 from notifications.models import Notification, ReconcileReport
 from notifications.selectors import notification_outbox_event
 from operations.reconciliation import findings as ours
+from operations.reconciliation import invoice_findings as invoices
 from operations.reconciliation import provider_evidence as theirs
 from operations.reconciliation.documents import document_rows, documents_summary
+from operations.reconciliation.invoice_numbering import broken_numbering
 from operations.reconciliation.ledger import ledger_rows
 from operations.reconciliation.mismatches import MismatchCounts, mismatches_record
 
@@ -48,6 +50,9 @@ def reconcile_run(*, stuck_after: timedelta = timedelta(minutes=15), repair: boo
         theirs.sent_without_evidence(since=since, now=started),
         contradicted,
         unknown,
+        invoices.missing_invoices(since=since),
+        invoices.unsettled_documents(since=since),
+        broken_numbering(since=since, now=started),
     ]
     ledger, documents = ledger_rows(since=since), document_rows(since=since)
     report = ReconcileReport.objects.create(
@@ -62,7 +67,7 @@ def reconcile_run(*, stuck_after: timedelta = timedelta(minutes=15), repair: boo
     to_republish = stuck_events | set(lost_events)
     report.repaired = dict(_republish(to_republish)) if repair else {}
     summary = _summary(found, ledger, counts, report.repaired, len(lost_events))
-    report.summary = f"{summary}; {documents_summary(documents)}"
+    report.summary = f"{summary}; {documents_summary(documents)}; {invoices.invoice_problems_summary(found)}"
     report.finished_at = timezone.now()
     report.save(update_fields=["repaired", "summary", "finished_at"])
     return report

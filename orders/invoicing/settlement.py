@@ -19,7 +19,13 @@ def billable(order: Order, *, paid_minor: int) -> int:
     the overpayment (what its payment, `paid_minor`, took beyond its total)."""
     total = amount_minor(order.amount, order.currency)
     refunded = Refund.objects.filter(order=order).aggregate(sum=Sum("amount_minor"))["sum"] or 0
-    return total - max(0, refunded - max(0, paid_minor - total))
+    return billable_of(total_minor=total, refunded_minor=refunded, paid_minor=paid_minor)
+
+
+def billable_of(*, total_minor: int, refunded_minor: int, paid_minor: int) -> int:
+    """`billable` from the sums already read: the one rule, for a reader of many orders at once
+    (the reconciliation, operations/reconciliation/invoice_findings.py)."""
+    return total_minor - max(0, refunded_minor - max(0, paid_minor - total_minor))
 
 
 def to_credit(order: Order, *, paid_minor: int) -> int:
