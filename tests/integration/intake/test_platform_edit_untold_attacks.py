@@ -18,7 +18,6 @@ from tests.integration.intake.platform_edit_support import (
     deliver,
     documents,
     kinds,
-    money,
     one_tea_less,
     tea_house_order,
     with_mug,
@@ -36,7 +35,9 @@ def _billed_and_billable(order: Order) -> tuple[int, int]:
 
 def _woo_teapot_added_and_cancelled(modified: str, **changes: Any) -> dict[str, Any]:
     """The WooCommerce order with a second teapot added (93.70), saved as cancelled."""
-    cancelled = woo.order(date_modified_gmt=modified, total="93.70", total_tax="14.96", **changes)
+    cancelled = woo.order(
+        **{"date_modified_gmt": modified, "total": "93.70", "total_tax": "14.96", **changes}
+    )
     cancelled["line_items"][1] |= {"quantity": 2, "subtotal": "57.14", "subtotal_tax": "10.86"}
     cancelled["line_items"][1] |= {"total": "57.14", "total_tax": "10.86"}
     cancelled["status"] = "cancelled"
@@ -74,6 +75,23 @@ def test_a_refund_of_the_untold_edit_s_line_after_the_cancellation_gets_its_cred
     assert refund.amount_minor == 3400, delivery.reason
     assert Invoice.objects.filter(refund=refund, total_minor=-3400).exists(), documents(order)
     assert _billed_and_billable(order) == (5970, 5970)
+
+
+def test_an_order_cancelled_with_an_untold_edit_stays_cancelled_when_its_platform_reopens_it(woo_deliver):
+    # given: one save added a teapot (93.70) and cancelled the order
+    woo_deliver("order.created", woo.ORDER)
+    woo_deliver("order.updated", _woo_teapot_added_and_cancelled("2026-12-01T08:00:00"))
+    issued = documents(Order.objects.get(platform_order_id=str(woo.ORDER_ID)))
+    # when: a later save sets it back to processing with three teapots
+    reopened = _woo_teapot_added_and_cancelled("2026-12-01T09:00:00", total="127.70")
+    reopened["line_items"][1] |= {"quantity": 3, "subtotal": "85.71", "total": "85.71"}
+    reopened["status"] = "processing"
+    delivery = woo_deliver("order.updated", reopened)
+    # then: nothing of a cancelled order changes, nor is billed anew; the reason says so
+    order = Order.objects.get(platform_order_id=str(woo.ORDER_ID))
+    assert (order.status, order.content_version) == (Order.Status.CANCELLED, 2), delivery.reason
+    assert documents(order) == issued
+    assert _billed_and_billable(order) == (9370, 9370)
 
 
 def test_a_shopify_untold_edit_with_a_refund_of_all_still_comes_to_nothing(tea_house):
@@ -126,7 +144,7 @@ def test_the_untold_edit_is_not_counted_by_the_cap(tea_house, settings):
     "the edit past the cap needs a decision on what the cap holds back (emails, documents).",
 )
 def test_a_refund_of_a_line_added_beyond_the_cap_is_still_recorded(tea_house, settings):
-    # given: at most one change of the order, made (one tea less, then back)
+    # given: at most one change of the order, made (one tea less)
     settings.PLATFORM_EDITS_PER_ORDER_MAX = 1
     deliver("orders/create", shopify.ORDER)
     assert deliver("orders/updated", one_tea_less()).reason == "order edited (version 2)"
@@ -144,3 +162,19 @@ def test_a_refund_of_a_line_added_beyond_the_cap_is_still_recorded(tea_house, se
     assert delivery.outcome == Outcome.USED, delivery.reason
     assert Refund.objects.filter(order=tea_house_order(), amount_minor=990).exists()
 
+
+def test_an_untold_edit_whose_cancellation_refunds_too_much_stores_nothing(tea_house):
+    # given: a paid order of 59.70
+    deliver("orders/create", shopify.ORDER)
+    # when: a mug added (69.60) and the order cancelled with 80.00 "refunded"
+    cancelled = with_mug(shopify.order(updated_at="2026-12-03T10:00:00+01:00"))
+    cancelled |= {"cancelled_at": "2026-12-03T10:00:00+01:00", "financial_status": "refunded"}
+    refund = copy.deepcopy(shopify.REFUND) | {"id": 9012345004, "refund_line_items": []}
+    refund["transactions"][0]["amount"] = "80.00"
+    cancelled["refunds"] = [refund]
+    delivery = deliver("orders/cancelled", cancelled)
+    # then: neither the edit, its documents, nor the cancellation is kept
+    order = tea_house_order()
+    assert delivery.outcome == Outcome.COULD_NOT_USE, delivery.reason
+    assert (order.status, order.content_version, order.paid_minor) == (Order.Status.PAID, 1, 5970)
+    assert documents(order) == [("invoice", 5970)]
