@@ -15,8 +15,9 @@ never get here (intake/apply.py), so an edit never goes back to an older version
 
 An edit in the delivery that cancels the order is stored untold: the order holds what the shop
 cancelled (the cancellation's refund of an edited total, of an added line, fits what was paid)
-but the customer hears of the cancellation alone, with no "changed" email nor new invoice
-moments before it."""
+but the customer hears of the cancellation alone, with no "changed" email moments before it;
+the edit's credit note and new invoice ride on the cancellation's email, so the documents bill
+what the order holds even when the cancellation refunds less (or nothing yet)."""
 
 from collections import Counter
 from typing import Any
@@ -66,7 +67,10 @@ def platform_edit_apply(order: Order, snapshot: PlatformOrder) -> list[str]:
     if editing.version is None:
         return []
     if editing.edit is None:
-        return [f"order edited (version {editing.version}) with its cancellation: not told, no new invoice"]
+        return [
+            f"order edited (version {editing.version}) with its cancellation: not told, its documents "
+            "carried by the cancellation's email"
+        ]
     return [f"order edited (version {editing.version})"]
 
 

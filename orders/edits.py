@@ -3,7 +3,7 @@ follows (shipping, discounts, taxes, the total). The change is a new OrderVersio
 before stay as they were) and an OrderEdit saying what changed for the customer, with its
 `order.edited` event: the customer's "your order was changed" email. A change that leaves the
 content as it is stores nothing and sends nothing; one its caller cancels next, in the same
-transaction, is stored untold: its version alone, without the OrderEdit, email or documents.
+transaction, is stored untold: its version and documents, without the OrderEdit or its email.
 
 What an edit may not do, refused with the reason (OrderEditRefused) before anything is stored:
 change an order placed with the short body (it has no lines), an erased one, a cancelled one,
@@ -131,10 +131,12 @@ def order_edit_apply(order: Order, parts: dict[str, Any], *, told: bool = True) 
     """`order_edit` for an order the caller holds locked, in the caller's transaction; a part
     given as None is taken out of the content (the discounts a platform's edit removed).
 
-    `told=False`: the new version is stored, and the order's amount with it, but no OrderEdit,
-    no email and no documents: an edit of an order its caller cancels next, in the same
-    transaction (a platform's delivery that says both). Its customer hears of the cancellation
-    only, yet the order holds what was cancelled: a refund of the edited lines or total fits."""
+    `told=False`: the new version is stored, and the order's amount with it, but no OrderEdit
+    and no email: an edit of an order its caller cancels next, in the same transaction (a
+    platform's delivery that says both). Its customer hears of the cancellation only, yet the
+    order holds what was cancelled: a refund of the edited lines or total fits. Its documents
+    are issued all the same, carried by the cancellation's email: a cancellation that refunds
+    less than the edit added leaves the order billing what it holds."""
     name = str(order.number or order.id)
     current = _content_to_edit(order, name)
     content = {**current, **{key: value for key, value in parts.items() if key in EDITABLE}}
@@ -152,19 +154,24 @@ def order_edit_apply(order: Order, parts: dict[str, Any], *, told: bool = True) 
     order.customer_name = content["customer_name"]
     order.version += 1
     order.save(update_fields=["content_version", "amount", "customer_name", "version", "updated_at"])
-    if not told:
-        return OrderEditing(order=order, edit=None, version=number)
-    edit = OrderEdit.objects.create(
-        order=order,
-        from_version=number - 1,
-        to_version=number,
-        lines=lines_changed(current, content),
-        total_before_minor=current["total"],
-        total_after_minor=content["total"],
-    )
-    event_record(event_type=ORDER_EDITED, aggregate_id=edit.id)
+    edit = None
+    if told:
+        edit = OrderEdit.objects.create(
+            order=order,
+            from_version=number - 1,
+            to_version=number,
+            lines=lines_changed(current, content),
+            total_before_minor=current["total"],
+            total_after_minor=content["total"],
+        )
+        event_record(event_type=ORDER_EDITED, aggregate_id=edit.id)
+    # Untold too: the documents must bill what the order holds, whatever the cancellation refunds.
     invoice_reissue_for_edit(
-        order, content=content, version_number=number, edit_id=edit.id, paid_minor=order_paid_minor(order)
+        order,
+        content=content,
+        version_number=number,
+        edit_id=edit.id if edit else None,
+        paid_minor=order_paid_minor(order),
     )
     return OrderEditing(order=order, edit=edit, version=number)
 

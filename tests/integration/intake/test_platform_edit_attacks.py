@@ -182,7 +182,8 @@ def test_an_edit_in_the_delivery_that_cancels_the_order_is_not_told(woo_deliver)
     order = Order.objects.get(platform_order_id=str(woo.ORDER_ID))
     assert order.status == Order.Status.CANCELLED, delivery.reason
     assert kinds(order) == ["order_cancellation", "order_confirmation"]
-    assert documents(order) == [("invoice", 5970)]
+    # the edit's documents, carried by the cancellation's email: they bill what the order holds
+    assert documents(order) == [("invoice", 5970), ("credit_note", -5970), ("invoice", 9370)]
 
 
 def test_an_order_edited_up_and_cancelled_in_one_delivery_refunds_what_was_paid(tea_house):
@@ -197,7 +198,12 @@ def test_an_order_edited_up_and_cancelled_in_one_delivery_refunds_what_was_paid(
     assert (delivery.outcome, order.status) == (Outcome.USED, Order.Status.CANCELLED), delivery.reason
     assert Refund.objects.get(order=order).amount_minor == 6960
     assert kinds(order) == ["order_cancellation", "order_confirmation"]
-    assert documents(order) == [("invoice", 5970), ("credit_note", -5970)]
+    assert documents(order) == [
+        ("invoice", 5970),
+        ("credit_note", -5970),
+        ("invoice", 6960),
+        ("credit_note", -6960),
+    ]
     content = order_content(order)
     assert content is not None
     assert "MUG-2" in {line["sku"] for line in content["lines"]}
@@ -217,7 +223,12 @@ def test_a_woocommerce_order_edited_up_and_cancelled_with_its_refund_is_told_the
     assert (delivery.outcome, order.status) == (Outcome.USED, Order.Status.CANCELLED), delivery.reason
     assert Refund.objects.get(order=order).amount_minor == 9370
     assert kinds(order) == ["order_cancellation", "order_confirmation"]
-    assert documents(order) == [("invoice", 5970), ("credit_note", -5970)]
+    assert documents(order) == [
+        ("invoice", 5970),
+        ("credit_note", -5970),
+        ("invoice", 9370),
+        ("credit_note", -9370),
+    ]
 
 
 def test_a_platform_changes_an_order_at_most_the_cap_s_times_then_the_reason_shows(tea_house, settings):

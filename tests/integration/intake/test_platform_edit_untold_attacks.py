@@ -1,0 +1,206 @@
+"""Attacks on the edit stored untold with its cancellation, and on the cap of a platform's
+edits (intake/platform_edits.py): each posted signed through the real webhook view. What the
+order's documents bill is judged against its billable amount (orders/invoicing/settlement.py):
+its total now less what refunds gave back."""
+
+import copy
+from typing import Any
+
+import pytest
+
+from intake.models import PlatformDelivery
+from orders.changes import order_paid_minor
+from orders.invoicing.settlement import billable
+from orders.models import Invoice, Order, OrderEdit, Refund
+from tests import shopify_payloads as shopify
+from tests import woocommerce_payloads as woo
+from tests.integration.intake.platform_edit_support import (
+    deliver,
+    documents,
+    kinds,
+    one_tea_less,
+    tea_house_order,
+    with_mug,
+)
+
+pytestmark = pytest.mark.django_db
+Outcome = PlatformDelivery.Outcome
+
+
+def _billed_and_billable(order: Order) -> tuple[int, int]:
+    order.refresh_from_db()
+    billed = sum(total for _, total in documents(order))
+    return billed, billable(order, paid_minor=order_paid_minor(order))
+
+
+def _woo_teapot_added_and_cancelled(modified: str, **changes: Any) -> dict[str, Any]:
+    """The WooCommerce order with a second teapot added (93.70), saved as cancelled."""
+    cancelled = woo.order(
+        **{"date_modified_gmt": modified, "total": "93.70", "total_tax": "14.96", **changes}
+    )
+    cancelled["line_items"][1] |= {"quantity": 2, "subtotal": "57.14", "subtotal_tax": "10.86"}
+    cancelled["line_items"][1] |= {"total": "57.14", "total_tax": "10.86"}
+    cancelled["status"] = "cancelled"
+    return cancelled
+
+
+def test_an_untold_edit_up_with_a_cancellation_and_no_refund_bills_what_the_order_holds(woo_deliver):
+    # given: a paid order of 59.70, invoiced
+    woo_deliver("order.created", woo.ORDER)
+    # when: one save adds a teapot (93.70) and cancels the order; its money is refunded later
+    delivery = woo_deliver("order.updated", _woo_teapot_added_and_cancelled("2026-12-01T08:00:00"))
+    # then: the order holds 93.70 and is taken as paid so; its documents bill as much, carried
+    # by the cancellation's email (the customer hears of the cancellation alone)
+    order = Order.objects.get(platform_order_id=str(woo.ORDER_ID))
+    assert order.status == Order.Status.CANCELLED, delivery.reason
+    billed, must = _billed_and_billable(order)
+    assert billed == must == 9370, documents(order)
+    assert kinds(order) == ["order_cancellation", "order_confirmation"]
+    carried = Invoice.objects.filter(order=order).exclude(email_kind="order_confirmation")
+    assert set(carried.values_list("email_kind", flat=True)) == {"order_cancellation"}
+
+
+def test_a_refund_of_the_untold_edit_s_line_after_the_cancellation_gets_its_credit_note(woo_deliver):
+    # given: one save added a teapot (93.70) and cancelled the order
+    woo_deliver("order.created", woo.ORDER)
+    woo_deliver("order.updated", _woo_teapot_added_and_cancelled("2026-12-01T08:00:00"))
+    # when: the shop refunds the added teapot (34.00)
+    refunded = _woo_teapot_added_and_cancelled(
+        "2026-12-01T09:00:00", refunds=[{"id": 804, "reason": "Teapot", "total": "-34.00"}]
+    )
+    delivery = woo_deliver("order.updated", refunded)
+    # then: the money back is credited: the documents bill 93.70 - 34.00
+    order = Order.objects.get(platform_order_id=str(woo.ORDER_ID))
+    refund = Refund.objects.get(order=order)
+    assert refund.amount_minor == 3400, delivery.reason
+    assert Invoice.objects.filter(refund=refund, total_minor=-3400).exists(), documents(order)
+    assert _billed_and_billable(order) == (5970, 5970)
+
+
+def test_an_order_cancelled_with_an_untold_edit_stays_cancelled_when_its_platform_reopens_it(woo_deliver):
+    # given: one save added a teapot (93.70) and cancelled the order
+    woo_deliver("order.created", woo.ORDER)
+    woo_deliver("order.updated", _woo_teapot_added_and_cancelled("2026-12-01T08:00:00"))
+    issued = documents(Order.objects.get(platform_order_id=str(woo.ORDER_ID)))
+    # when: a later save sets it back to processing with three teapots
+    reopened = _woo_teapot_added_and_cancelled("2026-12-01T09:00:00", total="127.70")
+    reopened["line_items"][1] |= {"quantity": 3, "subtotal": "85.71", "total": "85.71"}
+    reopened["status"] = "processing"
+    delivery = woo_deliver("order.updated", reopened)
+    # then: nothing of a cancelled order changes, nor is billed anew; the reason says so
+    order = Order.objects.get(platform_order_id=str(woo.ORDER_ID))
+    assert (order.status, order.content_version) == (Order.Status.CANCELLED, 2), delivery.reason
+    assert documents(order) == issued
+    assert _billed_and_billable(order) == (9370, 9370)
+
+
+def test_a_shopify_untold_edit_with_a_refund_of_all_still_comes_to_nothing(tea_house):
+    # given: a paid order of 59.70
+    deliver("orders/create", shopify.ORDER)
+    # when: a mug added (69.60, the balance collected) and the order cancelled with 69.60 back
+    cancelled = with_mug(shopify.order(updated_at="2026-12-03T10:00:00+01:00"))
+    cancelled |= {"cancelled_at": "2026-12-03T10:00:00+01:00", "financial_status": "refunded"}
+    refund = copy.deepcopy(shopify.REFUND) | {"id": 9012345002, "refund_line_items": []}
+    refund["transactions"][0]["amount"] = "69.60"
+    cancelled["refunds"] = [refund]
+    delivery = deliver("orders/cancelled", cancelled)
+    # then
+    order = tea_house_order()
+    assert order.status == Order.Status.CANCELLED, delivery.reason
+    assert _billed_and_billable(order) == (0, 0), documents(order)
+    assert kinds(order) == ["order_cancellation", "order_confirmation"]
+
+
+def test_a_stale_delivery_saying_cancelled_and_edited_changes_nothing(tea_house):
+    # given: an order edited (one tea less) by a delivery of 11:00
+    deliver("orders/create", shopify.ORDER)
+    assert deliver("orders/updated", one_tea_less()).reason == "order edited (version 2)"
+    # when: a delivery of 10:00 (replayed, or late) says a mug was added and the order cancelled
+    late = with_mug(shopify.order(updated_at="2026-12-01T10:00:00+01:00"))
+    late["cancelled_at"] = "2026-12-01T10:00:00+01:00"
+    deliver("orders/cancelled", late)
+    # then: neither its edit nor its cancellation is taken
+    order = tea_house_order()
+    assert (order.status, order.content_version) == (Order.Status.PAID, 2)
+
+
+def test_the_untold_edit_is_not_counted_by_the_cap(tea_house, settings):
+    # given: a cap of one platform edit; an order cancelled with an untold edit
+    settings.PLATFORM_EDITS_PER_ORDER_MAX = 1
+    deliver("orders/create", shopify.ORDER)
+    cancelled = one_tea_less("2026-12-02T10:00:00+01:00") | {"cancelled_at": "2026-12-02T10:00:00+01:00"}
+    delivery = deliver("orders/cancelled", cancelled)
+    # then: no OrderEdit is stored for it
+    order = tea_house_order()
+    assert order.status == Order.Status.CANCELLED, delivery.reason
+    assert (order.content_version, OrderEdit.objects.filter(order=order).count()) == (2, 0)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="A change beyond PLATFORM_EDITS_PER_ORDER_MAX is left out, so a refund of a line it "
+    "added names a line the order does not hold and is refused; the refund refused makes the "
+    "whole delivery unusable, and every later order delivery carries the refund again. Taking "
+    "the edit past the cap needs a decision on what the cap holds back (emails, documents).",
+)
+def test_a_refund_of_a_line_added_beyond_the_cap_is_still_recorded(tea_house, settings):
+    # given: at most one change of the order, made (one tea less)
+    settings.PLATFORM_EDITS_PER_ORDER_MAX = 1
+    deliver("orders/create", shopify.ORDER)
+    assert deliver("orders/updated", one_tea_less()).reason == "order edited (version 2)"
+    # when: a mug is added (69.60, the balance collected) and returned, its 9.90 refunded
+    returned = with_mug(shopify.order(updated_at="2026-12-03T10:00:00+01:00"))
+    refund = copy.deepcopy(shopify.REFUND) | {"id": 9012345003}
+    refund["refund_line_items"] = [
+        {"id": 1, "line_item_id": returned["line_items"][-1]["id"], "quantity": 1, "restock_type": "return"}
+        | {"line_item": copy.deepcopy(returned["line_items"][-1])}
+    ]
+    refund["transactions"][0]["amount"] = "9.90"
+    returned |= {"refunds": [refund], "financial_status": "partially_refunded"}
+    delivery = deliver("orders/updated", returned)
+    # then: the refund is recorded, with its email
+    assert delivery.outcome == Outcome.USED, delivery.reason
+    assert Refund.objects.filter(order=tea_house_order(), amount_minor=990).exists()
+
+
+def test_an_untold_edit_whose_cancellation_refunds_too_much_stores_nothing(tea_house):
+    # given: a paid order of 59.70
+    deliver("orders/create", shopify.ORDER)
+    # when: a mug added (69.60) and the order cancelled with 80.00 "refunded"
+    cancelled = with_mug(shopify.order(updated_at="2026-12-03T10:00:00+01:00"))
+    cancelled |= {"cancelled_at": "2026-12-03T10:00:00+01:00", "financial_status": "refunded"}
+    refund = copy.deepcopy(shopify.REFUND) | {"id": 9012345004, "refund_line_items": []}
+    refund["transactions"][0]["amount"] = "80.00"
+    cancelled["refunds"] = [refund]
+    delivery = deliver("orders/cancelled", cancelled)
+    # then: neither the edit, its documents, nor the cancellation is kept
+    order = tea_house_order()
+    assert delivery.outcome == Outcome.COULD_NOT_USE, delivery.reason
+    assert (order.status, order.content_version, order.paid_minor) == (Order.Status.PAID, 1, 5970)
+    assert documents(order) == [("invoice", 5970)]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="edited_total_paid takes any paid status as the edited total collected, but Shopify's "
+    "refunded and partially_refunded (and Saleor's refunds) say money went back, not that an "
+    "edit's balance came in: the refund ceiling rises to a total never paid. Telling them apart "
+    "needs each reader to say whether the total is paid in full (Shopify's total_outstanding).",
+)
+def test_a_balance_never_collected_is_not_taken_as_paid_by_the_cancellation_s_refund(tea_house):
+    # given: a paid order of 59.70; a mug added (69.60), its 9.90 still due
+    deliver("orders/create", shopify.ORDER)
+    due = with_mug(shopify.order(updated_at="2026-12-02T10:00:00+01:00"))
+    due["financial_status"] = "partially_paid"
+    assert deliver("orders/updated", due).reason == "order edited (version 2)"
+    # when: the order is cancelled, the 59.70 that came in refunded
+    cancelled = with_mug(shopify.order(updated_at="2026-12-03T10:00:00+01:00"))
+    cancelled |= {"cancelled_at": "2026-12-03T10:00:00+01:00", "financial_status": "refunded"}
+    refund = copy.deepcopy(shopify.REFUND) | {"id": 9012345005, "refund_line_items": []}
+    refund["transactions"][0]["amount"] = "59.70"
+    cancelled["refunds"] = [refund]
+    delivery = deliver("orders/cancelled", cancelled)
+    # then: what was paid stays what came in
+    order = tea_house_order()
+    assert order.status == Order.Status.CANCELLED, delivery.reason
+    assert order.paid_minor == 5970
