@@ -14,12 +14,12 @@ from typing import Any
 from django.db import connection
 
 from intake.platform_edits import edited_total_paid, platform_edit_apply
+from intake.platform_refunds import refund_apply
 from intake.shapes import (
     OrderNotYetReceived,
     ParcelNotYetReceived,
     PlatformOrder,
     PlatformParcelNews,
-    PlatformRefund,
     PlatformShipment,
     Unusable,
 )
@@ -29,9 +29,9 @@ from notifications.models import OperatorAction
 from orders.changes import OrderChangeConflict, order_change_apply
 from orders.content import ShopOrder
 from orders.currencies import MoneyRefused
-from orders.models import Order, Refund, Shipment, ShipmentEvent
+from orders.models import Order, Shipment, ShipmentEvent
 from orders.parcel_progress import ParcelNews, ParcelNewsRefused, parcel_news_record
-from orders.refunds import RefundRefused, RefundRequest, refund_record
+from orders.refunds import RefundRefused
 from orders.services import order_record
 from orders.shipments import ShipmentRefused, shipment_record, tracking_url_problem
 from shops.models import Shop
@@ -211,19 +211,6 @@ def _snapshot_news_apply(order: Order, snapshot: PlatformOrder) -> list[str]:
         except ParcelNotYetReceived:
             changes.append(f"parcel {news.shipment_id}: its news left out: no delivery recorded the parcel")
     return changes
-
-
-def refund_apply(order: Order, refund: PlatformRefund, *, in_cancellation: bool = False) -> list[str]:
-    if Refund.objects.filter(order=order, shop_refund_id=refund.refund_id).exists():
-        return []
-    request = RefundRequest(
-        shop_refund_id=refund.refund_id,
-        amount_minor=refund.amount_minor,
-        lines=refund.lines,
-        reason=refund.reason,
-    )
-    _refusals_as_unusable(lambda: refund_record(order, request, in_cancellation=in_cancellation))
-    return [f"refund {refund.refund_id} recorded" + (" with the cancellation" if in_cancellation else "")]
 
 
 def order_of_delivery(shop: Shop, platform_order_id: str) -> Order:

@@ -12,10 +12,10 @@ from intake.apply import (
     order_of_delivery,
     order_snapshot_apply,
     parcel_news_apply,
-    refund_apply,
     shipment_apply,
 )
 from intake.models import PlatformDelivery
+from intake.platform_refunds import refund_apply
 from intake.platforms import platform_of
 from intake.readings import PlatformReading
 from intake.shapes import Unusable
