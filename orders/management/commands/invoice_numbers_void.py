@@ -29,6 +29,11 @@ class Command(BaseCommand):
             help=f"the highest number already given out (at most {MAX_VOID_AHEAD} past the counter)",
         )
         parser.add_argument("--reason", default="", help='why, for the auditor: "restore of 2026-12-06"')
+        parser.add_argument(
+            "--new-series",
+            action="store_true",
+            help="create the counter of a series the restored database does not know",
+        )
         parser.add_argument("--actor", help="who decides (default: the operating-system user)")
         parser.add_argument("--dry-run", action="store_true", help="say what would be voided, change nothing")
 
@@ -40,6 +45,7 @@ class Command(BaseCommand):
                 reason=options["reason"],
                 actor=options.get("actor") or getpass.getuser(),
                 dry_run=options["dry_run"],
+                new_series=options["new_series"],
             )
         except VoidRefused as exc:
             raise CommandError(f"Refused, nothing changed: {exc}") from exc

@@ -87,6 +87,18 @@ def test_after_a_void_the_next_document_gets_the_number_after_it(three_issued, p
     assert Invoice.objects.get(order=later).number == 8
 
 
+def test_a_series_the_restored_database_does_not_know_is_voided_with_new_series(three_issued):
+    said = _void("--series", "client-late", "--through", "2", "--reason", REASON, "--new-series", "--dry-run")
+    assert said.strip() == "series client-late: would void number(s) 1-2; the next document gets 3"
+    assert not InvoiceSequence.objects.filter(series="client-late").exists()
+    # when
+    _void("--series", "client-late", "--through", "2", "--reason", REASON, "--new-series")
+    # then
+    assert VoidedInvoiceNumbers.objects.values_list("series", "first", "last").get() == ("client-late", 1, 2)
+    with transaction.atomic():
+        assert number_take("client-late") == 3
+
+
 def test_the_reconciliation_finds_no_gap_over_voided_numbers(three_issued, place_order):
     _void("--series", API_SERIES, "--through", "7", "--reason", REASON)
     # the counter past the last document, all voided: no finding
