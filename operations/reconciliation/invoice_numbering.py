@@ -4,7 +4,9 @@ must hold every number its counter gave out exactly once. A number no document h
 number given again; a counter behind a number already held will give it again.
 
 A document the retention job deleted still holds its number: its DeletedInvoice (retention.py)
-is read with the documents. Only the window's numbers are read: those above the highest
+is read with the documents. A number voided after a database restore (VoidedInvoiceNumbers,
+orders/invoicing/voiding.py: a document this database lost carries it) is held by its void;
+one also held by a document here is held twice. Only the window's numbers are read: those above the highest
 number issued before the window (older ones were checked by earlier runs), plus each series'
 counter against its highest number (one row per series, read by the unique index's end).
 """
@@ -19,7 +21,7 @@ from django.utils import timezone
 
 from notifications.models import ReconcileMismatch
 from operations.reconciliation.findings import Finding, Found, found_of
-from orders.models import DeletedInvoice, Invoice, InvoiceSequence
+from orders.models import DeletedInvoice, Invoice, InvoiceSequence, VoidedInvoiceNumbers
 
 Problem = ReconcileMismatch.Problem
 SERIES_SUBJECT = "invoice-series:"  # a finding's subject: this, then the series
@@ -79,6 +81,8 @@ def _series_to_check(since: datetime) -> set[str]:
     for holder in HOLDERS:
         series |= set(holder.objects.filter(issued_at__gte=since).values_list("series", flat=True).distinct())
     highest = [Coalesce(_highest(holder), 0) for holder in HOLDERS]
+    voided = VoidedInvoiceNumbers.objects.filter(series=OuterRef("series")).order_by().values("series")
+    highest.append(Coalesce(Subquery(voided.annotate(top=Max("last")).values("top")), 0))
     off = InvoiceSequence.objects.annotate(highest=Greatest(*highest)).filter(
         ~Q(next_number=F("highest") + 1)
     )
@@ -94,7 +98,7 @@ def _highest(holder: type[Invoice] | type[DeletedInvoice]) -> Subquery:
 def _series_faults(series: str, since: datetime) -> NumberingFaults:
     """The numbers above the highest issued before the window, and those the window's
     documents hold below it (an out-of-order one may be a number given again: each is looked
-    up in both tables, as often as it is held)."""
+    up in both tables and the voided runs, as often as it is held)."""
     base, highest = 0, 0
     held: list[int] = []
     for holder in HOLDERS:
@@ -112,8 +116,24 @@ def _series_faults(series: str, since: datetime) -> NumberingFaults:
     for holder in HOLDERS:
         rows = holder.objects.filter(series=series).filter(Q(number__gt=base) | Q(number__in=late))
         held += rows.values_list("number", flat=True)
+    voided = _voided(series, base=base, late=set(late))
+    held += voided
+    highest = max([highest, *voided])
     sequence = InvoiceSequence.objects.filter(series=series).values_list("next_number", flat=True).first()
     return numbering_faults(base=base, counter=(sequence or 1) - 1, held=held, highest=highest)
+
+
+def _voided(series: str, *, base: int, late: set[int]) -> list[int]:
+    """The numbers voided after a restore above `base`, and those of `late` voided too."""
+    runs = VoidedInvoiceNumbers.objects.filter(series=series).filter(
+        Q(last__gt=base) | Q(first__lte=max(late, default=0))
+    )
+    return [
+        number
+        for first, last in runs.values_list("first", "last")
+        for number in range(first, last + 1)
+        if number > base or number in late
+    ]
 
 
 def numbering_words(faults: NumberingFaults) -> str:
@@ -121,8 +141,8 @@ def numbering_words(faults: NumberingFaults) -> str:
     parts = []
     if faults.gaps:
         parts.append(
-            f"no document holds number(s) {_runs(faults.gaps)} (given out, yet neither issued nor "
-            "deleted at the end of a retention period)"
+            f"no document holds number(s) {_runs(faults.gaps)} (given out, yet neither issued, "
+            "voided after a restore nor deleted at the end of a retention period)"
         )
     if faults.twice:
         parts.append(f"number(s) {_runs([(n, n) for n in faults.twice])} held by two documents")

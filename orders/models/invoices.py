@@ -117,3 +117,29 @@ class DeletedInvoice(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_kind_display()} {self.number_text} (deleted {self.deleted_at:%Y-%m-%d})"
+
+
+class VoidedInvoiceNumbers(models.Model):
+    """A run of a series' numbers given to no document here, on purpose: after a database
+    restore to an earlier point the counter went back, yet documents issued after the restore
+    point had already been emailed with those numbers. The counter is moved past them
+    (orders/invoicing/voiding.py) so none is given to a second document, and this row tells
+    an auditor why the series skips them."""
+
+    series = models.CharField(max_length=64)
+    first = models.PositiveBigIntegerField()
+    last = models.PositiveBigIntegerField()
+    reason = models.TextField()  # as the operator wrote it: "restore of 2026-12-06"
+    voided_by = models.CharField(max_length=150)  # the operating-system user, or --actor
+    voided_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["series", "first"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(first__lte=models.F("last")), name="voided_numbers_a_run"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.series}: {self.first}-{self.last} voided ({self.reason})"

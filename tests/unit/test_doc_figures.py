@@ -663,6 +663,10 @@ OBSERVABILITY = rows(
 
 OPERATIONS = rows(
     "docs/operations.md",
+    (
+        "more than {} past the counter (a typo)",
+        constant("orders.invoicing.voiding.MAX_VOID_AHEAD", thousands),
+    ),
     ("`manage.py reconcile` runs it now (daily by beat at {})", RECONCILE_DAILY),
     ("| Are workers alive and busy? | Flower (`:{}`, basic auth, read-only).", FLOWER_PORT),
     (

@@ -91,6 +91,28 @@ def test_a_gap_in_a_series_fails_it():
     assert verdict.problems == ["series api: numbers missing (a gap): 2"]
 
 
+def test_numbers_voided_after_a_restore_are_no_gap_and_a_counter_past_them_is_no_fault():
+    # given: 3..5 went out on documents the restored database lost; the counter was moved past
+    rows = _rows(
+        invoices=[_invoice(1), _credit_note(2), _invoice(6, order_id=PAID, version_number=2, email_kind="")],
+        counters=[{"series": "api", "next_number": 7}],
+        voided=[{"series": "api", "first": 3, "last": 5}],
+    )
+    # then: no numbering problem (the second invoice of the version is another rule's)
+    problems = invoice_verdict(rows, MESSAGES).problems
+    assert not [problem for problem in problems if problem.startswith("series")], problems
+    # a counter moved past the last document, all of it voided: no fault either
+    voided_only = _rows(
+        counters=[{"series": "api", "next_number": 10}], voided=[{"series": "api", "first": 3, "last": 9}]
+    )
+    assert invoice_verdict(voided_only, MESSAGES).passed
+
+
+def test_a_voided_number_a_document_holds_too_is_given_twice():
+    rows = _rows(voided=[{"series": "api", "first": 2, "last": 2}])
+    assert "series api: numbers given twice: 2" in invoice_verdict(rows, MESSAGES).problems
+
+
 def test_a_number_given_twice_fails_it():
     invoices = [_invoice(1), _credit_note(2), _invoice(2, series="api", order_id=PAID, version_number=2)]
     verdict = invoice_verdict(_rows(invoices=invoices), MESSAGES)

@@ -2,8 +2,9 @@
 messages: never from the code under test (docs/orders.md, "Invoices and credit notes").
 
 The rules: every series' numbers are exactly 1..n (no gap, none twice) and its counter has
-given no number that no document holds; every paid order with content has an invoice, at most
-one per content version, and no order that was never paid has one; each invoiced order's
+given no number that no document holds (a number voided after a restore counts as held);
+every paid order with content has an invoice, at most one per content version, and no order
+that was never paid has one; each invoiced order's
 invoices and credit notes add up to its billable amount, what it holds now less what refunds
 gave back beyond its overpayment, every credit note against an invoice of its own order and
 none for an order without an invoice, a refund's at most one, of at most minus the refund
@@ -28,6 +29,8 @@ _INVOICES = (
     "FROM orders_invoice"
 )
 _COUNTERS = "SELECT series, next_number FROM orders_invoicesequence"
+# Numbers voided after a database restore (documents the database lost carry them): held.
+_VOIDED = "SELECT series, first, last FROM orders_voidedinvoicenumbers"
 _DUE = (
     "SELECT id::text, content_version, paid_at IS NOT NULL AS paid FROM orders_order "
     "WHERE content_version IS NOT NULL OR paid_at IS NULL"
@@ -50,6 +53,7 @@ class InvoiceRows:
     refunds: list[dict[str, Any]] = field(default_factory=list)
     emails: list[dict[str, Any]] = field(default_factory=list)  # those that may carry a document
     invoiced_orders: list[dict[str, Any]] = field(default_factory=list)  # their amount and payment
+    voided: list[dict[str, Any]] = field(default_factory=list)  # runs of numbers voided after a restore
 
 
 @dataclass
@@ -67,7 +71,7 @@ class InvoiceVerdict:
 
 def invoice_rows(connection: psycopg.Connection[Any]) -> InvoiceRows:
     with connection.cursor(row_factory=dict_row) as cursor:
-        queries = (_INVOICES, _COUNTERS, _DUE, _REFUNDS, _EMAILS, INVOICED_ORDERS)
+        queries = (_INVOICES, _COUNTERS, _DUE, _REFUNDS, _EMAILS, INVOICED_ORDERS, _VOIDED)
         read = [cursor.execute(sql).fetchall() for sql in queries]
     return InvoiceRows(*read)
 
@@ -81,7 +85,7 @@ def invoice_verdict(rows: InvoiceRows, messages: list[dict[str, Any]]) -> Invoic
         counted["count"] += 1
         counted["total_minor"] += invoice["total_minor"]
     verdict.series = len({invoice["series"] for invoice in rows.invoices})
-    verdict.problems += _numbering_problems(rows.invoices, rows.counters)
+    verdict.problems += _numbering_problems(rows.invoices, rows.counters, rows.voided)
     verdict.problems += _invoice_problems(rows.invoices, rows.orders)
     verdict.problems += settlement_problems(rows.invoices, rows.invoiced_orders, rows.refunds)
     verdict.emails_with_documents, email_problems = _email_problems(rows.invoices, rows.emails, messages)
@@ -115,12 +119,15 @@ def invoice_report_rows(summary: dict[str, Any]) -> list[tuple[str, str]]:
     ]
 
 
-def _numbering_problems(invoices: list[dict], counters: list[dict]) -> list[str]:
+def _numbering_problems(invoices: list[dict], counters: list[dict], voided: list[dict]) -> list[str]:
     """Each series 1..n: a number missing is a gap, a number held twice a duplicate; a counter
-    past n gave numbers no document holds."""
+    past n gave numbers no document holds. A voided number is held by its void (and held
+    twice if a document holds it too)."""
     numbers: dict[str, list[int]] = defaultdict(list)
     for invoice in invoices:
         numbers[invoice["series"]].append(invoice["number"])
+    for run in voided:
+        numbers[run["series"]] += range(run["first"], run["last"] + 1)
     problems = []
     for series, held in sorted(numbers.items()):
         twice = sorted(number for number, n in Counter(held).items() if n > 1)
