@@ -62,6 +62,10 @@ def runtime(tmp_path_factory) -> Runtime:
     runtime = Runtime(tmp_path_factory.mktemp("image"))
     subprocess.run([sys.executable, "-m", "venv", str(runtime.venv)], check=True, timeout=120)
     pip = [str(runtime.venv / "bin" / "python"), "-m", "pip"]
+    # A current pip, as `make venv` installs (the image's base image ships a newer one than this
+    # Python's own): pip 23.2 refuses a hashed lock whose package another requires with an
+    # extra (WeasyPrint's fonttools[woff]) once the index holds a newer release than the pin.
+    subprocess.run([*pip, "install", "--quiet", "--upgrade", "pip"], check=True, timeout=300)
     install = subprocess.run(
         [*pip, "install", "--quiet", "--require-hashes", "-r", str(REPO / "requirements.txt")],
         capture_output=True,
