@@ -35,7 +35,7 @@ from orders.refunds import RefundRequest, refund_create
 from orders.selectors import order_content
 from orders.services import order_create, order_record
 from tests.factories import staff_user
-from tests.integration.invoices.test_billable_agrees import CASES
+from tests.integration.invoices.test_billable_agrees import CASES, settlement_case_order
 from tests.shop_order_bodies import shop_order_body
 
 pytestmark = pytest.mark.django_db
@@ -269,18 +269,7 @@ def test_the_admin_shows_them_in_plain_words(settings, admin_client):
 def test_the_reconciliation_and_settlement_agree_on_what_is_to_credit(amount, currency, paid_minor, refunds):
     # given: the settlement's own cases (tests/integration/invoices/test_billable_agrees.py), each
     # order billed 50.00 (or 500 JPY, 5.000 KWD) by one invoice
-    order = Order.objects.create(
-        customer_email="a@example.com",
-        amount=Decimal(amount),
-        currency=currency,
-        status=Order.Status.PAID,
-        paid_at=timezone.now(),
-        paid_minor=paid_minor,
-    )
-    for n, refunded in enumerate(refunds):
-        Refund.objects.create(
-            order=order, shop_refund_id=f"r{n}", amount_minor=refunded, request_fingerprint=""
-        )
+    order = settlement_case_order(amount, currency, paid_minor, refunds)
     billed = {"EUR": 5000, "JPY": 500, "KWD": 5000}[currency]
     Invoice.objects.create(
         order=order,

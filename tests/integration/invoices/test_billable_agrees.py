@@ -28,11 +28,8 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize(("amount", "currency", "paid_minor", "refunds"), CASES.values(), ids=CASES.keys())
-def test_the_drill_and_the_product_agree_on_what_an_order_must_be_billed(
-    amount, currency, paid_minor, refunds
-):
-    # given: an order paid, perhaps edited since (its amount now), and its refunds
+def settlement_case_order(amount: str, currency: str, paid_minor: int | None, refunds: list[int]) -> Order:
+    """One of CASES as an order: paid `paid_minor`, now of `amount`, with its refunds."""
     order = Order.objects.create(
         customer_email="a@example.com",
         amount=Decimal(amount),
@@ -45,6 +42,15 @@ def test_the_drill_and_the_product_agree_on_what_an_order_must_be_billed(
         Refund.objects.create(
             order=order, shop_refund_id=f"r{n}", amount_minor=refunded, request_fingerprint=""
         )
+    return order
+
+
+@pytest.mark.parametrize(("amount", "currency", "paid_minor", "refunds"), CASES.values(), ids=CASES.keys())
+def test_the_drill_and_the_product_agree_on_what_an_order_must_be_billed(
+    amount, currency, paid_minor, refunds
+):
+    # given: an order paid, perhaps edited since (its amount now), and its refunds
+    order = settlement_case_order(amount, currency, paid_minor, refunds)
     # when: each reads it its own way
     product = billable(order, paid_minor=order_paid_minor(order))
     with connection.cursor() as cursor:

@@ -7,12 +7,11 @@ its bytes, and each row says which version it used. Read back with pdftotext."""
 import re
 
 import pytest
-from django.contrib.auth.models import Permission, User
+from django.contrib.auth.models import Permission
 from django.db import transaction
 
 from notifications.content.sources import DOCUMENT_KIND, live_version
 from notifications.documents.pdf import invoice_pdf
-from notifications.email_editors import email_editors_group_ensure
 from notifications.models import EmailTemplateVersion
 from orders.invoicing.issue import credit_note_issue
 from orders.models import Invoice
@@ -27,14 +26,6 @@ from tests.integration.invoices.template_drafts import (
 
 pytestmark = pytest.mark.django_db(transaction=True)
 THANKS = "<p class=thanks>Thank you for shopping with Example Shop: this override is ours.</p>"
-
-
-@pytest.fixture
-def editor(client) -> User:
-    user = User.objects.create_user("edith", password="pw", is_staff=True)
-    user.groups.add(email_editors_group_ensure())
-    client.force_login(user)
-    return user
 
 
 def _published(client, html: str, *, locale: str = "en") -> EmailTemplateVersion:

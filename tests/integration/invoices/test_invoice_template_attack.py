@@ -6,14 +6,12 @@ render or the layout, and one too big. Each is refused in the form with its reas
 is saved or published; the live template stays what it was."""
 
 import pytest
-from django.contrib.auth.models import User
 from django.core import checks
 
 from notifications.content.errors import RenderError
 from notifications.content.sources import DOCUMENT_KIND, live_version
 from notifications.documents import template as template_module
 from notifications.documents.pdf import invoice_pdf
-from notifications.email_editors import email_editors_group_ensure
 from notifications.models import EmailTemplateVersion
 from orders.models import Invoice
 from tests.connection_listener import ConnectionListener
@@ -29,14 +27,6 @@ from tests.integration.invoices.template_drafts import (
 
 pytestmark = pytest.mark.django_db(transaction=True)
 REFUSED = "This draft is refused and was not saved: "
-
-
-@pytest.fixture
-def editor(client) -> User:
-    user = User.objects.create_user("edith", password="pw", is_staff=True)
-    user.groups.add(email_editors_group_ensure())
-    client.force_login(user)
-    return user
 
 
 @pytest.fixture

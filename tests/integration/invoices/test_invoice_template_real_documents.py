@@ -6,13 +6,11 @@ samples only, must fail the real document with the reason and store nothing, nev
 worker's (or the web request's) process or issue an invoice without what the law asks."""
 
 import pytest
-from django.contrib.auth.models import User
 
 from notifications.content.errors import RenderError
 from notifications.content.sources import DOCUMENT_KIND
 from notifications.documents import template as template_module
 from notifications.documents.pdf import invoice_pdf
-from notifications.email_editors import email_editors_group_ensure
 from notifications.models import EmailTemplateVersion
 from orders.models import Invoice
 from tests.integration.invoices.template_drafts import (
@@ -27,14 +25,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 # True for a real document, false for both samples the check renders (INV-000042, CN-000043)
 NOT_A_SAMPLE = '{% if document.number != "INV-000042" and document.number != "CN-000043" %}'
 ONLY_THE_SAMPLES = '{% if document.number == "INV-000042" or document.number == "CN-000043" %}'
-
-
-@pytest.fixture
-def editor(client) -> User:
-    user = User.objects.create_user("edith", password="pw", is_staff=True)
-    user.groups.add(email_editors_group_ensure())
-    client.force_login(user)
-    return user
 
 
 def _published_by_the_editor(client, html: str) -> EmailTemplateVersion:
