@@ -9,8 +9,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from django.contrib.auth.models import User
 
 from messaging import metrics as broker_metrics
+from notifications.email_editors import email_editors_group_ensure
 from orders.models import Order
 from tests.factories import OrderFactory
 from tests.integration.mailsim_support import SimProcess
@@ -173,3 +175,13 @@ def endpoints(client, broker) -> dict[str, set[str]]:
         "/metrics": exported_names(client.get("/metrics").content.decode()),
         "/metrics/deployment": exported_names(client.get("/metrics/deployment").content.decode()),
     }
+
+
+@pytest.fixture
+def editor(client) -> User:
+    """A staff member of the email editors' group, logged in: who edits the emails' wording and
+    the invoice template."""
+    user = User.objects.create_user("edith", password="pw", is_staff=True)
+    user.groups.add(email_editors_group_ensure())
+    client.force_login(user)
+    return user

@@ -10,11 +10,9 @@ mail simulator over real HTTP."""
 from io import StringIO
 
 import pytest
-from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
-from notifications.email_editors import email_editors_group_ensure
 from notifications.models import EmailTemplateVersion
 
 pytestmark = pytest.mark.django_db
@@ -35,14 +33,6 @@ INLINE_BOMB = (
     + "<p>x</p>" * 1000
     + "</body></html>"
 )
-
-
-@pytest.fixture
-def editor(client) -> User:
-    user = User.objects.create_user("edith", password="pw", is_staff=True)
-    user.groups.add(email_editors_group_ensure())
-    client.force_login(user)
-    return user
 
 
 def _save(client, **parts: str) -> str:

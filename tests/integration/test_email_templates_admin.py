@@ -9,7 +9,6 @@ from django.contrib.auth.models import Group, Permission, User
 
 from notifications.content.sources import SHIPPED_DIR, live_version
 from notifications.email_editors import GROUP_NAME as EDITORS
-from notifications.email_editors import email_editors_group_ensure
 from notifications.models import EmailTemplateVersion
 from operations.reviewers import GROUP_NAME as REVIEWERS
 
@@ -25,14 +24,6 @@ HTML = (
     '{% extends "notifications/email/base.html" %}'
     "{% block content %}<p>We got {{ order.amount }}.</p>{% endblock %}"
 )
-
-
-@pytest.fixture
-def editor(client) -> User:
-    user = User.objects.create_user("edith", password="pw", is_staff=True)
-    user.groups.add(email_editors_group_ensure())
-    client.force_login(user)
-    return user
 
 
 @pytest.fixture

@@ -5,11 +5,9 @@ import copy
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import User
 from django.db import transaction
 
 from notifications.content.samples import SAMPLE_CONTENT
-from notifications.email_editors import email_editors_group_ensure
 from orders.content import ShopOrder
 from orders.models import Order
 from orders.services import order_record
@@ -39,12 +37,3 @@ def place_order():
             )
 
     return place
-
-
-@pytest.fixture
-def editor(client) -> User:
-    """A staff member of the email editors' group, logged in: the invoice template's editor."""
-    user = User.objects.create_user("edith", password="pw", is_staff=True)
-    user.groups.add(email_editors_group_ensure())
-    client.force_login(user)
-    return user
