@@ -33,6 +33,28 @@ def _billed_and_billable(order: Order) -> tuple[int, int]:
     return billed, billable(order, paid_minor=order_paid_minor(order))
 
 
+def _mug_added_and_cancelled(*, refund_id: int, refunded: str) -> dict[str, Any]:
+    """The Shopify order with a mug added (69.60), cancelled with `refunded` back, no lines."""
+    cancelled = with_mug(shopify.order(updated_at="2026-12-03T10:00:00+01:00"))
+    cancelled |= {"cancelled_at": "2026-12-03T10:00:00+01:00", "financial_status": "refunded"}
+    refund = copy.deepcopy(shopify.REFUND) | {"id": refund_id, "refund_line_items": []}
+    refund["transactions"][0]["amount"] = refunded
+    cancelled["refunds"] = [refund]
+    return cancelled
+
+
+def _mug_returned(*, of: dict[str, Any], refund_id: int, refunded: str) -> dict[str, Any]:
+    """A Shopify refund of `of`'s mug (its last line), returned, with `refunded` back."""
+    mug = of["line_items"][-1]
+    refund = copy.deepcopy(shopify.REFUND) | {"id": refund_id}
+    refund["refund_line_items"] = [
+        {"id": 1, "line_item_id": mug["id"], "quantity": 1, "restock_type": "return"}
+        | {"line_item": copy.deepcopy(mug)}
+    ]
+    refund["transactions"][0]["amount"] = refunded
+    return refund
+
+
 def _woo_teapot_added_and_cancelled(modified: str, **changes: Any) -> dict[str, Any]:
     """The WooCommerce order with a second teapot added (93.70), saved as cancelled."""
     cancelled = woo.order(
@@ -98,11 +120,7 @@ def test_a_shopify_untold_edit_with_a_refund_of_all_still_comes_to_nothing(tea_h
     # given: a paid order of 59.70
     deliver("orders/create", shopify.ORDER)
     # when: a mug added (69.60, the balance collected) and the order cancelled with 69.60 back
-    cancelled = with_mug(shopify.order(updated_at="2026-12-03T10:00:00+01:00"))
-    cancelled |= {"cancelled_at": "2026-12-03T10:00:00+01:00", "financial_status": "refunded"}
-    refund = copy.deepcopy(shopify.REFUND) | {"id": 9012345002, "refund_line_items": []}
-    refund["transactions"][0]["amount"] = "69.60"
-    cancelled["refunds"] = [refund]
+    cancelled = _mug_added_and_cancelled(refund_id=9012345002, refunded="69.60")
     delivery = deliver("orders/cancelled", cancelled)
     # then
     order = tea_house_order()
@@ -143,12 +161,7 @@ def test_a_refund_of_a_line_added_beyond_the_cap_is_still_recorded(tea_house, se
     assert deliver("orders/updated", one_tea_less()).reason == "order edited (version 2)"
     # when: a mug is added (69.60, the balance collected) and returned, its 9.90 refunded
     returned = with_mug(shopify.order(updated_at="2026-12-03T10:00:00+01:00"))
-    refund = copy.deepcopy(shopify.REFUND) | {"id": 9012345003}
-    refund["refund_line_items"] = [
-        {"id": 1, "line_item_id": returned["line_items"][-1]["id"], "quantity": 1, "restock_type": "return"}
-        | {"line_item": copy.deepcopy(returned["line_items"][-1])}
-    ]
-    refund["transactions"][0]["amount"] = "9.90"
+    refund = _mug_returned(of=returned, refund_id=9012345003, refunded="9.90")
     returned |= {"refunds": [refund], "financial_status": "partially_refunded"}
     delivery = deliver("orders/updated", returned)
     # then: the refund is recorded by its amount, with its email, and the reason says why
@@ -169,12 +182,7 @@ def test_a_refund_of_an_unknown_line_beyond_what_was_paid_stays_refused(tea_hous
     deliver("orders/create", shopify.ORDER)
     # when: a refund of 80.00 names a line the order never held (taken by its amount, it is too much)
     stranger = with_mug(shopify.order(updated_at="2026-12-03T10:00:00+01:00"))
-    refund = copy.deepcopy(shopify.REFUND) | {"id": 9012345009}
-    refund["refund_line_items"] = [
-        {"id": 1, "line_item_id": stranger["line_items"][-1]["id"], "quantity": 1, "restock_type": "return"}
-        | {"line_item": copy.deepcopy(stranger["line_items"][-1])}
-    ]
-    refund["transactions"][0]["amount"] = "80.00"
+    refund = _mug_returned(of=stranger, refund_id=9012345009, refunded="80.00")
     order = shopify.order(updated_at="2026-12-03T10:00:00+01:00")
     order |= {"refunds": [refund], "financial_status": "partially_refunded"}
     delivery = deliver("orders/updated", order)
@@ -188,11 +196,7 @@ def test_an_untold_edit_whose_cancellation_refunds_too_much_stores_nothing(tea_h
     # given: a paid order of 59.70
     deliver("orders/create", shopify.ORDER)
     # when: a mug added (69.60) and the order cancelled with 80.00 "refunded"
-    cancelled = with_mug(shopify.order(updated_at="2026-12-03T10:00:00+01:00"))
-    cancelled |= {"cancelled_at": "2026-12-03T10:00:00+01:00", "financial_status": "refunded"}
-    refund = copy.deepcopy(shopify.REFUND) | {"id": 9012345004, "refund_line_items": []}
-    refund["transactions"][0]["amount"] = "80.00"
-    cancelled["refunds"] = [refund]
+    cancelled = _mug_added_and_cancelled(refund_id=9012345004, refunded="80.00")
     delivery = deliver("orders/cancelled", cancelled)
     # then: neither the edit, its documents, nor the cancellation is kept
     order = tea_house_order()
@@ -215,11 +219,7 @@ def test_a_balance_never_collected_is_not_taken_as_paid_by_the_cancellation_s_re
     due["financial_status"] = "partially_paid"
     assert deliver("orders/updated", due).reason == "order edited (version 2)"
     # when: the order is cancelled, the 59.70 that came in refunded
-    cancelled = with_mug(shopify.order(updated_at="2026-12-03T10:00:00+01:00"))
-    cancelled |= {"cancelled_at": "2026-12-03T10:00:00+01:00", "financial_status": "refunded"}
-    refund = copy.deepcopy(shopify.REFUND) | {"id": 9012345005, "refund_line_items": []}
-    refund["transactions"][0]["amount"] = "59.70"
-    cancelled["refunds"] = [refund]
+    cancelled = _mug_added_and_cancelled(refund_id=9012345005, refunded="59.70")
     delivery = deliver("orders/cancelled", cancelled)
     # then: what was paid stays what came in
     order = tea_house_order()
