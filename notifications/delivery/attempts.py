@@ -48,7 +48,10 @@ def attempt_start_claimed(
     worker: str,
     now: datetime,
     provider: str,
+    documents_failure: str = "",
 ) -> Claim:
+    """`documents_failure`: why a document the email carries did not render (handler.py tried
+    it before this claim); the email is then not rendered, and not sent."""
     order, notification = read.order, read.notification
     fields: dict[str, Any] = {
         "status": Notification.Status.SENDING,
@@ -58,7 +61,9 @@ def attempt_start_claimed(
         "lease_expires_at": now + timedelta(seconds=settings.NOTIFICATION_LEASE_SECONDS),
         "first_attempt_at": notification.first_attempt_at or now,
     }
-    render_error_code, render_error = _snapshot_render(read, now, into=fields)
+    render_error_code, render_error = _snapshot_render(
+        read, now, into=fields, documents_failure=documents_failure
+    )
     # The notification's UPDATE and the attempt's INSERT in one round trip (statements.py).
     # The attempt keeps the address it goes to (the provider call sends to that one), and its
     # keyed hash: a complaint after the customer's erasure still suppresses the address.
@@ -90,13 +95,18 @@ def attempt_start_claimed(
     )
 
 
-def _snapshot_render(read: ClaimRead, now: datetime, *, into: dict[str, Any]) -> tuple[str, str]:
+def _snapshot_render(
+    read: ClaimRead, now: datetime, *, into: dict[str, Any], documents_failure: str = ""
+) -> tuple[str, str]:
     """The first attempt renders the email and stores it in the claim's own UPDATE (the
     snapshot's columns go `into` its fields); later attempts send what is stored. Returns why
     it did not render (an error code, "" for a template's failure, and the words), or ("", "")."""
     notification = read.notification
     if snapshot_exists(notification):
         return "", ""
+    if documents_failure:  # a document's template fails: so does this email, as a template would
+        logger.error("notification %s: its document does not render: %s", notification.pk, documents_failure)
+        return "", documents_failure
     version = EmailTemplateVersion.objects.get(pk=read.template_id) if read.template_id else None
     try:
         names = snapshot_take(

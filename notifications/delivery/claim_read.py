@@ -15,6 +15,7 @@ from infra.prepared import prepared_cursor
 from messaging.models import ProcessedEvent
 from notifications.delivery.circuit import CLOSED, CircuitSeen
 from notifications.delivery.statements import LOCK_WAIT_SET, lock_wait
+from notifications.documents.attached import CARRYING_KINDS
 from notifications.models import EmailTemplateVersion, Notification, ProviderCircuit
 from notifications.tracking.suppression import SUPPRESSION_OF_ORDER_SQL
 from orders.models import Invoice, Order, OrderEdit, OrderVersion, Refund, Shipment
@@ -73,6 +74,16 @@ _ABOUT_READ = " ".join(
         f"FROM {Refund._meta.db_table} r WHERE r.order_id = o.id)",
     ]
 )
+# And, until the email is rendered, whether a document it carries (an invoice or a credit note:
+# documents/attached.py) has no PDF yet: the claim leaves such an email out, and the handler
+# renders the PDF with no order locked, then claims it again (handler.py). An email of a kind
+# that carries none pays no subquery.
+_CARRYING = ", ".join(f"'{kind}'" for kind in sorted(CARRYING_KINDS))
+_DOCUMENTS_UNRENDERED_READ = (
+    f"CASE WHEN n.email_content_hash = '' AND n.kind IN ({_CARRYING}) THEN EXISTS (SELECT 1 "
+    f"FROM {Invoice._meta.db_table} d WHERE d.order_id = o.id AND d.email_kind = n.kind "
+    "AND d.email_subject_id IS NOT DISTINCT FROM n.subject_id AND d.pdf_sha256 = '') END"
+)
 # And for an order of a connected shop, the shop's fields its emails show (brand and sender).
 _SHOP_READ = (
     "(SELECT jsonb_build_object("
@@ -98,7 +109,8 @@ SELECT w.position, {columns_of(Order, "o")}, {columns_of(Notification, "n")},
              WHERE ov.order_id = o.id AND ov.number = COALESCE(n.content_version, o.content_version))
        END,
        CASE WHEN n.email_content_hash = '' THEN CASE n.kind {_ABOUT_READ} END END,
-       CASE WHEN n.email_content_hash = '' AND o.shop_id IS NOT NULL THEN {_SHOP_READ} END
+       CASE WHEN n.email_content_hash = '' AND o.shop_id IS NOT NULL THEN {_SHOP_READ} END,
+       {_DOCUMENTS_UNRENDERED_READ}
   FROM wanted w
   JOIN {Order._meta.db_table} o ON o.id = w.order_id
   JOIN {Notification._meta.db_table} n
@@ -142,6 +154,8 @@ class ClaimRead:
     # The order's connected shop's fields its email shows, until it is rendered; None for an
     # order of no shop.
     shop: dict[str, Any] | None = None
+    # A document the email carries has no PDF yet (only read until the email is rendered).
+    documents_unrendered: bool = False
 
     def circuit_of(self, provider: str) -> CircuitSeen:
         return self.circuits.get(provider, CLOSED)
@@ -181,7 +195,7 @@ def _claim_read_of(row: tuple[Any, ...], *, names: tuple[str, str]) -> ClaimRead
     notification = Notification.from_db(connection.alias, _NOTIFICATION_ATTNAMES, values)
     processed, suppression_id, template_id = row[end : end + 3]
     circuit_columns = (row[end + 3 : end + 8], row[end + 8 : end + 13])
-    content, about, shop = row[end + 13 :]
+    content, about, shop, documents_unrendered = row[end + 13 :]
     notification.order = order
     circuits = {
         name: CircuitSeen(*columns)
@@ -198,6 +212,7 @@ def _claim_read_of(row: tuple[Any, ...], *, names: tuple[str, str]) -> ClaimRead
         content=_json(content),
         about=_json(about),
         shop=_json(shop),
+        documents_unrendered=bool(documents_unrendered),
     )
 
 

@@ -46,6 +46,17 @@ class AlreadyDone:
 
 
 @dataclass(frozen=True)
+class DocumentsFirst:
+    """Not claimed: a document this email carries has no PDF yet. A PDF is never laid out while
+    the claim holds the order's row (a layout of an admin's template takes up to its child's
+    20 s): the handler renders it with no row locked and claims the email again."""
+
+    order_id: uuid.UUID
+    kind: str
+    subject_id: uuid.UUID | None
+
+
+@dataclass(frozen=True)
 class ClaimRequest:
     """One delivery of an email event: about an order (its confirmation, its cancellation), or
     about a shipment (its email), whose order the claim finds through the email's record."""
@@ -55,6 +66,9 @@ class ClaimRequest:
     event_id: uuid.UUID
     worker: str
     order_id: uuid.UUID | None = None  # of a shipment's email: known once its record is read
+    # After DocumentsFirst, the documents' render was tried: "" it worked, else why it failed (the
+    # email is then not sent: the claim records the reason as a render's failure). None: not yet.
+    documents_failure: str | None = None
 
     def __post_init__(self) -> None:
         if self.subject_id is None:
@@ -91,7 +105,7 @@ def with_orders(requests: list[ClaimRequest]) -> list[ClaimRequest]:
 @transaction.atomic
 def notification_claims(
     requests: list[ClaimRequest], *, provider: MailProvider, fallback: MailProvider | None = None
-) -> list[Claim | AlreadyDone | HandlingError]:
+) -> list[Claim | AlreadyDone | DocumentsFirst | HandlingError]:
     """Take each request's notification lease and write its attempt row, or say why not to
     send, all in one transaction: one commit for a batch, and one for a single delivery (a
     batch of one). Decisions that are errors are returned, not raised, so the state change
@@ -107,7 +121,7 @@ def notification_claims(
     firsts = sorted(first_of_email.values())
     reads = claim_reads([requests[i].key for i in firsts], **_circuit_names(providers))
     read_of = {firsts[position]: read for position, read in reads.items()}
-    decisions: dict[int, Claim | AlreadyDone | HandlingError] = {}
+    decisions: dict[int, Claim | AlreadyDone | DocumentsFirst | HandlingError] = {}
     for index in sorted(range(len(requests)), key=lambda i: str(requests[i].order_id)):
         # None: read alone (a repeat, or a row that is missing)
         decisions[index] = _claim_decide(requests[index], providers=providers, read=read_of.get(index))
@@ -123,7 +137,7 @@ def _circuit_names(providers: Providers) -> dict[str, str]:
 
 def _claim_decide(
     request: ClaimRequest, *, providers: Providers, read: ClaimRead | None
-) -> Claim | AlreadyDone | HandlingError:
+) -> Claim | AlreadyDone | DocumentsFirst | HandlingError:
     """The claim's reads and writes (`read` when the rows are read and locked already); the
     caller holds the transaction."""
     event_type, event_id = request.event_type, request.event_id
@@ -165,9 +179,9 @@ def _claim_decide(
     holder = _resend_holder(notification, holders, providers=providers, now=now) if holders else None
     if isinstance(holder, NeedsReviewError):
         return holder
-    return _claim_unless_waiting(
-        read, event_id=event_id, worker=request.worker, now=now, providers=providers, holder=holder
-    )
+    if read.documents_unrendered and request.documents_failure is None:
+        return DocumentsFirst(order.id, notification.kind, notification.subject_id)
+    return _claim_unless_waiting(read, request=request, now=now, providers=providers, holder=holder)
 
 
 def _resend_holder(
@@ -191,8 +205,7 @@ def _resend_holder(
 def _claim_unless_waiting(
     read: ClaimRead,
     *,
-    event_id: uuid.UUID,
-    worker: str,
+    request: ClaimRequest,
     now: datetime,
     providers: Providers,
     holder: MailProvider | None,
@@ -204,7 +217,12 @@ def _claim_unless_waiting(
         notification_wait(read.notification, now, reason=route.reason)
         return route
     claim = attempt_start_claimed(
-        read, event_id=event_id, worker=worker, now=now, provider=route.provider.name
+        read,
+        event_id=request.event_id,
+        worker=request.worker,
+        now=now,
+        provider=route.provider.name,
+        documents_failure=request.documents_failure or "",
     )
     not_before = time.monotonic() + route.wait_seconds if route.wait_seconds else 0.0
     return replace(claim, probe=route.gate == PROBE, provider=route.provider, call_not_before=not_before)

@@ -17,8 +17,9 @@ measurements.
 
 import logging
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
@@ -31,11 +32,17 @@ from messaging.dispatch import Delivery
 from messaging.envelope import Envelope
 from notifications.delivery.calls import send_all
 from notifications.delivery.circuit import circuit_record
-from notifications.delivery.claims import AlreadyDone, Claim, ClaimRequest, notification_claims
+from notifications.delivery.claims import (
+    AlreadyDone,
+    Claim,
+    ClaimRequest,
+    DocumentsFirst,
+    notification_claims,
+)
 from notifications.delivery.outcomes import OutcomeToRecord, notification_record_outcomes
-from notifications.documents.attached import documents_render_for
+from notifications.documents.attached import documents_render_outside_claim
 from notifications.providers.base import MailProvider, Outcome, SendResult
-from notifications.providers.catalogue import mail_providers
+from notifications.providers.catalogue import Providers, mail_providers
 
 logger = logging.getLogger(__name__)
 
@@ -58,11 +65,52 @@ def email_events_handle(deliveries: Sequence[tuple[Envelope, Delivery]]) -> list
         ClaimRequest(envelope.aggregate_id, envelope.event_type, envelope.event_id, delivery.worker)
         for envelope, delivery in deliveries
     ]
-    documents_render_for(requests)  # the PDFs its emails carry, before any order is locked
+    results = _claims_send_record(requests, deliveries, providers)
+    # The emails whose documents have no PDF yet: rendered now, no order locked and the others'
+    # outcomes recorded (their leases do not wait on a layout), then claimed again.
+    later = [index for index, result in enumerate(results) if isinstance(result, DocumentsFirst)]
+    if not later:
+        return cast(list[Result], results)
+    again: list[int] = []
+    for index in later:
+        tried = _documents_render(cast(DocumentsFirst, results[index]))
+        if isinstance(tried, Exception):
+            results[index] = tried  # its message is retried
+        else:
+            requests[index] = replace(requests[index], documents_failure=tried)
+            again.append(index)
+    if again:
+        second = _claims_send_record([requests[i] for i in again], [deliveries[i] for i in again], providers)
+        for index, result in zip(again, second, strict=True):
+            results[index] = result
+    # The second claim sends, or records why not: a render tried once is never put off again.
+    assert not any(isinstance(result, DocumentsFirst) for result in results)
+    return cast(list[Result], results)
+
+
+def _documents_render(first: DocumentsFirst) -> str | Exception:
+    """Empty, or why a template does not render the email's documents; the exception of anything
+    else, as its task would have raised it. The time limits end the batch."""
+    try:
+        return documents_render_outside_claim(first)
+    except SoftTimeLimitExceeded:
+        raise
+    except Exception as exc:
+        logger.warning("order %s's %s: documents not rendered", first.order_id, first.kind, exc_info=True)
+        return exc
+
+
+def _claims_send_record(
+    requests: list[ClaimRequest], deliveries: Sequence[tuple[Envelope, Delivery]], providers: Providers
+) -> list[Result | DocumentsFirst]:
+    """Claim, call, record for these requests; a claim that wants its documents rendered first
+    is returned as it is (DocumentsFirst)."""
     claim_step = partial(notification_claims, provider=providers.primary, fallback=providers.fallback)
     decisions = _together_or_alone(claim_step, requests, "claim")
     # A claimed delivery's result comes from its outcome, below; the others' from the claim.
-    results: list[Result] = [d.result if isinstance(d, AlreadyDone) else d for d in decisions]
+    results: list[Result | DocumentsFirst] = [
+        d.result if isinstance(d, AlreadyDone) else d for d in decisions
+    ]
     claimed = [(index, decision) for index, decision in enumerate(decisions) if isinstance(decision, Claim)]
     if not claimed:
         return results

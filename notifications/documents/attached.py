@@ -1,25 +1,22 @@
 """The documents an email carries: found when its snapshot is taken (the invoices and credit
-notes issued for this email: Invoice.email_kind and email_subject_id), rendered once and named
-in the snapshot with their sha256; every attempt attaches those same bytes, read back and
-checked against it. An email whose document was deleted after its retention period is refused
-with that reason (AttachmentDeleted), never sent without it."""
+notes issued for this email: Invoice.email_kind and email_subject_id), rendered once before
+the claim that takes the email (documents_render_outside_claim: no order is locked while a PDF
+is laid out) and named in the snapshot with their sha256; every attempt attaches those same
+bytes, read back and checked against it. An email whose document was deleted after its
+retention period is refused with that reason (AttachmentDeleted), never sent without it."""
 
 import hashlib
-import logging
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from notifications.content.errors import RenderError
 from notifications.documents.pdf import CONTENT_TYPE, invoice_filename, invoice_pdf, invoices_render_pending
-from notifications.events import EMAIL_KIND_OF_EVENT
 from notifications.models import Notification
 from notifications.providers.base import Attachment
 from orders.invoicing.retention import deleted_reason
 from orders.models import DeletedInvoice, Invoice, Order
 
 if TYPE_CHECKING:
-    from notifications.delivery.claims import ClaimRequest
-
-logger = logging.getLogger(__name__)
+    from notifications.delivery.claims import DocumentsFirst
 
 # The emails that may carry a document: an invoice issued later has an email of its own; one
 # issued with the order's placing rides on its
@@ -115,22 +112,16 @@ def attachments_of(notification: Notification) -> tuple[Attachment, ...]:
     return tuple(attachments)
 
 
-def documents_render_for(requests: "Sequence[ClaimRequest]") -> None:
-    """The PDFs a batch's refund, change and invoice emails carry, rendered and stored before its
-    claim (whose transaction holds the batch's orders locked): a render takes about a tenth of a
-    second, one of hundreds of lines or from a version written in the admin (laid out in a
-    child process) longer. One query, only for a batch holding such an email:
-    a confirmation's or a cancellation's document is rendered in its claim, so a plain
-    confirmation costs no statement more. A failure here leaves the render to the claim."""
-    about_subject = [
-        request.aggregate_id
-        for request in requests
-        if request.subject_id is not None
-        and EMAIL_KIND_OF_EVENT.get(request.event_type.name) in CARRYING_KINDS
-    ]
-    if not about_subject:
-        return
+def documents_render_outside_claim(first: "DocumentsFirst") -> str:
+    """Render and store the PDFs of the documents this email carries, each in its own short
+    transaction, while no order is locked (the claim put the email off for it: DocumentsFirst).
+    Returns "" when they are stored, or the reason a template does not render one (the email
+    then fails as a template would); anything else raises."""
+    documents = Invoice.objects.filter(
+        order_id=first.order_id, email_kind=first.kind, email_subject_id=first.subject_id
+    )
     try:
-        invoices_render_pending(Invoice.objects.filter(email_subject_id__in=about_subject))
-    except Exception:
-        logger.warning("the batch's documents were not rendered before its claim", exc_info=True)
+        invoices_render_pending(documents)
+    except RenderError as exc:
+        return str(exc)
+    return ""

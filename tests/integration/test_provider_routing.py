@@ -17,7 +17,13 @@ from django.utils import timezone
 from messaging.errors import HandlingError, NeedsReviewError, WaitError
 from messaging.registry import event_type_get
 from notifications.delivery.circuit import CLOSED, circuit_record
-from notifications.delivery.claims import AlreadyDone, Claim, ClaimRequest, notification_claims
+from notifications.delivery.claims import (
+    AlreadyDone,
+    Claim,
+    ClaimRequest,
+    DocumentsFirst,
+    notification_claims,
+)
 from notifications.models import DeliveryAttempt, Notification, OperatorAction, ProviderCircuit
 from notifications.providers.base import Outcome, SendResult
 from notifications.providers.catalogue import fallback_provider, mail_provider
@@ -44,7 +50,7 @@ def with_fallback(settings, mailsim_url):
     assert fallback.name == "brevo"
 
 
-def _claim(order) -> Claim | AlreadyDone | HandlingError:
+def _claim(order) -> Claim | AlreadyDone | DocumentsFirst | HandlingError:
     request = ClaimRequest(order.id, event_type_get(ORDER_CREATED), uuid.uuid4(), worker="w")
     [decision] = notification_claims([request], provider=mail_provider(), fallback=fallback_provider())
     return decision

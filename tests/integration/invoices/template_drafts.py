@@ -43,3 +43,18 @@ def stored_version(html: str, *, locale: str = "en", published: bool = False) ->
         created_by_name="mallory",
         published_at=timezone.now() if published else None,
     )
+
+
+# True only for the two samples the admin's check lays out (INV-000042, CN-000043): what an
+# editor's template can use to show the samples something real documents never get.
+ONLY_THE_SAMPLES = '{% if document.number == "INV-000042" or document.number == "CN-000043" %}'
+
+
+def draft_published(client: Client, html: str) -> EmailTemplateVersion:
+    """The draft saved and made live through the admin, both steps let through by its check."""
+    response = draft_post(client, html)
+    assert response.status_code == 302, page_words(response)
+    version = EmailTemplateVersion.objects.filter(kind=DOCUMENT_KIND).latest("pk")
+    published = client.post(f"{ADMIN}{version.pk}/publish/", follow=True)
+    assert f"Version {version.number} is live" in page_words(published)
+    return version

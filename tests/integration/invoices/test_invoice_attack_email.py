@@ -1,6 +1,6 @@
 """Attacks on the invoice an email carries (a security review of the invoices): what an attempt
-does when the stored PDF no longer matches the snapshot, and the render's cost where the worker
-pays it (inside its claim's transaction). Defects are xfail(strict=True) naming them."""
+does when the stored PDF no longer matches the snapshot (where the worker lays a PDF out:
+test_invoice_render_outside_claim.py). Defects are xfail(strict=True) naming them."""
 
 from typing import cast
 
