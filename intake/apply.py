@@ -121,7 +121,7 @@ def _paid_apply(order: Order, snapshot: PlatformOrder) -> list[str]:
     if not snapshot.paid:
         return []
     if order.status != Order.Status.CREATED:
-        edited_total_paid(order)
+        edited_total_paid(order, snapshot)
         return []
     _refusals_as_unusable(lambda: order_change_apply(order, change="pay"))
     return ["paid"]

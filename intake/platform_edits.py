@@ -89,13 +89,22 @@ def _edits_used_up(order: Order) -> str:
     )
 
 
-def edited_total_paid(order: Order) -> None:
-    """A paid order that an edit raised, and that its platform still says is paid: the new
-    total came in (Shopify says partially_paid until the balance is collected), so a refund of
-    it, the cancellation's among them, can go back. An order an edit lowered keeps what it took:
-    the platform refunds the difference."""
+def edited_total_paid(order: Order, snapshot: PlatformOrder) -> None:
+    """A paid order that an edit raised is taken as paid in its new total once what came in
+    covers it, so that a refund of it, the cancellation's among them, can go back: when its
+    platform says so (snapshot.paid_in_full: Shopify's total_outstanding, Saleor's charge
+    status), or when what its refunds gave back is no less (money goes back only after it came
+    in). A platform's "paid" alone is not that: Shopify's `refunded` and `partially_refunded`
+    say money went back, not that an edit's balance came in, and the refund ceiling must not
+    rise to a total never paid. An order an edit lowered keeps what it took: the platform refunds
+    the difference."""
     total = amount_minor(order.amount, order.currency)
-    if order.paid_minor is not None and order.paid_minor < total:
+    content = snapshot.content
+    if order.paid_minor is None or order.paid_minor >= total or content is None:
+        return
+    if content["currency"] != order.currency or content["total"] < total:
+        return  # its edit left out: what came in for the platform's total may be less than ours
+    if snapshot.paid_in_full or sum(refund.amount_minor for refund in snapshot.refunds) >= total:
         order.paid_minor = total
         order.save(update_fields=["paid_minor"])
 
