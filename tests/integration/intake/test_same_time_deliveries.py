@@ -29,11 +29,6 @@ LINES_LEFT_OUT = (
 )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a delivery with the newest applied state's time is applied in full: with whole seconds, "
-    "the older of two states can take the order back",
-)
 @pytest.mark.parametrize("mug_first", [True, False])
 def test_two_edits_of_the_same_second_keep_the_first_and_show_the_second_left_out(tea_house, mug_first):
     # given: a paid order of 59.70
@@ -52,11 +47,6 @@ def test_two_edits_of_the_same_second_keep_the_first_and_show_the_second_left_ou
     assert kinds(order) == ["order_confirmation", "order_edit"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a delivery with the newest applied state's time is applied in full: with whole seconds, "
-    "the older of two states can take the order back",
-)
 def test_a_delivery_of_the_same_second_with_other_lines_still_records_its_parcel(tea_house):
     # given: an order edited (a mug added) by a delivery of 11:00:00
     deliver("orders/create", shopify.ORDER)
@@ -82,11 +72,6 @@ def test_a_delivery_of_the_same_second_with_the_same_lines_is_applied_as_any(tea
     assert delivery.reason == f"shipment {shopify.FULFILLMENT['id']} recorded"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a delivery with the newest applied state's time is applied in full: with whole seconds, "
-    "the older of two states can take the order back",
-)
 def test_an_address_change_of_the_same_second_is_left_out_with_the_reason(tea_house):
     # given
     deliver("orders/create", shopify.ORDER)
@@ -107,11 +92,6 @@ def _woo_two_teapots(modified: str) -> dict[str, Any]:
     return edited
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a delivery with the newest applied state's time is applied in full: with whole seconds, "
-    "the older of two states can take the order back",
-)
 def test_a_woocommerce_save_in_the_creation_s_second_is_applied_by_the_next_save(woo_deliver):
     # given: an order created by a save of 09:30:08
     woo_deliver("order.created", woo.ORDER)
