@@ -15,6 +15,7 @@ from django.db import connection
 
 from intake.platform_edits import edited_total_paid, platform_edit_apply
 from intake.platform_refunds import refund_apply
+from intake.same_time import same_time_changes_left_out
 from intake.shapes import (
     OrderNotYetReceived,
     ParcelNotYetReceived,
@@ -60,7 +61,8 @@ def order_lock_for_platform(shop: Shop, platform_order_id: str) -> Order | None:
 def order_snapshot_apply(shop: Shop, snapshot: PlatformOrder) -> Applied:
     """The order as the platform has it now: created if new, then brought up to it (paid,
     each parcel and refund we lack, cancelled). A snapshot older than the newest applied
-    changes nothing."""
+    changes nothing; one with its time changes the lines and the address only when it says
+    what the order holds (intake/same_time.py)."""
     order = order_lock_for_platform(shop, snapshot.platform_order_id)
     changes: list[str] = []
     if order is None:
@@ -69,7 +71,8 @@ def order_snapshot_apply(shop: Shop, snapshot: PlatformOrder) -> Applied:
     elif order.platform_updated_at is not None and snapshot.updated_at < order.platform_updated_at:
         return Applied(order=order, changes=[], stale=True)
     else:
-        changes.extend(_address_and_lines_apply(shop, order, snapshot))
+        left_out = same_time_changes_left_out(order, snapshot)
+        changes.extend(left_out or _address_and_lines_apply(shop, order, snapshot))
     changes.extend([snapshot.edit_left_out] if snapshot.edit_left_out else [])
     changes.extend(_paid_apply(order, snapshot))
     for shipment in snapshot.shipments:
@@ -121,7 +124,7 @@ def _paid_apply(order: Order, snapshot: PlatformOrder) -> list[str]:
     if not snapshot.paid:
         return []
     if order.status != Order.Status.CREATED:
-        edited_total_paid(order)
+        edited_total_paid(order, snapshot)
         return []
     _refusals_as_unusable(lambda: order_change_apply(order, change="pay"))
     return ["paid"]

@@ -11,7 +11,8 @@ edit to tell of. An edit the order cannot take (it is cancelled, erased, shipped
 would go below what shipped or was refunded), or one after PLATFORM_EDITS_PER_ORDER_MAX edits
 of the order, is left out with the reason: the platform's fact stands, and the delivery's other
 news (a payment, a parcel) is applied all the same. Deliveries older than the newest applied
-never get here (intake/apply.py), so an edit never goes back to an older version.
+never get here (intake/apply.py), nor one with its time whose lines differ (intake/same_time.py),
+so an edit never goes back to an older version.
 
 An edit in the delivery that cancels the order is stored untold: the order holds what the shop
 cancelled (the cancellation's refund of an edited total, of an added line, fits what was paid)
@@ -42,19 +43,15 @@ def platform_edit_apply(order: Order, snapshot: PlatformOrder) -> list[str]:
     """The order brought to what the platform says it holds now (nothing to do when its content
     is not known, or its edit could not be read); what was done, in words. Before the
     delivery's payment and cancellation, which may refund the edited total."""
-    content_now = None if snapshot.edit_left_out else snapshot.content
-    if content_now is None or order.status == Order.Status.CANCELLED or order.erased_at is not None:
+    change = _content_change(order, snapshot)
+    if change is None:
         return []
-    current = order_content(order)
-    if current is not None and content_now["currency"] != current["currency"]:
+    current, content_now = change
+    if content_now["currency"] != current["currency"]:
         # Its amounts are another currency's: taken as the order's, they would bill other sums.
         return [
             f"{LEFT_OUT}: its amounts are in {content_now['currency']}, the order's in {current['currency']}."
         ]
-    if current is None or _seen(current) == _seen(content_now):
-        # Not a line's tax rate (the taxes alone), its name, nor how a release before stored it
-        # (a key added since).
-        return []
     used_up = "" if snapshot.cancelled else _edits_used_up(order)  # an untold edit sends nothing
     if used_up:
         return [f"{LEFT_OUT}: {used_up}"]
@@ -74,6 +71,29 @@ def platform_edit_apply(order: Order, snapshot: PlatformOrder) -> list[str]:
     return [f"order edited (version {editing.version})"]
 
 
+def platform_edit_differs(order: Order, snapshot: PlatformOrder) -> bool:
+    """The platform's order holds other lines, shipping, discounts or total than ours: an edit to
+    apply, or to leave out with its reason."""
+    return _content_change(order, snapshot) is not None
+
+
+def _content_change(order: Order, snapshot: PlatformOrder) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """The order's content and the platform's, when they differ in what the customer pays for;
+    None when there is nothing to change: the platform's is not known or its edit not read, the
+    order is cancelled or erased, or the two are the same."""
+    content_now = None if snapshot.edit_left_out else snapshot.content
+    if content_now is None or order.status == Order.Status.CANCELLED or order.erased_at is not None:
+        return None
+    current = order_content(order)
+    if current is None:
+        return None
+    if content_now["currency"] == current["currency"] and _seen(current) == _seen(content_now):
+        # Not a line's tax rate (the taxes alone), its name, nor how a release before stored it
+        # (a key added since).
+        return None
+    return current, content_now
+
+
 def _edits_used_up(order: Order) -> str:
     """Why the order takes no more edits from its platform, "" while it may: each is an email
     to its customer and two documents of the shop's invoice series, so a platform's app that
@@ -89,13 +109,22 @@ def _edits_used_up(order: Order) -> str:
     )
 
 
-def edited_total_paid(order: Order) -> None:
-    """A paid order that an edit raised, and that its platform still says is paid: the new
-    total came in (Shopify says partially_paid until the balance is collected), so a refund of
-    it, the cancellation's among them, can go back. An order an edit lowered keeps what it took:
-    the platform refunds the difference."""
+def edited_total_paid(order: Order, snapshot: PlatformOrder) -> None:
+    """A paid order that an edit raised is taken as paid in its new total once what came in
+    covers it, so that a refund of it, the cancellation's among them, can go back: when its
+    platform says so (snapshot.paid_in_full: Shopify's total_outstanding, Saleor's charge
+    status), or when what its refunds gave back is no less (money goes back only after it came
+    in). A platform's "paid" alone is not that: Shopify's `refunded` and `partially_refunded`
+    say money went back, not that an edit's balance came in, and the refund ceiling must not
+    rise to a total never paid. An order an edit lowered keeps what it took: the platform refunds
+    the difference."""
     total = amount_minor(order.amount, order.currency)
-    if order.paid_minor is not None and order.paid_minor < total:
+    content = snapshot.content
+    if order.paid_minor is None or order.paid_minor >= total or content is None:
+        return
+    if content["currency"] != order.currency or content["total"] < total:
+        return  # its edit left out: what came in for the platform's total may be less than ours
+    if snapshot.paid_in_full or sum(refund.amount_minor for refund in snapshot.refunds) >= total:
         order.paid_minor = total
         order.save(update_fields=["paid_minor"])
 

@@ -69,6 +69,11 @@ class PlatformOrder:
     # taken (content_refused says why): a new order is then refused, one we have keeps its own.
     content: dict[str, Any] | None
     paid: bool
+    # Whether what came in covers the content's total, as the platform tells it (Shopify's
+    # total_outstanding, Saleor's charge status): `paid` says only that money came in, and an
+    # edit that raised the total leaves its balance due until it is collected. Where a platform
+    # cannot tell (WooCommerce), its reader says why it takes `paid` for it.
+    paid_in_full: bool
     cancelled: bool
     shipments: list[PlatformShipment] = field(default_factory=list)
     refunds: list[PlatformRefund] = field(default_factory=list)

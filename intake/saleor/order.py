@@ -6,11 +6,12 @@ A line's price is what the customer pays for it, its discounts included; a disco
 order is its own line when the total is less than the lines and shipping by exactly what its
 discounts say, and amounts that do not add up otherwise are not guessed at (content_check).
 
-Its state: paid when Saleor says so (isPaid, or chargeStatus FULL or OVERCHARGED) or once money
-went back; cancelled with the status CANCELED; each fulfillment FULFILLED is a parcel that left
-(Saleor keeps a tracking number, no carrier: its email says only that the parcel left), its
-news in its metadata (parcel_news.py); each successful refund of a transaction (REFUND_SUCCESS),
-or of a payment of the older payments API (the order's PAYMENT_REFUNDED events), is a refund."""
+Its state: paid when Saleor says so (isPaid, or chargeStatus FULL or OVERCHARGED), and then paid
+in full, or once money went back (money.py); cancelled with the status CANCELED; each
+fulfillment FULFILLED is a parcel that left (Saleor keeps a tracking number, no carrier: its
+email says only that the parcel left), its news in its metadata (parcel_news.py); each
+successful refund of a transaction (REFUND_SUCCESS), or of a payment of the older payments API
+(the order's PAYMENT_REFUNDED events), is a refund."""
 
 import base64
 from decimal import Decimal
@@ -31,13 +32,12 @@ from intake.payload_fields import (
     objects,
     required,
     text,
-    to_minor,
 )
+from intake.saleor.money import charged_in_full, money_minor, refunds_of
 from intake.saleor.parcel_news import parcel_news_from_fulfillments
-from intake.shapes import PlatformOrder, PlatformRefund, PlatformShipment, Unusable
+from intake.shapes import PlatformOrder, PlatformShipment, Unusable
 from orders.content import NAME_TEXT, SHORT_TEXT, line_sku
 
-PAID_CHARGE_STATUSES = frozenset({"FULL", "OVERCHARGED"})
 # Our address's fields (payload_fields.ADDRESS_FIELDS), each as Saleor's Address names it.
 ADDRESS_KEYS = {
     "company": "companyName",
@@ -60,7 +60,7 @@ def order_from_payload(payload: dict[str, Any]) -> PlatformOrder:
         )
     currency = str(required(mapping(required(order, "total"), "total"), "currency"))
     content, refused = content_or_why(lambda: _content(order, currency))
-    refunds = _refunds(order, currency)
+    refunds = refunds_of(order, currency)
     fulfillments = objects(order.get("fulfillments"), "fulfillments")
     fulfilled = [fulfillment for fulfillment in fulfillments if fulfillment.get("status") == "FULFILLED"]
     news, news_left_out = parcel_news_from_fulfillments(fulfilled)
@@ -72,7 +72,8 @@ def order_from_payload(payload: dict[str, Any]) -> PlatformOrder:
         content=content,
         content_refused=refused,
         edit_left_out=f"{CONTENT_LEFT_OUT}: {refused}" if refused else "",
-        paid=bool(order.get("isPaid")) or order.get("chargeStatus") in PAID_CHARGE_STATUSES or bool(refunds),
+        paid=charged_in_full(order) or bool(refunds),
+        paid_in_full=charged_in_full(order),
         cancelled=order.get("status") == "CANCELED",
         shipments=[_shipment(fulfillment) for fulfillment in fulfilled],
         refunds=refunds,
@@ -96,8 +97,8 @@ def _content(order: dict[str, Any], currency: str) -> dict[str, Any]:
         "currency": currency,
         "lines": lines,
         "shipping_address": _address(shipping_address, "shippingAddress"),
-        "total": _money(total.get("gross"), "total.gross", currency),
-        "tax_total": _money(total.get("tax"), "total.tax", currency),
+        "total": money_minor(total.get("gross"), "total.gross", currency),
+        "tax_total": money_minor(total.get("tax"), "total.tax", currency),
     }
     locale = locale_offered(order.get("languageCodeEnum"), "languageCodeEnum")
     if locale:
@@ -105,7 +106,7 @@ def _content(order: dict[str, Any], currency: str) -> dict[str, Any]:
     if billing:
         content["billing_address"] = _address(billing, "billingAddress")
     shipping_gross = mapping(order.get("shippingPrice"), "shippingPrice").get("gross") or {"amount": 0}
-    shipping_price = _money(shipping_gross, "shippingPrice.gross", currency)
+    shipping_price = money_minor(shipping_gross, "shippingPrice.gross", currency)
     if order.get("shippingMethodName") or shipping_price:
         content["shipping"] = {
             "method": text(order.get("shippingMethodName") or "Shipping", NAME_TEXT, "shippingMethodName"),
@@ -130,7 +131,7 @@ def _order_discounts(order: dict[str, Any], currency: str, content: dict[str, An
         - content["total"]
     )
     found = [
-        (_money(d.get("total"), "discounts[].total", currency), str(d.get("name") or ""))
+        (money_minor(d.get("total"), "discounts[].total", currency), str(d.get("name") or ""))
         for d in objects(order.get("discounts"), "discounts")
     ]
     found = [(amount, name) for amount, name in found if amount > 0]
@@ -151,12 +152,12 @@ def _line(line: dict[str, Any], currency: str) -> dict[str, Any]:
     quantity = count(required(line, "quantity"), "lines[].quantity")
     if quantity <= 0:
         raise Unusable(f"Line {line.get('id')}: quantity {quantity}.")
-    unit_price = _money(
+    unit_price = money_minor(
         mapping(required(line, "unitPrice"), "lines[].unitPrice").get("gross"),
         "lines[].unitPrice.gross",
         currency,
     )
-    total = _money(
+    total = money_minor(
         mapping(required(line, "totalPrice"), "lines[].totalPrice").get("gross"),
         "lines[].totalPrice.gross",
         currency,
@@ -197,34 +198,6 @@ def _shipment(fulfillment: dict[str, Any]) -> PlatformShipment:
             for item in objects(fulfillment.get("lines"), "fulfillments[].lines")
         ],
     )
-
-
-def _refunds(order: dict[str, Any], currency: str) -> list[PlatformRefund]:
-    refunds = [
-        PlatformRefund(
-            refund_id=str(required(event, "id")),
-            amount_minor=_money(event.get("amount"), "transactions[].events[].amount", currency),
-            reason=text(event.get("message") or "", NAME_TEXT, "transactions[].events[].message"),
-        )
-        for transaction in objects(order.get("transactions"), "transactions")
-        for event in objects(transaction.get("events"), "transactions[].events")
-        if event.get("type") == "REFUND_SUCCESS"
-    ]
-    refunds += [
-        PlatformRefund(
-            refund_id=str(required(event, "id")),
-            amount_minor=to_minor(required(event, "amount"), "events[].amount", currency),
-        )
-        for event in objects(order.get("events"), "events")
-        if event.get("type") == "PAYMENT_REFUNDED"
-    ]
-    return [refund for refund in refunds if refund.amount_minor > 0]
-
-
-def _money(money: Any, field: str, currency: str) -> int:
-    if not isinstance(money, dict) or money.get("amount") is None:
-        raise Unusable(f"The payload has no {field}.amount.")
-    return to_minor(money["amount"], field, currency)
 
 
 def _sku(line: dict[str, Any]) -> str:

@@ -59,6 +59,7 @@ def order_from_payload(payload: dict[str, Any]) -> PlatformOrder:
     currency = str(required(payload, "currency"))
     content, refused = content_or_why(lambda: _content(payload, currency))
     status = payload.get("status")
+    paid = bool(payload.get("date_paid_gmt")) or status in PAID_STATUSES
     updated_at = iso_time(required(payload, "date_modified_gmt"), "date_modified_gmt", naive_is_utc=True)
     news, news_left_out = parcel_news_from_payload(payload, _shipment_id(payload), updated_at)
     return PlatformOrder(
@@ -69,7 +70,12 @@ def order_from_payload(payload: dict[str, Any]) -> PlatformOrder:
         content=content,
         content_refused=refused,
         edit_left_out=f"{CONTENT_LEFT_OUT}: {refused}" if refused else "",
-        paid=bool(payload.get("date_paid_gmt")) or status in PAID_STATUSES,
+        paid=paid,
+        # WooCommerce keeps no record of how much came in: `date_paid` is set once, at the first
+        # payment, its `needs_payment` follows the status alone (pending or failed), and an edit
+        # (its order screen edits an order on hold or pending payment) leaves no balance due in
+        # any field. An order it says is paid is taken as paid in full, as before the edit.
+        paid_in_full=paid,
         cancelled=status == "cancelled",
         shipments=_shipments(payload) if status in SHIPPED_STATUSES else [],
         refunds=[

@@ -205,13 +205,6 @@ def test_an_untold_edit_whose_cancellation_refunds_too_much_stores_nothing(tea_h
     assert documents(order) == [("invoice", 5970)]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="edited_total_paid takes any paid status as the edited total collected, but Shopify's "
-    "refunded and partially_refunded (and Saleor's refunds) say money went back, not that an "
-    "edit's balance came in: the refund ceiling rises to a total never paid. Telling them apart "
-    "needs each reader to say whether the total is paid in full (Shopify's total_outstanding).",
-)
 def test_a_balance_never_collected_is_not_taken_as_paid_by_the_cancellation_s_refund(tea_house):
     # given: a paid order of 59.70; a mug added (69.60), its 9.90 still due
     deliver("orders/create", shopify.ORDER)
