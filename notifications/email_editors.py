@@ -1,6 +1,7 @@
 """The "Email editors" group: who may write new wording for the customer emails, preview it
-and publish it (or go back to the shipped templates) in the admin. Created by a data
-migration; `email_editors_group_ensure` recreates it (tests flush tables)."""
+and publish it (or go back to the shipped templates) in the admin; not the invoice template,
+a legal record's layout (invoice_template_editors.py). Created by a data migration;
+`email_editors_group_ensure` recreates it (tests flush tables)."""
 
 from typing import TYPE_CHECKING
 

@@ -14,7 +14,7 @@ import re
 from datetime import datetime
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db.models import Prefetch, QuerySet
 
 from infra.address_match import rows_of_address
 from orders.models import (
@@ -135,7 +135,11 @@ def content_without_person(content: dict[str, Any]) -> dict[str, Any]:
 def orders_export(orders: "QuerySet[Order]") -> list[dict[str, Any]]:
     """Each order as its customer would read it: what, when, how much, where it went."""
     exported = []
-    for order in orders.order_by("created_at").prefetch_related("versions", "shipments__events", "refunds"):
+    # Each document as issued, without its PDF: the export never shows it, and a version's may
+    # take megabytes (it is downloaded on its own, from the API or the admin).
+    documents = Prefetch("invoices", queryset=Invoice.objects.defer("pdf").order_by("number"))
+    related = ("versions", "shipments__events", "refunds", documents)
+    for order in orders.order_by("created_at").prefetch_related(*related):
         exported.append(
             {
                 "order": str(order.id),
@@ -166,7 +170,7 @@ def orders_export(orders: "QuerySet[Order]") -> list[dict[str, Any]]:
                 # as issued, with what each says of the customer (its PDF: the API, the admin)
                 "invoices and credit notes": [
                     {"number": document.number_text, "kind": document.get_kind_display()} | document.data
-                    for document in Invoice.objects.filter(order=order).order_by("number")
+                    for document in order.invoices.all()
                 ],
             }
         )

@@ -14,7 +14,8 @@ from django.urls import reverse
 from django.utils.http import content_disposition_header, urlencode
 from django.views.decorators.clickjacking import xframe_options_sameorigin
 
-from notifications.admin.email_template_views import TEMPLATES, may_publish
+from notifications.admin.email_template_views import TEMPLATES
+from notifications.admin.template_permissions import may_publish
 from notifications.content.errors import RenderError
 from notifications.content.sources import DOCUMENT_KIND, version_source
 from notifications.documents.pdf import CONTENT_TYPE
@@ -50,7 +51,7 @@ def document_preview_view(
         "document": document,
         "problem": problem,
         "shown": shown,
-        "may_publish": may_publish(request),
+        "may_publish": may_publish(request, version.kind),
     }
     return TemplateResponse(request, f"{TEMPLATES}/preview_document.html", context)
 

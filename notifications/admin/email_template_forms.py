@@ -1,7 +1,7 @@
 """The forms of the email wording admin: which email (or the invoice template) and language a
 new version is for, and the version itself, refused in plain words when it does not render."""
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from django import forms
 from django.conf import settings
@@ -37,10 +37,16 @@ def template_kind_label(kind: str) -> str:
 
 
 class DraftStartForm(forms.Form):
-    """Step one of a new version: the email and the language (from the query string)."""
+    """Step one of a new version: the email and the language (from the query string). Shown,
+    it offers the `kinds` its user may write; read back, any kind (the add page checks it)."""
 
     kind = forms.ChoiceField(choices=TEMPLATE_KINDS, label="Email or document")
     locale = forms.ChoiceField(choices=settings.LANGUAGES, label="Language")
+
+    def __init__(self, *args: Any, kinds: list[tuple[str, str]] | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if kinds is not None:
+            cast(forms.ChoiceField, self.fields["kind"]).choices = kinds
 
 
 def draft_start_of(request: HttpRequest) -> tuple[str, str] | None:

@@ -1,6 +1,7 @@
 """The pages of a version beyond Django's own: the preview (against the sample order or a
 real one), and the Publish and "Back to the shipped template" buttons, which need the
-`publish_emailtemplateversion` permission and call the services of content/overrides.py."""
+permission to publish the version's kind (template_permissions.py) and call the services of
+content/overrides.py."""
 
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
@@ -10,6 +11,7 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from notifications.admin.template_permissions import may_publish
 from notifications.content.overrides import OverrideRefused, override_publish, override_retire
 from notifications.content.preview import PreviewOrderMissing, preview_order, version_preview
 from notifications.content.sources import DOCUMENT_KIND
@@ -17,14 +19,9 @@ from notifications.models import EmailTemplateVersion
 from orders.models import Order
 
 TEMPLATES = "admin/notifications/emailtemplateversion"
-PUBLISH_PERMISSION = "notifications.publish_emailtemplateversion"
 REAL_ORDER_NEEDS_PERMISSION = (
     "A preview against a real order shows its customer's data: it needs the permission to view orders."
 )
-
-
-def may_publish(request: HttpRequest) -> bool:
-    return request.user.has_perm(PUBLISH_PERMISSION)
 
 
 def change_page(version_id: int) -> HttpResponseRedirect:
@@ -48,7 +45,7 @@ def version_preview_view(
         "order": order,
         "problem": problem,
         "preview": None if problem else version_preview(version, order),
-        "may_publish": may_publish(request),
+        "may_publish": may_publish(request, version.kind),
     }
     return TemplateResponse(request, f"{TEMPLATES}/preview.html", context)
 
@@ -67,8 +64,8 @@ def _preview_order(request: HttpRequest, order_id: str) -> tuple[Order | None, s
 
 @require_POST
 def version_publish_view(request: HttpRequest, object_id: int) -> HttpResponse:
-    by_name = _publisher_name(request)
-    get_object_or_404(EmailTemplateVersion, pk=object_id)
+    version = get_object_or_404(EmailTemplateVersion, pk=object_id)
+    by_name = _publisher_name(request, version)
     try:
         version = override_publish(object_id, by_name=by_name)
     except OverrideRefused as exc:
@@ -81,8 +78,8 @@ def version_publish_view(request: HttpRequest, object_id: int) -> HttpResponse:
 @require_POST
 def version_retire_view(request: HttpRequest, object_id: int) -> HttpResponse:
     """Back to the shipped template for this version's email and language."""
-    by_name = _publisher_name(request)
     version = get_object_or_404(EmailTemplateVersion, pk=object_id)
+    by_name = _publisher_name(request, version)
     if version.state != "live":
         messages.error(
             request, f"Version {version.number} is {version.state}, not live: nothing to go back from."
@@ -102,8 +99,9 @@ def _users(version: EmailTemplateVersion) -> str:
     return f"new {version.kind} emails in {version.locale}"
 
 
-def _publisher_name(request: HttpRequest) -> str:
-    """Only someone with the permission publishes or retires; returns their name."""
-    if not may_publish(request):
+def _publisher_name(request: HttpRequest, version: EmailTemplateVersion) -> str:
+    """Only someone with the permission for the version's kind publishes or retires it;
+    returns their name."""
+    if not may_publish(request, version.kind):
         raise PermissionDenied
     return request.user.get_username()

@@ -4,7 +4,9 @@ order or a real one, and is published or retired by the "Email editors" group. V
 never edited or deleted. The logic is in notifications/content/overrides.py and preview.py;
 the preview, publish and retire pages are email_template_views.py. The invoices' and credit
 notes' PDF template is versioned here too, as one more kind of its HTML alone, previewed as
-the sample invoice's and credit note's PDFs or a real document's (document_template_views.py)."""
+the sample invoice's and credit note's PDFs or a real document's (document_template_views.py),
+and written and published by the "Invoice template editors" group: who may write or publish
+which kind is template_permissions.py."""
 
 from functools import partial
 from typing import Any
@@ -20,6 +22,7 @@ from infra.staff_request import StaffRequest
 from notifications.admin.document_template_views import document_preview_pdf_view, document_preview_view
 from notifications.admin.email_template_forms import (
     DOCUMENT_FIELDS,
+    TEMPLATE_KINDS,
     DraftForm,
     DraftStartForm,
     draft_start_of,
@@ -28,11 +31,11 @@ from notifications.admin.email_template_forms import (
 from notifications.admin.email_template_views import (
     TEMPLATES,
     change_page,
-    may_publish,
     version_preview_view,
     version_publish_view,
     version_retire_view,
 )
+from notifications.admin.template_permissions import may_publish, may_write, may_write_any
 from notifications.content.overrides import override_draft_create
 from notifications.content.preview import draft_start, draft_start_label
 from notifications.content.sources import DOCUMENT_KIND
@@ -74,6 +77,9 @@ class EmailTemplateVersionAdmin(admin.ModelAdmin):
     @admin.display(description="state")
     def state(self, version: EmailTemplateVersion) -> str:
         return version.state
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return may_write_any(request)  # which kinds: step one offers them, add_view checks
 
     def has_change_permission(self, request: HttpRequest, obj: EmailTemplateVersion | None = None) -> bool:
         return False  # a change is a new version: the change page is read-only
@@ -121,6 +127,8 @@ class EmailTemplateVersionAdmin(admin.ModelAdmin):
         if start is None:
             return self._draft_start_view(request)
         kind, locale = start
+        if not may_write(request, kind):  # the form's GET and its POST alike
+            raise PermissionDenied
         origin_id = request.GET.get("from", "")
         context = {
             "title": f"New wording: {template_kind_label(kind)} ({locale})",
@@ -134,11 +142,12 @@ class EmailTemplateVersionAdmin(admin.ModelAdmin):
         """Step one: which email and which language (step two is the pre-filled form)."""
         if not self.has_add_permission(request):
             raise PermissionDenied
+        writable = [(kind, label) for kind, label in TEMPLATE_KINDS if may_write(request, kind)]
         context = {
             **self.admin_site.each_context(request),
             "opts": self.opts,
             "title": "New email wording: which email, which language?",
-            "form": DraftStartForm(),
+            "form": DraftStartForm(kinds=writable),
         }
         return TemplateResponse(request, f"{TEMPLATES}/draft_start.html", context)
 
@@ -168,15 +177,21 @@ class EmailTemplateVersionAdmin(admin.ModelAdmin):
         self.message_user(request, f"Draft version {obj.number} saved: preview it, then publish it.")
         return change_page(obj.pk)
 
-    def change_view(
+    def render_change_form(
         self,
         request: HttpRequest,
-        object_id: str,
+        context: dict[str, Any],
+        add: bool = False,
+        change: bool = False,
         form_url: str = "",
-        extra_context: dict[str, Any] | None = None,
+        obj: EmailTemplateVersion | None = None,
     ) -> HttpResponse:
-        context = {"may_publish": may_publish(request), **(extra_context or {})}
-        return super().change_view(request, object_id, form_url, context)
+        if obj is not None:  # its buttons, by the rights over its kind
+            context |= {
+                "may_publish": may_publish(request, obj.kind),
+                "may_write": may_write(request, obj.kind),
+            }
+        return super().render_change_form(request, context, add, change, form_url, obj)
 
     def _preview_view(self, request: HttpRequest, object_id: int) -> HttpResponse:
         version = get_object_or_404(EmailTemplateVersion, pk=object_id)

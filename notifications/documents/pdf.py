@@ -18,7 +18,7 @@ from django.utils.cache import patch_cache_control
 from django.utils.http import content_disposition_header
 
 from notifications.content.errors import RenderError
-from notifications.documents.template import document_pdf, document_source
+from notifications.documents.template import LayoutInterrupted, document_pdf, document_source
 from orders.models import Invoice
 
 CONTENT_TYPE = "application/pdf"
@@ -26,7 +26,10 @@ CONTENT_TYPE = "application/pdf"
 # failed with, and not tried again: each try costs a layout up to the child's CPU limit, and an
 # API client asking again and again (its throttle allows several a second), or an email's claim
 # after its batch's render, would pay it for the same answer. Another template
-# made live (or the shipped one) is tried at once.
+# made live (or the shipped one) is tried at once. Only a failure the template gives at every
+# try is remembered: one of the moment (the child past its wall-clock bound on a busy machine,
+# killed from outside, not started: template.LayoutInterrupted) would refuse for this long a
+# document the next try lays out.
 RENDER_FAILURE_MEMORY_SECONDS = 600
 _RENDER_FAILURES_KEPT = 1000  # then forgotten all at once: a bound, not an eviction policy
 _render_failures: dict[tuple[str, int | None], tuple[float, str]] = {}
@@ -96,6 +99,8 @@ def invoice_pdf_render(invoice: Invoice) -> RenderedDocument:
         raise RenderError(f"{reason} (Not tried again: it failed with this template {ago:.0f} s ago.)")
     try:
         pdf = document_pdf(source, invoice)
+    except LayoutInterrupted:
+        raise  # not the template's doing: the next try may lay it out
     except RenderError as exc:
         if len(_render_failures) >= _RENDER_FAILURES_KEPT:
             _render_failures.clear()

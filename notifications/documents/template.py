@@ -77,6 +77,12 @@ def document_preview_pdf(source: TemplateSource, invoice: Invoice) -> bytes:
     return document_pdf(source, invoice)
 
 
+class LayoutInterrupted(RenderError):
+    """The layout child stopped for a reason of the moment, not of the HTML: past the wall-clock
+    bound, killed from outside, or not started. The same HTML may lay out at the next try, so a
+    document's render that failed so is not remembered as failing (pdf.py)."""
+
+
 def layouts_in_child(htmls: list[str], *, label: str) -> list[Layout]:
     """Each HTML laid out by layout.py run as a script; raises RenderError saying why not."""
     limits = [str(LAYOUT_MAX_CPU_SECONDS), str(LAYOUT_MAX_MEMORY_BYTES)]
@@ -92,16 +98,58 @@ def layouts_in_child(htmls: list[str], *, label: str) -> list[Layout]:
             check=False,
         )
     except subprocess.TimeoutExpired as exc:
-        raise RenderError(
-            f"Laying out {label} as a PDF took more than {LAYOUT_MAX_WALL_SECONDS} s; make it simpler."
+        # Of the moment: a layout's own cost stops at the CPU limit, which ends the child before
+        # this bound, so a child still running here waited on a busy machine for the CPU.
+        raise LayoutInterrupted(
+            f"Laying out {label} as a PDF took more than {LAYOUT_MAX_WALL_SECONDS} s (a busy machine, or "
+            "a layout near its CPU limit: make it simpler)."
         ) from exc
-    if done.returncode in (-signal.SIGXCPU, -signal.SIGKILL):
-        raise RenderError(
+    except OSError as exc:  # no process or memory left to start one: the machine's, not the HTML's
+        raise LayoutInterrupted(f"The process laying out {label} as a PDF did not start: {exc}") from exc
+    if done.returncode != 0:
+        raise child_failure(done.returncode, done.stderr, label=label)
+    return layouts_from_json(done.stdout.decode())
+
+
+# Signals the child raises on its own fault while laying out what the HTML asks: a crash of
+# WeasyPrint's C libraries (Pango, cairo) on it, or on an allocation the memory limit refused.
+_CHILD_FAULTS = frozenset({signal.SIGSEGV, signal.SIGBUS, signal.SIGABRT, signal.SIGFPE, signal.SIGILL})
+
+
+def child_failure(returncode: int, said: bytes, *, label: str) -> RenderError:
+    """Why a layout child that ended with `returncode`, having written `said` on its stderr,
+    failed: a RenderError when the same HTML fails the same way at every try, a
+    LayoutInterrupted when the next try may lay it out."""
+    if returncode == -signal.SIGXCPU:
+        # The CPU limit: CPU time, unlike wall-clock time, is what the layout itself costs, about
+        # the same at each try whatever else the machine runs.
+        return RenderError(
             f"Laying out {label} as a PDF took more than {LAYOUT_MAX_CPU_SECONDS} s of CPU (the shipped "
             "template takes a fraction of a second): does its CSS make many pages or huge boxes?"
         )
-    if done.returncode != 0:  # an error of WeasyPrint's, or an allocation past the memory limit
-        said = done.stderr.decode(errors="replace").strip().splitlines()
-        why = said[-1][:300] if said else f"it stopped with {done.returncode}"
-        raise RenderError(f"WeasyPrint could not lay out {label} as a PDF: {why}")
-    return layouts_from_json(done.stdout.decode())
+    if returncode < 0 and -returncode not in _CHILD_FAULTS:
+        # Killed from outside: the kernel's out-of-memory killer (the machine short of memory;
+        # the child's own heap is capped by RLIMIT_DATA, whose excess fails an allocation
+        # instead), an operator, a container stopping. Not the hard CPU limit's SIGKILL: the
+        # soft limit's SIGXCPU ends the child first (its default action; nothing catches it).
+        return LayoutInterrupted(
+            f"Laying out {label} as a PDF was stopped by signal {_signal_name(-returncode)} from outside "
+            "(the machine short of memory?); the next render tries again."
+        )
+    # An error of WeasyPrint's, an allocation past the memory limit, a crash of its C code: the
+    # same HTML under the same limits ends the same way.
+    lines = said.decode(errors="replace").strip().splitlines()
+    if lines:
+        why = lines[-1][:300]
+    elif returncode < 0:
+        why = f"it crashed (signal {_signal_name(-returncode)})"
+    else:
+        why = f"it stopped with {returncode}"
+    return RenderError(f"WeasyPrint could not lay out {label} as a PDF: {why}")
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return str(number)

@@ -37,7 +37,13 @@ class EmailTemplateVersion(models.Model):
                 name="email_template_one_live",
             ),
         ]
-        permissions = [("publish_emailtemplateversion", "Can publish and retire email wording")]
+        # The invoice template lays out a legal record: its own rights, apart from the emails'
+        # wording's (add_ and publish_emailtemplateversion), so neither editor gets the other's.
+        permissions = [
+            ("publish_emailtemplateversion", "Can publish and retire email wording"),
+            ("change_invoice_template", "Can write new versions of the invoice template"),
+            ("publish_invoice_template", "Can publish and retire the invoice template"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.kind} ({self.locale}) v{self.number}: {self.state}"

@@ -135,6 +135,8 @@ class VoidedInvoiceNumbers(models.Model):
 
     class Meta:
         ordering = ["series", "first"]
+        verbose_name = "voided run of invoice numbers"
+        verbose_name_plural = "voided invoice numbers"  # not Django's "numberss"
         constraints = [
             models.CheckConstraint(
                 condition=models.Q(first__lte=models.F("last")), name="voided_numbers_a_run"

@@ -13,6 +13,7 @@ from django.contrib.auth.models import User
 
 from messaging import metrics as broker_metrics
 from notifications.email_editors import email_editors_group_ensure
+from notifications.invoice_template_editors import invoice_template_editors_group_ensure
 from orders.models import Order
 from tests.factories import OrderFactory
 from tests.integration.mailsim_support import SimProcess
@@ -179,9 +180,19 @@ def endpoints(client, broker) -> dict[str, set[str]]:
 
 @pytest.fixture
 def editor(client) -> User:
-    """A staff member of the email editors' group, logged in: who edits the emails' wording and
-    the invoice template."""
+    """A staff member of the email editors' group, logged in: who edits the emails' wording
+    (not the invoice template: invoice_editor)."""
     user = User.objects.create_user("edith", password="pw", is_staff=True)
     user.groups.add(email_editors_group_ensure())
+    client.force_login(user)
+    return user
+
+
+@pytest.fixture
+def invoice_editor(client) -> User:
+    """A staff member of the invoice template editors' group, logged in: who edits the invoice
+    template (not the emails' wording: editor)."""
+    user = User.objects.create_user("ines", password="pw", is_staff=True)
+    user.groups.add(invoice_template_editors_group_ensure())
     client.force_login(user)
     return user

@@ -1,7 +1,7 @@
-"""The invoice template through the admin, as an email editor writes it: a draft posted to the
-add form (kind invoice_document), the words of the page that refused one, the shipped template
-with a change, and a version stored behind the form's back (as an earlier release, a database
-edit or an attacker with database access could leave it)."""
+"""The invoice template through the admin, as an invoice template editor writes it: a draft
+posted to the add form (kind invoice_document), the words of the page that refused one, the
+shipped template with a change, and a version stored behind the form's back (as an earlier
+release, a database edit or an attacker with database access could leave it)."""
 
 from typing import Any
 

@@ -65,7 +65,7 @@ def _legal_elements(invoice: Invoice, text: str) -> None:
 
 
 def test_a_new_version_is_offered_and_starts_from_the_shipped_template_without_subject_or_text(
-    client, editor
+    client, invoice_editor
 ):
     assert "Invoice and credit note (PDF)" in client.get(f"{ADMIN}add/").content.decode()
     step_two = client.get(f"{ADMIN}add/?kind={DOCUMENT_KIND}&locale=ru")
@@ -76,7 +76,7 @@ def test_a_new_version_is_offered_and_starts_from_the_shipped_template_without_s
     assert "laid out as a PDF by WeasyPrint" in step_two.content.decode()
 
 
-def test_a_draft_is_saved_read_only_and_previewed_as_the_sample_pdfs(client, editor):
+def test_a_draft_is_saved_read_only_and_previewed_as_the_sample_pdfs(client, invoice_editor):
     response = draft_post(client, shipped_with(body=THANKS))
     version = EmailTemplateVersion.objects.get(kind=DOCUMENT_KIND)
     assert (version.number, version.state, version.subject, version.text) == (1, "draft", "", "")
@@ -100,7 +100,7 @@ def test_a_draft_is_saved_read_only_and_previewed_as_the_sample_pdfs(client, edi
 
 
 def test_a_published_template_renders_the_documents_rendered_after_it_with_every_legal_element(
-    client, editor, place_order, settings, admin_client
+    client, invoice_editor, place_order, settings, admin_client
 ):
     settings.SHOP_VAT_NUMBER = "DE999888777"
     version = _published(client, shipped_with(body=THANKS))
@@ -114,7 +114,7 @@ def test_a_published_template_renders_the_documents_rendered_after_it_with_every
 
 
 def test_a_document_rendered_before_keeps_its_bytes_and_a_credit_note_after_uses_the_template(
-    client, editor, place_order, admin_client
+    client, invoice_editor, place_order, admin_client
 ):
     invoice = Invoice.objects.get(order=place_order(paid=True))
     before = invoice_pdf(invoice)
@@ -133,7 +133,9 @@ def test_a_document_rendered_before_keeps_its_bytes_and_a_credit_note_after_uses
     assert invoice.number_text in note_text
 
 
-def test_a_template_is_per_language_and_back_to_the_shipped_one_when_retired(client, editor, place_order):
+def test_a_template_is_per_language_and_back_to_the_shipped_one_when_retired(
+    client, invoice_editor, place_order
+):
     version = _published(client, shipped_with(body=THANKS), locale="ru")
     english = Invoice.objects.get(order=place_order(paid=True, number="EN-1"))
     assert "this override is ours" not in pdf_text(invoice_pdf(english))
@@ -148,8 +150,10 @@ def test_a_template_is_per_language_and_back_to_the_shipped_one_when_retired(cli
     assert Invoice.objects.get(pk=later.pk).pdf_template_version is None
 
 
-def test_a_version_is_previewed_against_a_real_document_whose_stored_pdf_stays(client, editor, place_order):
-    editor.user_permissions.add(Permission.objects.get(codename="view_invoice"))
+def test_a_version_is_previewed_against_a_real_document_whose_stored_pdf_stays(
+    client, invoice_editor, place_order
+):
+    invoice_editor.user_permissions.add(Permission.objects.get(codename="view_invoice"))
     invoice = Invoice.objects.get(order=place_order(paid=True))
     stored = invoice_pdf(invoice)
     draft_post(client, shipped_with(body=THANKS))
@@ -173,10 +177,10 @@ def test_a_version_is_previewed_against_a_real_document_whose_stored_pdf_stays(c
     ],
 )
 def test_a_preview_against_a_document_not_shown_says_why(
-    client, editor, place_order, document, granted, words
+    client, invoice_editor, place_order, document, granted, words
 ):
     if granted:
-        editor.user_permissions.add(Permission.objects.get(codename="view_invoice"))
+        invoice_editor.user_permissions.add(Permission.objects.get(codename="view_invoice"))
     invoice = Invoice.objects.get(order=place_order(paid=True))
     asked = str(invoice.pk) if document == "real" else document
     draft_post(client, shipped_with(body=THANKS))

@@ -66,7 +66,7 @@ def _refusal(client, html: str) -> str:
     ],
 )
 def test_a_template_reaching_beyond_its_document_s_values_is_refused_with_the_reason(
-    client, editor, settings, reach, reason
+    client, invoice_editor, settings, reach, reason
 ):
     html = reach + SHIPPED_HTML if "extends" in reach else shipped_with(body=reach)
     words = _refusal(client, html)
@@ -94,7 +94,7 @@ def _fetching(listener: ConnectionListener) -> str:
     return shipped_with(style=style, body=body)
 
 
-def test_a_draft_naming_outside_addresses_is_refused_and_nothing_is_fetched(client, editor, listener):
+def test_a_draft_naming_outside_addresses_is_refused_and_nothing_is_fetched(client, invoice_editor, listener):
     words = _refusal(client, _fetching(listener))
     assert f"names 'http://127.0.0.1:{listener.port}/" in words
     assert "a document fetches nothing" in words
@@ -136,20 +136,20 @@ def test_a_version_stored_behind_the_form_s_back_fetches_nothing_when_a_document
     ids=["unclosed tag", "undefined value", "no VAT number", "credit note's invoice", "pages"],
 )
 def test_a_draft_that_does_not_render_or_lay_out_is_refused_with_the_reason(
-    client, editor, settings, html, reason
+    client, invoice_editor, settings, html, reason
 ):
     settings.SHOP_VAT_NUMBER = "DE999888777"  # the default register names the default VAT number too
     assert reason in _refusal(client, html)
 
 
-def test_a_layout_past_its_cpu_limit_is_stopped_and_refused(client, editor, monkeypatch):
+def test_a_layout_past_its_cpu_limit_is_stopped_and_refused(client, invoice_editor, monkeypatch):
     # 3 mm pages of 20,000 words: minutes of layout, stopped by the kernel at the limit
     monkeypatch.setattr(template_module, "LAYOUT_MAX_CPU_SECONDS", 2)
     html = shipped_with(style="@page { size: 3mm 3mm; margin: 0; }", body="<p>" + "x " * 20_000 + "</p>")
     assert "as a PDF took more than 2 s of CPU" in _refusal(client, html)
 
 
-def test_a_layout_past_its_memory_limit_is_refused(client, editor, monkeypatch):
+def test_a_layout_past_its_memory_limit_is_refused(client, invoice_editor, monkeypatch):
     # a limit under what WeasyPrint needs to start: the child's allocation fails (a MemoryError,
     # or an error of the C code that allocated), and the draft is refused
     monkeypatch.setattr(template_module, "LAYOUT_MAX_MEMORY_BYTES", 32 << 20)
@@ -157,14 +157,14 @@ def test_a_layout_past_its_memory_limit_is_refused(client, editor, monkeypatch):
     assert "WeasyPrint could not lay out the new invoice_document (en) draft as a PDF: " in words
 
 
-def test_a_draft_over_the_size_cap_is_refused_before_it_renders(client, editor):
+def test_a_draft_over_the_size_cap_is_refused_before_it_renders(client, invoice_editor):
     html = shipped_with(body="<!--" + "x" * 50_000 + "-->")
     words = _refusal(client, html)
     assert "characters long; an invoice template may have at most 50,000." in words
 
 
 def test_a_broken_version_stored_behind_the_form_s_back_is_not_published_and_the_live_one_stays(
-    client, editor
+    client, invoice_editor
 ):
     live = stored_version(shipped_with(body="<p>Thank you</p>"), published=True)
     broken = stored_version(shipped_with(body="{{ settings.SECRET_KEY }}"))

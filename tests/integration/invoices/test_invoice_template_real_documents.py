@@ -1,8 +1,8 @@
-"""Attacks by an email editor on the invoices of real orders through a template that passes the
-admin's check: the check renders two fixed samples, and `{% if %}` can tell them from a real
-document by their values (the sample's number is INV-000042). A published version that lays
-out the samples in a second but a real invoice in minutes, or that shows a legal element to the
-samples only, must fail the real document with the reason and store nothing, never hold the
+"""Attacks by an invoice template editor on the invoices of real orders through a template that
+passes the admin's check: the check renders two fixed samples, and `{% if %}` can tell them from
+a real document by their values (the sample's number is INV-000042). A published version that
+lays out the samples in a second but a real invoice in minutes, or that shows a legal element to
+the samples only, must fail the real document with the reason and store nothing, never hold the
 worker's (or the web request's) process or issue an invoice without what the law asks."""
 
 import pytest
@@ -38,7 +38,7 @@ def _published_by_the_editor(client, html: str) -> EmailTemplateVersion:
 
 @pytest.mark.timeout(90)  # unbounded, the layout below runs for many minutes
 def test_a_live_template_whose_layout_explodes_for_real_documents_only_is_stopped_at_its_cpu_limit(
-    client, editor, place_order, monkeypatch
+    client, invoice_editor, place_order, monkeypatch
 ):
     # given: 3 mm pages of 20,000 words for every document but the samples
     style = NOT_A_SAMPLE + "@page { size: 3mm 3mm; margin: 0; }{% endif %}"
@@ -54,7 +54,7 @@ def test_a_live_template_whose_layout_explodes_for_real_documents_only_is_stoppe
 
 
 def test_a_live_template_showing_a_legal_element_to_the_samples_only_fails_real_documents(
-    client, editor, place_order, settings
+    client, invoice_editor, place_order, settings
 ):
     settings.SHOP_VAT_NUMBER = "DE999888777"
     shown_to_the_samples = ONLY_THE_SAMPLES + "{{ seller.vat_number }}{% endif %}"
@@ -77,7 +77,7 @@ def test_a_live_template_showing_a_legal_element_to_the_samples_only_fails_real_
     ],
     ids=["comment", "attribute", "title", "hidden", "ruby's fallback"],
 )
-def test_a_legal_element_written_where_no_page_shows_it_is_refused(client, editor, settings, hidden):
+def test_a_legal_element_written_where_no_page_shows_it_is_refused(client, invoice_editor, settings, hidden):
     settings.SHOP_VAT_NUMBER = "DE999888777"
     html = SHIPPED_HTML.replace("{{ seller.vat_number }}", "").replace("<body>", f"<body>{hidden}", 1)
     response = draft_post(client, html)
@@ -100,7 +100,7 @@ def test_a_legal_element_written_where_no_page_shows_it_is_refused(client, edito
     ],
     ids=["display none", "white", "font-size 0"],
 )
-def test_a_legal_element_hidden_on_the_page_is_refused(client, editor, settings, hiding):
+def test_a_legal_element_hidden_on_the_page_is_refused(client, invoice_editor, settings, hiding):
     settings.SHOP_VAT_NUMBER = "DE999888777"
     response = draft_post(client, SHIPPED_HTML.replace("{{ seller.vat_number }}", hiding))
     assert "the seller's VAT number ({{ seller.vat_number }}: DE999888777)" in page_words(response)
