@@ -24,6 +24,7 @@ from api.orders import client_token
 from api.schema import error_responses
 from notifications.content.errors import RenderError
 from notifications.documents.pdf import RENDER_FAILURE_MEMORY_SECONDS, invoice_download
+from notifications.documents.template import LayoutInterrupted
 from orders.changes import order_not_found_message
 from orders.invoicing.retention import deleted_reason
 from orders.models import DeletedInvoice, Invoice, Order
@@ -32,6 +33,9 @@ logger = logging.getLogger(__name__)
 NO_INVOICE = "no_invoice"
 DOCUMENT_DELETED = "document_deleted"  # at the end of its retention period
 DOCUMENT_NOT_RENDERED = "document_not_rendered"  # by the live template: until staff replace it
+# A layout interrupted by the moment (a busy machine, a killed child) is not remembered: the next
+# request lays it out again, so the client may come back soon.
+LAYOUT_INTERRUPTED_RETRY_AFTER_SECONDS = 10
 PRINTED_NUMBER = re.compile(r"[^\x00-\x1f\x7f]{1,80}")  # no control character
 
 _PDF_SCHEMA = extend_schema(
@@ -93,6 +97,15 @@ class OrderDocumentApi(APIView):
 def _download(invoice: Invoice) -> HttpResponse:
     try:
         return invoice_download(invoice)
+    except LayoutInterrupted as exc:  # the machine's moment, not the template's
+        logger.warning("invoice %s: the PDF's layout was interrupted: %s", invoice.pk, exc)
+        response = api_error_response(
+            status=status.HTTP_503_SERVICE_UNAVAILABLE,
+            error=DOCUMENT_NOT_RENDERED,
+            message=f"{invoice.number_text} could not be laid out just now; try again in a moment.",
+        )
+        response["Retry-After"] = str(LAYOUT_INTERRUPTED_RETRY_AFTER_SECONDS)
+        return response
     except RenderError as exc:  # stored nothing: the next download renders it again
         logger.error("invoice %s: the PDF does not render: %s", invoice.pk, exc)
         response = api_error_response(

@@ -30,6 +30,7 @@ from psycopg.errors import LockNotAvailable
 from infra.crash_points import crash_point
 from messaging.dispatch import Delivery
 from messaging.envelope import Envelope
+from messaging.errors import TransientError
 from notifications.delivery.calls import send_all
 from notifications.delivery.circuit import circuit_record
 from notifications.delivery.claims import (
@@ -41,6 +42,7 @@ from notifications.delivery.claims import (
 )
 from notifications.delivery.outcomes import OutcomeToRecord, notification_record_outcomes
 from notifications.documents.attached import documents_render_outside_claim
+from notifications.documents.template import LayoutInterrupted
 from notifications.providers.base import MailProvider, Outcome, SendResult
 from notifications.providers.catalogue import Providers, mail_providers
 
@@ -95,6 +97,8 @@ def _documents_render(first: DocumentsFirst) -> str | Exception:
         return documents_render_outside_claim(first)
     except SoftTimeLimitExceeded:
         raise
+    except LayoutInterrupted as exc:  # the machine's moment, not the template: the message comes back
+        return TransientError(f"A document this email carries was not laid out: {exc}")
     except Exception as exc:
         logger.warning("order %s's %s: documents not rendered", first.order_id, first.kind, exc_info=True)
         return exc

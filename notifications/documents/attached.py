@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from notifications.content.errors import RenderError
 from notifications.documents.pdf import CONTENT_TYPE, invoice_filename, invoice_pdf, invoices_render_pending
+from notifications.documents.template import LayoutInterrupted
 from notifications.models import Notification
 from notifications.providers.base import Attachment
 from orders.invoicing.retention import deleted_reason
@@ -116,12 +117,15 @@ def documents_render_outside_claim(first: "DocumentsFirst") -> str:
     """Render and store the PDFs of the documents this email carries, each in its own short
     transaction, while no order is locked (the claim put the email off for it: DocumentsFirst).
     Returns "" when they are stored, or the reason a template does not render one (the email
-    then fails as a template would); anything else raises."""
+    then fails as a template would); anything else raises, a layout interrupted by the moment
+    (LayoutInterrupted: the same template may lay it out at the next try) too."""
     documents = Invoice.objects.filter(
         order_id=first.order_id, email_kind=first.kind, email_subject_id=first.subject_id
     )
     try:
         invoices_render_pending(documents)
+    except LayoutInterrupted:
+        raise
     except RenderError as exc:
         return str(exc)
     return ""

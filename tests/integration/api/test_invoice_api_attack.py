@@ -13,8 +13,10 @@ from django.test.utils import CaptureQueriesContext
 from django.utils.http import content_disposition_header
 from rest_framework.test import APIClient
 
+from api.invoices import LAYOUT_INTERRUPTED_RETRY_AFTER_SECONDS
 from apiauth.services import api_token_create
 from notifications.documents import template as template_module
+from notifications.documents.pdf import RENDER_FAILURE_MEMORY_SECONDS
 from orders.invoicing.issue import credit_note_issue
 from orders.models import Invoice, Order
 from tests.integration.invoices.conftest import pdf_text
@@ -171,6 +173,23 @@ def test_a_document_the_live_template_does_not_render_is_a_503_that_says_so(clie
     assert staff.status_code == 503
     assert "leaves out what INV-000001 must show" in staff.content.decode()
     assert Invoice.objects.get(pk=invoice.pk).pdf_sha256 == ""
+
+
+def test_a_layout_interrupted_by_the_moment_is_a_503_to_come_back_soon_and_then_the_pdf(client, monkeypatch):
+    # given: a live version, laid out in the child, which a busy machine keeps past its bound
+    stored_version(shipped_with(body="<p>Laid out by the version.</p>"), published=True)
+    order = _paid(client)
+    with monkeypatch.context() as busy:
+        busy.setattr(template_module, "LAYOUT_MAX_WALL_SECONDS", 0.01)
+        response = client.get(f"/api/orders/{order.id}/invoice.pdf")
+    # then: come back in seconds, not after the failure memory's minutes; then it is served
+    assert response.status_code == 503
+    assert response.json()["error"] == "document_not_rendered"
+    assert response["Retry-After"] == str(LAYOUT_INTERRUPTED_RETRY_AFTER_SECONDS)
+    assert LAYOUT_INTERRUPTED_RETRY_AFTER_SECONDS < RENDER_FAILURE_MEMORY_SECONDS
+    again = client.get(f"/api/orders/{order.id}/invoice.pdf")
+    assert again.status_code == 200
+    assert "Laid out by the version." in pdf_text(again.content)
 
 
 def test_a_client_asking_again_for_a_document_that_does_not_render_costs_no_new_layout(client, monkeypatch):

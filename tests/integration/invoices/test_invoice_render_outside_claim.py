@@ -15,17 +15,25 @@ from django.utils import timezone
 
 from messaging.dispatch import Delivery
 from messaging.envelope import Envelope
+from messaging.errors import TransientError
 from messaging.registry import event_type_get
 from notifications.delivery.attempts import Claim
 from notifications.delivery.claims import ClaimRequest, DocumentsFirst, notification_claims
 from notifications.delivery.handler import email_events_handle
 from notifications.documents import pdf as pdf_module
+from notifications.documents import template as template_module
 from notifications.documents.attached import documents_render_outside_claim
 from notifications.models import DeliveryAttempt, Notification
 from notifications.providers.catalogue import mail_provider
 from orders.events import ORDER_CREATED
 from orders.models import Invoice, Order
-from tests.integration.invoices.template_drafts import ONLY_THE_SAMPLES, SHIPPED_HTML, draft_published
+from tests.integration.invoices.template_drafts import (
+    ONLY_THE_SAMPLES,
+    SHIPPED_HTML,
+    draft_published,
+    shipped_with,
+    stored_version,
+)
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
 
@@ -132,7 +140,7 @@ def test_a_batch_sends_its_plain_emails_and_then_the_ones_whose_documents_it_ren
 
 
 def test_a_document_that_does_not_render_fails_its_email_with_the_reason_and_sends_nothing(
-    client, editor, place_order, mailsim, settings, row_seen_during_layout
+    client, invoice_editor, place_order, mailsim, settings, row_seen_during_layout
 ):
     # given: a live invoice template that leaves the VAT number off real documents
     settings.SHOP_VAT_NUMBER = "DE999888777"
@@ -152,3 +160,23 @@ def test_a_document_that_does_not_render_fails_its_email_with_the_reason_and_sen
     [attempt] = DeliveryAttempt.objects.filter(notification=confirmation)
     assert "leaves out what INV-000001 must show" in attempt.error, attempt.error
     assert Invoice.objects.get(order=order).pdf_sha256 == ""
+
+
+def test_a_layout_interrupted_by_the_moment_leaves_the_email_to_its_retry(place_order, mailsim, monkeypatch):
+    # given: a live invoice template (laid out in the child), and a machine so busy the child
+    # misses its wall-clock bound
+    stored_version(shipped_with(body="<p>Laid out by the version.</p>"), published=True)
+    order = place_order(paid=True, number="3002")
+    with monkeypatch.context() as busy:
+        busy.setattr(template_module, "LAYOUT_MAX_WALL_SECONDS", 0.01)
+        [result] = email_events_handle([_delivery_of(order)])
+    # then: retried later (not failed, not reviewed), nothing claimed, nothing sent
+    assert isinstance(result, TransientError), result
+    confirmation = Notification.objects.get(order=order, kind=Notification.Kind.ORDER_CONFIRMATION)
+    assert confirmation.status == Notification.Status.PENDING
+    assert not DeliveryAttempt.objects.filter(notification=confirmation).exists()
+    # and its retry, the moment gone, sends it with the version's PDF
+    assert email_events_handle([_delivery_of(order)]) == ["sent"]
+    [message] = mailsim.messages()
+    assert len(message["attachments"]) == 1
+    assert Invoice.objects.get(order=order).pdf_template_version == 1
