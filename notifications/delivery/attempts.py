@@ -48,10 +48,8 @@ def attempt_start_claimed(
     worker: str,
     now: datetime,
     provider: str,
-    documents_failure: str = "",
+    documents_failure: str = "",  # why a document it carries did not render: nothing is sent
 ) -> Claim:
-    """`documents_failure`: why a document the email carries did not render (handler.py tried
-    it before this claim); the email is then not rendered, and not sent."""
     order, notification = read.order, read.notification
     fields: dict[str, Any] = {
         "status": Notification.Status.SENDING,
