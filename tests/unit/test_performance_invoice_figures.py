@@ -1,7 +1,7 @@
-"""The figures docs/performance.md gives of what an invoice costs are those of the committed runs
-(tools/bench/results/) and of the bench's code: a run committed again, or a changed count or
-rate, fails here until the words follow. (The rest of that page records dated runs by hand:
-tests/unit/test_doc_figures.py leaves it out.)"""
+"""The figures docs/performance.md gives of what an invoice costs, and of the latest full run, are
+those of the committed runs (tools/bench/results/) and of the bench's code: a run committed
+again, or a changed count or rate, fails here until the words follow. (The rest of that page
+records dated runs by hand: tests/unit/test_doc_figures.py leaves it out.)"""
 
 import json
 import re
@@ -96,3 +96,36 @@ def test_the_invoices_cost_as_the_performance_page_gives_it_is_the_committed_run
     text = _text()
     for sentence in [*_invoice_sentences(), *_before_and_after_sentences()]:
         assert sentence in text, f"docs/performance.md should say, with the runs' figures: {sentence!r}"
+
+
+def _latest_full_run_sentences() -> list[str]:
+    run, partial = _results("bench-latest.json"), _results(LATEST)
+    ratios = run["ratios"]
+    [intake] = [run["intake_ms"]["loads"][max(run["intake_ms"]["loads"], key=int)]["p99"]["median"]]
+    ours, naive = run["cpu"]["ours"]["cpu_ms_per_order"], run["cpu"]["naive"]["cpu_ms_per_order"]
+
+    def without(results: dict) -> float:
+        return results["invoice"]["worker_ms_per_email"]["without"]["median"]
+
+    return [
+        f"holds the latest full run's tables ({run['machine']['started']}, {run['seconds']:,.0f} s,",
+        f"Against its targets: the drain {ratios['drain_ours_over_naive']:.2f} and the relay over the "
+        f"backlog {run['relay_backlog_events_per_s']['median']:,.0f} events/s held; saturating end to end "
+        f"{ratios['saturating_ours_over_naive']:.2f}, the p50 at 50 orders/s "
+        f"{ratios['latency_p50_at_50_ours_over_naive']:.2f}, the p99 at 100 orders/s "
+        f"{ratios['latency_p99_at_100_ours_over_naive']:.2f}, the CPU per order "
+        f"{ratios['cpu_per_order_ours_over_naive']:.2f}, the relay pipelined ÷ waiting "
+        f"{ratios['relay_pipelined_over_waiting_each_confirm']:.2f} and the intake's p99 at 50 "
+        f"deliveries/s, {intake:.1f} ms, did not.",
+        f"the invoice phase's worker spent {without(run):.1f} ms per email without an invoice, against "
+        f"{without(partial):.1f} in the partial run of {partial['machine']['started']};",
+        f"PostgreSQL {ours['postgresql']:.2f} against {naive['postgresql']:.2f}, RabbitMQ "
+        f"{ours['rabbitmq']:.2f} against {naive['rabbitmq']:.2f}, the placing process {ours['bench']:.2f} "
+        f"against {naive['bench']:.2f}, the worker {ours['worker']:.2f} against {naive['naive']:.2f}.",
+    ]
+
+
+def test_the_latest_full_run_as_the_performance_page_gives_it_is_the_committed_one():
+    text = _text()
+    for sentence in _latest_full_run_sentences():
+        assert sentence in text, f"docs/performance.md should say, with the run's figures: {sentence!r}"
