@@ -1,13 +1,16 @@
 """A document's HTML laid out to PDF by WeasyPrint, fetching nothing: WeasyPrint's own fetcher
 would read any http(s), file: or data: address the HTML named (an image's, a stylesheet's, an
-@import's, a font's, an attachment's), and the refused ones are reported instead.
+@import's, a font's, an attachment's), and the refused ones are reported instead. With the PDF
+comes the text its pages show (page_text.py), read from the same layout, which the check of the
+legal elements compares (legal_elements.py).
 
-It runs in the process for a document rendered from the shipped template, and as a script in a
-child process for any HTML written in the admin: a draft's samples (template_check.py), a
-version's preview and every real document it renders (template.py). A layout cannot be stopped
-once it runs, and a few bytes of CSS (pages of 3 mm) lay out ten thousand pages in minutes, so
-there it runs under a CPU limit. The script imports nothing of the project, and the child gets
-none of its environment's secrets."""
+It runs in the process for a document rendered from the shipped template, and in a child
+process (layout_child.py) for any HTML written in the admin: a draft's samples
+(template_check.py), a version's preview and every real document it renders (template.py). A
+layout cannot be stopped once it runs, and a few bytes of CSS (pages of 3 mm) lay out ten
+thousand pages in minutes, so there it runs under a CPU limit, the reading of its pages too.
+The child imports nothing of the project but this module, page_text.py and contrast.py (no
+Django, no settings), and gets none of its environment's secrets."""
 
 import base64
 import json
@@ -16,12 +19,15 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
+from notifications.documents.page_text import pages_shown_text
+
 
 @dataclass(frozen=True)
 class Layout:
     pdf: bytes
     pages: int
     refused: tuple[str, ...]  # the addresses the HTML named, none of them fetched
+    shown_text: str  # what its pages show (page_text.py)
 
 
 def pdf_layout(html: str) -> Layout:
@@ -29,7 +35,13 @@ def pdf_layout(html: str) -> Layout:
 
     fetcher = _fetcher_refusing_all()
     document = HTML(string=html, url_fetcher=fetcher).render()
-    return Layout(pdf=document.write_pdf(), pages=len(document.pages), refused=tuple(fetcher.refused))
+    shown_text = pages_shown_text(document)  # read before the paint, from the layout as it came
+    return Layout(
+        pdf=document.write_pdf(),
+        pages=len(document.pages),
+        refused=tuple(fetcher.refused),
+        shown_text=shown_text,
+    )
 
 
 def _fetcher_refusing_all() -> Any:
@@ -50,7 +62,12 @@ def _fetcher_refusing_all() -> Any:
 def layouts_as_json(layouts: list[Layout]) -> str:
     return json.dumps(
         [
-            {"pdf": base64.b64encode(layout.pdf).decode(), "pages": layout.pages, "refused": layout.refused}
+            {
+                "pdf": base64.b64encode(layout.pdf).decode(),
+                "pages": layout.pages,
+                "refused": layout.refused,
+                "shown_text": layout.shown_text,
+            }
             for layout in layouts
         ]
     )
@@ -58,12 +75,17 @@ def layouts_as_json(layouts: list[Layout]) -> str:
 
 def layouts_from_json(text: str) -> list[Layout]:
     return [
-        Layout(pdf=base64.b64decode(item["pdf"]), pages=item["pages"], refused=tuple(item["refused"]))
+        Layout(
+            pdf=base64.b64decode(item["pdf"]),
+            pages=item["pages"],
+            refused=tuple(item["refused"]),
+            shown_text=item["shown_text"],
+        )
         for item in json.loads(text)
     ]
 
 
-def _child_main(max_cpu_seconds: int, max_memory_bytes: int) -> None:
+def child_main(max_cpu_seconds: int, max_memory_bytes: int) -> None:
     """Lay out each HTML of the JSON list on stdin; write their layouts to stdout. Past the CPU
     limit the kernel stops the process (SIGXCPU), whatever WeasyPrint is doing; past the memory
     limit (its heap: the fonts' files mapped read-only do not count) an allocation fails."""
@@ -71,7 +93,3 @@ def _child_main(max_cpu_seconds: int, max_memory_bytes: int) -> None:
     resource.setrlimit(resource.RLIMIT_DATA, (max_memory_bytes, max_memory_bytes))
     htmls = json.loads(sys.stdin.read())
     sys.stdout.write(layouts_as_json([pdf_layout(html) for html in htmls]))
-
-
-if __name__ == "__main__":
-    _child_main(int(sys.argv[1]), int(sys.argv[2]))

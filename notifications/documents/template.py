@@ -3,7 +3,8 @@ admin for its language, else the shipped notifications/documents/invoice.html: c
 sources.py, kind DOCUMENT_KIND), the document's HTML from it in the documents' restricted
 language (template_language.py) with its plain values (context.py), and the layout of the HTML
 of a draft or a version written in the admin in a child process under a CPU limit (layout.py
-says why), for the samples and for real documents alike."""
+says why), for the samples and for real documents alike, each checked for its legal elements
+on the pages laid out (legal_elements.py)."""
 
 import json
 import os
@@ -18,7 +19,7 @@ from notifications.content.errors import RenderError
 from notifications.content.render_limits import RenderBudget
 from notifications.content.sources import DOCUMENT_KIND, TemplateSource, live_source
 from notifications.content.template_engine import template_part_render
-from notifications.documents import layout
+from notifications.documents import layout_child
 from notifications.documents.context import document_context
 from notifications.documents.layout import Layout, layouts_from_json, pdf_layout
 from notifications.documents.legal_elements import legal_elements_check
@@ -58,15 +59,17 @@ def document_html(source: TemplateSource, invoice: Invoice) -> str:
 def document_pdf(source: TemplateSource, invoice: Invoice) -> bytes:
     """A real document's PDF from `source`, not stored; raises RenderError. The samples a
     version passed prove nothing of a real document (`{% if %}` tells them apart by their
-    values), so its legal elements are checked again, and a version written in the admin is laid
-    out in the child under its limits, never in the worker's or the web request's own process.
-    The shipped template is laid out here: reviewed like the code, it lays out the largest
-    invoice the API allows in seconds, and a child would add its start to every document."""
+    values), so its legal elements are checked again on its own pages, and a version written in
+    the admin is laid out in the child under its limits, never in the worker's or the web
+    request's own process. The shipped template is laid out here: reviewed like the code, it lays
+    out the largest invoice the API allows in seconds, and a child would add its start to every
+    document."""
     html = document_html(source, invoice)
-    legal_elements_check(invoice, html, source.label, sample=False)
     if source.version is None and not source.draft:
-        return pdf_layout(html).pdf
-    [layout] = layouts_in_child([html], label=source.label)
+        layout = pdf_layout(html)
+    else:
+        [layout] = layouts_in_child([html], label=source.label)
+    legal_elements_check(invoice, layout.shown_text, source.label, sample=False)
     return layout.pdf
 
 
@@ -84,9 +87,10 @@ class LayoutInterrupted(RenderError):
 
 
 def layouts_in_child(htmls: list[str], *, label: str) -> list[Layout]:
-    """Each HTML laid out by layout.py run as a script; raises RenderError saying why not."""
+    """Each HTML laid out by layout.py in the child (layout_child.py); raises RenderError saying
+    why not."""
     limits = [str(LAYOUT_MAX_CPU_SECONDS), str(LAYOUT_MAX_MEMORY_BYTES)]
-    command = [sys.executable, "-I", str(Path(layout.__file__)), *limits]
+    command = [sys.executable, "-I", str(Path(layout_child.__file__)), *limits]
     environment = {name: os.environ[name] for name in _CHILD_ENVIRONMENT if name in os.environ}
     try:
         done = subprocess.run(

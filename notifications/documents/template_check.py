@@ -1,8 +1,8 @@
 """The check an invoice template written in the admin must pass before it is saved, and again
 before it is published: rendered against the sample invoice and the sample credit note
-(samples.py), it must render in the documents' language, show every element an EU invoice
-must (Directive 2006/112/EC art. 226), name no outside address (none would be fetched), and
-lay out as a PDF in the child process (template.py) on a few pages. Raises RenderError saying
+(samples.py), it must render in the documents' language, name no outside address (none would
+be fetched), lay out as a PDF in the child process (template.py) on a few pages, and show on
+them every element an EU invoice must (Directive 2006/112/EC art. 226). Raises RenderError saying
 what is wrong; returns the two PDFs, which the admin's preview shows."""
 
 from notifications.content.errors import RenderError
@@ -31,11 +31,10 @@ def document_samples_render(source: TemplateSource) -> list[bytes]:
     stored version), checked; raises RenderError."""
     documents = sample_documents(source.locale)
     htmls = [document_html(source, document) for document in documents]
-    for document, html in zip(documents, htmls, strict=True):
-        legal_elements_check(document, html, source.label, sample=True)
     layouts = layouts_in_child(htmls, label=source.label)
     for document, layout in zip(documents, layouts, strict=True):
         _layout_check(document, layout, source.label)
+        legal_elements_check(document, layout.shown_text, source.label, sample=True)
     return [layout.pdf for layout in layouts]
 
 

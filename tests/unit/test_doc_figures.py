@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from notifications.documents.contrast import WHITE, contrast_ratio
 from tests.unit.code_figures import (
     REPO,
     Figure,
@@ -942,6 +943,15 @@ ORDERS = rows(
         "or its layout takes more than `LAYOUT_MAX_CPU_SECONDS` ({} s) of CPU, or {} s in all:",
         constant(f"{DOCUMENT_TEMPLATE}.LAYOUT_MAX_CPU_SECONDS"),
         constant(f"{DOCUMENT_TEMPLATE}.LAYOUT_MAX_WALL_SECONDS"),
+    ),
+    (
+        "in a font of at least `MIN_SHOWN_FONT_SIZE_PT` ({} pt) as",
+        constant("notifications.documents.page_text.MIN_SHOWN_FONT_SIZE_PT"),
+    ),
+    (
+        "`MIN_SHOWN_CONTRAST` ({}, WCAG's ratio; black on white is {})",
+        constant("notifications.documents.page_text.MIN_SHOWN_CONTRAST"),
+        computed(lambda: contrast_ratio((0.0, 0.0, 0.0), WHITE), lambda ratio: number(round(ratio, 2))),
     ),
     (
         "the sample invoice or credit note takes more than {} pages.",

@@ -39,7 +39,13 @@ DOCUMENTED_PUBLIC = {
 
 # Known uses, each with why it is still there. A use that is gone fails the test too, so the
 # list only shrinks.
-KNOWN: dict[tuple[str, str], str] = {}
+KNOWN: dict[tuple[str, str], str] = {
+    ("notifications/documents/page_text.py", "_page_box"): (
+        "WeasyPrint (pinned) gives no public way to a page's laid-out boxes, which the check of an "
+        "invoice's legal elements reads to know what the page shows; its Page.paint would need its "
+        "undocumented PDF stream and a PDF interpreter instead"
+    ),
+}
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,212 @@
+"""The text the laid-out pages of a document show, which the check of its legal elements reads
+(legal_elements.py): a value hidden with CSS (display: none, white on white, a font of 0 pt,
+placed off the page or clipped away) is left out as surely as a value never written. Read from
+WeasyPrint's box tree after the layout, in the process that lays out (layout.py), with
+WeasyPrint, the standard library and contrast.py only.
+
+A text box counts as shown when it is visible; its font, as transformed, is at least
+MIN_SHOWN_FONT_SIZE_PT; its colour, as transparent as its alpha and every ancestor's opacity
+make it, reaches MIN_SHOWN_CONTRAST against every colour its ancestors paint under it (their
+backgrounds, gradients and inset shadows); and its glyphs lie on the sheet, inside every
+ancestor's clip (overflow, clip, a line's ellipsis). Not seen: a box drawn over the text, or
+under it, that is not its ancestor (an absolutely positioned cover, a table column's
+background), and glyphs piled onto one another (a negative letter-spacing)."""
+
+from __future__ import annotations  # WeasyPrint's classes name types only: loaded when laid out
+
+from dataclasses import dataclass, replace
+from math import sqrt
+from typing import TYPE_CHECKING, Any
+
+from notifications.documents.contrast import RGB, WHITE, contrast_ratio, over, srgb
+
+if TYPE_CHECKING:
+    from weasyprint.document import Document, Page
+
+# Below 4 pt no print and no screen at 100 % is read (fine print runs at 6 to 8 pt); hiding
+# uses 0 to 1 pt.
+MIN_SHOWN_FONT_SIZE_PT = 4
+# The WCAG contrast ratio (1, the same colour, to 21, black on white) of the text against what
+# lies under it: light grey (#ccc) on white is 1.6 and still read; hidden text is 1 to 1.1.
+MIN_SHOWN_CONTRAST = 1.5
+_PX_PER_PT = 96 / 72  # WeasyPrint's lengths are CSS pixels
+# The glyphs' band tested against the clips: from the baseline up a capital's height (about
+# 0.7 em), since a line's own box may be taller than a block that clips it and still shows it.
+_CAP_HEIGHT_EM = 0.7
+_TOLERANCE_PX = 1.0  # rounding in the layout's positions
+# More colours than this under one text (nested translucent gradients) are not followed: the
+# text counts as hidden, which bounds the work a template can ask of the check.
+_MAX_BACKDROPS = 32
+# A NUL where a text is not shown, and between blocks: no value holds one, so no value is found
+# across it.
+UNSHOWN = "\0"
+
+Area = tuple[float, float, float, float]  # x1, y1, x2, y2 on the page
+
+
+@dataclass(frozen=True)
+class _Drawn:
+    """How a box's content is drawn: its ancestors' opacities multiplied, the colours that may
+    lie under it, the part of the page it may show in, and its ancestors' transformation from
+    its coordinates to the page's (None: none)."""
+
+    opacity: float
+    backdrops: frozenset[RGB]
+    area: Area
+    matrix: Any
+
+
+def pages_shown_text(document: Document) -> str:
+    """The text the pages show, block by block (a paragraph, a table cell, a margin box): its
+    lines in order, a line feed between them, and the parts of a block that page breaks split
+    read as one, whatever lies between them on the pages (the row's other cells, the margins),
+    so that a value broken across two pages is read whole. UNSHOWN between blocks, and for
+    each text or box not shown."""
+    blocks: dict[Any, list[str]] = {}
+    for page in document.pages:
+        page_box = laid_out_box(page)
+        sheet = _Drawn(1.0, frozenset({WHITE}), (0.0, 0.0, page.width, page.height), None)
+        drawn = _inside(page_box, sheet, clips=False)
+        backdrops = _backdrops(drawn.backdrops, page_box.canvas_background) if drawn else None
+        for child in page_box.children:
+            inner = replace(drawn, backdrops=backdrops) if drawn and backdrops else None
+            if inner and child.is_for_root_element and page_box.style["overflow"] != "visible":
+                viewport = _on_page(None, *_padding_box(page_box))  # the root's overflow, as drawn
+                inner = replace(inner, area=_intersection(inner.area, viewport))
+            _read(child, inner, blocks)
+    return UNSHOWN.join("".join(parts) for parts in blocks.values())
+
+
+def laid_out_box(page: Page) -> Any:
+    """The page's box tree. WeasyPrint documents no way to it (a Page gives its size, links and
+    anchors, and paints itself), so this reads Page._page_box, which holds it from the layout
+    to the paint; weasyprint is pinned in requirements.in, and the tests of this module fail
+    on a release that moves it."""
+    return page._page_box
+
+
+def _read(root: Any, drawn: _Drawn | None, blocks: dict[Any, list[str]]) -> None:
+    """Add the text of `root`'s boxes, in the tree's order, to the block each is in: a box that
+    is neither a line nor inline starts one, and a box a page break split continues its
+    element's (the parts of a split box keep their element)."""
+    from weasyprint.formatting_structure.boxes import InlineBox, LineBox, TextBox
+
+    stack: list[tuple[Any, _Drawn | None, list[str]]] = [(root, drawn, [])]
+    while stack:
+        box, outer, parts = stack.pop()
+        if isinstance(box, TextBox):
+            parts.append(box.text if outer and _text_shown(box, outer) else UNSHOWN)
+            continue
+        if isinstance(box, LineBox):
+            parts.append("\n")
+        elif not isinstance(box, InlineBox):
+            key = id(box) if box.element is None else (box.element, box.element_tag)
+            parts = blocks.setdefault(key, [])
+        inner = _inside(box, outer) if outer else None
+        if inner is not None and isinstance(box, LineBox):
+            inner = _line_inside(box, inner)
+        if inner is None:
+            parts.append(UNSHOWN)
+            continue
+        stack.extend((child, inner, parts) for child in reversed(box.children))
+
+
+def _inside(box: Any, outer: _Drawn, *, clips: bool = True) -> _Drawn | None:
+    """How `box`'s content is drawn, as WeasyPrint's draw/ package draws it; None if nothing of
+    it shows, or what shows cannot be told."""
+    style = box.style
+    matrix = outer.matrix
+    if box.transformation_matrix is not None:  # set by the Page, for a box with a transform
+        if not box.transformation_matrix.determinant:
+            return None  # flattened: WeasyPrint draws nothing of it
+        matrix = box.transformation_matrix @ matrix if matrix else box.transformation_matrix
+    if style["mask_border_source"][0] != "none":
+        return None  # an image as an alpha mask over it: what shows through is not known
+    backdrops = _backdrops(outer.backdrops, box.background)
+    if backdrops is None:
+        return None
+    area = outer.area
+    if clips and style["overflow"] != "visible":
+        area = _intersection(area, _on_page(matrix, *_padding_box(box)))
+    if box.is_absolutely_positioned() and style["clip"]:
+        top, right, bottom, left = style["clip"]  # as draw_stacking_context reads it
+        x, y = box.border_box_x(), box.border_box_y()
+        right, left = (0 if right == "auto" else right), (box.border_width() if left == "auto" else left)
+        bottom, top = (box.border_height() if bottom == "auto" else bottom), (0 if top == "auto" else top)
+        area = _intersection(area, _on_page(matrix, x + right, y + top, left - right, bottom - top))
+    return _Drawn(outer.opacity * style["opacity"], backdrops, area, matrix)
+
+
+def _line_inside(line: Any, drawn: _Drawn) -> _Drawn | None:
+    """A line whose block clips it with text-overflow: ellipsis is cut at its own width when
+    drawn; one a line-clamp ends may lose its last words to the ellipsis."""
+    if line.block_ellipsis != "none":
+        return None
+    if line.text_overflow != "ellipsis":
+        return drawn
+    x1, _, x2, _ = _on_page(drawn.matrix, line.position_x, line.position_y, line.width, line.height)
+    return replace(drawn, area=_intersection(drawn.area, (x1, drawn.area[1], x2, drawn.area[3])))
+
+
+def _text_shown(box: Any, drawn: _Drawn) -> bool:
+    style = box.style
+    scale = sqrt(abs(drawn.matrix.determinant)) if drawn.matrix else 1.0
+    size = style["font_size"]
+    if style["visibility"] != "visible" or size * scale < MIN_SHOWN_FONT_SIZE_PT * _PX_PER_PT:
+        return False
+    top = box.position_y + box.baseline - _CAP_HEIGHT_EM * size
+    if not _within(_on_page(drawn.matrix, box.position_x, top, box.width, _CAP_HEIGHT_EM * size), drawn.area):
+        return False
+    colour, alpha = srgb(style["color"]), style["color"].alpha * drawn.opacity
+    ratios = [contrast_ratio(over(colour, alpha, under), under) for under in drawn.backdrops]
+    return min(ratios) >= MIN_SHOWN_CONTRAST
+
+
+def _backdrops(below: frozenset[RGB], background: Any) -> frozenset[RGB] | None:
+    """The colours that may lie under a box's content once its background (WeasyPrint's laid-out
+    one, None where nothing is painted) is: its colour over each of `below`, then each of its
+    gradients' stops and inset shadows' colours over those, as any of them may cover the text.
+    None where an image of colours not known is painted, or too many colours are."""
+    if background is None:
+        return below
+    from weasyprint.images import Gradient  # after the return above, taken by most boxes
+
+    found = {over(srgb(background.color), background.color.alpha, colour) for colour in below}
+    layers: list[Any] = []
+    for layer in background.layers:
+        if layer.image is not None and not isinstance(layer.image, Gradient):
+            return None
+        layers += layer.image.colors if layer.image is not None else ()
+    shadows = [colour for *_, colour, inset in background.style["box_shadow"] if inset]
+    layers += [background.style["color"] if colour == "currentcolor" else colour for colour in shadows]
+    found |= {over(srgb(layer), layer.alpha, colour) for layer in layers for colour in found}
+    return frozenset(found) if len(found) <= _MAX_BACKDROPS else None
+
+
+def _padding_box(box: Any) -> Area:
+    return box.padding_box_x(), box.padding_box_y(), box.padding_width(), box.padding_height()
+
+
+def _on_page(matrix: Any, x: float, y: float, width: float, height: float) -> Area:
+    """The rectangle's bounds on the page, through `matrix` (None: as it is)."""
+    corners = [(x, y), (x + width, y), (x, y + height), (x + width, y + height)]
+    if matrix:
+        corners = [matrix.transform_point(*corner) for corner in corners]
+    xs, ys = [corner[0] for corner in corners], [corner[1] for corner in corners]
+    return min(xs), min(ys), max(xs), max(ys)
+
+
+def _intersection(first: Area, second: Area) -> Area:
+    """Empty (x1 > x2 or y1 > y2) where they do not meet."""
+    (x1, y1, x2, y2), (u1, v1, u2, v2) = first, second
+    return max(x1, u1), max(y1, v1), min(x2, u2), min(y2, v2)
+
+
+def _within(inner: Area, outer: Area) -> bool:
+    tolerance = _TOLERANCE_PX
+    return (
+        inner[0] >= outer[0] - tolerance
+        and inner[1] >= outer[1] - tolerance
+        and inner[2] <= outer[2] + tolerance
+        and inner[3] <= outer[3] + tolerance
+    )
