@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from notifications.content.errors import RenderError
+from notifications.documents import layout_child
 from notifications.documents import template as template_module
 from notifications.documents.pdf import invoice_pdf
 from orders.models import Invoice
@@ -37,7 +38,7 @@ def _layout_children() -> list[int]:
             command = (entry / "cmdline").read_bytes()
         except (OSError, IndexError, ValueError):
             continue  # gone meanwhile
-        if ppid == os.getpid() and b"layout.py" in command:
+        if ppid == os.getpid() and Path(layout_child.__file__).name.encode() in command:
             found.append(int(entry.name))
     return found
 

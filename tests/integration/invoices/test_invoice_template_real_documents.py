@@ -18,9 +18,10 @@ from notifications.documents.pdf import invoice_pdf
 from notifications.models import EmailTemplateVersion
 from orders.models import Invoice
 from tests.integration.invoices.template_drafts import (
-    ADMIN,
+    ONLY_THE_SAMPLES,
     SHIPPED_HTML,
     draft_post,
+    draft_published,
     page_words,
     shipped_with,
 )
@@ -28,21 +29,11 @@ from tests.integration.invoices.template_drafts import (
 pytestmark = pytest.mark.django_db(transaction=True)
 # True for a real document, false for both samples the check renders (INV-000042, CN-000043)
 NOT_A_SAMPLE = '{% if document.number != "INV-000042" and document.number != "CN-000043" %}'
-ONLY_THE_SAMPLES = '{% if document.number == "INV-000042" or document.number == "CN-000043" %}'
 VAT_NUMBER = "{{ seller.vat_number }}"
 
 
 def _span(style: str, inside: str = "") -> str:
     return f'<span style="{style}">{VAT_NUMBER}{inside}</span>'
-
-
-def _published_by_the_editor(client, html: str) -> EmailTemplateVersion:
-    response = draft_post(client, html)
-    assert response.status_code == 302, page_words(response)  # the check let it through
-    version = EmailTemplateVersion.objects.get(kind=DOCUMENT_KIND)
-    published = client.post(f"{ADMIN}{version.pk}/publish/", follow=True)
-    assert f"Version {version.number} is live" in page_words(published)
-    return version
 
 
 @pytest.mark.timeout(90)  # unbounded, the layout below runs for many minutes
@@ -52,7 +43,7 @@ def test_a_live_template_whose_layout_explodes_for_real_documents_only_is_stoppe
     # given: 3 mm pages of 20,000 words for every document but the samples
     style = NOT_A_SAMPLE + "@page { size: 3mm 3mm; margin: 0; }{% endif %}"
     body = NOT_A_SAMPLE + "<p>" + "x " * 20_000 + "</p>{% endif %}"
-    _published_by_the_editor(client, shipped_with(style=style, body=body))
+    draft_published(client, shipped_with(style=style, body=body))
     monkeypatch.setattr(template_module, "LAYOUT_MAX_CPU_SECONDS", 2)
     invoice = Invoice.objects.get(order=place_order(paid=True))
     # when: the worker renders the invoice its email carries
@@ -68,7 +59,7 @@ def test_a_live_template_showing_a_legal_element_to_the_samples_only_fails_real_
     settings.SHOP_VAT_NUMBER = "DE999888777"
     shown_to_the_samples = ONLY_THE_SAMPLES + "{{ seller.vat_number }}{% endif %}"
     html = SHIPPED_HTML.replace("{{ seller.vat_number }}", shown_to_the_samples)
-    _published_by_the_editor(client, html)
+    draft_published(client, html)
     invoice = Invoice.objects.get(order=place_order(paid=True))
     with pytest.raises(RenderError, match=r"leaves out what INV-000001 must show .*the seller's VAT number"):
         invoice_pdf(invoice)
@@ -101,7 +92,7 @@ def test_a_live_template_hiding_a_legal_element_on_real_documents_only_fails_the
     settings.SHOP_VAT_NUMBER = "DE999888777"
     style = NOT_A_SAMPLE + ".vat { color: white; }{% endif %}"
     html = shipped_with(style=style).replace(VAT_NUMBER, f'<span class="vat">{VAT_NUMBER}</span>')
-    _published_by_the_editor(client, html)
+    draft_published(client, html)
     invoice = Invoice.objects.get(order=place_order(paid=True))
     # when / then: its layout in the child shows no VAT number, so the document fails
     with pytest.raises(RenderError, match=r"leaves out what INV-000001 must show .*the seller's VAT number"):
