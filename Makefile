@@ -91,15 +91,16 @@ endif
 UNIT_ONLY := $(if $(strip $(PYTEST_ARGS)),$(if $(filter-out tests/unit%,$(filter-out -%,$(PYTEST_ARGS))),,yes))
 # The whole suite runs on TEST_PROCESSES pytest processes (pytest-xdist), each with its own
 # database, vhost and simulators; a file stays on one process, so its module-wide fixtures
-# (a worker for the module) start once. Most of a test's time is spent waiting for the
-# processes it started, so five processes fill two cores (on 2026-12-05 the suite took 10:58 on
+# (a worker for the module) start once; files start in tests/conftest.py's order (the
+# `long_running` ones first). Most of a test's time is spent waiting for the processes it
+# started, so five processes fill two cores (on 2026-12-05 the suite took 10:58 on
 # three, 10:10 on four, 9:49 on five on this kind of machine). TEST_PROCESSES=0: one process.
 # A run of chosen tests (PYTEST_ARGS) stays on one process unless TEST_PROCESSES is given.
 TEST_PROCESSES ?= $(if $(strip $(PYTEST_ARGS)),0,5)
 test: venv
 	@scripts/ensure-pdf-libs.sh --tests
 	@$(if $(UNIT_ONLY),,scripts/ensure-services.sh && scripts/ensure-browser.sh)
-	$(BIN)/python -m pytest $(if $(filter 0,$(TEST_PROCESSES)),,-n $(TEST_PROCESSES) --dist loadfile) $(PYTEST_ARGS)
+	$(BIN)/python -m pytest $(if $(filter 0,$(TEST_PROCESSES)),,-n $(TEST_PROCESSES) --dist loadfile --no-loadscope-reorder) $(PYTEST_ARGS)
 
 ## test-tools: the long checks that the bench and the drill still work (their short runs and
 ## the drill's self-tests: a broken build and a refused load must fail it); CI runs them too

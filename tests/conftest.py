@@ -8,6 +8,7 @@ Each fixture that needs a service asks for `broker` or the database, so a test t
 none of them starts nothing.
 """
 
+import collections
 import itertools
 import os
 import sys
@@ -69,11 +70,14 @@ def _transactional(item: pytest.Item) -> bool:
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The files with a `long_running` test first, in their order, then the others in theirs
-    (after pytest-django's ordering): a run on several processes hands out whole files in this
-    order, and a drill started last would keep the run waiting for it alone."""
+    """The files with a `long_running` test first, then the others, those of more tests first
+    (each in pytest-django's order): a run on several processes hands out whole files in this
+    order, and a drill started last would keep the run waiting for it alone. pytest-xdist
+    would order the files by their number of tests alone, a drill of one test last: `make
+    test` tells it to keep this order (--no-loadscope-reorder)."""
     long_files = {item.path for item in items if item.get_closest_marker("long_running")}
-    items.sort(key=lambda item: item.path not in long_files)
+    tests_in_file = collections.Counter(item.path for item in items)
+    items.sort(key=lambda item: (item.path not in long_files, -tests_in_file[item.path]))
 
 
 @pytest.hookimpl(wrapper=True)

@@ -8,6 +8,8 @@ import os
 import time
 import uuid
 
+from django.conf import global_settings
+
 from config.settings.base import *  # noqa: F403
 from config.settings.base import CELERY_BROKER_URL, DATABASES
 from infra.rabbitmq import broker_url_with_vhost
@@ -24,3 +26,6 @@ DATABASES["default"]["TEST"] = {"NAME": f"test_orders_{RUN_ID}"}
 # The live server answers each request on a new thread; a persistent connection there would
 # outlive the thread and keep the test database from being dropped at the end.
 DATABASES["default"]["CONN_MAX_AGE"] = 0
+# Passwords hashed in a few rounds (tests/password_hasher.py says why); the production hashers
+# follow, so a hash any of them made still verifies.
+PASSWORD_HASHERS = ["tests.password_hasher.FewRoundsPBKDF2PasswordHasher", *global_settings.PASSWORD_HASHERS]

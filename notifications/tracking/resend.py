@@ -12,8 +12,6 @@ import json
 from datetime import datetime
 from typing import Any
 
-from svix.webhooks import Webhook, WebhookVerificationError
-
 from notifications.providers.base import KEY_TAG
 from notifications.tracking.normalised import Kind, TrackingEvent, UnusableEvent
 
@@ -26,17 +24,26 @@ KINDS = {
     "email.complained": Kind.COMPLAINED,
 }
 
-__all__ = ["WebhookVerificationError", "resend_event_verify"]
+
+class SignatureRefused(Exception):
+    """Not signed by Resend with our secret, or signed more than five minutes from now."""
 
 
 def resend_event_verify(secret: str, body: bytes, headers: dict[str, str]) -> TrackingEvent | None:
     """The event, or None for a genuine event we do not track (opened, clicked…).
-    Raises WebhookVerificationError (not from Resend, or stale) or UnusableEvent."""
+    Raises SignatureRefused (not from Resend, or stale) or UnusableEvent."""
+    # Imported here, as layout.py imports WeasyPrint: the svix package loads its whole API
+    # client with it (over half a second of CPU), and every process of the product imports this module
+    # through the providers' catalogue, while only a web process verifies an event.
+    from svix.webhooks import Webhook, WebhookVerificationError
+
     try:
         Webhook(secret).verify(body, headers)
+    except WebhookVerificationError as exc:
+        raise SignatureRefused(str(exc)) from None
     except ValueError:
         # svix lets these escape as ValueError (an unpacking or base64 error): read as unsigned.
-        raise WebhookVerificationError(
+        raise SignatureRefused(
             "its svix-signature is malformed (not `v1,<base64>`), or its body is not UTF-8"
         ) from None
     try:

@@ -17,7 +17,7 @@ from infra.json_nesting import json_nesting_refusal
 from notifications.providers.catalogue import delivery_webhooks
 from notifications.tracking.intake import provider_event_store
 from notifications.tracking.normalised import UnusableEvent
-from notifications.tracking.resend import WebhookVerificationError, resend_event_verify
+from notifications.tracking.resend import SignatureRefused, resend_event_verify
 
 logger = logging.getLogger(__name__)
 
@@ -74,7 +74,7 @@ def resend_webhook(request: HttpRequest) -> JsonResponse:
     headers = {name: request.headers.get(name, "") for name in SVIX_HEADERS}
     try:
         event = resend_event_verify(settings.RESEND_WEBHOOK_SECRET, request.body, headers)
-    except WebhookVerificationError as exc:
+    except SignatureRefused as exc:
         logger.warning("resend webhook refused: %s", exc)
         return _answer(401, f"The request is not signed by Resend, or its timestamp is stale: {exc}")
     except UnusableEvent as exc:
