@@ -15,7 +15,7 @@ from django.db import connection
 
 from intake.platform_edits import edited_total_paid, platform_edit_apply
 from intake.platform_refunds import refund_apply
-from intake.same_time import same_time_changes_left_out
+from intake.same_time import future_time_refuse, same_time_changes_left_out
 from intake.shapes import (
     OrderNotYetReceived,
     ParcelNotYetReceived,
@@ -62,7 +62,8 @@ def order_snapshot_apply(shop: Shop, snapshot: PlatformOrder) -> Applied:
     """The order as the platform has it now: created if new, then brought up to it (paid,
     each parcel and refund we lack, cancelled). A snapshot older than the newest applied
     changes nothing; one with its time changes the lines and the address only when it says
-    what the order holds (intake/same_time.py)."""
+    what the order holds (intake/same_time.py). One stamped past our clock is refused."""
+    future_time_refuse(snapshot)
     order = order_lock_for_platform(shop, snapshot.platform_order_id)
     changes: list[str] = []
     if order is None:

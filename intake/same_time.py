@@ -11,11 +11,32 @@ order's lines and its customer's address, is applied only when it says what the 
 then changes nothing): otherwise it could take the order back to the older state, and tell its
 customer of a change that undoes the one just told. It is left out, and the delivery's reason
 says so, where the admin's list of deliveries shows it; the platform's next change of the order,
-at a later time, brings the order to what the platform holds then."""
+at a later time, brings the order to what the platform holds then.
+
+A delivery whose time is past our clock by more than FUTURE_SLACK is refused: kept as the
+order's newest, it would make every later delivery of the order older than it (stale) until the
+platform's clock reached it, and the order would take none of their changes."""
+
+from datetime import timedelta
+
+from django.utils import timezone
 
 from intake.platform_edits import LEFT_OUT, platform_edit_differs
-from intake.shapes import PlatformOrder
+from intake.shapes import PlatformOrder, Unusable
 from orders.models import Order
+
+# How far ahead of our clock a platform's time of an order's state may be (clocks differ a
+# little), as for a parcel's news (orders/parcel_progress.py FUTURE_SLACK).
+FUTURE_SLACK = timedelta(hours=1)
+
+
+def future_time_refuse(snapshot: PlatformOrder) -> None:
+    """Raises Unusable when the snapshot's time is past our clock by more than FUTURE_SLACK."""
+    if snapshot.updated_at > timezone.now() + FUTURE_SLACK:
+        raise Unusable(
+            f"The order's time ({snapshot.updated_at.isoformat()}) is after our clock: taken as its "
+            "newest state, it would make every later change of the order stale. Nothing of it was applied."
+        )
 
 
 def same_time_changes_left_out(order: Order, snapshot: PlatformOrder) -> list[str]:

@@ -1,0 +1,27 @@
+"""Attacks on the order of a platform's deliveries by their time (intake/same_time.py): a
+delivery whose time is far ahead of the clock must not make every later, legitimate change of
+the order stale (intake/apply.py's stale check). Each delivery is posted signed through the real
+webhook view."""
+
+import pytest
+
+from intake.models import PlatformDelivery
+from tests import shopify_payloads as shopify
+from tests.integration.intake.platform_edit_support import deliver, tea_house_order, with_mug
+
+pytestmark = pytest.mark.django_db
+Outcome = PlatformDelivery.Outcome
+
+
+def test_a_delivery_stamped_far_in_the_future_is_refused_and_the_order_s_later_changes_apply(tea_house):
+    # given: a paid order
+    deliver("orders/create", shopify.ORDER)
+    # when: a delivery of its platform stamped in the year 9999 (a platform app's broken clock,
+    # or a signed body crafted so), then the platform's real next change, a mug added
+    future = deliver("orders/updated", shopify.order(updated_at="9999-12-31T23:59:59+00:00"))
+    edit = deliver("orders/updated", with_mug(shopify.order(updated_at="2026-12-02T10:00:00+01:00")))
+    # then: the future one is refused with the reason, and the edit is applied
+    order = tea_house_order()
+    assert future.outcome == Outcome.COULD_NOT_USE, future.reason
+    assert "after our clock" in future.reason
+    assert (edit.reason, str(order.amount)) == ("order edited (version 2)", "69.60"), edit.reason
