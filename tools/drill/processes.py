@@ -185,7 +185,13 @@ class ManagedProcess:
             preexec_fn=_default_interrupt,
         )
         log.close()
-        self.wait_for_log(ready, timeout=timeout, start_at=self.log_offset)
+        try:
+            self.wait_for_log(ready, timeout=timeout, start_at=self.log_offset)
+        except TimeoutError:
+            # Not ready is not left running: a worker still retrying its broker would wake
+            # later and take the next test's messages with this test's settings.
+            self.stop()
+            raise
         return self
 
     def wait_for_log(self, pattern: str, *, timeout: float, start_at: int = 0) -> re.Match:
