@@ -19,6 +19,7 @@ from pytest_django import DjangoDbBlocker
 from pytest_django.fixtures import validate_django_db
 
 from config.settings.test import TEST_RABBITMQ_VHOST
+from tests.broker_health import broker_state_now, within_set_up_time
 from tests.migration_rows import migration_rows_dump, migration_rows_restore
 from tests.waiting import wait_until
 from tools.drill.processes import ManagedProcess, database_url, process_env
@@ -116,9 +117,13 @@ def broker(django_db_setup):
     from messaging.broker.declare import topology_declare
 
     admin = RabbitAdmin(settings.RABBITMQ_MANAGEMENT_URL)
-    stale_runs_clear(admin)
-    admin.vhost_ensure(TEST_RABBITMQ_VHOST, user=user_of(settings.CELERY_BROKER_URL))
-    topology_declare(broker_url=settings.CELERY_BROKER_URL)
+
+    def set_up() -> None:
+        stale_runs_clear(admin)
+        admin.vhost_ensure(TEST_RABBITMQ_VHOST, user=user_of(settings.CELERY_BROKER_URL))
+        topology_declare(broker_url=settings.CELERY_BROKER_URL)
+
+    within_set_up_time(set_up, what=f"the test vhost {TEST_RABBITMQ_VHOST}", state=broker_state_now)
     yield settings.CELERY_BROKER_URL
     admin.vhost_delete(TEST_RABBITMQ_VHOST)
 
@@ -223,7 +228,7 @@ def worker_launcher(broker, mailsim_url, processes_database_url):
 
     def launch(*, log_dir, concurrency: int, **extra_env: str) -> ManagedProcess:
         number = next(numbers)
-        return ManagedProcess(
+        worker = ManagedProcess(
             f"worker{number}",
             [
                 *(PYTHON, "-m", "celery", "-A", "config", "worker"),
@@ -234,7 +239,11 @@ def worker_launcher(broker, mailsim_url, processes_database_url):
             env=process_env(database_url=processes_database_url, broker_url=broker, mail_url=mailsim_url)
             | extra_env,
             log_path=log_dir / f"worker{number}.log",
-        ).start(ready=r" ready\.", timeout=60)
+        )
+        try:
+            return worker.start(ready=r" ready\.", timeout=60)
+        except TimeoutError as error:
+            raise TimeoutError(f"{error}\n{broker_state_now()}") from error
 
     return launch
 
