@@ -1,10 +1,11 @@
 """The sending rate toward the provider (MAIL_PROVIDER_RATE_LIMIT calls per second), shared by
 every worker on every host: a token bucket in one PostgreSQL row per provider
 (ProviderRateBucket), refilled at the limit by the database's own clock (hosts' clocks may
-differ), holding one call at most: no burst, so calls are made at least 1/limit seconds apart
-and the provider never sees more than the limit in a second (a window that begins exactly on
-a call may hold one more), not the double a bucket of one second's calls lets through after a
-pause.
+differ), holding one call at most: no burst, so calls may leave at least 1/limit seconds
+apart and the provider never sees more than the limit in a second (a window that begins
+exactly on a call may hold one more; a call that leaves late, its worker still busy with its
+claim, arrives that much closer to the next), not the double a bucket of one second's calls
+lets through after a pause.
 
 Each email takes a token in its claim's transaction, after the circuit breaker let it go
 (claims.py). The bucket may lend up to one second of tokens ahead (it goes down to -limit):

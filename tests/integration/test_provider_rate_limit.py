@@ -24,6 +24,10 @@ from tests.waiting import wait_until
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
 
 RATE = 2  # calls per second; the bucket holds one second of them
+# The bucket spaces the moments the calls may leave; the simulator sees when they arrive. A
+# call that leaves late (its worker still committing its claim or rendering on a loaded
+# machine) arrives closer to the next one by that delay; the next one is not earlier.
+DEPARTURE_SLACK_SECONDS = 0.4
 
 
 def test_a_backlog_drains_at_the_limit_across_two_worker_processes_and_every_email_is_sent_once(
@@ -43,7 +47,8 @@ def test_a_backlog_drains_at_the_limit_across_two_worker_processes_and_every_ema
     arrivals = sorted(datetime.fromisoformat(entry["at"]) for entry in mailsim.requests_log())
     assert len(arrivals) == len(orders)
     for first, fifth in zip(arrivals, arrivals[4:], strict=False):
-        assert (fifth - first).total_seconds() >= 1.8, arrivals  # 5 calls take 2 s at 2/s
+        # 5 calls take 2 s at 2/s
+        assert (fifth - first).total_seconds() >= 4 / RATE - DEPARTURE_SLACK_SECONDS, arrivals
     assert (arrivals[-1] - arrivals[0]).total_seconds() >= (len(orders) - 1) / RATE - 0.5
     # the waiting emails said why
     assert not Notification.objects.exclude(status="sent").exists()
