@@ -1066,6 +1066,7 @@ PLATFORMS_DOC = rows(
         setting("PLATFORM_WEBHOOK_MAX_BODY_BYTES", mebibytes),
     ),
     ("and Shopify retries (up to 8 times over {} hours).", hours_of(f"{SHOP_REDACT}.RETRIED_FOR")),
+    ("a delivery whose time is more than {} hour past our clock", hours_of("intake.same_time.FUTURE_SLACK")),
     (
         "so that Shopify does not retry it for {} hours",
         constant(f"{SHOP_REDACT}.RETRIED_FOR", lambda span: words(int(span.total_seconds() // 3600))),
