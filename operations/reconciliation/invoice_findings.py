@@ -23,7 +23,7 @@ from operations.reconciliation.findings import LIMIT, Finding, Found, found_of, 
 from orders.changes import order_paid_minor
 from orders.content import minor_to_amount
 from orders.currencies import amount_minor
-from orders.invoicing.issue import invoice_due
+from orders.invoicing.issue import invoice_due, invoice_due_at_payment_if_none
 from orders.invoicing.settlement import billable_of
 from orders.models import DeletedInvoice, Invoice, Order, OrderVersion, Refund
 
@@ -48,14 +48,14 @@ def missing_invoices(*, since: datetime) -> Found:
     )
     findings = []
     for order in orders:
-        due_at = order.paid_at if invoice_due(placed=False, paid=True) else order.created_at
+        due_at = _due_at(order, since)
         findings.append(
             Finding(
                 problem=Problem.MISSING_INVOICE,
                 subject=f"{order.pk}:invoice",
                 day=timezone.localdate(due_at),
-                detail=f"{_paid_or_placed(order)} {local_time(due_at)} with its lines, and no invoice was "
-                "issued for it.",
+                detail=f"{_paid_or_placed(order, since)} {local_time(due_at)} with its lines, and no invoice "
+                "was issued for it.",
                 order_id=order.pk,
                 amount=order.amount,
                 currency=order.currency,
@@ -66,16 +66,21 @@ def missing_invoices(*, since: datetime) -> Found:
 
 def _invoice_due_since(since: datetime) -> Q | None:
     """The orders whose invoice fell due since `since`: placed then, when it is issued at the
-    placing (paid or not); paid then, when at the payment; none when invoices are off."""
-    if invoice_due(placed=True, paid=False):
-        return Q(created_at__gte=since)
-    if invoice_due(placed=False, paid=True):
-        return Q(paid_at__gte=since)
-    return None
+    placing (paid or not); paid then, when at the payment, which also invoices an order placed
+    before it was issued at the placing (issue.py); none when invoices are off."""
+    if not invoice_due_at_payment_if_none():
+        return None
+    paid = Q(paid_at__gte=since)
+    return Q(created_at__gte=since) | paid if invoice_due(placed=True, paid=False) else paid
 
 
-def _paid_or_placed(order: Order) -> str:
-    return "Paid" if invoice_due(placed=False, paid=True) else "Placed"
+def _due_at(order: Order, since: datetime) -> datetime:
+    placing = invoice_due(placed=True, paid=False) and order.created_at >= since
+    return order.created_at if placing or order.paid_at is None else order.paid_at
+
+
+def _paid_or_placed(order: Order, since: datetime) -> str:
+    return "Placed" if _due_at(order, since) == order.created_at else "Paid"
 
 
 def unsettled_documents(*, since: datetime) -> Found:

@@ -33,6 +33,13 @@ def invoice_due(*, placed: bool, paid: bool) -> bool:
     return (when == CONFIRMED and placed) or (when == PAID and paid)
 
 
+def invoice_due_at_payment_if_none() -> bool:
+    """Whether a payment issues the invoice of an order that has none: under `paid`, and under
+    `confirmed` too, where the placing issues it, for an order placed while it did not (before
+    a change from `paid` or `off`): a paid order is never left without its invoice."""
+    return settings.INVOICE_ISSUED_WHEN != OFF
+
+
 def invoice_issue(
     order: Order,
     *,
@@ -128,10 +135,10 @@ def invoice_issue_at_placing(order: Order, *, content: dict[str, Any] | None, pa
 
 
 def invoice_issue_at_payment(order: Order) -> Invoice | None:
-    """The invoice of an order paid after its placing, in the payment's transaction, if
-    INVOICE_ISSUED_WHEN calls for one then and it has none yet: of its current content, in an
-    email of its own (`order.invoiced`). None for a short-body order (no lines to invoice)."""
-    if order.content_version is None or not invoice_due(placed=False, paid=True):
+    """The invoice of an order paid after its placing, in the payment's transaction, if it has
+    none yet and invoices are on (invoice_due_at_payment_if_none): of its current content, in
+    an email of its own (`order.invoiced`). None for a short-body order (no lines to invoice)."""
+    if order.content_version is None or not invoice_due_at_payment_if_none():
         return None
     if order.erased_at is not None:
         # its lines lost their names and rates with the customer's data: nothing to bill by

@@ -142,6 +142,21 @@ def test_which_orders_are_due_an_invoice_follows_invoice_issued_when(settings):
     assert all(row.detail.startswith("Placed ") for row in rows if row.order_id == unpaid.id)
 
 
+def test_under_confirmed_an_order_placed_before_the_window_and_paid_in_it_is_due_its_invoice(settings):
+    # given: placed unpaid long ago while invoices were off, paid today without one (a bug)
+    old = _placed_without_invoice("C3", settings, paid=False)
+    Order.objects.filter(pk=old.pk).update(created_at=timezone.now() - timedelta(days=400))
+    settings.INVOICE_ISSUED_WHEN = "off"
+    order_pay(order_id=old.id, api_token=None)
+    # when: the check runs with invoices issued at the placing
+    settings.INVOICE_ISSUED_WHEN = "confirmed"
+    reconcile_run(stuck_after=NOW)
+    # then: its payment was due to issue it (issue.py), and the finding says "Paid"
+    [row] = _open("missing_invoice")
+    assert row.order_id == old.id
+    assert row.detail.startswith("Paid "), row.detail
+
+
 def test_an_erased_order_paid_after_its_erasure_gets_no_invoice_and_raises_nothing(settings):
     order = _place("E1", paid=False)
     orders_erase([order.id], now=timezone.now())

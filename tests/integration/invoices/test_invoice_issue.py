@@ -101,6 +101,27 @@ def test_issued_when_confirmed_an_unpaid_order_gets_its_invoice_with_its_confirm
     assert invoice.email_kind == "order_confirmation"
 
 
+def test_after_a_switch_to_confirmed_an_order_placed_unpaid_before_is_invoiced_when_paid(
+    place_order, settings
+):
+    # given: placed unpaid while invoices were issued at the payment: its placing issued none
+    order = place_order(paid=False)
+    assert not Invoice.objects.filter(order=order).exists()
+    # when: the shop switches to invoices at the placing, then the order is paid
+    settings.INVOICE_ISSUED_WHEN = "confirmed"
+    order_pay(order_id=order.id, api_token=None)
+    # then: its payment issues it (no placing will again), in an email of its own
+    [invoice] = Invoice.objects.filter(order=order)
+    assert (invoice.email_kind, invoice.email_subject_id) == ("order_invoice", invoice.pk)
+
+
+def test_under_confirmed_paying_an_order_invoiced_at_its_placing_issues_no_second(place_order, settings):
+    settings.INVOICE_ISSUED_WHEN = "confirmed"
+    order = place_order(paid=False)
+    order_pay(order_id=order.id, api_token=None)
+    assert Invoice.objects.filter(order=order).count() == 1
+
+
 def test_markup_in_what_the_shop_sent_is_text_and_nothing_is_fetched(place_order):
     # a product name and a customer name with markup that would fetch a file and an address
     lines = [
