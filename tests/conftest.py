@@ -30,6 +30,44 @@ PYTHON = sys.executable
 MIGRATION_ROWS = pytest.StashKey[tuple[str, DjangoDbBlocker]]()
 
 
+def _one_of_several_processes() -> bool:
+    """Whether this is one process of a parallel run (pytest-xdist): its database and vhost are
+    removed by the run once every process has ended (pytest_sessionfinish), not by itself."""
+    return bool(os.environ.get("PYTEST_XDIST_WORKER"))
+
+
+@pytest.fixture(scope="session")
+def django_db_keepdb(request) -> bool:
+    """pytest-django's: kept by a process of a parallel run, for the run to drop at its end."""
+    return bool(request.config.getvalue("reuse_db")) or _one_of_several_processes()
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """A parallel run's start, in its controlling process: what killed runs left removed once,
+    before any process tests (a process doing it would race another's test of it)."""
+    if _one_of_several_processes() or not getattr(session.config.option, "numprocesses", None):
+        return
+    from django.conf import settings
+
+    from infra.rabbitmq import RabbitAdmin
+
+    stale_runs_clear(RabbitAdmin(settings.RABBITMQ_MANAGEMENT_URL))
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """The parallel run's end, in its controlling process: every process's database and vhost
+    removed, now that none is testing (tests/stale_runs.py run_leftovers_remove)."""
+    if _one_of_several_processes() or not getattr(session.config.option, "numprocesses", None):
+        return
+    from django.conf import settings
+
+    from infra.rabbitmq import RabbitAdmin
+    from tests.stale_runs import run_leftovers_remove
+
+    admin = RabbitAdmin(settings.RABBITMQ_MANAGEMENT_URL)
+    run_leftovers_remove(admin, _maintenance_url(), run_id=os.environ["TEST_RUN_ID"])
+
+
 @pytest.fixture(scope="session")
 def django_db_setup(request, django_db_setup, django_db_blocker):
     """pytest-django's test database, dropped at the end even if a connection was left open
@@ -57,7 +95,7 @@ def django_db_setup(request, django_db_setup, django_db_blocker):
                 "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
                 "WHERE datname = current_database() AND pid <> pg_backend_pid()"
             )
-        if set_up_here is not None:
+        if set_up_here is not None and not _one_of_several_processes():
             teardown_databases(set_up_here, verbosity=0)
 
 
@@ -119,31 +157,36 @@ def broker(django_db_setup):
     admin = RabbitAdmin(settings.RABBITMQ_MANAGEMENT_URL)
 
     def set_up() -> None:
-        stale_runs_clear(admin)
+        if not _one_of_several_processes():  # a parallel run's controller cleared them
+            stale_runs_clear(admin)
         admin.vhost_ensure(TEST_RABBITMQ_VHOST, user=user_of(settings.CELERY_BROKER_URL))
         topology_declare(broker_url=settings.CELERY_BROKER_URL)
 
     within_set_up_time(set_up, what=f"the test vhost {TEST_RABBITMQ_VHOST}", state=broker_state_now)
     yield settings.CELERY_BROKER_URL
-    admin.vhost_delete(TEST_RABBITMQ_VHOST)
+    if not _one_of_several_processes():
+        admin.vhost_delete(TEST_RABBITMQ_VHOST)
 
 
 def stale_runs_clear(admin) -> None:
     """What killed runs left (tests/stale_runs.py), before this run adds its own."""
-    from django.db import connection
-
     from tests.stale_runs import stale_databases_drop, stale_vhosts_delete
 
-    db = connection.settings_dict
-    maintenance = database_url(
+    for what in stale_vhosts_delete(admin) + stale_databases_drop(_maintenance_url()):
+        print(f"removed what a killed test run left: {what}", file=sys.stderr)
+
+
+def _maintenance_url() -> str:
+    from django.conf import settings
+
+    db = settings.DATABASES["default"]
+    return database_url(
         "postgres",
         host=db["HOST"] or "127.0.0.1",
         port=db["PORT"] or 5432,
         user=db["USER"] or "",
         password=db["PASSWORD"] or "",
     )
-    for what in stale_vhosts_delete(admin) + stale_databases_drop(maintenance):
-        print(f"removed what a killed test run left: {what}", file=sys.stderr)
 
 
 @pytest.fixture

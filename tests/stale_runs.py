@@ -51,3 +51,27 @@ def stale_databases_drop(maintenance_url: str, *, now: float | None = None) -> l
                 continue  # in use after all, or another process of this run dropped it first
             dropped.append(name)
     return dropped
+
+
+def run_leftovers_remove(admin: RabbitAdmin, maintenance_url: str, *, run_id: str) -> list[str]:
+    """The vhosts and databases of the processes of run `run_id` (`…_gwN`), removed once every
+    process has ended; their names. A process does not remove its own when it ends: dropping a
+    database forces a checkpoint that syncs every file the other processes' databases wrote,
+    and unlinking thousands of files stalls the disk for everything else (RabbitMQ's node
+    stopped accepting connections for minutes while the processes still testing waited)."""
+    removed = []
+    for name in admin.vhost_names():
+        if name.startswith(f"orders-test-{run_id}-gw"):
+            admin.vhost_delete(name)
+            removed.append(name)
+    with psycopg.connect(maintenance_url, autocommit=True) as connection:
+        names = [row[0] for row in connection.execute("SELECT datname FROM pg_database")]
+        for name in names:
+            if not name.startswith(f"test_orders_{run_id}_gw"):
+                continue
+            connection.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s", [name]
+            )
+            connection.execute(sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(name)))
+            removed.append(name)
+    return removed

@@ -10,7 +10,12 @@ from django.db import connection
 from kombu import Connection
 
 from infra.rabbitmq import RabbitAdmin, broker_url_with_vhost, user_of
-from tests.stale_runs import STALE_AFTER_SECONDS, stale_databases_drop, stale_vhosts_delete
+from tests.stale_runs import (
+    STALE_AFTER_SECONDS,
+    run_leftovers_remove,
+    stale_databases_drop,
+    stale_vhosts_delete,
+)
 from tools.drill.processes import database_url
 
 OLD = int(time.time()) - STALE_AFTER_SECONDS - 60
@@ -86,3 +91,31 @@ def test_an_old_test_database_is_dropped_once_idle_and_this_runs_own_stays():
             assert connection.settings_dict["NAME"] in left  # this run's own: started now
         finally:
             admin_connection.execute(f'DROP DATABASE IF EXISTS "{old}"')
+
+
+@pytest.mark.django_db
+def test_a_parallel_runs_leftovers_go_at_its_end_and_no_other_runs(broker):
+    # given: the databases and vhosts of the processes of a run that ended, and of another
+    maintenance = _url("postgres")
+    ended, other = f"{RECENT}_e0e0e0", f"{RECENT}_f1f1f1"
+    admin = RabbitAdmin(settings.RABBITMQ_MANAGEMENT_URL)
+    vhosts = [f"orders-test-{ended}-gw0", f"orders-test-{ended}-gw1", f"orders-test-{other}-gw0"]
+    for name in vhosts:
+        admin.vhost_ensure(name, user=user_of(settings.CELERY_BROKER_URL))
+    with psycopg.connect(maintenance, autocommit=True) as admin_connection:
+        for name in (f"test_orders_{ended}_gw0", f"test_orders_{other}_gw0"):
+            admin_connection.execute(f'CREATE DATABASE "{name}"')
+        try:
+            # when
+            removed = run_leftovers_remove(admin, maintenance, run_id=ended)
+            # then
+            assert sorted(removed) == sorted([*vhosts[:2], f"test_orders_{ended}_gw0"])
+            left = {row[0] for row in admin_connection.execute("SELECT datname FROM pg_database")}
+            assert f"test_orders_{other}_gw0" in left
+            assert f"test_orders_{ended}_gw0" not in left
+            assert f"orders-test-{other}-gw0" in admin.vhost_names()
+        finally:
+            for name in (f"test_orders_{ended}_gw0", f"test_orders_{other}_gw0"):
+                admin_connection.execute(f'DROP DATABASE IF EXISTS "{name}"')
+            for name in vhosts:
+                admin.vhost_delete(name)
