@@ -17,7 +17,7 @@ A delivery whose time is past our clock by more than FUTURE_SLACK is refused: ke
 order's newest, it would make every later delivery of the order older than it (stale) until the
 platform's clock reached it, and the order would take none of their changes."""
 
-from datetime import timedelta
+from datetime import UTC, timedelta
 
 from django.utils import timezone
 
@@ -31,12 +31,21 @@ FUTURE_SLACK = timedelta(hours=1)
 
 
 def future_time_refuse(snapshot: PlatformOrder) -> None:
-    """Raises Unusable when the snapshot's time is past our clock by more than FUTURE_SLACK."""
+    """Raises Unusable when the snapshot's time is past our clock by more than FUTURE_SLACK, or
+    is before any time the database gives back: year 1 east of UTC is kept as a time BC, and
+    the order's row could never be read again, by this delivery's next step or any later one."""
     if snapshot.updated_at > timezone.now() + FUTURE_SLACK:
         raise Unusable(
             f"The order's time ({snapshot.updated_at.isoformat()}) is after our clock: taken as its "
             "newest state, it would make every later change of the order stale. Nothing of it was applied."
         )
+    try:
+        snapshot.updated_at.astimezone(UTC)
+    except OverflowError as exc:
+        raise Unusable(
+            f"The order's time ({snapshot.updated_at.isoformat()}) is outside the times this service can "
+            "keep. Nothing of it was applied."
+        ) from exc
 
 
 def same_time_changes_left_out(order: Order, snapshot: PlatformOrder) -> list[str]:

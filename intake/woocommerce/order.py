@@ -36,6 +36,10 @@ from intake.woocommerce.parcel_news import parcel_news_from_payload
 from orders.content import NAME_TEXT, SHORT_TEXT, line_sku
 
 PAID_STATUSES = frozenset({"processing", "completed", "delivered", "refunded"})
+# The statuses of an order waiting for a payment. WooCommerce edits an order's lines only on hold
+# or pending, so a paid order an edit raised is saved so, its `date_paid` kept from its first
+# payment, until the shop takes the balance and moves it on: not paid in full until then.
+AWAITING_PAYMENT_STATUSES = frozenset({"pending", "on-hold", "failed"})
 # The statuses of an order that has left: WooCommerce's own, and "delivered", which TrackShip
 # (and Advanced Shipment Tracking) may give a completed order once its parcel arrived. Its save
 # may reach us before the "completed" one (WooCommerce keeps no order between deliveries), and
@@ -72,10 +76,9 @@ def order_from_payload(payload: dict[str, Any]) -> PlatformOrder:
         edit_left_out=f"{CONTENT_LEFT_OUT}: {refused}" if refused else "",
         paid=paid,
         # WooCommerce keeps no record of how much came in: `date_paid` is set once, at the first
-        # payment, its `needs_payment` follows the status alone (pending or failed), and an edit
-        # (its order screen edits an order on hold or pending payment) leaves no balance due in
-        # any field. An order it says is paid is taken as paid in full, as before the edit.
-        paid_in_full=paid,
+        # payment, and an edit leaves no balance due in any field. An order it says is paid is
+        # taken as paid in full once it no longer waits for a payment (AWAITING_PAYMENT_STATUSES).
+        paid_in_full=paid and status not in AWAITING_PAYMENT_STATUSES,
         cancelled=status == "cancelled",
         shipments=_shipments(payload) if status in SHIPPED_STATUSES else [],
         refunds=[

@@ -1,7 +1,11 @@
 """The preview of a version of the invoice template: the sample invoice and credit note
 rendered from it as PDFs, by the check a draft passes (documents/template_check.py), or a real
 invoice or credit note rendered from it, shown in the page and each opened on its own. Nothing
-is stored: a real document's stored PDF stays what it is."""
+is stored: a real document's stored PDF stays what it is.
+
+Each PDF is laid out where it is asked for, alone, never by the page that frames it: a layout
+of a version takes up to LAYOUT_MAX_WALL_SECONDS, and anyone who may see the versions may ask
+for it (a PDF that does not render says why, in the frame)."""
 
 import uuid
 
@@ -37,11 +41,6 @@ def document_preview_view(
 ) -> HttpResponse:
     document, problem = _real_document(request)
     shown = _shown(version, document) if not problem else []
-    if not problem:
-        try:
-            _pdfs(version, document)
-        except RenderError as exc:
-            problem = f"This version does not render: {exc}"
     context = {
         **model_admin.admin_site.each_context(request),
         "opts": model_admin.opts,
@@ -69,12 +68,12 @@ def document_preview_pdf_view(
     if which == REAL and document is None:
         return _words(problem or f"Which document? Name it: ?{REAL}=<id>.")
     try:
-        pdfs = _pdfs(version, document)
+        pdf = _pdf_of(version, document, which)
     except RenderError as exc:
         return _words(f"This version does not render: {exc}")
     if document is None:
-        return _pdf(pdfs[list(SAMPLES).index(which)], f"{which.replace('_', '-')}-sample", version)
-    return _pdf(pdfs[0], document.number_text.replace("/", "-"), version)
+        return _pdf(pdf, f"{which.replace('_', '-')}-sample", version)
+    return _pdf(pdf, document.number_text.replace("/", "-"), version)
 
 
 def _words(text: str) -> HttpResponse:
@@ -89,11 +88,12 @@ def _pdf(content: bytes, name: str, version: EmailTemplateVersion) -> HttpRespon
     return response
 
 
-def _pdfs(version: EmailTemplateVersion, document: Invoice | None) -> list[bytes]:
+def _pdf_of(version: EmailTemplateVersion, document: Invoice | None, which: str) -> bytes:
     source = version_source(version)
     if document is None:
-        return document_samples_render(source)
-    return [document_preview_pdf(source, document)]
+        [pdf] = document_samples_render(source, only=list(SAMPLES).index(which))
+        return pdf
+    return document_preview_pdf(source, document)
 
 
 def _shown(version: EmailTemplateVersion, document: Invoice | None) -> list[tuple[str, str]]:

@@ -7,10 +7,14 @@ WeasyPrint, the standard library and contrast.py only.
 A text box counts as shown when it is visible; its font, as transformed, is at least
 MIN_SHOWN_FONT_SIZE_PT; its colour, as transparent as its alpha and every ancestor's opacity
 make it, reaches MIN_SHOWN_CONTRAST against every colour its ancestors paint under it (their
-backgrounds, gradients and inset shadows); and its glyphs lie on the sheet, inside every
-ancestor's clip (overflow, clip, a line's ellipsis). Not seen: a box drawn over the text, or
+backgrounds, gradients, inset shadows and border images); and its glyphs lie on the sheet,
+inside every ancestor's clip (overflow, clip, a line's ellipsis) and off the band every
+ancestor's outline paints over it (page_areas.py). A box of a negative z-index counts as hidden:
+its stacking context's backgrounds are painted over it. Not seen: a box drawn over the text, or
 under it, that is not its ancestor (an absolutely positioned cover, a table column's
-background), and glyphs piled onto one another (a negative letter-spacing)."""
+background), what an ancestor paints under the text beside its background (a border the text
+overflows onto, a column rule, the text's own underline), and glyphs piled onto one another (a
+negative letter-spacing)."""
 
 from __future__ import annotations  # WeasyPrint's classes name types only: loaded when laid out
 
@@ -19,6 +23,17 @@ from math import sqrt
 from typing import TYPE_CHECKING, Any
 
 from notifications.documents.contrast import RGB, WHITE, contrast_ratio, over, srgb
+from notifications.documents.page_areas import (
+    Area,
+    Ring,
+    intersection,
+    on_page,
+    outline_covers,
+    outline_ring,
+    padding_box,
+    sunk,
+    within,
+)
 
 if TYPE_CHECKING:
     from weasyprint.document import Document, Page
@@ -33,7 +48,6 @@ _PX_PER_PT = 96 / 72  # WeasyPrint's lengths are CSS pixels
 # The glyphs' band tested against the clips: from the baseline up a capital's height (about
 # 0.7 em), since a line's own box may be taller than a block that clips it and still shows it.
 _CAP_HEIGHT_EM = 0.7
-_TOLERANCE_PX = 1.0  # rounding in the layout's positions
 # More colours than this under one text (nested translucent gradients) are not followed: the
 # text counts as hidden, which bounds the work a template can ask of the check.
 _MAX_BACKDROPS = 32
@@ -41,19 +55,18 @@ _MAX_BACKDROPS = 32
 # across it.
 UNSHOWN = "\0"
 
-Area = tuple[float, float, float, float]  # x1, y1, x2, y2 on the page
-
 
 @dataclass(frozen=True)
 class _Drawn:
     """How a box's content is drawn: its ancestors' opacities multiplied, the colours that may
-    lie under it, the part of the page it may show in, and its ancestors' transformation from
-    its coordinates to the page's (None: none)."""
+    lie under it, the part of the page it may show in, its ancestors' transformation from its
+    coordinates to the page's (None: none), and their outlines, painted over it."""
 
     opacity: float
     backdrops: frozenset[RGB]
     area: Area
     matrix: Any
+    rings: tuple[Ring, ...] = ()
 
 
 def pages_shown_text(document: Document) -> str:
@@ -71,8 +84,8 @@ def pages_shown_text(document: Document) -> str:
         for child in page_box.children:
             inner = replace(drawn, backdrops=backdrops) if drawn and backdrops else None
             if inner and child.is_for_root_element and page_box.style["overflow"] != "visible":
-                viewport = _on_page(None, *_padding_box(page_box))  # the root's overflow, as drawn
-                inner = replace(inner, area=_intersection(inner.area, viewport))
+                viewport = on_page(None, *padding_box(page_box))  # the root's overflow, as drawn
+                inner = replace(inner, area=intersection(inner.area, viewport))
             _read(child, inner, blocks)
     return UNSHOWN.join("".join(parts) for parts in blocks.values())
 
@@ -116,6 +129,8 @@ def _inside(box: Any, outer: _Drawn, *, clips: bool = True) -> _Drawn | None:
     it shows, or what shows cannot be told."""
     style = box.style
     matrix = outer.matrix
+    if sunk(box):
+        return None
     if box.transformation_matrix is not None:  # set by the Page, for a box with a transform
         if not box.transformation_matrix.determinant:
             return None  # flattened: WeasyPrint draws nothing of it
@@ -123,18 +138,22 @@ def _inside(box: Any, outer: _Drawn, *, clips: bool = True) -> _Drawn | None:
     if style["mask_border_source"][0] != "none":
         return None  # an image as an alpha mask over it: what shows through is not known
     backdrops = _backdrops(outer.backdrops, box.background)
+    if backdrops is not None and style["border_image_source"][0] != "none":
+        backdrops = _border_image_backdrops(backdrops, getattr(box, "border_image", None))
     if backdrops is None:
         return None
     area = outer.area
     if clips and style["overflow"] != "visible":
-        area = _intersection(area, _on_page(matrix, *_padding_box(box)))
+        area = intersection(area, on_page(matrix, *padding_box(box)))
     if box.is_absolutely_positioned() and style["clip"]:
         top, right, bottom, left = style["clip"]  # as draw_stacking_context reads it
         x, y = box.border_box_x(), box.border_box_y()
         right, left = (0 if right == "auto" else right), (box.border_width() if left == "auto" else left)
         bottom, top = (box.border_height() if bottom == "auto" else bottom), (0 if top == "auto" else top)
-        area = _intersection(area, _on_page(matrix, x + right, y + top, left - right, bottom - top))
-    return _Drawn(outer.opacity * style["opacity"], backdrops, area, matrix)
+        area = intersection(area, on_page(matrix, x + right, y + top, left - right, bottom - top))
+    ring = outline_ring(box, matrix)
+    rings = (*outer.rings, ring) if ring else outer.rings
+    return _Drawn(outer.opacity * style["opacity"], backdrops, area, matrix, rings)
 
 
 def _line_inside(line: Any, drawn: _Drawn) -> _Drawn | None:
@@ -144,8 +163,8 @@ def _line_inside(line: Any, drawn: _Drawn) -> _Drawn | None:
         return None
     if line.text_overflow != "ellipsis":
         return drawn
-    x1, _, x2, _ = _on_page(drawn.matrix, line.position_x, line.position_y, line.width, line.height)
-    return replace(drawn, area=_intersection(drawn.area, (x1, drawn.area[1], x2, drawn.area[3])))
+    x1, _, x2, _ = on_page(drawn.matrix, line.position_x, line.position_y, line.width, line.height)
+    return replace(drawn, area=intersection(drawn.area, (x1, drawn.area[1], x2, drawn.area[3])))
 
 
 def _text_shown(box: Any, drawn: _Drawn) -> bool:
@@ -155,7 +174,8 @@ def _text_shown(box: Any, drawn: _Drawn) -> bool:
     if style["visibility"] != "visible" or size * scale < MIN_SHOWN_FONT_SIZE_PT * _PX_PER_PT:
         return False
     top = box.position_y + box.baseline - _CAP_HEIGHT_EM * size
-    if not _within(_on_page(drawn.matrix, box.position_x, top, box.width, _CAP_HEIGHT_EM * size), drawn.area):
+    glyphs = on_page(drawn.matrix, box.position_x, top, box.width, _CAP_HEIGHT_EM * size)
+    if not within(glyphs, drawn.area) or any(outline_covers(glyphs, ring) for ring in drawn.rings):
         return False
     colour, alpha = srgb(style["color"]), style["color"].alpha * drawn.opacity
     ratios = [contrast_ratio(over(colour, alpha, under), under) for under in drawn.backdrops]
@@ -183,30 +203,15 @@ def _backdrops(below: frozenset[RGB], background: Any) -> frozenset[RGB] | None:
     return frozenset(found) if len(found) <= _MAX_BACKDROPS else None
 
 
-def _padding_box(box: Any) -> Area:
-    return box.padding_box_x(), box.padding_box_y(), box.padding_width(), box.padding_height()
+def _border_image_backdrops(below: frozenset[RGB], image: Any) -> frozenset[RGB] | None:
+    """A border image is painted under the box's content, over all of it with `fill` or a
+    border-image-width reaching in: its gradient's colours over each of `below`, as they may lie
+    under the text. None for an image of colours not known."""
+    from weasyprint.images import Gradient
 
-
-def _on_page(matrix: Any, x: float, y: float, width: float, height: float) -> Area:
-    """The rectangle's bounds on the page, through `matrix` (None: as it is)."""
-    corners = [(x, y), (x + width, y), (x, y + height), (x + width, y + height)]
-    if matrix:
-        corners = [matrix.transform_point(*corner) for corner in corners]
-    xs, ys = [corner[0] for corner in corners], [corner[1] for corner in corners]
-    return min(xs), min(ys), max(xs), max(ys)
-
-
-def _intersection(first: Area, second: Area) -> Area:
-    """Empty (x1 > x2 or y1 > y2) where they do not meet."""
-    (x1, y1, x2, y2), (u1, v1, u2, v2) = first, second
-    return max(x1, u1), max(y1, v1), min(x2, u2), min(y2, v2)
-
-
-def _within(inner: Area, outer: Area) -> bool:
-    tolerance = _TOLERANCE_PX
-    return (
-        inner[0] >= outer[0] - tolerance
-        and inner[1] >= outer[1] - tolerance
-        and inner[2] <= outer[2] + tolerance
-        and inner[3] <= outer[3] + tolerance
-    )
+    if image is None:
+        return below  # not loaded (an address, refused): nothing painted
+    if not isinstance(image, Gradient):
+        return None
+    found = below | {over(srgb(colour), colour.alpha, under) for colour in image.colors for under in below}
+    return frozenset(found) if len(found) <= _MAX_BACKDROPS else None

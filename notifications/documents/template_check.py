@@ -26,10 +26,12 @@ def document_template_check(*, locale: str, html: str) -> list[bytes]:
     return document_samples_render(source)
 
 
-def document_samples_render(source: TemplateSource) -> list[bytes]:
+def document_samples_render(source: TemplateSource, *, only: int | None = None) -> list[bytes]:
     """The PDFs of the sample invoice and credit note rendered from `source` (a draft or a
-    stored version), checked; raises RenderError."""
+    stored version), checked; raises RenderError. `only` (0, the invoice; 1, the credit note)
+    renders that one alone: a preview's frame shows one, and each layout may take seconds."""
     documents = sample_documents(source.locale)
+    documents = documents if only is None else [documents[only]]
     htmls = [document_html(source, document) for document in documents]
     layouts = layouts_in_child(htmls, label=source.label)
     for document, layout in zip(documents, layouts, strict=True):

@@ -1,0 +1,112 @@
+"""Ways a template may paint over a legal element, or set it so that the PDF shows other
+characters, while the text of its boxes still holds it: what the check of its page text
+(notifications/documents/page_text.py) must not read. Each HTML is laid out by WeasyPrint in this
+process; a value's squashed or piled glyphs are test_invoice_page_text_distortions.py's."""
+
+import pytest
+
+from notifications.documents.layout import pdf_layout
+from notifications.documents.legal_elements import comparable_text
+
+VALUE = "DE999888777"
+
+
+def _shows(html: str, value: str = VALUE) -> bool:
+    return comparable_text(value) in comparable_text(pdf_layout(html).shown_text)
+
+
+@pytest.mark.parametrize(
+    "html",
+    [
+        # drawn before its stacking context's block backgrounds: its parent's white covers it
+        f"<div style='background: white'><span style='position: relative; z-index: -1'>{VALUE}</span></div>",
+        # an outline is drawn after its box's content: inside the box with a negative offset
+        f"<p style='display: inline-block; outline: 10mm solid white; outline-offset: -10mm'>{VALUE}</p>",
+        # and over what overflows the box (a block of no height) with none
+        f"<div style='height: 0; outline: 15mm solid white'><p style='margin: 0'>{VALUE}</p></div>",
+        # a border image is drawn under the content, over all of it with `fill`
+        f"<p style='border: 1px solid; border-image: linear-gradient(black, black) 1 fill'>{VALUE}</p>",
+    ],
+    ids=[
+        "under its parent's background",
+        "under its own outline",
+        "under its parent's outline",
+        "on its border image's fill",
+    ],
+)
+def test_a_value_painted_over_by_its_own_boxes_is_not_read(html):
+    assert not _shows(html)
+
+
+@pytest.mark.parametrize(
+    "html",
+    [
+        f"<p style='outline: 1px solid black'>{VALUE}</p>",
+        f"<p style='outline: 2px dashed #ccc; outline-offset: 2mm; padding: 1mm'>{VALUE}</p>",
+        f"<p style='display: inline-block; outline: 1mm solid; outline-offset: -1mm; padding: 3mm'>"
+        f"{VALUE}</p>",
+        f"<p style='position: relative; z-index: 2; background: white'>{VALUE}</p>",
+        f"<div style='outline: 3mm solid white'><p>{VALUE}</p></div>",
+        f"<p style='border: 2px solid; border-image: linear-gradient(#ccc, #ccc) 1'>{VALUE}</p>",
+    ],
+    ids=[
+        "framed",
+        "framed apart",
+        "framed inside its padding",
+        "raised",
+        "white frame around its block",
+        "framed by a border image",
+    ],
+)
+def test_a_value_framed_by_an_outline_or_raised_is_read(html):
+    assert _shows(html)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="defect: page_text.py reads what an ancestor paints under its text from its background "
+    "and border image only, not from its border, which overflowing text is drawn on",
+)
+def test_a_value_overflowing_onto_its_parent_s_border_of_its_colour_is_not_read():
+    html = f"<div style='height: 0; border-bottom: 15mm solid black'><p style='margin: 0'>{VALUE}</p></div>"
+    assert not _shows(html)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="defect: a column rule wider than its gap is painted under the columns' text, which "
+    "page_text.py does not read as lying under it",
+)
+def test_a_value_on_a_column_rule_of_its_colour_is_not_read():
+    rule = "columns: 2; column-gap: 2mm; column-rule: 150mm solid black"
+    assert not _shows(f"<div style='{rule}'><p>{VALUE}</p><p>{VALUE[::-1]}</p></div>")
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="defect: page_text.py takes a text's colour against its ancestors' backgrounds only; "
+    "its own underline, as thick as the glyphs and moved up onto them, is painted under them in "
+    "their colour, and the PDF shows a bar",
+)
+def test_a_value_on_its_own_underline_of_its_colour_is_not_read():
+    style = "text-decoration: underline; text-decoration-thickness: 1.2em; text-underline-offset: -1em"
+    assert not _shows(f"<p style='{style}'>{VALUE}</p>")
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="defect: the check reads a box's characters in their logical order; a right-to-left "
+    "override (U+202E) before the value makes the PDF draw it backwards (777888999ED)",
+)
+def test_a_value_drawn_backwards_by_a_bidi_override_is_not_read():
+    assert not _shows(f"<p>VAT number: &#x202E;{VALUE}</p>")
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="defect: contrast.py turns a device-cmyk colour into sRGB naively (cyan is 0, 1, 1), "
+    "while PDF viewers (poppler, Acrobat) paint process cyan as about rgb(0 173 239): cyan text "
+    "on that background passes at a ratio of 2 and the PDF shows a plain cyan bar",
+)
+def test_a_value_in_device_cyan_on_the_cyan_a_viewer_paints_for_it_is_not_read():
+    assert not _shows(f"<p style='background: rgb(0 173 239); color: device-cmyk(1 0 0 0)'>{VALUE}</p>")
