@@ -2,15 +2,17 @@
 (legal_elements.py): a value hidden with CSS (display: none, white on white, a font of 0 pt,
 placed off the page or clipped away) is left out as surely as a value never written. Read from
 WeasyPrint's box tree after the layout, in the process that lays out (layout.py), with
-WeasyPrint, the standard library and contrast.py only.
+WeasyPrint, the standard library, contrast.py and piled_text.py only.
 
 A text box counts as shown when it is visible; its font, as transformed, is at least
-MIN_SHOWN_FONT_SIZE_PT; its colour, as transparent as its alpha and every ancestor's opacity
-make it, reaches MIN_SHOWN_CONTRAST against every colour its ancestors paint under it (their
-backgrounds, gradients and inset shadows); and its glyphs lie on the sheet, inside every
-ancestor's clip (overflow, clip, a line's ellipsis). Not seen: a box drawn over the text, or
-under it, that is not its ancestor (an absolutely positioned cover, a table column's
-background), and glyphs piled onto one another (a negative letter-spacing)."""
+MIN_SHOWN_FONT_SIZE_PT along the axis the transform shrinks most; its colour, as transparent
+as its alpha and every ancestor's opacity make it, reaches MIN_SHOWN_CONTRAST against every
+colour its ancestors paint under it (their backgrounds, gradients and inset shadows); its
+glyphs lie on the sheet, inside every ancestor's clip (overflow, clip, a line's ellipsis); and
+no other shown text is laid along its glyphs (piled_text.py). Not seen: a box drawn over the
+text, or under it, that is not its ancestor (an absolutely positioned cover, a table column's
+background), a text laid over it that is not shown itself (too small, too pale, clipped in
+part), and glyphs piled onto one another within one text (a negative letter-spacing)."""
 
 from __future__ import annotations  # WeasyPrint's classes name types only: loaded when laid out
 
@@ -19,6 +21,7 @@ from math import sqrt
 from typing import TYPE_CHECKING, Any
 
 from notifications.documents.contrast import RGB, WHITE, contrast_ratio, over, srgb
+from notifications.documents.piled_text import Area, GlyphBand, piled
 
 if TYPE_CHECKING:
     from weasyprint.document import Document, Page
@@ -41,8 +44,6 @@ _MAX_BACKDROPS = 32
 # across it.
 UNSHOWN = "\0"
 
-Area = tuple[float, float, float, float]  # x1, y1, x2, y2 on the page
-
 
 @dataclass(frozen=True)
 class _Drawn:
@@ -61,9 +62,10 @@ def pages_shown_text(document: Document) -> str:
     lines in order, a line feed between them, and the parts of a block that page breaks split
     read as one, whatever lies between them on the pages (the row's other cells, the margins),
     so that a value broken across two pages is read whole. UNSHOWN between blocks, and for
-    each text or box not shown."""
+    each text or box not shown, a text another is piled on too, once its page is read."""
     blocks: dict[Any, list[str]] = {}
     for page in document.pages:
+        shown: list[tuple[list[str], int, GlyphBand]] = []  # each text read, and where it went
         page_box = laid_out_box(page)
         sheet = _Drawn(1.0, frozenset({WHITE}), (0.0, 0.0, page.width, page.height), None)
         drawn = _inside(page_box, sheet, clips=False)
@@ -73,7 +75,10 @@ def pages_shown_text(document: Document) -> str:
             if inner and child.is_for_root_element and page_box.style["overflow"] != "visible":
                 viewport = _on_page(None, *_padding_box(page_box))  # the root's overflow, as drawn
                 inner = replace(inner, area=_intersection(inner.area, viewport))
-            _read(child, inner, blocks)
+            _read(child, inner, blocks, shown)
+        for index in piled([band for *_, band in shown]):
+            parts, position, _ = shown[index]
+            parts[position] = UNSHOWN
     return UNSHOWN.join("".join(parts) for parts in blocks.values())
 
 
@@ -85,17 +90,26 @@ def laid_out_box(page: Page) -> Any:
     return page._page_box
 
 
-def _read(root: Any, drawn: _Drawn | None, blocks: dict[Any, list[str]]) -> None:
+def _read(
+    root: Any,
+    drawn: _Drawn | None,
+    blocks: dict[Any, list[str]],
+    shown: list[tuple[list[str], int, GlyphBand]],
+) -> None:
     """Add the text of `root`'s boxes, in the tree's order, to the block each is in: a box that
     is neither a line nor inline starts one, and a box a page break split continues its
-    element's (the parts of a split box keep their element)."""
+    element's (the parts of a split box keep their element). Each shown text with a letter
+    goes to `shown` too, with its place in its block, for the check of piled texts."""
     from weasyprint.formatting_structure.boxes import InlineBox, LineBox, TextBox
 
     stack: list[tuple[Any, _Drawn | None, list[str]]] = [(root, drawn, [])]
     while stack:
         box, outer, parts = stack.pop()
         if isinstance(box, TextBox):
-            parts.append(box.text if outer and _text_shown(box, outer) else UNSHOWN)
+            band = _text_shown(box, outer) if outer else None
+            if band and not box.text.isspace():
+                shown.append((parts, len(parts), band))
+            parts.append(box.text if band else UNSHOWN)
             continue
         if isinstance(box, LineBox):
             parts.append("\n")
@@ -148,18 +162,39 @@ def _line_inside(line: Any, drawn: _Drawn) -> _Drawn | None:
     return replace(drawn, area=_intersection(drawn.area, (x1, drawn.area[1], x2, drawn.area[3])))
 
 
-def _text_shown(box: Any, drawn: _Drawn) -> bool:
+def _text_shown(box: Any, drawn: _Drawn) -> GlyphBand | None:
+    """The band of the text's glyphs where the text is shown (the module's rule but for piled
+    texts); None where it is not."""
     style = box.style
-    scale = sqrt(abs(drawn.matrix.determinant)) if drawn.matrix else 1.0
     size = style["font_size"]
-    if style["visibility"] != "visible" or size * scale < MIN_SHOWN_FONT_SIZE_PT * _PX_PER_PT:
-        return False
+    shown_size = size * _least_stretch(drawn.matrix)
+    if style["visibility"] != "visible" or shown_size < MIN_SHOWN_FONT_SIZE_PT * _PX_PER_PT:
+        return None
     top = box.position_y + box.baseline - _CAP_HEIGHT_EM * size
-    if not _within(_on_page(drawn.matrix, box.position_x, top, box.width, _CAP_HEIGHT_EM * size), drawn.area):
-        return False
+    left, right = sorted((box.position_x, box.position_x + box.width))  # < 0 wide: letters set back
+    on_page = _on_page(drawn.matrix, left, top, right - left, _CAP_HEIGHT_EM * size)
+    if not _within(on_page, drawn.area):
+        return None
     colour, alpha = srgb(style["color"]), style["color"].alpha * drawn.opacity
     ratios = [contrast_ratio(over(colour, alpha, under), under) for under in drawn.backdrops]
-    return min(ratios) >= MIN_SHOWN_CONTRAST
+    if min(ratios) < MIN_SHOWN_CONTRAST:
+        return None
+    return GlyphBand((left, top, right, top + _CAP_HEIGHT_EM * size), drawn.matrix, on_page, size)
+
+
+def _least_stretch(matrix: Any) -> float:
+    """The factor by which `matrix` (None: none) scales a length in the direction it shrinks
+    most, the smaller singular value of its linear part: a glyph is read by its narrowest
+    side, so scale(2.5, 0.04) measures 0.04, and skewX(88deg), which lays each glyph's
+    strokes within 2 degrees of the line (a sliver tan(2°) as thick as the glyph is tall),
+    0.035. The square root of the area's scale (the determinant) would count both as the
+    stretched axis made up for the squashed one."""
+    if not matrix:
+        return 1.0
+    a, b, c, d, _, _ = matrix.values
+    squares, area = a * a + b * b + c * c + d * d, abs(a * d - b * c)
+    largest = sqrt((squares + sqrt(max(squares * squares - 4 * area * area, 0.0))) / 2)
+    return area / largest if largest else 0.0  # the two singular values multiply to the area
 
 
 def _backdrops(below: frozenset[RGB], background: Any) -> frozenset[RGB] | None:
