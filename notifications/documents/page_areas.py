@@ -3,6 +3,7 @@ the boxes' transformations, and what WeasyPrint's draw/ package paints over a bo
 it (an ancestor's outline) or under the backgrounds of its stacking context (a negative
 z-index). Plain arithmetic on the boxes' laid-out lengths, in CSS pixels."""
 
+from math import sqrt
 from typing import Any
 
 Area = tuple[float, float, float, float]  # x1, y1, x2, y2 on the page
@@ -70,3 +71,18 @@ def within(inner: Area, outer: Area) -> bool:
         and inner[2] <= outer[2] + tolerance
         and inner[3] <= outer[3] + tolerance
     )
+
+
+def least_stretch(matrix: Any) -> float:
+    """The factor by which `matrix` (None: none) scales a length in the direction it shrinks
+    most, the smaller singular value of its linear part: a glyph is read by its narrowest
+    side, so scale(2.5, 0.04) measures 0.04, and skewX(88deg), which lays each glyph's
+    strokes within 2 degrees of the line (a sliver tan(2°) as thick as the glyph is tall),
+    0.035. The square root of the area's scale (the determinant) would count both as the
+    stretched axis made up for the squashed one."""
+    if not matrix:
+        return 1.0
+    a, b, c, d, _, _ = matrix.values
+    squares, area = a * a + b * b + c * c + d * d, abs(a * d - b * c)
+    largest = sqrt((squares + sqrt(max(squares * squares - 4 * area * area, 0.0))) / 2)
+    return area / largest if largest else 0.0  # the two singular values multiply to the area

@@ -2,24 +2,25 @@
 (legal_elements.py): a value hidden with CSS (display: none, white on white, a font of 0 pt,
 placed off the page or clipped away) is left out as surely as a value never written. Read from
 WeasyPrint's box tree after the layout, in the process that lays out (layout.py), with
-WeasyPrint, the standard library and contrast.py only.
+WeasyPrint, the standard library, contrast.py and piled_text.py only.
 
 A text box counts as shown when it is visible; its font, as transformed, is at least
-MIN_SHOWN_FONT_SIZE_PT; its colour, as transparent as its alpha and every ancestor's opacity
-make it, reaches MIN_SHOWN_CONTRAST against every colour its ancestors paint under it (their
-backgrounds, gradients, inset shadows and border images); and its glyphs lie on the sheet,
-inside every ancestor's clip (overflow, clip, a line's ellipsis) and off the band every
-ancestor's outline paints over it (page_areas.py). A box of a negative z-index counts as hidden:
-its stacking context's backgrounds are painted over it. Not seen: a box drawn over the text, or
-under it, that is not its ancestor (an absolutely positioned cover, a table column's
-background), what an ancestor paints under the text beside its background (a border the text
-overflows onto, a column rule, the text's own underline), and glyphs piled onto one another (a
-negative letter-spacing)."""
+MIN_SHOWN_FONT_SIZE_PT along the axis the transform shrinks most; its colour, as transparent
+as its alpha and every ancestor's opacity make it, reaches MIN_SHOWN_CONTRAST against every
+colour its ancestors paint under it (their backgrounds, gradients, inset shadows and border
+images); its glyphs lie on the sheet, inside every ancestor's clip (overflow, clip, a line's
+ellipsis) and off the band every ancestor's outline paints over it (page_areas.py); and no
+other shown text is laid along its glyphs (piled_text.py). A box of a negative z-index counts
+as hidden: its stacking context's backgrounds are painted over it. Not seen: a box drawn over
+the text, or under it, that is not its ancestor (an absolutely positioned cover, a table
+column's background), a text laid over it that is not shown itself (too small, too pale,
+clipped in part), what an ancestor paints under the text beside its background (a border the
+text overflows onto, a column rule, the text's own underline), and glyphs piled onto one
+another within one text (a negative letter-spacing)."""
 
 from __future__ import annotations  # WeasyPrint's classes name types only: loaded when laid out
 
 from dataclasses import dataclass, replace
-from math import sqrt
 from typing import TYPE_CHECKING, Any
 
 from notifications.documents.contrast import RGB, WHITE, contrast_ratio, over, srgb
@@ -27,6 +28,7 @@ from notifications.documents.page_areas import (
     Area,
     Ring,
     intersection,
+    least_stretch,
     on_page,
     outline_covers,
     outline_ring,
@@ -34,6 +36,7 @@ from notifications.documents.page_areas import (
     sunk,
     within,
 )
+from notifications.documents.piled_text import GlyphBand, piled
 
 if TYPE_CHECKING:
     from weasyprint.document import Document, Page
@@ -74,9 +77,10 @@ def pages_shown_text(document: Document) -> str:
     lines in order, a line feed between them, and the parts of a block that page breaks split
     read as one, whatever lies between them on the pages (the row's other cells, the margins),
     so that a value broken across two pages is read whole. UNSHOWN between blocks, and for
-    each text or box not shown."""
+    each text or box not shown, a text another is piled on too, once its page is read."""
     blocks: dict[Any, list[str]] = {}
     for page in document.pages:
+        shown: list[tuple[list[str], int, GlyphBand]] = []  # each text read, and where it went
         page_box = laid_out_box(page)
         sheet = _Drawn(1.0, frozenset({WHITE}), (0.0, 0.0, page.width, page.height), None)
         drawn = _inside(page_box, sheet, clips=False)
@@ -86,7 +90,10 @@ def pages_shown_text(document: Document) -> str:
             if inner and child.is_for_root_element and page_box.style["overflow"] != "visible":
                 viewport = on_page(None, *padding_box(page_box))  # the root's overflow, as drawn
                 inner = replace(inner, area=intersection(inner.area, viewport))
-            _read(child, inner, blocks)
+            _read(child, inner, blocks, shown)
+        for index in piled([band for *_, band in shown]):
+            parts, position, _ = shown[index]
+            parts[position] = UNSHOWN
     return UNSHOWN.join("".join(parts) for parts in blocks.values())
 
 
@@ -98,17 +105,26 @@ def laid_out_box(page: Page) -> Any:
     return page._page_box
 
 
-def _read(root: Any, drawn: _Drawn | None, blocks: dict[Any, list[str]]) -> None:
+def _read(
+    root: Any,
+    drawn: _Drawn | None,
+    blocks: dict[Any, list[str]],
+    shown: list[tuple[list[str], int, GlyphBand]],
+) -> None:
     """Add the text of `root`'s boxes, in the tree's order, to the block each is in: a box that
     is neither a line nor inline starts one, and a box a page break split continues its
-    element's (the parts of a split box keep their element)."""
+    element's (the parts of a split box keep their element). Each shown text with a letter
+    goes to `shown` too, with its place in its block, for the check of piled texts."""
     from weasyprint.formatting_structure.boxes import InlineBox, LineBox, TextBox
 
     stack: list[tuple[Any, _Drawn | None, list[str]]] = [(root, drawn, [])]
     while stack:
         box, outer, parts = stack.pop()
         if isinstance(box, TextBox):
-            parts.append(box.text if outer and _text_shown(box, outer) else UNSHOWN)
+            band = _text_shown(box, outer) if outer else None
+            if band and not box.text.isspace():
+                shown.append((parts, len(parts), band))
+            parts.append(box.text if band else UNSHOWN)
             continue
         if isinstance(box, LineBox):
             parts.append("\n")
@@ -167,19 +183,24 @@ def _line_inside(line: Any, drawn: _Drawn) -> _Drawn | None:
     return replace(drawn, area=intersection(drawn.area, (x1, drawn.area[1], x2, drawn.area[3])))
 
 
-def _text_shown(box: Any, drawn: _Drawn) -> bool:
+def _text_shown(box: Any, drawn: _Drawn) -> GlyphBand | None:
+    """The band of the text's glyphs where the text is shown (the module's rule but for piled
+    texts); None where it is not."""
     style = box.style
-    scale = sqrt(abs(drawn.matrix.determinant)) if drawn.matrix else 1.0
     size = style["font_size"]
-    if style["visibility"] != "visible" or size * scale < MIN_SHOWN_FONT_SIZE_PT * _PX_PER_PT:
-        return False
+    shown_size = size * least_stretch(drawn.matrix)
+    if style["visibility"] != "visible" or shown_size < MIN_SHOWN_FONT_SIZE_PT * _PX_PER_PT:
+        return None
     top = box.position_y + box.baseline - _CAP_HEIGHT_EM * size
-    glyphs = on_page(drawn.matrix, box.position_x, top, box.width, _CAP_HEIGHT_EM * size)
+    left, right = sorted((box.position_x, box.position_x + box.width))  # < 0 wide: letters set back
+    glyphs = on_page(drawn.matrix, left, top, right - left, _CAP_HEIGHT_EM * size)
     if not within(glyphs, drawn.area) or any(outline_covers(glyphs, ring) for ring in drawn.rings):
-        return False
+        return None
     colour, alpha = srgb(style["color"]), style["color"].alpha * drawn.opacity
     ratios = [contrast_ratio(over(colour, alpha, under), under) for under in drawn.backdrops]
-    return min(ratios) >= MIN_SHOWN_CONTRAST
+    if min(ratios) < MIN_SHOWN_CONTRAST:
+        return None
+    return GlyphBand((left, top, right, top + _CAP_HEIGHT_EM * size), drawn.matrix, glyphs, size)
 
 
 def _backdrops(below: frozenset[RGB], background: Any) -> frozenset[RGB] | None:

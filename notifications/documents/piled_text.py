@@ -1,0 +1,109 @@
+"""Texts laid out onto another text's glyphs (blocks overlapping, a line-height of 0, a box
+positioned onto a line), which page_text.py leaves out of what a page shows: the PDF draws both
+texts' glyphs in one heap, and reads as neither. Plain geometry on the glyph bands page_text.py
+measures, so that the child process that lays out (layout.py) needs nothing more.
+
+A text counts as piled when another shown text's band covers a part of its own band longer
+than PILED_RUN_EM of its font along its line and taller than PILED_BAND_SHARE of its height.
+Legitimate layouts stay short of one or the other: lines next to one another (their bands, a
+capital's height above each baseline, meet only below a line-height of 0.7), texts end to end
+on a line (their bands touch, or meet by less than an em where a negative margin pulls one
+back), and a text crossing it at a steep angle (a rotated label: it covers its own capital's
+height of the line). A text laid along it, glyph on glyph, passes both."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import islice
+from typing import Any
+
+Area = tuple[float, float, float, float]  # x1, y1, x2, y2
+Point = tuple[float, float]
+
+# A text of the line's size crossing it at a right angle covers a capital's height (0.7 em) of
+# its run, one at 70 degrees 1 em; one nearer the line's direction covers more. One letter laid
+# onto it (0.6 to 0.8 em) covers less and passes, as a box drawn over it does (page_text.py).
+PILED_RUN_EM = 1.0
+# A quarter of the band: lines of one font meet only below a line-height of 0.7, and cover a
+# quarter of each other's capitals below 0.525, which no layout meant to be read comes near;
+# above it, a line laid over another leaves three quarters of its capitals, where they differ.
+PILED_BAND_SHARE = 0.25
+
+
+@dataclass(frozen=True)
+class GlyphBand:
+    """Where a text box's glyphs lie: `rect`, in the box's own coordinates, runs along its width
+    from its baseline up a capital's height; `matrix` takes those coordinates to the page's
+    (None: they are the page's); `on_page` bounds the band on the page; `em` is its font size."""
+
+    rect: Area
+    matrix: Any
+    on_page: Area
+    em: float
+
+
+def piled(bands: list[GlyphBand]) -> set[int]:
+    """The indexes of the bands that another band covers as a piled text does. Only bands whose
+    bounds on the page meet are compared, found by a sweep down the page, so that a page's
+    lines are each compared with the few beside them, not with every other."""
+    order = sorted(range(len(bands)), key=lambda index: bands[index].on_page[1])
+    found: set[int] = set()
+    for position, first in enumerate(order):
+        x1, _, x2, bottom = bands[first].on_page
+        for second in islice(order, position + 1, None):
+            u1, top, u2, _ = bands[second].on_page
+            if top >= bottom:
+                break  # this band and every one after it start below the first's
+            if u1 >= x2 or u2 <= x1:
+                continue
+            if _covers(bands[second], bands[first]):
+                found.add(first)
+            if _covers(bands[first], bands[second]):
+                found.add(second)
+    return found
+
+
+def _covers(other: GlyphBand, band: GlyphBand) -> bool:
+    """Whether `other` covers `band` as a piled text does, measured in `band`'s coordinates,
+    where its glyphs are `em` tall and run along x, whatever transform draws them."""
+    x1, y1, x2, y2 = other.rect
+    corners: list[Point] = [(x1, y1), (x2, y1), (x2, y2), (x1, y2)]  # in turn around it
+    if other.matrix:
+        corners = _through(other.matrix, corners)
+    if band.matrix:
+        corners = _through(band.matrix.invert, corners)
+    covered = _clipped(corners, band.rect)
+    if not covered:
+        return False
+    xs, ys = [point[0] for point in covered], [point[1] for point in covered]
+    height = band.rect[3] - band.rect[1]
+    return max(xs) - min(xs) > PILED_RUN_EM * band.em and max(ys) - min(ys) > PILED_BAND_SHARE * height
+
+
+def _through(matrix: Any, points: list[Point]) -> list[Point]:
+    return [(x, y) for x, y in (matrix.transform_point(*point) for point in points)]
+
+
+def _clipped(polygon: list[Point], rect: Area) -> list[Point]:
+    """The part of the convex polygon inside the rectangle, cut by one of its sides at a time
+    (Sutherland and Hodgman's clipping); empty where they do not meet."""
+    x1, y1, x2, y2 = rect
+    for axis, bound, side in ((0, x1, 1), (0, x2, -1), (1, y1, 1), (1, y2, -1)):
+        kept: list[Point] = []
+        for index, point in enumerate(polygon):
+            previous = polygon[index - 1]
+            point_in = side * (point[axis] - bound) >= 0
+            if point_in != (side * (previous[axis] - bound) >= 0):
+                share = (bound - previous[axis]) / (point[axis] - previous[axis])
+                kept.append(
+                    (
+                        previous[0] + share * (point[0] - previous[0]),
+                        previous[1] + share * (point[1] - previous[1]),
+                    )
+                )
+            if point_in:
+                kept.append(point)
+        polygon = kept
+        if not polygon:
+            break
+    return polygon
