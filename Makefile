@@ -87,8 +87,10 @@ endif
 
 ## test: the whole suite against real PostgreSQL and RabbitMQ (own database, own vhost);
 ## PYTEST_ARGS=tests/unit (or integration, system) runs one layer, see tests/README.md
-# Unit tests need no service: when every path in PYTEST_ARGS is under tests/unit, none is started.
-UNIT_ONLY := $(if $(strip $(PYTEST_ARGS)),$(if $(filter-out tests/unit%,$(filter-out -%,$(PYTEST_ARGS))),,yes))
+# Unit tests need no service: when PYTEST_ARGS names paths and every one is under tests/unit,
+# none is started (options alone, as --junitxml=F, run the whole suite, which needs them all).
+TEST_PATHS := $(filter-out -%,$(PYTEST_ARGS))
+UNIT_ONLY := $(if $(strip $(TEST_PATHS)),$(if $(filter-out tests/unit%,$(TEST_PATHS)),,yes))
 # The whole suite runs on TEST_PROCESSES pytest processes (pytest-xdist), each with its own
 # database, vhost and simulators; a file stays on one process, so its module-wide fixtures
 # (a worker for the module) start once; files start in tests/conftest.py's order (the
