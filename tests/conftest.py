@@ -20,6 +20,7 @@ from pytest_django.fixtures import validate_django_db
 
 from config.settings.test import TEST_RABBITMQ_VHOST
 from tests.broker_health import broker_state_now, within_set_up_time
+from tests.flush_by_delete import flush_by_delete_install
 from tests.migration_rows import migration_rows_dump, migration_rows_restore
 from tests.waiting import wait_until
 from tools.drill.processes import ManagedProcess, database_url, process_env
@@ -40,6 +41,11 @@ def _one_of_several_processes() -> bool:
 def django_db_keepdb(request) -> bool:
     """pytest-django's: kept by a process of a parallel run, for the run to drop at its end."""
     return bool(request.config.getvalue("reuse_db")) or _one_of_several_processes()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Transactional tests end by deleting their rows, not truncating (tests/flush_by_delete.py)."""
+    flush_by_delete_install()
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:

@@ -40,5 +40,5 @@ def migration_rows_restore(dump: str) -> int:
 def database_empty(dump: str) -> None:
     """Empty every table as the end of a transactional test does (Django's flush, as
     TransactionTestCase calls it), then write the migrations' rows again."""
-    call_command("flush", verbosity=0, interactive=False)
+    call_command("flush", verbosity=0, interactive=False, reset_sequences=False)
     migration_rows_restore(dump)
