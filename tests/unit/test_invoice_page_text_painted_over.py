@@ -102,11 +102,5 @@ def test_a_value_drawn_backwards_by_a_bidi_override_is_not_read():
     assert not _shows(f"<p>VAT number: &#x202E;{VALUE}</p>")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="defect: contrast.py turns a device-cmyk colour into sRGB naively (cyan is 0, 1, 1), "
-    "while PDF viewers (poppler, Acrobat) paint process cyan as about rgb(0 173 239): cyan text "
-    "on that background passes at a ratio of 2 and the PDF shows a plain cyan bar",
-)
 def test_a_value_in_device_cyan_on_the_cyan_a_viewer_paints_for_it_is_not_read():
     assert not _shows(f"<p style='background: rgb(0 173 239); color: device-cmyk(1 0 0 0)'>{VALUE}</p>")
