@@ -93,11 +93,6 @@ def test_a_value_on_its_own_underline_of_its_colour_is_not_read():
     assert not _shows(f"<p style='{style}'>{VALUE}</p>")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="defect: the check reads a box's characters in their logical order; a right-to-left "
-    "override (U+202E) before the value makes the PDF draw it backwards (777888999ED)",
-)
 def test_a_value_drawn_backwards_by_a_bidi_override_is_not_read():
     assert not _shows(f"<p>VAT number: &#x202E;{VALUE}</p>")
 
