@@ -6,9 +6,11 @@ for every document of the shipped template, on the layout made in the process.
 
 A value in a comment, an attribute, an element no page displays (<title>, `hidden`,
 display: none) or one hidden by CSS (white on white, a font of 0 pt, off the page, clipped away)
-is not on a page, and counts as left out."""
+is not on a page, and counts as left out; so does one the page runs into other letters or
+digits (1{{ document.total }} shows another total), or draws backwards (bidi_overrides.py)."""
 
 import unicodedata
+from itertools import accumulate
 from typing import Any
 
 from notifications.content.errors import RenderError
@@ -49,12 +51,13 @@ _BREAK_HYPHENS = str.maketrans("", "", "\u2010\u00ad")
 def legal_elements_check(document: Invoice, shown_text: str, label: str, *, sample: bool) -> None:
     """Raise RenderError naming each element of `document` that `shown_text`, the text of its
     laid-out pages (page_text.py), does not show."""
-    text = comparable_text(shown_text)
+    page_words = _comparable_words(shown_text)
+    page = "".join(page_words), {0, *accumulate(len(word) for word in page_words)}
     context = document_context(document)
     missing = []
     for name, words in LEGAL_ELEMENTS.items():
         values = dict.fromkeys(_values(context, name))
-        absent = [value for value in values if value and comparable_text(value) not in text]
+        absent = [value for value in values if value and not _shown_apart(comparable_text(value), page)]
         if absent:
             missing.append(f"{words} ({{{{ {name} }}}}: {absent[0]})")
     if missing:
@@ -63,16 +66,45 @@ def legal_elements_check(document: Invoice, shown_text: str, label: str, *, samp
             f"The html template of {label} leaves out what {which} must show "
             f"(an EU invoice, Directive 2006/112/EC art. 226): {'; '.join(missing)}. A value counts "
             f"where a page shows it: visible, on the page, at {MIN_SHOWN_FONT_SIZE_PT} pt or more, "
-            "in a colour that stands out from what lies under it."
+            "in a colour that stands out from what lies under it, in the order it is written (no "
+            "bidirectional override, U+202D or U+202E, turning it around), and apart from other "
+            "letters and digits (1{{ document.total }} shows another total)."
         )
 
 
 def comparable_text(text: str) -> str:
     """`text` as the check compares it, so that a value counts however a page sets it: in
     compatibility forms folded (text-transform: full-width) and case folded (uppercase), without
-    spaces (a value broken across lines or pages, wherever they break) or break hyphens."""
+    spaces (a value broken across lines or pages, wherever they break), break hyphens or
+    invisible formatting characters (a zero-width space, a joiner, a bidi mark), which show
+    nothing between the letters either side."""
+    return "".join(_comparable_words(text))
+
+
+def _comparable_words(text: str) -> list[str]:
+    """comparable_text's words: the runs of `text` between its spaces and line breaks."""
     folded = unicodedata.normalize("NFKC", text).casefold().translate(_BREAK_HYPHENS)
-    return "".join(folded.split())
+    return "".join(char for char in folded if unicodedata.category(char) != "Cf").split()
+
+
+def _shown_apart(value: str, page: tuple[str, set[int]]) -> bool:
+    """Whether `value` (comparable_text's) is in the page's text (comparable_text's), whose
+    words start at the offsets given with it, and apart: with a space, the end of a text or a
+    character that is neither a letter, a digit nor a mark at each end. Run into another letter
+    or digit (1€59.70, DE9998887770), the page shows another word than the value."""
+    text, spaces = page
+    found = text.find(value)
+    while found >= 0 and value:
+        end = found + len(value)
+        if (found in spaces or not _joins(text[found - 1])) and (end in spaces or not _joins(text[end])):
+            return True
+        found = text.find(value, found + 1)
+    return not value
+
+
+def _joins(char: str) -> bool:
+    """A letter, a digit or a mark (a combining accent): read as one word with what it touches."""
+    return char.isalnum() or unicodedata.category(char).startswith("M")
 
 
 def _values(context: dict[str, Any], name: str) -> list[str]:

@@ -2,7 +2,8 @@
 (legal_elements.py): a value hidden with CSS (display: none, white on white, a font of 0 pt,
 placed off the page or clipped away) is left out as surely as a value never written. Read from
 WeasyPrint's box tree after the layout, in the process that lays out (layout.py), with
-WeasyPrint, the standard library, contrast.py and piled_text.py only.
+WeasyPrint, the standard library and its sibling modules only. Characters a bidi override
+draws in a forced order are not read (bidi_overrides.py).
 
 A text box counts as shown when it is visible; its font, as transformed, is at least
 MIN_SHOWN_FONT_SIZE_PT along the axis the transform shrinks most; its colour, as transparent
@@ -23,6 +24,7 @@ from __future__ import annotations  # WeasyPrint's classes name types only: load
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from notifications.documents.bidi_overrides import overridden_replaced
 from notifications.documents.contrast import RGB, WHITE, contrast_ratio, over, srgb
 from notifications.documents.page_areas import (
     Area,
@@ -124,7 +126,7 @@ def _read(
             band = _text_shown(box, outer) if outer else None
             if band and not box.text.isspace():
                 shown.append((parts, len(parts), band))
-            parts.append(box.text if band else UNSHOWN)
+            parts.append(overridden_replaced(box.text, UNSHOWN) if band else UNSHOWN)
             continue
         if isinstance(box, LineBox):
             parts.append("\n")

@@ -93,20 +93,9 @@ def test_a_value_on_its_own_underline_of_its_colour_is_not_read():
     assert not _shows(f"<p style='{style}'>{VALUE}</p>")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="defect: the check reads a box's characters in their logical order; a right-to-left "
-    "override (U+202E) before the value makes the PDF draw it backwards (777888999ED)",
-)
 def test_a_value_drawn_backwards_by_a_bidi_override_is_not_read():
     assert not _shows(f"<p>VAT number: &#x202E;{VALUE}</p>")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="defect: contrast.py turns a device-cmyk colour into sRGB naively (cyan is 0, 1, 1), "
-    "while PDF viewers (poppler, Acrobat) paint process cyan as about rgb(0 173 239): cyan text "
-    "on that background passes at a ratio of 2 and the PDF shows a plain cyan bar",
-)
 def test_a_value_in_device_cyan_on_the_cyan_a_viewer_paints_for_it_is_not_read():
     assert not _shows(f"<p style='background: rgb(0 173 239); color: device-cmyk(1 0 0 0)'>{VALUE}</p>")

@@ -1,8 +1,8 @@
-"""A legal element written into a longer value: the check of the legal elements
-(notifications/documents/legal_elements.py) looks for each value anywhere in the pages' text, its
-spaces taken out, so a character the template writes against it makes the PDF show another
-number (1{{ document.total }} shows a total of 159.70) while the check still finds the value in
-it. Through the admin, as an invoice template editor writes a draft."""
+"""A legal element written into a longer value: a character the template writes against it
+makes the PDF show another number (1{{ document.total }} shows a total of 159.70, a digit after
+the VAT number another VAT number), so the check of the legal elements
+(notifications/documents/legal_elements.py) finds a value only apart from other letters and
+digits. Through the admin, as an invoice template editor writes a draft."""
 
 import pytest
 
@@ -13,18 +13,14 @@ from tests.integration.invoices.template_drafts import SHIPPED_HTML, draft_post,
 pytestmark = pytest.mark.django_db
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="defect: legal_elements.py finds a value as a substring of the page text without its "
-    "spaces, so a digit or letter written against it (another total, another VAT number) passes",
-)
 @pytest.mark.parametrize(
     ("value", "written", "element"),
     [
         ("{{ document.total }}", "1{{ document.total }}", "{{ document.total }}"),
         ("{{ seller.vat_number }}", "{{ seller.vat_number }}0", "{{ seller.vat_number }}"),
+        ("{{ document.total }}", "<b>1</b>&#x200B;{{ document.total }}", "{{ document.total }}"),
     ],
-    ids=["a digit before the total", "a digit after the VAT number"],
+    ids=["a digit before the total", "a digit after the VAT number", "a bold digit, a zero-width space"],
 )
 def test_a_legal_value_written_into_a_longer_one_is_refused(
     client, invoice_editor, settings, value, written, element
@@ -37,3 +33,21 @@ def test_a_legal_value_written_into_a_longer_one_is_refused(
     # then: refused as leaving the element out, nothing saved
     assert f"({element}: " in page_words(response)
     assert not EmailTemplateVersion.objects.filter(kind=DOCUMENT_KIND).exists()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="not done: page_text.py reads an inline-block or a float in a line as a block of its "
+    "own, between the line's other texts, so a digit in one drawn against a value passes",
+)
+@pytest.mark.parametrize(
+    "written",
+    [
+        "<span style='display: inline-block'>1</span>{{ document.total }}",
+        "<span style='float: left'>1</span>{{ document.total }}",
+    ],
+    ids=["an inline-block digit before the total", "a floated digit before the total"],
+)
+def test_a_digit_in_a_box_of_its_own_drawn_against_a_legal_value_is_refused(client, invoice_editor, written):
+    response = draft_post(client, SHIPPED_HTML.replace("{{ document.total }}", written))
+    assert "({{ document.total }}: " in page_words(response)
