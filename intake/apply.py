@@ -13,7 +13,8 @@ from typing import Any
 
 from django.db import connection
 
-from intake.platform_edits import edited_total_paid, platform_edit_apply
+from intake.platform_edits import platform_edit_apply
+from intake.platform_payments import paid_catch_up, payment_in_words, received_toward
 from intake.platform_refunds import refund_apply
 from intake.same_time import future_time_refuse, same_time_changes_left_out
 from intake.shapes import (
@@ -29,7 +30,7 @@ from notifications.audit import action_done
 from notifications.models import OperatorAction
 from orders.changes import OrderChangeConflict, order_change_apply
 from orders.content import ShopOrder
-from orders.currencies import MoneyRefused
+from orders.currencies import MoneyRefused, amount_minor
 from orders.models import Order, Shipment, ShipmentEvent
 from orders.parcel_progress import ParcelNews, ParcelNewsRefused, parcel_news_record
 from orders.refunds import RefundRefused
@@ -67,8 +68,8 @@ def order_snapshot_apply(shop: Shop, snapshot: PlatformOrder) -> Applied:
     order = order_lock_for_platform(shop, snapshot.platform_order_id)
     changes: list[str] = []
     if order is None:
-        order = _order_create(shop, snapshot)
-        changes.extend(["order created", "paid"] if snapshot.paid else ["order created"])
+        order, paid = _order_create(shop, snapshot)
+        changes.extend(["order created", *paid])
     elif order.platform_updated_at is not None and snapshot.updated_at < order.platform_updated_at:
         return Applied(order=order, changes=[], stale=True)
     else:
@@ -101,11 +102,15 @@ def _address_and_lines_apply(shop: Shop, order: Order, snapshot: PlatformOrder) 
     return _address_apply(shop, order, snapshot.customer_email) + platform_edit_apply(order, snapshot)
 
 
-def _order_create(shop: Shop, snapshot: PlatformOrder) -> Order:
+def _order_create(shop: Shop, snapshot: PlatformOrder) -> tuple[Order, list[str]]:
+    """The order as its platform has it now, paid as much as its payload proves
+    (intake/platform_payments.py); and its payment in words."""
     if snapshot.content is None:
         raise Unusable(snapshot.content_refused)
     shop_order, currency = ShopOrder(snapshot.content), snapshot.content["currency"]
-    return _refusals_as_unusable(
+    total = snapshot.content["total"]
+    received = received_toward(snapshot, total)
+    order = _refusals_as_unusable(
         lambda: order_record(
             customer_email=snapshot.customer_email,
             amount=shop_order.amount,
@@ -113,22 +118,26 @@ def _order_create(shop: Shop, snapshot: PlatformOrder) -> Order:
             locale=snapshot.locale,
             shop_order=shop_order,
             shop=shop,
-            paid=snapshot.paid,
+            paid=received > 0,
+            paid_minor=received,
             platform_order_id=snapshot.platform_order_id,
             platform_updated_at=snapshot.updated_at,
             platform_customer_email=snapshot.customer_email,
         )
     )
+    return order, payment_in_words(snapshot, received, total, currency)
 
 
 def _paid_apply(order: Order, snapshot: PlatformOrder) -> list[str]:
-    if not snapshot.paid:
-        return []
     if order.status != Order.Status.CREATED:
-        edited_total_paid(order, snapshot)
+        if snapshot.paid:
+            paid_catch_up(order, snapshot)
         return []
-    _refusals_as_unusable(lambda: order_change_apply(order, change="pay"))
-    return ["paid"]
+    total = amount_minor(order.amount, order.currency)
+    received = received_toward(snapshot, total)
+    if received > 0:
+        _refusals_as_unusable(lambda: order_change_apply(order, change="pay", paid_minor=received))
+    return payment_in_words(snapshot, received, total, order.currency)
 
 
 def _address_apply(shop: Shop, order: Order, address: str) -> list[str]:

@@ -28,7 +28,7 @@ from django.db import transaction
 
 from intake.shapes import PlatformOrder
 from orders.content import ContentMismatch
-from orders.currencies import MoneyRefused, amount_minor
+from orders.currencies import MoneyRefused
 from orders.edits import OrderEditRefused, order_edit_apply
 from orders.models import Order, OrderEdit
 from orders.selectors import order_content
@@ -107,26 +107,6 @@ def _edits_used_up(order: Order) -> str:
         "already. Its customer is not told of this change nor billed anew; ask the shop why its "
         "platform keeps changing the order."
     )
-
-
-def edited_total_paid(order: Order, snapshot: PlatformOrder) -> None:
-    """A paid order that an edit raised is taken as paid in its new total once what came in
-    covers it, so that a refund of it, the cancellation's among them, can go back: when its
-    platform says so (snapshot.paid_in_full: Shopify's total_outstanding, Saleor's charge
-    status), or when what its refunds gave back is no less (money goes back only after it came
-    in). A platform's "paid" alone is not that: Shopify's `refunded` and `partially_refunded`
-    say money went back, not that an edit's balance came in, and the refund ceiling must not
-    rise to a total never paid. An order an edit lowered keeps what it took: the platform refunds
-    the difference."""
-    total = amount_minor(order.amount, order.currency)
-    content = snapshot.content
-    if order.paid_minor is None or order.paid_minor >= total or content is None:
-        return
-    if content["currency"] != order.currency or content["total"] < total:
-        return  # its edit left out: what came in for the platform's total may be less than ours
-    if snapshot.paid_in_full or sum(refund.amount_minor for refund in snapshot.refunds) >= total:
-        order.paid_minor = total
-        order.save(update_fields=["paid_minor"])
 
 
 def _seen(content: dict[str, Any]) -> tuple:

@@ -75,6 +75,17 @@ class PlatformOrder:
     # cannot tell (WooCommerce), its reader says why it takes `paid` for it.
     paid_in_full: bool
     cancelled: bool
+    # What came in, in minor units, where the payload proves an amount (Shopify's figures): a
+    # payment short of the total (`partially_paid`, an edit's balance due) counts as that much,
+    # never as the total. None where it says only that the order is paid: its total then. 0 where
+    # a payment is reported but how much cannot be read (payment_unread says why): nothing is
+    # counted until the platform proves more (intake/platform_payments.py).
+    received_minor: int | None = None
+    payment_unread: str = ""
+    # Whether a refund proves that what it gave back came in first: one that went back through
+    # the payment that took the money does (Shopify's refund transactions, Saleor's transaction
+    # events); a refund the shop may record by hand, with no gateway (WooCommerce's), does not.
+    refunds_prove_payment: bool = True
     shipments: list[PlatformShipment] = field(default_factory=list)
     refunds: list[PlatformRefund] = field(default_factory=list)
     # The carrier's news of its parcels, where the platform's order carries it (WooCommerce's

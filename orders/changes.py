@@ -132,9 +132,12 @@ def order_change_apply(
     change: str,
     expected_version: int | None = None,
     also: Callable[[Order, bool], None] | None = None,
+    paid_minor: int | None = None,
 ) -> OrderChange:
     """A change ("pay" or "cancel") of an order the caller holds locked (order_lock), in the
-    caller's transaction: for an intake that records what it received with the change."""
+    caller's transaction: for an intake that records what it received with the change.
+    `paid_minor`: what a payment took when its platform proves less than the total (paid in
+    part); the total otherwise."""
     allowed_from, target, event_type = _TRANSITIONS[change]
     if order.status == target:
         if also is not None:
@@ -152,7 +155,7 @@ def order_change_apply(
     paid_now = order_paid_at(order) is None and target == Order.Status.PAID
     order.paid_at = order_paid_at(order) or (timezone.now() if paid_now else None)
     if paid_now:
-        order.paid_minor = amount_minor(order.amount, order.currency)
+        order.paid_minor = amount_minor(order.amount, order.currency) if paid_minor is None else paid_minor
     order.status = target
     order.version += 1
     order.save(update_fields=["status", "version", "paid_at", "paid_minor", "updated_at"])

@@ -83,22 +83,22 @@ def order_record(
     request_fingerprint: str = "",
     shop_order: ShopOrder | None = None,
     paid: bool = False,
+    paid_minor: int | None = None,
     **origin: Any,
 ) -> Order:
-    """`order_create` in the caller's transaction: for an intake that stores what it received
-    in the same transaction as the order (a shop platform's delivery). `paid`: the order
-    arrives paid (most platforms announce an order once its payment is taken): recorded paid,
-    with its payment's event after its creation's, as if created then paid, in two statements
-    fewer; and its invoice if due (orders/invoicing/). `origin`: the order's connected shop and
-    the platform's ids (Order.shop, platform_order_id). OrderAlreadyPlaced, with nothing
-    written, when the order's key or number is taken."""
+    """`order_create` in the caller's transaction, for an intake (a platform's delivery).
+    `paid`: it arrives paid, recorded as if created then paid (its payment's event after its
+    creation's) and its invoice if due; `paid_minor`: what that payment took when its platform
+    proves less than the total (paid in part), else the total. `origin`: its connected shop and
+    platform ids. OrderAlreadyPlaced, with nothing written, when its key or number is taken."""
+    took = amount_minor(amount, currency) if paid_minor is None else paid_minor
     # One prepared statement (infra/insert_once.py): every order's transaction writes one.
     order = row_insert_unless_taken(
         Order(
             status=Order.Status.PAID if paid else Order.Status.CREATED,
             version=2 if paid else 1,  # as an order created, then paid: each change counts
             paid_at=timezone.now() if paid else None,
-            paid_minor=amount_minor(amount, currency) if paid else None,
+            paid_minor=took if paid else None,
             customer_email=customer_email,
             customer_email_hash=address_hash(customer_email),
             amount=money_check(amount=amount, currency=currency),

@@ -22,7 +22,7 @@ def charged_in_full(order: dict[str, Any]) -> bool:
     total) or the charge status FULL or OVERCHARGED (what is charged covers the total less the
     refunds granted). A refund takes its money off what is charged: an order whose money went
     back says PARTIAL or NONE, which tells how much is charged now, not how much came in (what
-    went back counts for that: intake/platform_edits.py)."""
+    went back counts for that: intake/platform_payments.py)."""
     # Only GraphQL's true and the enum's names: the string "false" is truthy, a list unhashable.
     status = order.get("chargeStatus")
     return order.get("isPaid") is True or (isinstance(status, str) and status in PAID_CHARGE_STATUSES)

@@ -17,16 +17,15 @@ from intake.payload_fields import (
     objects,
     required,
     text,
-    to_minor,
 )
-from intake.shapes import PlatformOrder, PlatformRefund, Unusable
+from intake.shapes import PlatformOrder, Unusable
 from intake.shopify.edits import content_as_now
 from intake.shopify.fields import minor, sku, time
 from intake.shopify.gateways import payment_method_words
 from intake.shopify.parcels import refund_from_payload, shipment_from_payload
+from intake.shopify.payments import payment_of
 from orders.content import NAME_TEXT, SHORT_TEXT, line_sku
 
-PAID_STATUSES = frozenset({"paid", "partially_refunded", "refunded"})
 # Our address's fields (payload_fields.ADDRESS_FIELDS), each as Shopify's MailingAddress names it.
 ADDRESS_KEYS = {
     "company": "company",
@@ -48,14 +47,17 @@ def order_from_payload(payload: dict[str, Any]) -> PlatformOrder:
         if (refund := refund_from_payload(refund_payload, currency)) is not None
     ]
     content, edit_left_out = content_as_now(payload, _content(payload, currency))
+    payment = payment_of(payload, currency, content["total"], refunds)
     return PlatformOrder(
         platform_order_id=str(required(payload, "id")),
         updated_at=time(payload, "updated_at"),
         customer_email=content["customer_email"],
         locale=content.get("locale"),
         content=content,
-        paid=payload.get("financial_status") in PAID_STATUSES,
-        paid_in_full=_paid_in_full(payload, content["total"], refunds),
+        paid=payment.paid,
+        paid_in_full=payment.paid_in_full,
+        received_minor=payment.received_minor,
+        payment_unread=payment.payment_unread,
         cancelled=payload.get("cancelled_at") is not None,
         shipments=[
             shipment
@@ -65,27 +67,6 @@ def order_from_payload(payload: dict[str, Any]) -> PlatformOrder:
         refunds=refunds,
         edit_left_out=edit_left_out,
     )
-
-
-def _paid_in_full(payload: dict[str, Any], total: int, refunds: list[PlatformRefund]) -> bool:
-    """Whether what came in covers the order's total now (`total`, its edits' included).
-
-    Shopify says what is still due, `total_outstanding`: its current total less the net of what
-    came in and went back. What came in is then the current total less what is due, plus what
-    went back; never what is due alone: a cancellation takes every line off the current total,
-    and nothing is due then whether an edit's balance came in or not. It is in the shop's
-    currency, so an order paid in another is read by its status, as a payload without it is
-    (an older API version): only `paid` says that the total came in. `partially_paid` says a
-    balance is due; `refunded` and `partially_refunded` say that money went back, not how much
-    came in first (what went back counts for that: intake/platform_edits.py)."""
-    currency = _currency(payload)
-    outstanding, current = payload.get("total_outstanding"), payload.get("current_total_price")
-    if outstanding is None or current is None or str(payload.get("currency") or currency) != currency:
-        return payload.get("financial_status") == "paid"
-    net = to_minor(current, "current_total_price", currency) - to_minor(
-        outstanding, "total_outstanding", currency
-    )
-    return net + sum(refund.amount_minor for refund in refunds) >= total
 
 
 def _content(payload: dict[str, Any], currency: str) -> dict[str, Any]:

@@ -30,7 +30,7 @@ def test_saleor_s_order_is_paid_only_by_graphql_s_true_or_a_paid_charge_status(s
     assert (order.paid, order.paid_in_full) == (False, False)
 
 
-@pytest.mark.parametrize("status", ["on-hold", "pending", "failed"])
+@pytest.mark.parametrize("status", ["on-hold", "pending", "failed", "partial-payment", "partially-paid"])
 def test_woocommerce_s_order_waiting_for_a_payment_again_is_paid_not_paid_in_full(status):
     order = woocommerce_order(woocommerce.order(status=status))
     assert (order.paid, order.paid_in_full) == (True, False)

@@ -1,8 +1,9 @@
 """A paid WooCommerce order edited up: WooCommerce edits an order's lines only on hold or
 pending payment, and keeps the `date_paid` of its first payment meanwhile. Its edited total is
 not taken as paid (the refund ceiling, what the documents say came in) while the order waits for
-the balance, only once the shop moves it on; nor, yet to be fixed, by a refund recorded by hand
-meanwhile. Each delivery is posted signed through the real webhook view."""
+the balance, only once the shop moves it on; never by a refund, which WooCommerce lets the shop
+record by hand, nor by the status refunded that such a refund sets. Each delivery is posted
+signed through the real webhook view."""
 
 from typing import Any
 
@@ -41,12 +42,6 @@ def test_an_edit_saved_waiting_for_its_balance_leaves_what_came_in(woo_deliver, 
     assert _order().paid_minor == 5970
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="defect: intake/platform_edits.py takes refunds that gave back no less than the total as "
-    "proof it came in, but a WooCommerce refund may be recorded by hand (no gateway): one of the "
-    "edited total on an order still waiting for its balance raises what came in to it",
-)
 def test_a_refund_recorded_of_the_edited_total_while_its_balance_is_due_is_refused(woo_deliver):
     # given: a paid order of 59.70, edited on hold to 93.70
     woo_deliver("order.created", woo.ORDER)
@@ -57,6 +52,23 @@ def test_a_refund_recorded_of_the_edited_total_while_its_balance_is_due_is_refus
     # then: beyond what came in (59.70), refused with the reason
     assert refunded.outcome == Outcome.COULD_NOT_USE, refunded.reason
     assert not Refund.objects.filter(order=_order()).exists()
+    assert "but only 59.70 EUR of the 59.70 EUR paid is not refunded yet" in refunded.reason
+    assert _order().paid_minor == 5970
+
+
+def test_the_status_refunded_that_a_refund_by_hand_sets_is_no_payment_either(woo_deliver):
+    # given: a paid order of 59.70, edited on hold to 93.70
+    woo_deliver("order.created", woo.ORDER)
+    woo_deliver("order.updated", _teapot_added("2026-12-01T08:00:00", "on-hold"))
+    # when: the whole edited total refunded by hand: WooCommerce sets the status refunded itself
+    refund = {"id": 804, "reason": "Everything", "total": "-93.70"}
+    refunded_by_hand = _teapot_added("2026-12-01T09:00:00", "refunded", refunds=[refund])
+    refunded = woo_deliver("order.updated", refunded_by_hand)
+    # then: still beyond what came in, refused with the reason, nothing stored
+    assert refunded.outcome == Outcome.COULD_NOT_USE, refunded.reason
+    assert "but only 59.70 EUR of the 59.70 EUR paid is not refunded yet" in refunded.reason
+    assert not Refund.objects.filter(order=_order()).exists()
+    assert _order().paid_minor == 5970
 
 
 def test_an_edit_s_balance_counts_once_the_shop_moves_the_order_on(woo_deliver):
