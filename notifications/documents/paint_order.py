@@ -31,7 +31,7 @@ def paint_order(page_box: Any) -> Painting:
     """The fills and texts of a laid-out page, as draw_page paints them."""
     from weasyprint.stacking import StackingContext
 
-    painting = Painting()
+    painting = Painting(page_box.margin_height())
     sheet = State(None, (float("-inf"), float("-inf"), float("inf"), float("inf")), 1.0)
     background_paints(painting, page_box.background, sheet)
     background_paints(painting, page_box.canvas_background, sheet)

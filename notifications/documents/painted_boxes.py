@@ -26,12 +26,30 @@ class Fill:
     alpha: float
 
 
+# The height of the page's rows that index the fills: a text's glyphs are compared with the fills
+# of the rows they lie in only, not with every fill of the page.
+ROW_PX = 48
+
+
 @dataclass
 class Painting:
-    """A page's fills in paint order; for each text box drawn (by id), how many come before it."""
+    """A page's fills in paint order; for each text box drawn (by id), how many come before it;
+    for each row of the page (ROW_PX tall, from its top), the indexes of the fills meeting it."""
 
+    height: float  # the page's
     fills: list[Fill] = field(default_factory=list)
     text_at: dict[int, int] = field(default_factory=dict)
+    rows: dict[int, list[int]] = field(default_factory=dict)
+
+    def meeting(self, area: Area) -> list[int]:
+        """The indexes, in paint order, of the fills whose rows `area` meets."""
+        first, last = _rows(area, self.height)
+        return sorted({index for row in range(first, last + 1) for index in self.rows.get(row, ())})
+
+
+def _rows(area: Area, height: float) -> tuple[int, int]:
+    top, bottom = max(area[1], 0.0), min(area[3], height)
+    return int(top // ROW_PX), int(max(bottom, top) // ROW_PX)
 
 
 @dataclass(frozen=True)
@@ -51,6 +69,9 @@ def add(painting: Painting, state: State, rect: tuple[float, float, float, float
     area = intersection(on_page(state.matrix, *rect), state.clip)
     if area[2] > area[0] and area[3] > area[1]:
         alpha = state.opacity * (colour.alpha if colour is not None else 1.0)
+        first, last = _rows(area, painting.height)
+        for row in range(first, last + 1):
+            painting.rows.setdefault(row, []).append(len(painting.fills))
         painting.fills.append(Fill(area, srgb(colour) if colour is not None else None, alpha))
 
 

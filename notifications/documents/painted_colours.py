@@ -39,12 +39,13 @@ def shown_among_fills(
     if at is None:
         return False  # WeasyPrint does not paint it
     least = COVER_SHARE * cap_height
-    under = _under([fill for fill in painting.fills[:at] if _meets(fill, glyphs, least)], glyphs)
+    meeting = [index for index in painting.meeting(glyphs) if _meets(painting.fills[index], glyphs, least)]
+    under = _under([painting.fills[index] for index in meeting if index < at], glyphs)
     if under is None:
         return False
     colour = srgb(box.style["color"])
     pairs = {(over(colour, alpha, below), below) for below in under | ancestors}
-    for fill in [None, *(fill for fill in painting.fills[at:] if _meets(fill, glyphs, least))]:
+    for fill in [None, *(painting.fills[index] for index in meeting if index >= at)]:
         if fill is not None:
             if fill.colour is None:
                 return False
