@@ -9,9 +9,8 @@ process (layout_child.py) for any HTML written in the admin: a draft's samples
 (template_check.py), a version's preview and every real document it renders (template.py). A
 layout cannot be stopped once it runs, and a few bytes of CSS (pages of 3 mm) lay out ten
 thousand pages in minutes, so there it runs under a CPU limit, the reading of its pages too.
-The child imports nothing of the project but this module, page_text.py, page_areas.py,
-piled_text.py and contrast.py (no Django, no settings), and gets none of its environment's
-secrets."""
+The child imports nothing of the project but this module, page_text.py and the modules it
+names (no Django, no settings), and gets none of its environment's secrets."""
 
 import base64
 import json

@@ -1,9 +1,9 @@
 """The child process that lays out the HTML written in the admin (layout.py says why a child),
 run as `python -I layout_child.py <max CPU seconds> <max memory bytes>`. Isolated mode leaves
 the environment out and the project off the path; the project's root is put back on it by hand
-for layout.py and what it imports (page_text.py, page_areas.py, piled_text.py, contrast.py), so
-that the child runs the same code as the process that lays out the shipped template, without
-Django or the settings."""
+for layout.py and what it imports (page_text.py and the modules it names), so that the child
+runs the same code as the process that lays out the shipped template, without Django or the
+settings."""
 
 import sys
 from pathlib import Path

@@ -86,3 +86,14 @@ def least_stretch(matrix: Any) -> float:
     squares, area = a * a + b * b + c * c + d * d, abs(a * d - b * c)
     largest = sqrt((squares + sqrt(max(squares * squares - 4 * area * area, 0.0))) / 2)
     return area / largest if largest else 0.0  # the two singular values multiply to the area
+
+
+def box_clip(box: Any) -> tuple[float, float, float, float] | None:
+    """The rectangle (x, y, width, height) an absolutely positioned box's `clip` cuts its
+    painting to, as draw_stacking_context reads it (None: no clip)."""
+    if not (box.is_absolutely_positioned() and box.style["clip"]):
+        return None
+    top, right, bottom, left = box.style["clip"]
+    right, left = (0 if right == "auto" else right), (box.border_width() if left == "auto" else left)
+    bottom, top = (box.border_height() if bottom == "auto" else bottom), (0 if top == "auto" else top)
+    return box.border_box_x() + right, box.border_box_y() + top, left - right, bottom - top

@@ -1,23 +1,25 @@
 """The text the laid-out pages of a document show, which the check of its legal elements reads
 (legal_elements.py): a value hidden with CSS (display: none, white on white, a font of 0 pt,
-placed off the page or clipped away) is left out as surely as a value never written. Read from
-WeasyPrint's box tree after the layout, in the process that lays out (layout.py), with
-WeasyPrint, the standard library and its sibling modules only. Characters a bidi override
-draws in a forced order are not read (bidi_overrides.py).
+placed off the page, clipped away or painted over) is left out as surely as a value never
+written. Read from WeasyPrint's box tree after the layout, in the process that lays out
+(layout.py), with WeasyPrint, the standard library and this package's bidi_overrides.py,
+contrast.py, page_areas.py, paint_order.py, painted_boxes.py, painted_colours.py and
+piled_text.py only. Characters a bidi override draws in a forced order are not read
+(bidi_overrides.py).
 
 A text box counts as shown when it is visible; its font, as transformed, is at least
 MIN_SHOWN_FONT_SIZE_PT along the axis the transform shrinks most; its colour, as transparent
-as its alpha and every ancestor's opacity make it, reaches MIN_SHOWN_CONTRAST against every
-colour its ancestors paint under it (their backgrounds, gradients, inset shadows and border
-images); its glyphs lie on the sheet, inside every ancestor's clip (overflow, clip, a line's
-ellipsis) and off the band every ancestor's outline paints over it (page_areas.py); and no
-other shown text is laid along its glyphs (piled_text.py). A box of a negative z-index counts
-as hidden: its stacking context's backgrounds are painted over it. Not seen: a box drawn over
-the text, or under it, that is not its ancestor (an absolutely positioned cover, a table
-column's background), a text laid over it that is not shown itself (too small, too pale,
-clipped in part), what an ancestor paints under the text beside its background (a border the
-text overflows onto, a column rule, the text's own underline), and glyphs piled onto one
-another within one text (a negative letter-spacing)."""
+as its alpha and every ancestor's opacity make it, stands out from every colour painted under
+its glyphs and with every fill painted over them (painted_colours.py): its ancestors'
+backgrounds, gradients, inset shadows and border images, and whatever any box paints before or
+after it where its glyphs lie, in WeasyPrint's paint order (paint_order.py: a border it
+overflows onto, a column rule, its own underline, a box positioned over it); its glyphs lie on
+the sheet, inside every ancestor's clip (overflow, clip, a line's ellipsis) and off the band
+every ancestor's outline paints over it (page_areas.py); its letters advance by at least half
+their width, and no other shown text is laid along its glyphs (piled_text.py). A box of a
+negative z-index counts as hidden: its stacking context's backgrounds are painted over it. Not
+seen: a text laid over it that is not shown itself (too small, too pale, clipped in part), and
+what a fill's bounds overstate (a rounded corner, a dash: counted as the band they lie in)."""
 
 from __future__ import annotations  # WeasyPrint's classes name types only: loaded when laid out
 
@@ -25,10 +27,11 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from notifications.documents.bidi_overrides import overridden_replaced
-from notifications.documents.contrast import RGB, WHITE, contrast_ratio, over, srgb
+from notifications.documents.contrast import RGB, WHITE
 from notifications.documents.page_areas import (
     Area,
     Ring,
+    box_clip,
     intersection,
     least_stretch,
     on_page,
@@ -38,7 +41,14 @@ from notifications.documents.page_areas import (
     sunk,
     within,
 )
-from notifications.documents.piled_text import GlyphBand, piled
+from notifications.documents.paint_order import paint_order
+from notifications.documents.painted_boxes import Painting
+from notifications.documents.painted_colours import (
+    backdrops_under,
+    border_image_backdrops,
+    shown_among_fills,
+)
+from notifications.documents.piled_text import GlyphBand, piled, piled_within
 
 if TYPE_CHECKING:
     from weasyprint.document import Document, Page
@@ -46,16 +56,10 @@ if TYPE_CHECKING:
 # Below 4 pt no print and no screen at 100 % is read (fine print runs at 6 to 8 pt); hiding
 # uses 0 to 1 pt.
 MIN_SHOWN_FONT_SIZE_PT = 4
-# The WCAG contrast ratio (1, the same colour, to 21, black on white) of the text against what
-# lies under it: light grey (#ccc) on white is 1.6 and still read; hidden text is 1 to 1.1.
-MIN_SHOWN_CONTRAST = 1.5
 _PX_PER_PT = 96 / 72  # WeasyPrint's lengths are CSS pixels
 # The glyphs' band tested against the clips: from the baseline up a capital's height (about
 # 0.7 em), since a line's own box may be taller than a block that clips it and still shows it.
 _CAP_HEIGHT_EM = 0.7
-# More colours than this under one text (nested translucent gradients) are not followed: the
-# text counts as hidden, which bounds the work a template can ask of the check.
-_MAX_BACKDROPS = 32
 # A NUL where a text is not shown, and between blocks: no value holds one, so no value is found
 # across it.
 UNSHOWN = "\0"
@@ -84,15 +88,16 @@ def pages_shown_text(document: Document) -> str:
     for page in document.pages:
         shown: list[tuple[list[str], int, GlyphBand]] = []  # each text read, and where it went
         page_box = laid_out_box(page)
+        painting = paint_order(page_box)
         sheet = _Drawn(1.0, frozenset({WHITE}), (0.0, 0.0, page.width, page.height), None)
         drawn = _inside(page_box, sheet, clips=False)
-        backdrops = _backdrops(drawn.backdrops, page_box.canvas_background) if drawn else None
+        backdrops = backdrops_under(drawn.backdrops, page_box.canvas_background) if drawn else None
         for child in page_box.children:
             inner = replace(drawn, backdrops=backdrops) if drawn and backdrops else None
             if inner and child.is_for_root_element and page_box.style["overflow"] != "visible":
                 viewport = on_page(None, *padding_box(page_box))  # the root's overflow, as drawn
                 inner = replace(inner, area=intersection(inner.area, viewport))
-            _read(child, inner, blocks, shown)
+            _read(child, inner, painting, (blocks, shown))
         for index in piled([band for *_, band in shown]):
             parts, position, _ = shown[index]
             parts[position] = UNSHOWN
@@ -110,8 +115,8 @@ def laid_out_box(page: Page) -> Any:
 def _read(
     root: Any,
     drawn: _Drawn | None,
-    blocks: dict[Any, list[str]],
-    shown: list[tuple[list[str], int, GlyphBand]],
+    painting: Painting,
+    found: tuple[dict[Any, list[str]], list[tuple[list[str], int, GlyphBand]]],
 ) -> None:
     """Add the text of `root`'s boxes, in the tree's order, to the block each is in: a box that
     is neither a line nor inline starts one, and a box a page break split continues its
@@ -119,11 +124,12 @@ def _read(
     goes to `shown` too, with its place in its block, for the check of piled texts."""
     from weasyprint.formatting_structure.boxes import InlineBox, LineBox, TextBox
 
+    blocks, shown = found
     stack: list[tuple[Any, _Drawn | None, list[str]]] = [(root, drawn, [])]
     while stack:
         box, outer, parts = stack.pop()
         if isinstance(box, TextBox):
-            band = _text_shown(box, outer) if outer else None
+            band = _text_shown(box, outer, painting) if outer else None
             if band and not box.text.isspace():
                 shown.append((parts, len(parts), band))
             parts.append(overridden_replaced(box.text, UNSHOWN) if band else UNSHOWN)
@@ -155,20 +161,16 @@ def _inside(box: Any, outer: _Drawn, *, clips: bool = True) -> _Drawn | None:
         matrix = box.transformation_matrix @ matrix if matrix else box.transformation_matrix
     if style["mask_border_source"][0] != "none":
         return None  # an image as an alpha mask over it: what shows through is not known
-    backdrops = _backdrops(outer.backdrops, box.background)
+    backdrops = backdrops_under(outer.backdrops, box.background)
     if backdrops is not None and style["border_image_source"][0] != "none":
-        backdrops = _border_image_backdrops(backdrops, getattr(box, "border_image", None))
+        backdrops = border_image_backdrops(backdrops, getattr(box, "border_image", None))
     if backdrops is None:
         return None
     area = outer.area
     if clips and style["overflow"] != "visible":
         area = intersection(area, on_page(matrix, *padding_box(box)))
-    if box.is_absolutely_positioned() and style["clip"]:
-        top, right, bottom, left = style["clip"]  # as draw_stacking_context reads it
-        x, y = box.border_box_x(), box.border_box_y()
-        right, left = (0 if right == "auto" else right), (box.border_width() if left == "auto" else left)
-        bottom, top = (box.border_height() if bottom == "auto" else bottom), (0 if top == "auto" else top)
-        area = intersection(area, on_page(matrix, x + right, y + top, left - right, bottom - top))
+    if (clip := box_clip(box)) is not None:
+        area = intersection(area, on_page(matrix, *clip))
     ring = outline_ring(box, matrix)
     rings = (*outer.rings, ring) if ring else outer.rings
     return _Drawn(outer.opacity * style["opacity"], backdrops, area, matrix, rings)
@@ -185,56 +187,22 @@ def _line_inside(line: Any, drawn: _Drawn) -> _Drawn | None:
     return replace(drawn, area=intersection(drawn.area, (x1, drawn.area[1], x2, drawn.area[3])))
 
 
-def _text_shown(box: Any, drawn: _Drawn) -> GlyphBand | None:
-    """The band of the text's glyphs where the text is shown (the module's rule but for piled
-    texts); None where it is not."""
+def _text_shown(box: Any, drawn: _Drawn, painting: Painting) -> GlyphBand | None:
+    """The band of the text's glyphs where the text is shown (the module's rule but for texts
+    piled onto one another); None where it is not."""
     style = box.style
     size = style["font_size"]
     shown_size = size * least_stretch(drawn.matrix)
     if style["visibility"] != "visible" or shown_size < MIN_SHOWN_FONT_SIZE_PT * _PX_PER_PT:
+        return None
+    if piled_within(box.width, box.text, style["letter_spacing"], style["word_spacing"]):
         return None
     top = box.position_y + box.baseline - _CAP_HEIGHT_EM * size
     left, right = sorted((box.position_x, box.position_x + box.width))  # < 0 wide: letters set back
     glyphs = on_page(drawn.matrix, left, top, right - left, _CAP_HEIGHT_EM * size)
     if not within(glyphs, drawn.area) or any(outline_covers(glyphs, ring) for ring in drawn.rings):
         return None
-    colour, alpha = srgb(style["color"]), style["color"].alpha * drawn.opacity
-    ratios = [contrast_ratio(over(colour, alpha, under), under) for under in drawn.backdrops]
-    if min(ratios) < MIN_SHOWN_CONTRAST:
+    alpha = style["color"].alpha * drawn.opacity
+    if not shown_among_fills(painting, box, glyphs, _CAP_HEIGHT_EM * shown_size, alpha, drawn.backdrops):
         return None
     return GlyphBand((left, top, right, top + _CAP_HEIGHT_EM * size), drawn.matrix, glyphs, size)
-
-
-def _backdrops(below: frozenset[RGB], background: Any) -> frozenset[RGB] | None:
-    """The colours that may lie under a box's content once its background (WeasyPrint's laid-out
-    one, None where nothing is painted) is: its colour over each of `below`, then each of its
-    gradients' stops and inset shadows' colours over those, as any of them may cover the text.
-    None where an image of colours not known is painted, or too many colours are."""
-    if background is None:
-        return below
-    from weasyprint.images import Gradient  # after the return above, taken by most boxes
-
-    found = {over(srgb(background.color), background.color.alpha, colour) for colour in below}
-    layers: list[Any] = []
-    for layer in background.layers:
-        if layer.image is not None and not isinstance(layer.image, Gradient):
-            return None
-        layers += layer.image.colors if layer.image is not None else ()
-    shadows = [colour for *_, colour, inset in background.style["box_shadow"] if inset]
-    layers += [background.style["color"] if colour == "currentcolor" else colour for colour in shadows]
-    found |= {over(srgb(layer), layer.alpha, colour) for layer in layers for colour in found}
-    return frozenset(found) if len(found) <= _MAX_BACKDROPS else None
-
-
-def _border_image_backdrops(below: frozenset[RGB], image: Any) -> frozenset[RGB] | None:
-    """A border image is painted under the box's content, over all of it with `fill` or a
-    border-image-width reaching in: its gradient's colours over each of `below`, as they may lie
-    under the text. None for an image of colours not known."""
-    from weasyprint.images import Gradient
-
-    if image is None:
-        return below  # not loaded (an address, refused): nothing painted
-    if not isinstance(image, Gradient):
-        return None
-    found = below | {over(srgb(colour), colour.alpha, under) for colour in image.colors for under in below}
-    return frozenset(found) if len(found) <= _MAX_BACKDROPS else None

@@ -28,6 +28,9 @@ PILED_RUN_EM = 1.0
 # quarter of each other's capitals below 0.525, which no layout meant to be read comes near;
 # above it, a line laid over another leaves three quarters of its capitals, where they differ.
 PILED_BAND_SHARE = 0.25
+# Letters advancing less than half their width each (letter-spacing: -0.3em on digits leaves
+# 0.46 of it; -1em sets them back): within one text, its letters lie on one another.
+PILED_ADVANCE_SHARE = 0.5
 
 
 @dataclass(frozen=True)
@@ -107,3 +110,15 @@ def _clipped(polygon: list[Point], rect: Area) -> list[Point]:
         if not polygon:
             break
     return polygon
+
+
+def piled_within(width: float, text: str, letter_spacing: Any, word_spacing: float) -> bool:
+    """Whether a text's letters are set onto one another (a negative letter-spacing or
+    word-spacing): its `width` as laid out is less than PILED_ADVANCE_SHARE of the width its
+    glyphs take, which Pango gets by adding the spacings back (one letter-spacing a character,
+    one word-spacing a space)."""
+    letters = 0.0 if letter_spacing == "normal" else letter_spacing
+    spacing = letters * len(text) + word_spacing * (text.count(" ") + text.count("\u00a0"))
+    if spacing >= 0 or len(text.strip()) < 2:
+        return False
+    return width < PILED_ADVANCE_SHARE * (width - spacing)

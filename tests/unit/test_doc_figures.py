@@ -950,7 +950,7 @@ ORDERS = rows(
     ),
     (
         "`MIN_SHOWN_CONTRAST` ({}, WCAG's ratio; black on white is {})",
-        constant("notifications.documents.page_text.MIN_SHOWN_CONTRAST"),
+        constant("notifications.documents.painted_colours.MIN_SHOWN_CONTRAST"),
         computed(lambda: contrast_ratio((0.0, 0.0, 0.0), WHITE), lambda ratio: number(round(ratio, 2))),
     ),
     (

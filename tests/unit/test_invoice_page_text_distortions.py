@@ -1,7 +1,8 @@
 """Ways a template may draw a legal element so that no one can read it on the PDF, which the
 check of its page text (notifications/documents/page_text.py) must not read: a transform that
 keeps the area of the glyphs but squashes or smears them (measured along the axis it shrinks
-most), and texts laid out onto one another (notifications/documents/piled_text.py). Next to
+most), and texts laid out onto one another or letters onto their neighbours
+(notifications/documents/piled_text.py). Next to
 each, the legitimate layout that comes nearest and must still be read."""
 
 import pytest
@@ -71,6 +72,20 @@ def test_a_value_laid_out_over_another_block_s_text_is_not_read(html):
 )
 def test_a_value_beside_or_across_other_text_is_read(html):
     assert _shows(html)
+
+
+@pytest.mark.parametrize(
+    ("spacing", "shown"),
+    [
+        ("letter-spacing: -1em", False),
+        ("letter-spacing: -0.5em", False),
+        ("letter-spacing: -0.1em", True),
+        ("letter-spacing: 0.3em", True),
+    ],
+    ids=["set back", "half set back", "tight", "spaced"],
+)
+def test_a_value_whose_letters_are_set_onto_one_another_is_not_read(spacing, shown):
+    assert _shows(f"<p style='{spacing}'>{VALUE}</p>") is shown
 
 
 def test_texts_end_to_end_or_a_line_apart_are_not_piled_and_one_laid_along_another_is():

@@ -1,7 +1,8 @@
 """Ways a template may paint over a legal element, or set it so that the PDF shows other
 characters, while the text of its boxes still holds it: what the check of its page text
-(notifications/documents/page_text.py) must not read. Each HTML is laid out by WeasyPrint in this
-process; a value's squashed or piled glyphs are test_invoice_page_text_distortions.py's."""
+(notifications/documents/page_text.py, paint_order.py) must not read; and the ordinary designs
+that paint around a value, which it must. Each HTML is laid out by WeasyPrint in this process; a
+value's squashed or piled glyphs are test_invoice_page_text_distortions.py's."""
 
 import pytest
 
@@ -62,35 +63,71 @@ def test_a_value_framed_by_an_outline_or_raised_is_read(html):
     assert _shows(html)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="defect: page_text.py reads what an ancestor paints under its text from its background "
-    "and border image only, not from its border, which overflowing text is drawn on",
-)
 def test_a_value_overflowing_onto_its_parent_s_border_of_its_colour_is_not_read():
     html = f"<div style='height: 0; border-bottom: 15mm solid black'><p style='margin: 0'>{VALUE}</p></div>"
     assert not _shows(html)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="defect: a column rule wider than its gap is painted under the columns' text, which "
-    "page_text.py does not read as lying under it",
-)
 def test_a_value_on_a_column_rule_of_its_colour_is_not_read():
     rule = "columns: 2; column-gap: 2mm; column-rule: 150mm solid black"
     assert not _shows(f"<div style='{rule}'><p>{VALUE}</p><p>{VALUE[::-1]}</p></div>")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="defect: page_text.py takes a text's colour against its ancestors' backgrounds only; "
-    "its own underline, as thick as the glyphs and moved up onto them, is painted under them in "
-    "their colour, and the PDF shows a bar",
-)
 def test_a_value_on_its_own_underline_of_its_colour_is_not_read():
     style = "text-decoration: underline; text-decoration-thickness: 1.2em; text-underline-offset: -1em"
     assert not _shows(f"<p style='{style}'>{VALUE}</p>")
+
+
+@pytest.mark.parametrize(
+    "html",
+    [
+        f"<p style='position: relative'>{VALUE}<span style='position: absolute; left: 0; top: 0; "
+        "width: 40mm; height: 5mm; background: white'></span></p>",
+        f"<p>{VALUE}<span style='margin-left: -12em; padding: 0 6em; background: white'></span></p>",
+        f"<p style='position: relative'>{VALUE}<span style='position: absolute; left: 10mm; top: 3mm; "
+        "outline: 8mm solid white'></span></p>",
+        f"<p style='position: relative'>{VALUE}<span style='position: absolute; left: 10mm; top: 5mm; "
+        "width: 0; height: 0; box-shadow: 0 0 0 8mm white'></span></p>",
+    ],
+    ids=["a box positioned over it", "a later inline box's background", "another box's outline", "a shadow"],
+)
+def test_a_value_a_box_paints_over_is_not_read(html):
+    assert not _shows(html)
+
+
+@pytest.mark.parametrize(
+    "html",
+    [
+        "<table style='border-collapse: collapse'><tr><td style='border: 1px solid black; padding: 1mm'>"
+        f"{VALUE}</td><td style='border: 2px solid #333'>12.00</td></tr></table>",
+        "<table style='border: 2px solid'><tr>"
+        f"<td style='border: 1px solid; padding: 0'>{VALUE}</td></tr></table>",
+        f"<p style='text-decoration: underline'>{VALUE}</p>",
+        f"<p style='text-decoration: underline double 2px; text-underline-offset: 1px'>{VALUE}</p>",
+        f"<p style='text-decoration: underline 0.5em #ff6; text-underline-offset: -0.4em'>{VALUE}</p>",
+        "<div style='position: absolute; top: 0; left: 0; right: 0; height: 20mm; background: #234; "
+        f"color: white'>Invoice</div><p style='margin-top: 25mm'>{VALUE}</p>",
+        f"<div style='columns: 2; column-rule: 1px solid black'><p>{VALUE}</p><p>VAT 19 %</p></div>",
+        f"<p style='letter-spacing: -0.05em'>{VALUE}</p>",
+        f"<p><span style='background: #eee; border: 1px solid #999; padding: 0 1mm'>{VALUE}</span> paid</p>",
+        f"<p style='position: relative'>VAT number: {VALUE}<span style='position: absolute; right: 0; "
+        "top: -8mm; border: 2px solid red; color: red; padding: 1mm'>PAID</span></p>",
+    ],
+    ids=[
+        "collapsed table borders",
+        "table borders close",
+        "underlined",
+        "double underline",
+        "highlighted",
+        "header box above",
+        "columns with a rule",
+        "tight letters",
+        "boxed",
+        "a stamp beside it",
+    ],
+)
+def test_ordinary_designs_painted_around_a_value_are_read(html):
+    assert _shows(html)
 
 
 def test_a_value_drawn_backwards_by_a_bidi_override_is_not_read():
