@@ -12,7 +12,7 @@ until the platform proves more, and the delivery's reason says why.
 There is no "paid" email: a payment, in full or in part, is the order's state and its invoice
 (orders/invoicing/), and the daily sales figure."""
 
-from intake.shapes import PlatformOrder
+from intake.shapes import PlatformOrder, refunded_minor
 from orders.content import minor_to_amount
 from orders.currencies import amount_minor
 from orders.models import Order
@@ -57,7 +57,7 @@ def paid_catch_up(order: Order, snapshot: PlatformOrder) -> None:
         return  # its edit left out: what came in for the platform's total may be less than ours
     proven = total if snapshot.paid_in_full else (snapshot.received_minor or 0)
     if snapshot.refunds_prove_payment:
-        proven = max(proven, sum(refund.amount_minor for refund in snapshot.refunds))
+        proven = max(proven, refunded_minor(snapshot.refunds))
     if min(proven, total) > order.paid_minor:
         order.paid_minor = min(proven, total)
         order.save(update_fields=["paid_minor"])

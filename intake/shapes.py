@@ -99,3 +99,9 @@ class PlatformOrder:
     # edit is applied from it; the rest of the order is.
     edit_left_out: str = ""
     content_refused: str = ""
+
+
+def refunded_minor(refunds: list[PlatformRefund]) -> int:
+    """What `refunds` gave back, each refund once by its id: a payload that lists one twice
+    must not double what it proves came in (intake/platform_payments.py)."""
+    return sum({refund.refund_id: refund.amount_minor for refund in reversed(refunds)}.values())

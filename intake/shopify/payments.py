@@ -13,8 +13,9 @@ is (an older API version): `paid`, `partially_refunded` and `refunded` stand for
 from dataclasses import dataclass
 from typing import Any
 
-from intake.payload_fields import to_minor
-from intake.shapes import PlatformRefund
+from intake.payload_fields import text, to_minor
+from intake.shapes import PlatformRefund, refunded_minor
+from orders.content import SHORT_TEXT
 
 PAID_STATUSES = frozenset({"paid", "partially_refunded", "refunded"})
 PARTIALLY_PAID = "partially_paid"
@@ -38,7 +39,7 @@ def payment_of(
     """What came in toward `total` (the order's total now, its edits' included). Its
     `partially_refunded` and `refunded` say that money went back, not how much came in first (what
     went back counts for that)."""
-    status = payload.get("financial_status")
+    status = text(payload.get("financial_status") or "", SHORT_TEXT, "financial_status")
     received = _received(payload, currency, refunds)
     if received is None:
         in_full = status == "paid"
@@ -57,4 +58,4 @@ def _received(payload: dict[str, Any], currency: str, refunds: list[PlatformRefu
     net = to_minor(current, "current_total_price", currency) - to_minor(
         outstanding, "total_outstanding", currency
     )
-    return max(0, net + sum(refund.amount_minor for refund in refunds))
+    return max(0, net + refunded_minor(refunds))

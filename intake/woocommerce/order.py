@@ -70,7 +70,7 @@ ADDRESS_KEYS = {
 def order_from_payload(payload: dict[str, Any]) -> PlatformOrder:
     currency = str(required(payload, "currency"))
     content, refused = content_or_why(lambda: _content(payload, currency))
-    status = payload.get("status")
+    status = text(payload.get("status") or "", SHORT_TEXT, "status")
     paid = bool(payload.get("date_paid_gmt")) or status in PAID_STATUSES
     waiting = paid and status in AWAITING_PAYMENT_STATUSES
     updated_at = iso_time(required(payload, "date_modified_gmt"), "date_modified_gmt", naive_is_utc=True)
