@@ -46,6 +46,9 @@ LEGAL_ELEMENTS = {
 # across lines (its hyphenate-character, U+2010 unless a template sets another) and the soft
 # hyphen where it may; neither is part of a value.
 _BREAK_HYPHENS = str.maketrans("", "", "\u2010\u00ad")
+# Group and decimal separators of a number, as locales write them (1,159.70; 1.159,70; 1'159.70;
+# Arabic's): between digits they make one number of both sides.
+_SEPARATORS = frozenset(".,'\u2019\u066b\u066c")
 
 
 def legal_elements_check(document: Invoice, shown_text: str, label: str, *, sample: bool) -> None:
@@ -96,10 +99,17 @@ def _shown_apart(value: str, page: tuple[str, set[int]]) -> bool:
     found = text.find(value)
     while found >= 0 and value:
         end = found + len(value)
-        if (found in spaces or not _joins(text[found - 1])) and (end in spaces or not _joins(text[end])):
+        starts = found in spaces or not (_joins(text[found - 1]) or _in_number(text, found, value))
+        if starts and (end in spaces or not _joins(text[end])):
             return True
         found = text.find(value, found + 1)
     return not value
+
+
+def _in_number(text: str, found: int, value: str) -> bool:
+    """Whether a value starting with a digit follows a digit and a group or decimal separator
+    with no space (1.19 %, 1,159.70): the page shows another number, the value its tail."""
+    return value[0].isdigit() and found >= 2 and text[found - 1] in _SEPARATORS and text[found - 2].isdigit()
 
 
 def _joins(char: str) -> bool:
