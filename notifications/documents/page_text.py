@@ -63,6 +63,9 @@ _CAP_HEIGHT_EM = 0.7
 # A NUL where a text is not shown, and between blocks: no value holds one, so no value is found
 # across it.
 UNSHOWN = "\0"
+# An inline box's margin, border and padding on a side at least this much of its font set its
+# text apart as a space would (a space is about a quarter of an em): read as one.
+SPACED_EM = 0.25
 
 
 @dataclass(frozen=True)
@@ -128,6 +131,9 @@ def _read(
     stack: list[tuple[Any, _Drawn | None, list[str]]] = [(root, drawn, [])]
     while stack:
         box, outer, parts = stack.pop()
+        if isinstance(box, str):  # what an inline box's end reads as (_spaced)
+            parts.append(box)
+            continue
         if isinstance(box, TextBox):
             band = _text_shown(box, outer, painting) if outer else None
             if band and not box.text.isspace():
@@ -145,7 +151,19 @@ def _read(
         if inner is None:
             parts.append(UNSHOWN)
             continue
+        if isinstance(box, InlineBox):
+            parts.append(_spaced(box, "left"))
+            stack.append((_spaced(box, "right"), None, parts))
         stack.extend((child, inner, parts) for child in reversed(box.children))
+
+
+def _spaced(box: Any, side: str) -> str:
+    """A space where an inline box's margin, border and padding on `side` set its text apart
+    from the text beside it (a label and its value in spans with a margin between): else
+    nothing, as where they do not (a negative margin pulls the texts together)."""
+    widths = (f"margin_{side}", f"border_{side}_width", f"padding_{side}")
+    gap = sum(getattr(box, width) for width in widths)
+    return " " if gap >= SPACED_EM * box.style["font_size"] else ""
 
 
 def _inside(box: Any, outer: _Drawn, *, clips: bool = True) -> _Drawn | None:
