@@ -63,8 +63,8 @@ _CAP_HEIGHT_EM = 0.7
 # A NUL where a text is not shown, and between blocks: no value holds one, so no value is found
 # across it.
 UNSHOWN = "\0"
-# An inline box's margin, border and padding on a side at least this much of its font set its
-# text apart as a space would (a space is about a quarter of an em): read as one.
+# Texts on a line this far apart, in their font's size, are set apart as by a space (about a
+# quarter of an em: a label and its value in spans with a margin between): read as one.
 SPACED_EM = 0.25
 
 
@@ -128,20 +128,20 @@ def _read(
     from weasyprint.formatting_structure.boxes import InlineBox, LineBox, TextBox
 
     blocks, shown = found
+    line_ends: dict[int, float] = {}  # each block's last text's right edge on its line
     stack: list[tuple[Any, _Drawn | None, list[str]]] = [(root, drawn, [])]
     while stack:
         box, outer, parts = stack.pop()
-        if isinstance(box, str):  # what an inline box's end reads as (_spaced)
-            parts.append(box)
-            continue
         if isinstance(box, TextBox):
             band = _text_shown(box, outer, painting) if outer else None
+            parts.append(_spaced(box, line_ends, parts))
             if band and not box.text.isspace():
                 shown.append((parts, len(parts), band))
             parts.append(overridden_replaced(box.text, UNSHOWN) if band else UNSHOWN)
             continue
         if isinstance(box, LineBox):
             parts.append("\n")
+            line_ends.pop(id(parts), None)
         elif not isinstance(box, InlineBox):
             key = id(box) if box.element is None else (box.element, box.element_tag)
             parts = blocks.setdefault(key, [])
@@ -151,19 +151,16 @@ def _read(
         if inner is None:
             parts.append(UNSHOWN)
             continue
-        if isinstance(box, InlineBox):
-            parts.append(_spaced(box, "left"))
-            stack.append((_spaced(box, "right"), None, parts))
         stack.extend((child, inner, parts) for child in reversed(box.children))
 
 
-def _spaced(box: Any, side: str) -> str:
-    """A space where an inline box's margin, border and padding on `side` set its text apart
-    from the text beside it (a label and its value in spans with a margin between): else
-    nothing, as where they do not (a negative margin pulls the texts together)."""
-    widths = (f"margin_{side}", f"border_{side}_width", f"padding_{side}")
-    gap = sum(getattr(box, width) for width in widths)
-    return " " if gap >= SPACED_EM * box.style["font_size"] else ""
+def _spaced(box: Any, line_ends: dict[int, float], parts: list[str]) -> str:
+    """A space where the text box starts a quarter em or more to the right of where the last
+    text of its block's line ended (a label and its value in spans with a margin or padding
+    between): the page sets them apart as a space would. Else nothing (a negative margin
+    pulls them together; a right-to-left line, read as before)."""
+    last, line_ends[id(parts)] = line_ends.get(id(parts)), box.position_x + box.width
+    return " " if last is not None and box.position_x - last >= SPACED_EM * box.style["font_size"] else ""
 
 
 def _inside(box: Any, outer: _Drawn, *, clips: bool = True) -> _Drawn | None:

@@ -78,8 +78,13 @@ def test_a_value_set_apart_by_an_inline_box_s_margin_is_apart(html):
 
 @pytest.mark.parametrize(
     "html",
-    [f"<p>VAT<span>{VAT}</span></p>", f"<p>1<span style='margin-left: -2mm'>{VAT}</span></p>"],
-    ids=["no margin", "a negative margin"],
+    [
+        f"<p>VAT<span>{VAT}</span></p>",
+        f"<p>1<span style='margin-left: -2mm'>{VAT}</span></p>",
+        f"<p><span style='margin-right: -5mm'>1</span><span style='margin-left: 5mm'>{VAT}</span></p>",
+        f"<p>1<span style='margin-left: 5mm; position: relative; left: -5mm'>{VAT}</span></p>",
+    ],
+    ids=["no margin", "a negative margin", "margins that cancel", "moved back onto it"],
 )
 def test_a_value_with_no_gap_before_it_is_run_in(html):
     shown = pdf_layout(html).shown_text
