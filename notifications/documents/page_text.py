@@ -210,7 +210,7 @@ def _text_shown(box: Any, drawn: _Drawn, painting: Painting) -> GlyphBand | None
     shown_size = size * least_stretch(drawn.matrix)
     if style["visibility"] != "visible" or shown_size < MIN_SHOWN_FONT_SIZE_PT * _PX_PER_PT:
         return None
-    if piled_within(box.width, box.text, style["letter_spacing"], style["word_spacing"]):
+    if piled_within(box.width, box.text, style["letter_spacing"], style["word_spacing"], size):
         return None
     top = box.position_y + box.baseline - _CAP_HEIGHT_EM * size
     left, right = sorted((box.position_x, box.position_x + box.width))  # < 0 wide: letters set back

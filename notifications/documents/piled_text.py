@@ -31,6 +31,10 @@ PILED_BAND_SHARE = 0.25
 # Letters advancing less than half their width each (letter-spacing: -0.3em on digits leaves
 # 0.46 of it; -1em sets them back): within one text, its letters lie on one another.
 PILED_ADVANCE_SHARE = 0.5
+# A space is a quarter to a third of an em: a word-spacing below minus half an em sets the word
+# after it back onto the one before (or off the page's left edge), whatever the whole text's
+# width, which one space's spacing barely shortens (X DE999888777 at -60px draws E999X888777).
+PILED_WORD_SPACING_EM = -0.5
 
 
 @dataclass(frozen=True)
@@ -112,11 +116,13 @@ def _clipped(polygon: list[Point], rect: Area) -> list[Point]:
     return polygon
 
 
-def piled_within(width: float, text: str, letter_spacing: Any, word_spacing: float) -> bool:
+def piled_within(width: float, text: str, letter_spacing: Any, word_spacing: float, em: float) -> bool:
     """Whether a text's letters are set onto one another (a negative letter-spacing or
     word-spacing): its `width` as laid out is less than PILED_ADVANCE_SHARE of the width its
     glyphs take, which Pango gets by adding the spacings back (one letter-spacing a character,
-    one word-spacing a space)."""
+    one word-spacing a space); or a word set back onto another (PILED_WORD_SPACING_EM)."""
+    if word_spacing < PILED_WORD_SPACING_EM * em and any(char.isspace() for char in text.strip()):
+        return True
     letters = 0.0 if letter_spacing == "normal" else letter_spacing
     spacing = letters * len(text) + word_spacing * (text.count(" ") + text.count("\u00a0"))
     if spacing >= 0 or len(text.strip()) < 2:
