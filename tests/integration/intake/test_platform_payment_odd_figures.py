@@ -62,3 +62,24 @@ def test_a_woocommerce_status_not_a_text_is_refused_with_its_reason(woo_deliver,
     assert delivery.outcome == Outcome.COULD_NOT_USE
     assert "did not foresee" not in delivery.reason, delivery.reason
     assert "status" in delivery.reason, delivery.reason
+
+
+@pytest.mark.parametrize("outstanding", ["abc", "1E+999999", ["39.70"], "NaN", "39.701"])
+def test_a_total_outstanding_that_cannot_be_read_is_refused_with_its_reason(tea_house, outstanding):
+    order = shopify.order(financial_status="partially_paid")
+    money(order, "current_total_price", "59.70")
+    order["total_outstanding"] = outstanding
+    delivery = deliver("orders/create", order)
+    assert delivery.outcome == Outcome.COULD_NOT_USE
+    assert "total_outstanding" in delivery.reason, delivery.reason
+    assert "did not foresee" not in delivery.reason, delivery.reason
+
+
+@pytest.mark.parametrize(("current", "outstanding"), [("59.70", "-100.00"), ("5000.00", "0.00")])
+def test_figures_beyond_the_total_count_no_more_than_the_total(tea_house, current, outstanding):
+    # a payload whose figures say more came in than the order's total: paid its total, no more
+    order = shopify.order(financial_status="partially_paid")
+    money(order, "current_total_price", current)
+    order["total_outstanding"] = outstanding
+    delivery = deliver("orders/create", order)
+    assert tea_house_order().paid_minor == 5970, delivery.reason
