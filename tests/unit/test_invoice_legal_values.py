@@ -7,32 +7,23 @@ the shipped template's for the sample invoice, laid out once, then changed as a 
 import pytest
 
 from notifications.content.errors import RenderError
-from notifications.content.sources import DOCUMENT_KIND, SHIPPED_DOCUMENT, TemplateSource
 from notifications.documents.context import document_context
 from notifications.documents.layout import pdf_layout
-from notifications.documents.legal_elements import legal_elements_check
 from notifications.documents.page_text import UNSHOWN
 from notifications.documents.samples import sample_documents
 from notifications.documents.template import document_html
 from orders.models import Invoice
-
-SHIPPED_HTML = SHIPPED_DOCUMENT.read_text()
-SOURCE = TemplateSource(kind=DOCUMENT_KIND, locale="en", subject="", text="", html=SHIPPED_HTML)
+from tests.unit.shipped_sample import SOURCE, sample_check, shipped_sample_shown
 
 
 @pytest.fixture(scope="module")
 def shipped() -> tuple[Invoice, str]:
-    invoice = sample_documents("en")[0]
-    return invoice, pdf_layout(document_html(SOURCE, invoice)).shown_text
+    return shipped_sample_shown()
 
 
 def _value(invoice: Invoice, name: str) -> str:
     part, field = name.split(".")
     return document_context(invoice)[part][field]
-
-
-def _check(invoice: Invoice, shown: str) -> None:
-    legal_elements_check(invoice, shown, SOURCE.label, sample=True)
 
 
 @pytest.mark.parametrize(
@@ -65,7 +56,7 @@ def test_a_value_run_into_a_letter_digit_or_accent_is_left_out(shipped, name, be
     assert value in shown
     # when / then
     with pytest.raises(RenderError) as refused:
-        _check(invoice, shown.replace(value, f"{before}{value}{after}"))
+        sample_check(invoice, shown.replace(value, f"{before}{value}{after}"))
     assert f"({{{{ {name} }}}}: {value})" in str(refused.value)
 
 
@@ -95,7 +86,7 @@ def test_a_value_apart_from_other_letters_and_digits_is_shown(shipped, name, wri
     value = _value(invoice, name)
     head, tail = value[: len(value) // 2], value[len(value) // 2 :]
     written = written.format(value=value, head=head, tail=tail)
-    _check(invoice, shown.replace(value, written))  # raises if left out
+    sample_check(invoice, shown.replace(value, written))  # raises if left out
 
 
 def test_a_value_s_bidi_formatting_characters_are_left_out_and_it_is_drawn_as_stored():
@@ -108,4 +99,4 @@ def test_a_value_s_bidi_formatting_characters_are_left_out_and_it_is_drawn_as_st
     shown = pdf_layout(document_html(SOURCE, invoice)).shown_text
     # then: the template sees the name without them, and its page shows it
     assert context["seller"]["legal_name"] == name
-    _check(invoice, shown)
+    sample_check(invoice, shown)

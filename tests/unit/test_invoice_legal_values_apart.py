@@ -8,26 +8,15 @@ small HTML laid out by WeasyPrint in this process."""
 import pytest
 
 from notifications.content.errors import RenderError
-from notifications.content.sources import DOCUMENT_KIND, SHIPPED_DOCUMENT, TemplateSource
 from notifications.documents.context import document_context
 from notifications.documents.layout import pdf_layout
-from notifications.documents.legal_elements import legal_elements_check
-from notifications.documents.samples import sample_documents
-from notifications.documents.template import document_html
 from orders.models import Invoice
-
-SHIPPED_HTML = SHIPPED_DOCUMENT.read_text()
-SOURCE = TemplateSource(kind=DOCUMENT_KIND, locale="en", subject="", text="", html=SHIPPED_HTML)
+from tests.unit.shipped_sample import sample_check, shipped_sample_shown
 
 
 @pytest.fixture(scope="module")
 def shipped() -> tuple[Invoice, str]:
-    invoice = sample_documents("en")[0]
-    return invoice, pdf_layout(document_html(SOURCE, invoice)).shown_text
-
-
-def _check(invoice: Invoice, shown: str) -> None:
-    legal_elements_check(invoice, shown, SOURCE.label, sample=True)
+    return shipped_sample_shown()
 
 
 @pytest.mark.parametrize(
@@ -43,7 +32,7 @@ def test_a_rate_run_into_a_number_by_a_separator_is_left_out(shipped, before, af
     assert rate in shown
     # when / then
     with pytest.raises(RenderError) as refused:
-        _check(invoice, shown.replace(rate, f"{before}{rate}{after}"))
+        sample_check(invoice, shown.replace(rate, f"{before}{rate}{after}"))
     assert rate in str(refused.value)
 
 
@@ -55,7 +44,7 @@ def test_a_rate_run_into_a_number_by_a_separator_is_left_out(shipped, before, af
 def test_a_rate_after_punctuation_that_makes_no_number_is_shown(shipped, written):
     invoice, shown = shipped
     rate = document_context(invoice)["document"]["rates"][0]["rate"]
-    _check(invoice, shown.replace(rate, written.format(rate=rate)))  # raises if left out
+    sample_check(invoice, shown.replace(rate, written.format(rate=rate)))  # raises if left out
 
 
 VAT = "DE999888777"
