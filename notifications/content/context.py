@@ -71,8 +71,8 @@ CONTEXT_VARIABLES = {
     "(in a cancellation's email)",
     "cancellation.refunded_before": "what refunds before the cancellation gave back, formatted, or empty "
     "(in a cancellation's email)",
-    "cancellation.left_to_refund": "the order's amount less those refunds, formatted, or empty when nothing "
-    "is left (in a cancellation's email)",
+    "cancellation.left_to_refund": "what the order's payment took less those refunds (its amount, when "
+    "paid in full), formatted, or empty when nothing is left (in a cancellation's email)",
     "customer_email": "the customer's address",
     "locale": "the email's language code (en, ru)",
     "subject": "the rendered subject (in the text and HTML parts)",

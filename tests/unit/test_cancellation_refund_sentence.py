@@ -87,3 +87,21 @@ def test_the_day_an_order_was_paid_is_a_value_of_its_emails():
     paid = email_context(_cancelled("en", paid_at=PLACED_AT), "en", None)["order"]
     never = email_context(_cancelled("en", paid_at=None), "en", None)["order"]
     assert (paid["paid_on"], never["paid_on"]) == ("March 14, 2026", "")
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_the_cancellation_of_an_order_paid_in_part_promises_what_came_in(locale):
+    # given: the sample order (49.90 EUR), of which a platform proved 20.00 came in
+    order = _cancelled(locale, paid_at=PLACED_AT)
+    order.paid_minor = 2000
+    # when
+    email = _cancellation(order, locale)
+    # then: the refund promised is what came in, never the whole amount
+    context = email_context(order, locale, None, kind=KIND, about={"refunds": []})
+    paid = context["cancellation"]["left_to_refund"]
+    refund, _ = _sentences(locale, paid)
+    whole, _ = _sentences(locale, context["order"]["amount"])
+    assert "20" in paid
+    for part in _parts(email):
+        assert refund in part
+        assert whole not in part
