@@ -33,10 +33,13 @@ PREPARE_THRESHOLD = 0
 
 
 @contextmanager
-def prepared_cursor() -> Iterator[CursorWrapper]:
+def prepared_cursor(*, numbered: bool = False) -> Iterator[CursorWrapper]:
     """A cursor of the default connection whose statements PostgreSQL prepares: used like
     `connection.cursor()` (the same transaction, the same query logging and execute wrappers,
-    so tests count its statements), with `%s` / `%(name)s` placeholders bound by the server."""
+    so tests count its statements), with `%s` / `%(name)s` placeholders bound by the server.
+    `numbered`: where it can, a psycopg RawCursor, which takes PostgreSQL's own `$1` placeholders
+    and parses nothing (infra/numbered_statements.py); `statement_execute` runs a statement on
+    either kind."""
     if not settings.DATABASE_PREPARED_STATEMENTS:
         with connection.cursor() as cursor:
             yield cursor
@@ -47,7 +50,10 @@ def prepared_cursor() -> Iterator[CursorWrapper]:
     if raw.prepare_threshold is None:  # Django's default for poolers; ours is the setting above
         raw.prepare_threshold = PREPARE_THRESHOLD
     with connection.wrap_database_errors:
-        server_binding = psycopg.Cursor(raw)
+        # Django's query log writes the values into the statement's text, which it can do only
+        # for `%s` placeholders: a logged cursor (DEBUG, tests counting statements) takes those.
+        raw_cursor = numbered and not connection.queries_logged
+        server_binding = psycopg.RawCursor(raw) if raw_cursor else psycopg.Cursor(raw)
     connection.validate_thread_sharing()
     wrapper = _LoggedPreparedCursor if connection.queries_logged else CursorWrapper  # as Django's own
     wrapped = wrapper(server_binding, connection)

@@ -11,6 +11,7 @@ from typing import Any
 from django.db import connection
 from django.db.models import JSONField, Model
 
+from infra.numbered_statements import numbered_statement, statement_execute
 from infra.prepared import prepared_cursor
 from messaging.models import ProcessedEvent
 from notifications.delivery.circuit import CLOSED, CircuitSeen
@@ -90,7 +91,8 @@ _SHOP_READ = (
     + ", ".join(f"'{name}', sh.{connection.ops.quote_name(name)}" for name in SHOP_EMAIL_FIELDS)
     + f") FROM {Shop._meta.db_table} sh WHERE sh.id = o.shop_id)"
 )
-_CLAIM_READ = f"""
+_CLAIM_READ = numbered_statement(
+    f"""
 WITH wanted (position, order_id, kind, subject_id, event_id, inbox_key) AS (
     SELECT * FROM unnest(%(positions)s::int[], %(order_ids)s::uuid[], %(kinds)s::text[],
                          %(subject_ids)s::uuid[], %(event_ids)s::uuid[], %(inbox_keys)s::text[])
@@ -121,6 +123,7 @@ SELECT w.position, {columns_of(Order, "o")}, {columns_of(Notification, "n")},
  ORDER BY o.id, n.id
    FOR NO KEY UPDATE OF o, n
 """
+)
 _ORDER_ATTNAMES = _attnames(Order)
 _NOTIFICATION_ATTNAMES = _attnames(Notification)
 # from_db takes the values as they are: a JSON column (the snapshot's attachments) comes as text.
@@ -166,8 +169,9 @@ def claim_reads(keys: list[ClaimKey], *, provider: str, fallback: str = "") -> d
     notification does not exist (the caller's slower path tells the two apart). Each
     email (order, kind, subject) must appear once: a second delivery of the same email must read what the
     first one's claim wrote. Must run inside the claim's transaction."""
-    with prepared_cursor() as cursor:
-        cursor.execute(
+    with prepared_cursor(numbered=True) as cursor:
+        statement_execute(
+            cursor,
             _CLAIM_READ,
             {
                 "positions": list(range(len(keys))),

@@ -48,7 +48,7 @@ def _while_the_claim_waits_for(held, claimed: list, database_url: str, check) ->
     holder, claimer, prober = (psycopg.connect(database_url) for _ in range(3))
     try:
         holder.execute("SELECT id FROM notifications_notification WHERE id = %s FOR UPDATE", [held.pk])
-        claim = threading.Thread(target=lambda: claimer.execute(_CLAIM_READ, _claim_params(claimed)))
+        claim = threading.Thread(target=lambda: claimer.execute(_CLAIM_READ.named, _claim_params(claimed)))
         claim.start()
         wait_until(
             lambda: (
