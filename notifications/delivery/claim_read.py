@@ -78,10 +78,12 @@ _ABOUT_READ = " ".join(
 # And, until the email is rendered, whether a document it carries (an invoice or a credit note:
 # documents/attached.py) has no PDF yet: the claim leaves such an email out, and the handler
 # renders the PDF with no order locked, then claims it again (handler.py). An email of a kind
-# that carries none pays no subquery.
+# that carries none, and one of an order placed with the short body (it has no invoice, as
+# attached.attachments_take says), pays no subquery.
 _CARRYING = ", ".join(f"'{kind}'" for kind in sorted(CARRYING_KINDS))
 _DOCUMENTS_UNRENDERED_READ = (
-    f"CASE WHEN n.email_content_hash = '' AND n.kind IN ({_CARRYING}) THEN EXISTS (SELECT 1 "
+    f"CASE WHEN n.email_content_hash = '' AND n.kind IN ({_CARRYING}) AND o.content_version IS NOT NULL "
+    "THEN EXISTS (SELECT 1 "
     f"FROM {Invoice._meta.db_table} d WHERE d.order_id = o.id AND d.email_kind = n.kind "
     "AND d.email_subject_id IS NOT DISTINCT FROM n.subject_id AND d.pdf_sha256 = '') END"
 )
