@@ -177,11 +177,13 @@ def _executions_of_prepared(fragment: str) -> tuple[int, int]:
 
 
 # The worker's Python work per plain confirmation (a short-body order's, never paid), the calls
-# of every function it runs, ours and the libraries', in this process: 8,639 at the commit
-# before invoices came (1a66aaa), 8,703 with them. A count, not a time: it does not move with
-# the machine's load, and a change that adds a millisecond to the hot path adds some 2,500
-# calls. (The shop order's email renders more and is not counted here.)
-PYTHON_CALLS_PER_CONFIRMATION = 9_000
+# of every function it runs, ours and the libraries', in this process: 8,466 before order edits,
+# parcels and invoices (cc36aa1), 8,639 at the commit before invoices came (1a66aaa), 8,708 at
+# 7194947, and 8,555 once the claim read was no longer parsed at every claim (2ea163a,
+# infra/numbered_statements.py). A count, not a time: it does not move with the machine's load,
+# and a change that adds a millisecond to the hot path adds some 2,500 calls. (The shop order's
+# email renders more and is not counted here.)
+PYTHON_CALLS_PER_CONFIRMATION = 8_700
 PROFILED_CONFIRMATIONS = 30
 
 
