@@ -47,7 +47,8 @@ def _sentences() -> list[str]:
         f"The cpu phase ran at three commits in turn, {rounds} rounds of one repeat each",
         f"({started[0]} to {started[-1][11:]}, `tools/bench/results/cpu-plain-confirmation-in-turn.json`): "
         f"{FIRST}, before",
-        f"{BEFORE}, with that, before order edits, parcels' news and invoices; and {AFTER}, main with all three.",
+        f"{BEFORE}, with that, before order edits, parcels' news and invoices; and {AFTER}, main with "
+        "all three.",
         f"medians: {worker[FIRST]} ms at {FIRST}, {worker[BEFORE]} ms at {BEFORE} and {worker[AFTER]} ms at "
         f"{AFTER}, which was above {BEFORE} in {_rounds_higher(AFTER, BEFORE, 'worker')} of {rounds} rounds;",
         f"RabbitMQ's: {rabbitmq[FIRST]} ms, {rabbitmq[BEFORE]} ms and {rabbitmq[AFTER]} ms.",
