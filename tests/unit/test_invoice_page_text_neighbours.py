@@ -4,13 +4,15 @@ against a value on its line: what the page shows is one word of both (1 before 5
 drawn_lines.py) must put them together in the order drawn, where the check of the legal
 elements finds the value run in. And the designs that set such a box apart from a value (a
 badge with a margin, a floated logo), which must still read it apart. Each HTML is laid out by
-WeasyPrint in this process."""
+WeasyPrint in this process; the rule itself on texts placed by hand."""
 
 import re
 
 import pytest
 
+from notifications.documents.drawn_lines import UNSHOWN, Line, Placed, read_as_drawn
 from notifications.documents.layout import pdf_layout
+from notifications.documents.piled_text import GlyphBand
 
 VALUE = "DE999888777"
 
@@ -104,3 +106,61 @@ def test_a_value_broken_across_lines_beside_a_floated_logo_is_read_whole():
     shown = pdf_layout(html).shown_text
     # then: read whole, the line breaks taken out as the check takes them out
     assert "".join(address.split()) in "".join(shown.split()), repr(shown)
+
+
+def _text(line: Line, text: str, x: float, width: float, *, shown: bool = True, y: float = 0.0) -> Placed:
+    """`text` read at the end of `line`, drawn from `x` in a 10 px font (a band 7 px tall,
+    its baseline at `y` + 7), or not shown."""
+    rect = (x, y, x + width, y + 7.0)
+    line.parts.append(text if shown else UNSHOWN)
+    band = GlyphBand(rect, None, rect, 10.0) if shown and not text.isspace() else None
+    return Placed(line, len(line.parts) - 1, x, x + width, band)
+
+
+def test_texts_of_two_lines_drawn_touching_are_read_as_one_row_in_each_line():
+    # given: a value's line, and a digit's line of its own (an inline-block) drawn before it
+    value_line, digit_line = Line(["\n"], 0, rtl=False), Line(["\n"], 0, rtl=False)
+    texts = [_text(value_line, "59,70", 20, 30), _text(digit_line, "1", 14, 6)]
+    # when
+    read_as_drawn(texts)
+    # then
+    assert "".join(value_line.parts) == "".join(digit_line.parts) == "\n159,70"
+
+
+@pytest.mark.parametrize(
+    ("gap", "read"),
+    [(1.0, "\n159,700"), (3.0, f"\n1{UNSHOWN}59,700")],
+    ids=["touching: run together", "a quarter em apart: not read across"],
+)
+def test_a_text_not_shown_between_two_texts_of_a_row_parts_them_only_if_they_are_apart(gap, read):
+    # given: a line of a digit, a text not shown and a value, and a digit's line of its own
+    # drawn against the value's end
+    line, digit_line = Line(["\n"], 0, rtl=False), Line(["\n"], 0, rtl=False)
+    texts = [_text(line, "1", 0, 6), _text(line, "x", 6, gap, shown=False), _text(line, "59,70", 6 + gap, 30)]
+    texts.append(_text(digit_line, "0", 36 + gap, 6))
+    # when
+    read_as_drawn(texts)
+    # then
+    assert "".join(line.parts) == read
+
+
+def test_texts_on_other_lines_or_read_in_turn_are_left_as_read():
+    # given: a line read in the order drawn, and a text a line below touching its end
+    line, below = Line(["\n"], 0, rtl=False), Line(["\n"], 0, rtl=False)
+    texts = [_text(line, "VAT ", 0, 20), _text(line, "DE999", 20, 30), _text(below, "1", 50, 6, y=12)]
+    # when
+    read_as_drawn(texts)
+    # then
+    assert "".join(line.parts) == "\nVAT DE999"
+    assert "".join(below.parts) == "\n1"
+
+
+def test_a_right_to_left_row_is_read_right_to_left():
+    # given: a right-to-left line whose boxes the page draws left of one another, and a box of
+    # its own drawn touching the leftmost
+    line, other = Line(["\n"], 0, rtl=True), Line(["\n"], 0, rtl=True)
+    texts = [_text(line, "ab", 30, 10), _text(line, "cd", 20, 10), _text(other, "ef", 10, 10)]
+    # when
+    read_as_drawn(texts)
+    # then: read from the right, as the line's own boxes are
+    assert "".join(line.parts) == "".join(other.parts) == "\nabcdef"
