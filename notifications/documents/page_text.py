@@ -3,9 +3,11 @@
 placed off the page, clipped away or painted over) is left out as surely as a value never
 written. Read from WeasyPrint's box tree after the layout, in the process that lays out
 (layout.py), with WeasyPrint, the standard library and this package's bidi_overrides.py,
-contrast.py, page_areas.py, paint_order.py, painted_boxes.py, painted_colours.py and
-piled_text.py only. Characters a bidi override draws in a forced order are not read
-(bidi_overrides.py).
+contrast.py, drawn_lines.py, page_areas.py, paint_order.py, painted_boxes.py,
+painted_colours.py and piled_text.py only. Characters a bidi override draws in a forced order
+are not read (bidi_overrides.py); texts a page draws as one word, though their boxes are read
+apart or in another order (a digit in an inline-block or a float against a value), are read
+together as drawn (drawn_lines.py).
 
 A text box counts as shown when it is visible; its font, as transformed, is at least
 MIN_SHOWN_FONT_SIZE_PT along the axis the transform shrinks most; its colour, as transparent
@@ -28,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from notifications.documents.bidi_overrides import overridden_replaced
 from notifications.documents.contrast import RGB, WHITE
+from notifications.documents.drawn_lines import SPACED_EM, UNSHOWN, Line, Placed, read_as_drawn
 from notifications.documents.page_areas import (
     Area,
     Ring,
@@ -60,12 +63,6 @@ _PX_PER_PT = 96 / 72  # WeasyPrint's lengths are CSS pixels
 # The glyphs' band tested against the clips: from the baseline up a capital's height (about
 # 0.7 em), since a line's own box may be taller than a block that clips it and still shows it.
 _CAP_HEIGHT_EM = 0.7
-# A NUL where a text is not shown, and between blocks: no value holds one, so no value is found
-# across it.
-UNSHOWN = "\0"
-# Texts on a line this far apart, in their font's size, are set apart as by a space (about a
-# quarter of an em: a label and its value in spans with a margin between): read as one.
-SPACED_EM = 0.25
 
 
 @dataclass(frozen=True)
@@ -86,10 +83,11 @@ def pages_shown_text(document: Document) -> str:
     lines in order, a line feed between them, and the parts of a block that page breaks split
     read as one, whatever lies between them on the pages (the row's other cells, the margins),
     so that a value broken across two pages is read whole. UNSHOWN between blocks, and for
-    each text or box not shown, a text another is piled on too, once its page is read."""
+    each text or box not shown, a text another is piled on too, once its page is read; then
+    a line the page draws as one with another box's texts reads as drawn (drawn_lines.py)."""
     blocks: dict[Any, list[str]] = {}
     for page in document.pages:
-        shown: list[tuple[list[str], int, GlyphBand]] = []  # each text read, and where it went
+        texts: list[Placed] = []  # each text read, where it went and where the page draws it
         page_box = laid_out_box(page)
         painting = paint_order(page_box)
         sheet = _Drawn(1.0, frozenset({WHITE}), (0.0, 0.0, page.width, page.height), None)
@@ -100,10 +98,12 @@ def pages_shown_text(document: Document) -> str:
             if inner and child.is_for_root_element and page_box.style["overflow"] != "visible":
                 viewport = on_page(None, *padding_box(page_box))  # the root's overflow, as drawn
                 inner = replace(inner, area=intersection(inner.area, viewport))
-            _read(child, inner, painting, (blocks, shown))
-        for index in piled([band for *_, band in shown]):
-            parts, position, _ = shown[index]
-            parts[position] = UNSHOWN
+            _read(child, inner, painting, (blocks, texts))
+        shown = [(text, text.band) for text in texts if text.band]
+        for index in piled([band for _, band in shown]):
+            text = shown[index][0]
+            text.line.parts[text.index] = UNSHOWN
+        read_as_drawn(texts)
     return UNSHOWN.join("".join(parts) for parts in blocks.values())
 
 
@@ -119,39 +119,50 @@ def _read(
     root: Any,
     drawn: _Drawn | None,
     painting: Painting,
-    found: tuple[dict[Any, list[str]], list[tuple[list[str], int, GlyphBand]]],
+    found: tuple[dict[Any, list[str]], list[Placed]],
 ) -> None:
     """Add the text of `root`'s boxes, in the tree's order, to the block each is in: a box that
     is neither a line nor inline starts one, and a box a page break split continues its
-    element's (the parts of a split box keep their element). Each shown text with a letter
-    goes to `shown` too, with its place in its block, for the check of piled texts."""
+    element's (the parts of a split box keep their element). Each text, and each inline box
+    not shown, goes to `texts` too, with its line, its place in its block and where it is
+    drawn, for the checks of piled texts and of the order drawn."""
     from weasyprint.formatting_structure.boxes import InlineBox, LineBox, TextBox
 
-    blocks, shown = found
+    blocks, texts = found
     line_ends: dict[int, float] = {}  # each block's last text's right edge on its line
-    stack: list[tuple[Any, _Drawn | None, list[str]]] = [(root, drawn, [])]
+    stack: list[tuple[Any, _Drawn | None, list[str], Line | None]] = [(root, drawn, [], None)]
     while stack:
-        box, outer, parts = stack.pop()
+        box, outer, parts, line = stack.pop()
         if isinstance(box, TextBox):
-            band = _text_shown(box, outer, painting) if outer else None
             parts.append(_spaced(box, line_ends, parts))
-            if band and not box.text.isspace():
-                shown.append((parts, len(parts), band))
+            line = line or Line(parts, len(parts) - 1, rtl=False)  # WeasyPrint lays texts in lines
+            band = _text_shown(box, outer, painting) if outer else None
+            texts.append(_placed(box, outer, line, None if box.text.isspace() else band))
             parts.append(overridden_replaced(box.text, UNSHOWN) if band else UNSHOWN)
             continue
         if isinstance(box, LineBox):
+            line = Line(parts, len(parts), rtl=box.style["direction"] == "rtl")
             parts.append("\n")
             line_ends.pop(id(parts), None)
         elif not isinstance(box, InlineBox):
             key = id(box) if box.element is None else (box.element, box.element_tag)
-            parts = blocks.setdefault(key, [])
+            parts, line = blocks.setdefault(key, []), None
         inner = _inside(box, outer) if outer else None
         if inner is not None and isinstance(box, LineBox):
             inner = _line_inside(box, inner)
         if inner is None:
+            if line and isinstance(box, InlineBox):
+                texts.append(_placed(box, outer, line, None))
             parts.append(UNSHOWN)
             continue
-        stack.extend((child, inner, parts) for child in reversed(box.children))
+        stack.extend((child, inner, parts, line) for child in reversed(box.children))
+
+
+def _placed(box: Any, drawn: _Drawn | None, line: Line, band: GlyphBand | None) -> Placed:
+    """The box as read at the end of its line's parts, and where the page draws it across."""
+    matrix = drawn.matrix if drawn else None
+    left, _, right, _ = band.on_page if band else on_page(matrix, box.position_x, 0, box.width, 0)
+    return Placed(line, len(line.parts), left, right, band)
 
 
 def _spaced(box: Any, line_ends: dict[int, float], parts: list[str]) -> str:
