@@ -3,9 +3,10 @@
 placed off the page, clipped away or painted over) is left out as surely as a value never
 written. Read from WeasyPrint's box tree after the layout, in the process that lays out
 (layout.py), with WeasyPrint, the standard library and this package's bidi_overrides.py,
-contrast.py, page_areas.py, paint_order.py, painted_boxes.py, painted_colours.py and
-piled_text.py only. Characters a bidi override draws in a forced order are not read
-(bidi_overrides.py).
+contrast.py, drawn_spaces.py, page_areas.py, paint_order.py, painted_boxes.py,
+painted_colours.py and piled_text.py only. Characters a bidi override draws in a forced order
+are not read (bidi_overrides.py); a space is read where the page draws a gap, whether or not
+the text holds one (drawn_spaces.py).
 
 A text box counts as shown when it is visible; its font, as transformed, is at least
 MIN_SHOWN_FONT_SIZE_PT along the axis the transform shrinks most; its colour, as transparent
@@ -28,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from notifications.documents.bidi_overrides import overridden_replaced
 from notifications.documents.contrast import RGB, WHITE
+from notifications.documents.drawn_spaces import LineGaps, box_text, drawn_text
 from notifications.documents.page_areas import (
     Area,
     Ring,
@@ -63,9 +65,6 @@ _CAP_HEIGHT_EM = 0.7
 # A NUL where a text is not shown, and between blocks: no value holds one, so no value is found
 # across it.
 UNSHOWN = "\0"
-# Texts on a line this far apart, in their font's size, are set apart as by a space (about a
-# quarter of an em: a label and its value in spans with a margin between): read as one.
-SPACED_EM = 0.25
 
 
 @dataclass(frozen=True)
@@ -128,20 +127,21 @@ def _read(
     from weasyprint.formatting_structure.boxes import InlineBox, LineBox, TextBox
 
     blocks, shown = found
-    line_ends: dict[int, float] = {}  # each block's last text's right edge on its line
+    gaps = LineGaps()
     stack: list[tuple[Any, _Drawn | None, list[str]]] = [(root, drawn, [])]
     while stack:
         box, outer, parts = stack.pop()
         if isinstance(box, TextBox):
             band = _text_shown(box, outer, painting) if outer else None
-            parts.append(_spaced(box, line_ends, parts))
+            read = drawn_text(box) if band else box_text(box, UNSHOWN)
+            parts.append(gaps.spaced(id(parts), box, read))
             if band and not box.text.isspace():
                 shown.append((parts, len(parts), band))
-            parts.append(overridden_replaced(box.text, UNSHOWN) if band else UNSHOWN)
+            parts.append(overridden_replaced(read.text, UNSHOWN) if band else UNSHOWN)
             continue
         if isinstance(box, LineBox):
             parts.append("\n")
-            line_ends.pop(id(parts), None)
+            gaps.start_line(id(parts), rtl=box.style["direction"] == "rtl")
         elif not isinstance(box, InlineBox):
             key = id(box) if box.element is None else (box.element, box.element_tag)
             parts = blocks.setdefault(key, [])
@@ -152,15 +152,6 @@ def _read(
             parts.append(UNSHOWN)
             continue
         stack.extend((child, inner, parts) for child in reversed(box.children))
-
-
-def _spaced(box: Any, line_ends: dict[int, float], parts: list[str]) -> str:
-    """A space where the text box starts a quarter em or more to the right of where the last
-    text of its block's line ended (a label and its value in spans with a margin or padding
-    between): the page sets them apart as a space would. Else nothing (a negative margin
-    pulls them together; a right-to-left line, read as before)."""
-    last, line_ends[id(parts)] = line_ends.get(id(parts)), box.position_x + box.width
-    return " " if last is not None and box.position_x - last >= SPACED_EM * box.style["font_size"] else ""
 
 
 def _inside(box: Any, outer: _Drawn, *, clips: bool = True) -> _Drawn | None:
