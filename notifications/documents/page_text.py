@@ -3,11 +3,12 @@
 placed off the page, clipped away or painted over) is left out as surely as a value never
 written. Read from WeasyPrint's box tree after the layout, in the process that lays out
 (layout.py), with WeasyPrint, the standard library and this package's bidi_overrides.py,
-contrast.py, drawn_lines.py, page_areas.py, paint_order.py, painted_boxes.py,
+contrast.py, drawn_lines.py, drawn_spaces.py, page_areas.py, paint_order.py, painted_boxes.py,
 painted_colours.py and piled_text.py only. Characters a bidi override draws in a forced order
-are not read (bidi_overrides.py); texts a page draws as one word, though their boxes are read
-apart or in another order (a digit in an inline-block or a float against a value), are read
-together as drawn (drawn_lines.py).
+are not read (bidi_overrides.py); a space is read where the page draws a gap, whether or not
+the text holds one (drawn_spaces.py); texts a page draws as one word, though their boxes are
+read apart or in another order (a digit in an inline-block or a float against a value), are
+read together as drawn (drawn_lines.py).
 
 A text box counts as shown when it is visible; its font, as transformed, is at least
 MIN_SHOWN_FONT_SIZE_PT along the axis the transform shrinks most; its colour, as transparent
@@ -30,7 +31,8 @@ from typing import TYPE_CHECKING, Any
 
 from notifications.documents.bidi_overrides import overridden_replaced
 from notifications.documents.contrast import RGB, WHITE
-from notifications.documents.drawn_lines import SPACED_EM, UNSHOWN, Line, Placed, read_as_drawn
+from notifications.documents.drawn_lines import UNSHOWN, Line, Placed, read_as_drawn
+from notifications.documents.drawn_spaces import LineGaps, box_text, drawn_text
 from notifications.documents.page_areas import (
     Area,
     Ring,
@@ -129,21 +131,23 @@ def _read(
     from weasyprint.formatting_structure.boxes import InlineBox, LineBox, TextBox
 
     blocks, texts = found
-    line_ends: dict[int, float] = {}  # each block's last text's right edge on its line
+    gaps = LineGaps()
     stack: list[tuple[Any, _Drawn | None, list[str], Line | None]] = [(root, drawn, [], None)]
     while stack:
         box, outer, parts, line = stack.pop()
         if isinstance(box, TextBox):
-            parts.append(_spaced(box, line_ends, parts))
-            line = line or Line(parts, len(parts) - 1, rtl=False)  # WeasyPrint lays texts in lines
             band = _text_shown(box, outer, painting) if outer else None
+            read = drawn_text(box) if band else box_text(box, UNSHOWN)
+            separator, text = gaps.spaced(parts, box, read)
+            parts.append(separator)
+            line = line or Line(parts, len(parts) - 1, rtl=False)  # WeasyPrint lays texts in lines
             texts.append(_placed(box, outer, line, None if box.text.isspace() else band))
-            parts.append(overridden_replaced(box.text, UNSHOWN) if band else UNSHOWN)
+            parts.append(overridden_replaced(text, UNSHOWN) if band else UNSHOWN)
             continue
         if isinstance(box, LineBox):
             line = Line(parts, len(parts), rtl=box.style["direction"] == "rtl")
             parts.append("\n")
-            line_ends.pop(id(parts), None)
+            gaps.start_line(id(parts), rtl=box.style["direction"] == "rtl")
         elif not isinstance(box, InlineBox):
             key = id(box) if box.element is None else (box.element, box.element_tag)
             parts, line = blocks.setdefault(key, []), None
@@ -163,15 +167,6 @@ def _placed(box: Any, drawn: _Drawn | None, line: Line, band: GlyphBand | None) 
     matrix = drawn.matrix if drawn else None
     left, _, right, _ = band.on_page if band else on_page(matrix, box.position_x, 0, box.width, 0)
     return Placed(line, len(line.parts), left, right, band)
-
-
-def _spaced(box: Any, line_ends: dict[int, float], parts: list[str]) -> str:
-    """A space where the text box starts a quarter em or more to the right of where the last
-    text of its block's line ended (a label and its value in spans with a margin or padding
-    between): the page sets them apart as a space would. Else nothing (a negative margin
-    pulls them together; a right-to-left line, read as before)."""
-    last, line_ends[id(parts)] = line_ends.get(id(parts)), box.position_x + box.width
-    return " " if last is not None and box.position_x - last >= SPACED_EM * box.style["font_size"] else ""
 
 
 def _inside(box: Any, outer: _Drawn, *, clips: bool = True) -> _Drawn | None:
