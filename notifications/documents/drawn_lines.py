@@ -145,12 +145,16 @@ def _spaced(first: GlyphBand, second: GlyphBand) -> float:
 
 
 def _baseline_ends(band: GlyphBand) -> tuple[Point, Point]:
-    """The ends of the text's baseline on the page, the left one first."""
-    x1, _, x2, baseline = band.rect
-    ends = [(x1, baseline), (x2, baseline)]
+    """The ends of the line the text stands on as the page draws it, the left one first: its
+    baseline, or where a transform turns it upside down (rotate(180deg), scale(1, -1)) the top
+    of its capitals, then lowest on the page: a 0 or an 8 turned over is drawn as itself,
+    standing where the line's own digits stand."""
+    x1, top, x2, baseline = band.rect
+    edges = [[(x1, y), (x2, y)] for y in (baseline, top)]
     if band.matrix:
-        ends = [band.matrix.transform_point(*end) for end in ends]
-    left, right = sorted(ends)
+        edges = [[band.matrix.transform_point(*end) for end in ends] for ends in edges]
+    lowest = max(edges, key=lambda ends: ends[0][1] + ends[1][1])  # y runs down the page
+    left, right = sorted(lowest)
     return left, right
 
 

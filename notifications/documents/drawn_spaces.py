@@ -1,9 +1,10 @@
 """Which spaces of a line's texts the page draws as a gap, which page_text.py reads as a space:
 a space sets the glyphs either side apart only where the page leaves at least SPACE_DRAWN_SHARE
-of the space's own width between them. A negative word-spacing or letter-spacing takes a
-space's width back (`<span style='word-spacing: -0.3em'>1 </span>19 %` draws 119 % while its
-texts still hold "1 " and "19 %"), and a box pulled back over a space (a negative margin, a
-relative offset) draws onto it: the text holds a space the page does not show. So a space is
+of the space's own width between them, and MIN_SPACE_GAP_EM of their font (a hair space draws
+no gap a reader sees). A negative word-spacing or letter-spacing takes a space's width back
+(`<span style='word-spacing: -0.3em'>1 </span>19 %` draws 119 % while its texts still hold "1 "
+and "19 %"), and a box pulled back over a space (a negative margin, a relative offset) draws
+onto it: the text holds a space the page does not show. So a space is
 read from where the glyphs lie: from the end of the glyph before it (its advance as the font
 sets it, from where the page draws it) to the start of the glyph after it, in one text box or
 across two on a line.
@@ -26,6 +27,11 @@ from notifications.documents.drawn_lines import SPACED_EM
 # of a tenth of an em reads as 119, the digits' own side bearings as wide. Justified text only
 # widens spaces, and the tightest typesetting (TeX's shrink) leaves two thirds of one.
 SPACE_DRAWN_SHARE = 0.5
+# And however narrow the space itself, glyphs it sets less than this share of an em apart (of
+# the larger font either side) read as one word: a hair space, a sixteenth to a tenth of an em,
+# leaves digits no further apart than their side bearings vary (DE123&#x200A;0 draws DE1230).
+# A word space is a quarter to a third of an em; a thin space, a fifth.
+MIN_SPACE_GAP_EM = 0.15
 
 Cell = tuple[int, float, float]  # a glyph's character, where its advance starts and ends
 
@@ -75,7 +81,8 @@ def drawn_text(box: Any) -> DrawnText:
             spaces.append(index)
             widths[index] = max(widths[index], end - start)
         elif _is_drawn(text[index]):
-            if ink and spaces and start - ink[1] < SPACE_DRAWN_SHARE * max(widths[i] for i in spaces):
+            least = _least_gap(max(widths[i] for i in spaces), box.style["font_size"]) if spaces else 0.0
+            if ink and spaces and start - ink[1] < least:
                 taken_back.update(spaces)
             ink = (min(ink[0], start), max(ink[1], end)) if ink else (start, end)
             spaces = []
@@ -128,6 +135,7 @@ class _Line:
     rtl: bool
     edge: float | None = None
     ink: float = 0.0
+    em: float = 0.0  # the last text's font size
     space: float = 0.0
     spaces_at: list[int] = field(default_factory=list)  # the parts ending in those spaces
 
@@ -161,18 +169,23 @@ class LineGaps:
         sign = -1 if line.rtl else 1
         edges = sorted(sign * x for x in (box.position_x, box.position_x + box.width))
         ink = sorted(sign * (box.position_x + x) for x in drawn.ink)
-        last_edge, last_ink, ending = line.edge, line.ink, line.spaces_at
-        line.edge, line.ink, line.space = edges[1], ink[1], drawn.trail
+        last_edge, last_ink, last_em, ending = line.edge, line.ink, line.em, line.spaces_at
+        line.edge, line.ink, line.space, line.em = edges[1], ink[1], drawn.trail, box.style["font_size"]
         line.spaces_at = [at] if drawn.trail else []
         if last_edge is None:
             return "", drawn.text
         if not space:
             return (" " if edges[0] - last_edge >= SPACED_EM * box.style["font_size"] else ""), drawn.text
-        if ink[0] - last_ink >= SPACE_DRAWN_SHARE * space:
+        if ink[0] - last_ink >= _least_gap(space, max(last_em, line.em)):
             return "", drawn.text
         for index in ending:
             parts[index] = _spaces_cut(parts[index], from_end=True)
         return "", _spaces_cut(drawn.text, from_end=False)
+
+
+def _least_gap(space: float, em: float) -> float:
+    """The gap a space of width `space` must leave between glyphs of a font of `em` to be read."""
+    return max(SPACE_DRAWN_SHARE * space, MIN_SPACE_GAP_EM * em)
 
 
 def _spaces_cut(text: str, *, from_end: bool) -> str:
