@@ -81,8 +81,8 @@ def drawn_text(box: Any) -> DrawnText:
             spaces.append(index)
             widths[index] = max(widths[index], end - start)
         elif _is_drawn(text[index]):
-            least = _least_gap(max(widths[i] for i in spaces), box.style["font_size"]) if spaces else 0.0
-            if ink and spaces and start - ink[1] < least:
+            widest = max((widths[i] for i in spaces), default=0.0)
+            if ink and spaces and start - ink[1] < _least_gap(widest, box.style["font_size"]):
                 taken_back.update(spaces)
             ink = (min(ink[0], start), max(ink[1], end)) if ink else (start, end)
             spaces = []
