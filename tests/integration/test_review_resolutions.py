@@ -20,7 +20,14 @@ from operations.review.resolve import notification_mark_sent, notification_send_
 from operations.review.services import ReviewRefused, notification_reject, notification_retry
 from tests.broker import queue_properties
 from tests.factories import DeliveryAttemptFactory, NotificationFactory, OrderFactory, UnpublishedOrderFactory
-from tests.integration.test_failure_classes import FAST_RETRIES, _final, _outcomes, _republish, _smtp_env
+from tests.integration.test_failure_classes import (
+    FAST_RETRIES,
+    _dead_letters,
+    _final,
+    _outcomes,
+    _republish,
+    _smtp_env,
+)
 from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("clean_queues")]
@@ -65,7 +72,9 @@ def test_smtp_unknown_outcome_a_retry_is_refused_and_sending_again_under_a_new_k
     # a retry under the same key would stop at review again: refused, saying what else to do
     with pytest.raises(CommandError, match=r"keeps no idempotency keys.*mark it sent, or send it again"):
         _resolve(notification, "retry")
-    # and so would a replay of its dead letter, even with --include-needs-review
+    # and so would a replay of its dead letter, even with --include-needs-review; the worker
+    # records the review before it rejects the message, so the dead letter lands a moment later
+    assert len(_dead_letters()) == 1
     out = StringIO()
     call_command("replay_dead_letters", "replay", "--include-needs-review", "--dry-run", stdout=out)
     assert "would skip" in out.getvalue()
