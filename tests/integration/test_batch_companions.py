@@ -165,11 +165,13 @@ def test_a_retry_of_a_message_taken_along_names_that_message_as_its_parent(mails
     # when the first one's task takes the second along and publishes its retry
     _sent([carrier])
     wait_until(lambda: _batch_sizes(worker) == [2], timeout=30, message="a batch of two")
-    worker.stop()
     # then the retry, due in a minute, is the taken message's own: its id, and it is its parent
     # (as Celery names the running task when a task retries its own message), not the carrier's.
     # Looked for until it shows: between two of the delay's levels a message is in no queue.
+    # The worker stops only after: the batch's line is logged before its messages are settled,
+    # and stopping kills the pool's children where they stand (ManagedProcess.stop).
     wait_until(lambda: len(_delayed_retries()) == 1, timeout=20, message="one delayed retry")
+    worker.stop()
     delayed = _delayed_retries()
     assert len(delayed) == 1, delayed
     headers = delayed[0]["headers"]

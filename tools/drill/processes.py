@@ -217,7 +217,11 @@ class ManagedProcess:
         return self.process.pid
 
     def stop(self, timeout: float = 15.0) -> None:
-        """SIGTERM the group (a warm shutdown for Celery), then SIGKILL what is left."""
+        """SIGTERM the group, then SIGKILL what is left. Not a warm shutdown for a Celery
+        worker: its main process begins one, but the pool's children take SIGTERM's default
+        action (celery/concurrency/prefork.py resets it in each child) and end where they
+        stand, so a task in flight is redelivered as after a crash. A test that needs a
+        task's work done waits for it before it stops the worker."""
         if self._process is None or self._process.poll() is not None:
             return
         self._signal_group(signal.SIGTERM)
