@@ -65,7 +65,9 @@ def _tables_vacuumed() -> None:
         cursor.execute("SELECT quote_ident(relname) FROM pg_stat_user_tables WHERE schemaname = 'public'")
         tables = [name for (name,) in cursor.fetchall()]
         cursor.execute(f"VACUUM (ANALYZE) {', '.join(tables)}")
-        cursor.execute("SELECT pg_relation_size('notifications_notification') / current_setting('block_size')::int")
+        cursor.execute(
+            "SELECT pg_relation_size('notifications_notification') / current_setting('block_size')::int"
+        )
         (pages,) = cursor.fetchone()
     # VACUUM skips giving pages back while another session holds the table: then say so here
     assert pages <= 1, f"notifications_notification still holds {pages} pages after VACUUM"
