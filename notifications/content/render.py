@@ -4,7 +4,7 @@ Each part is rendered by template_engine.py in the emails' language (template_la
 the text parts by its engine that never HTML-escapes, the HTML part by the one that always
 does, each within the caps of render_limits.py. The HTML's CSS is inlined with css-inline,
 the way mail clients need it, and remote stylesheets are never fetched (an override cannot
-make a worker call out)."""
+make a worker call out). No part carries a bidi formatting character (bidi_controls.py)."""
 
 import hashlib
 import json
@@ -15,6 +15,7 @@ from typing import Any
 import css_inline
 from django.utils import translation
 
+from notifications.content.bidi_controls import without_bidi_controls
 from notifications.content.errors import RenderError
 from notifications.content.render_limits import RenderBudget, inline_work_check, part_size_check
 from notifications.content.sources import TemplateSource
@@ -56,7 +57,9 @@ def email_render(source: TemplateSource, context: dict[str, Any]) -> RenderedEma
         raise RenderError(f"The CSS of {source.label} cannot be inlined: {exc}") from exc
     part_size_check(html, "html", source.label, step="is, with its CSS inlined,")
     budget.check("inlining its CSS")
-    return RenderedEmail(subject=subject, text=text, html=html)
+    # Out of every part, values and wording alike (bidi_controls.py): the subject's are out
+    # before its length is counted, and no other part can bring one back.
+    return RenderedEmail(subject=subject, text=without_bidi_controls(text), html=without_bidi_controls(html))
 
 
 def _render(
@@ -74,7 +77,7 @@ def _render(
 
 
 def _subject_tidy(subject: str, source: TemplateSource) -> str:
-    one_line = " ".join(subject.split())
+    one_line = " ".join(without_bidi_controls(subject).split())
     if not one_line:
         raise RenderError(f"The subject of {source.label} is empty.")
     if len(one_line) > SUBJECT_MAX_CHARS:

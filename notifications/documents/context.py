@@ -7,6 +7,7 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
+from notifications.content.bidi_controls import values_without_bidi_controls
 from notifications.content.formatting import money_format
 from orders.content import minor_to_amount
 from orders.models import Invoice
@@ -57,30 +58,14 @@ DOCUMENT_CONTEXT_VARIABLES = {
 _SELLER_FIELDS = ("legal_name", "legal_address", "vat_number", "register", "support_email")
 _ADDRESS_FIELDS = ("line1", "line2", "postal_code", "city", "region", "country")
 Money = Callable[[int], str]  # minor units -> the amount formatted for the document
-_BIDI_CONTROLS = str.maketrans("", "", "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
 
 def document_context(invoice: Invoice) -> dict[str, Any]:
     """The document's values, as its template sees them (DOCUMENT_CONTEXT_VARIABLES), without
-    bidi formatting characters (_without_bidi_controls)."""
-    return _without_bidi_controls(_context(invoice))
-
-
-def _without_bidi_controls(value: Any) -> Any:
-    """`value` with the explicit bidi formatting characters (embeddings, overrides, isolates
-    and their ends, U+202A to U+202E and U+2066 to U+2069) left out of each string in it. The
-    API refuses them in an order's text, but a shop platform's order or a shop's own settings may
-    hold one: an override would draw the value backwards, and one left open everything the
-    template writes after it in the same text, which the check of the legal elements refuses
-    (bidi_overrides.py). No letter is lost: the value is drawn in the order it is stored, as
-    the Unicode bidirectional algorithm orders it by itself."""
-    if isinstance(value, str):
-        return value.translate(_BIDI_CONTROLS)
-    if isinstance(value, dict):
-        return {key: _without_bidi_controls(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_without_bidi_controls(item) for item in value]
-    return value
+    bidi formatting characters (notifications/content/bidi_controls.py): one left open would
+    also turn what the template writes after it, which the check of the legal elements
+    refuses (bidi_overrides.py)."""
+    return values_without_bidi_controls(_context(invoice))
 
 
 def _context(invoice: Invoice) -> dict[str, Any]:

@@ -81,3 +81,39 @@ def test_every_email_of_a_shopify_order_goes_out_once_whatever_shopify_repeats(m
     assert {email.email_from for email in emails} == {"Tea House <orders@tea-house.example>"}
     assert "Seller: Tea House Berlin GmbH, Teestraße 5, 10115 Berlin, Germany" in texts["order_confirmation"]
     assert all("\n--\nTea House · https://shop.example.com\n" in text for text in texts.values()), texts
+
+
+BIDI_CONTROLS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+
+
+def test_a_bidi_override_in_a_platform_s_order_or_the_shop_s_settings_is_not_emailed(mailsim, start_worker):
+    """The API refuses bidi formatting characters; a platform passes what its checkout took, and
+    a shop's settings may hold them. An override would draw a product's name or the shop's
+    legal name backwards in the customer's inbox, and one left open everything after it."""
+    Shop.objects.create(
+        slug="tea-house",
+        name="Tea \u202eHouse",
+        platform="shopify",
+        domain=shopify.SHOP_DOMAIN,
+        webhook_secret=shopify.CLIENT_SECRET,
+        legal_name="Tea House \u2067Berlin GmbH",
+        legal_address="Teestraße 5, 10115 Berlin, Germany",
+    )
+    payload = shopify.order()
+    payload["line_items"][1]["title"] = payload["line_items"][1]["name"] = "Tea\u202epot\u202c"
+    start_worker()
+    # when
+    assert _deliver("orders/create", payload, "evt-bidi") == "used"
+    # then
+    order = Order.objects.get(platform_order_id=str(shopify.ORDER_ID))
+    email = wait_until(
+        lambda: Notification.objects.filter(order=order, status="sent").first(), timeout=60, message="sent"
+    )
+    [message] = [m for m in mailsim.messages() if m["to"] == ["ada@example.com"]]
+    sent = [message["subject"], message["text"], message["html"]]
+    stored = [email.email_subject, email.email_text, email.email_html]
+    assert not {c for part in sent + stored for c in part} & set(BIDI_CONTROLS)
+    # every letter is still there, in the order it was written
+    assert "1 × Teapot (POT-1)" in message["text"]  # noqa: RUF001
+    assert "Tea House Berlin GmbH" in message["text"]
+    assert "Teapot" in message["html"]
