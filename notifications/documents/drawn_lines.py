@@ -11,8 +11,10 @@ LINE_BASELINE_SHARE of the smaller capital's height apart: glyph_lines.py) and t
 along starts less than SPACED_EM of the larger font after the other ends, or over it. Where two
 touching texts are not read one right after the other (spaces aside) in their line's direction,
 their lines, and every line touching those, make a row, read in the order drawn: left to right
-(right to left in a right-to-left line). Texts run together or are set apart as drawn_spaces.py
-reads a line's: where a space lies between them (at the end of either, as the page draws it, or a text
+(right to left in a right-to-left line), each line of the page among its texts read on its own,
+a space between (a text raised or lowered off the line of those before it, a footnote's mark,
+stands on a line of its own). Texts run together or are set apart as drawn_spaces.py reads a
+line's: where a space lies between them (at the end of either, as the page draws it, or a text
 of spaces alone), by the gap it leaves between their glyphs, so that a space under a box pulled
 over it sets nothing apart; where none does, by their boxes, SPACED_EM apart; and UNSHOWN where
 a text not shown lies between. Each
@@ -137,8 +139,30 @@ def _read_in_turn(left: Placed, right: Placed) -> bool:
 
 
 def _row_text(texts: list[Placed], rtl: bool) -> str:
-    """The row's texts in the order drawn, the spaces at their ends left out, run together or
-    set apart as the page draws them (_apart)."""
+    """The row's texts in the order drawn: each line of the page among them (_levels) read on
+    its own, with the row's texts not shown and of spaces alone, a space between."""
+    others = [text for text in texts if not _shown(text)]
+    levels = _levels([text for text in texts if _shown(text)])
+    return " ".join(_level_text([*level, *others], rtl) for level in levels)
+
+
+def _levels(shown: list[Placed]) -> list[list[Placed]]:
+    """The row's shown texts by the line of the page they stand on, each left to right: a text
+    off the line of each level's last so far (a footnote's mark raised after a value) starts
+    one of its own, and the texts either side of it on their line read on without it."""
+    levels: list[list[Placed]] = []
+    for text in sorted(shown, key=_across_page):
+        level = next((level for level in levels if on_one_line(_glyphs(level[-1]), _glyphs(text))), None)
+        if level is None:
+            levels.append([text])
+        else:
+            level.append(text)
+    return levels
+
+
+def _level_text(texts: list[Placed], rtl: bool) -> str:
+    """The texts in the order drawn, the spaces at their ends left out, run together or set
+    apart as the page draws them (_apart)."""
     pieces: list[str] = []
     last: Placed | None = None  # the last shown text
     reach = (0.0, 0.0)  # how far right the shown texts reach: their boxes, their glyphs

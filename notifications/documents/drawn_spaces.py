@@ -21,7 +21,8 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
-from notifications.documents.glyph_lines import SPACED_EM
+from notifications.documents.glyph_lines import SPACED_EM, on_one_line
+from notifications.documents.piled_text import GlyphBand
 
 # A space taken back to less than half its width no longer sets words apart: 1 19 with a space
 # of a tenth of an em reads as 119, the digits' own side bearings as wide. Justified text only
@@ -143,6 +144,7 @@ class _Line:
     edge: float | None = None
     ink: float = 0.0
     em: float = 0.0  # the last text's font size
+    band: GlyphBand | None = None  # the last text's glyphs (None: not shown)
     space: float = 0.0
     spaces_at: list[int] = field(default_factory=list)  # the parts ending in those spaces
 
@@ -157,7 +159,7 @@ class LineGaps:
     def start_line(self, block: int, *, rtl: bool) -> None:
         self._lines[block] = _Line(rtl)
 
-    def spaced(self, parts: list[str], box: Any, drawn: DrawnText) -> tuple[str, str]:
+    def spaced(self, parts: list[str], box: Any, drawn: DrawnText, band: GlyphBand | None) -> tuple[str, str]:
         """What to read between the line's last text and this one, and this one's text, where
         they go next in its block's `parts`. Where a space lies between them (at the end of
         either, or a text of spaces alone) it stays as written if it leaves SPACE_DRAWN_SHARE of
@@ -166,7 +168,8 @@ class LineGaps:
         font apart (a margin or padding between spans: the boxes, not the glyphs, so that a
         letter-spacing spreading a number's digits sets none apart). The first text of a line
         keeps its spaces: nothing before it in its block tells them (drawn_lines.py reads the
-        texts of other blocks beside it)."""
+        texts of other blocks beside it). A text shown off the line of the one before (raised
+        or lowered: a footnote's mark in superscript, glyph_lines.py) is read apart from it."""
         line = self._lines.setdefault(id(parts), _Line(rtl=False))
         space, at = max(line.space, drawn.lead), len(parts) + 1  # after its separator
         if drawn.ink is None:  # spaces alone: their advance is in the gap the next text finds
@@ -177,10 +180,13 @@ class LineGaps:
         edges = sorted(sign * x for x in (box.position_x, box.position_x + box.width))
         ink = sorted(sign * (box.position_x + x) for x in drawn.ink)
         last_edge, last_ink, last_em, ending = line.edge, line.ink, line.em, line.spaces_at
+        last_band, line.band = line.band, band
         line.edge, line.ink, line.space, line.em = edges[1], ink[1], drawn.trail, box.style["font_size"]
         line.spaces_at = [at] if drawn.trail else []
         if last_edge is None:
             return "", drawn.text
+        if last_band and band and not on_one_line(last_band, band):
+            return " ", drawn.text
         if not space:
             return (" " if edges[0] - last_edge >= SPACED_EM * box.style["font_size"] else ""), drawn.text
         if ink[0] - last_ink >= least_gap(space, max(last_em, line.em)):

@@ -1,8 +1,14 @@
 """Where a shown text's glyphs stand on the page's lines, from the band page_text.py measures
 (piled_text.GlyphBand): the line they stand on, their capitals' height and their font's size as
 drawn; and so whether two texts stand on one line, and how far apart they must lie to be set
-apart as by a space (drawn_lines.py, drawn_spaces.py). Plain geometry, so that the child
-process that lays out (layout.py) needs nothing more."""
+apart as by a space. Shared by the reading of a line's texts in turn (drawn_spaces.py) and of
+texts drawn together across boxes (drawn_lines.py), so that both tell a line alike. Plain
+geometry, so that the child process that lays out (layout.py) needs nothing more.
+
+Two texts stand on one line where their baselines meet where the texts meet, less than
+LINE_BASELINE_SHARE of the smaller capital's height apart: a text raised or lowered further (a
+superscript, a subscript) stands off the line, and is read apart from the texts on it, as a
+footnote's mark is."""
 
 from __future__ import annotations
 
@@ -16,11 +22,11 @@ SPACED_EM = 0.25
 # A text turned further than this from the page's lines runs across them more than along them,
 # and continues no word of theirs; one turned less (an italic's slant is 12 degrees) may.
 MAX_TILT_DEGREES = 45
-# Texts whose baselines are half a capital apart sit on one line: a superscript (raised half its
-# own em, as WeasyPrint and Pango set vertical-align: super, in a font a sixth smaller: about
-# two thirds of its capital) stands off it, a line of its own, such as a footnote's mark; the
-# next line's baseline is a line-height away, past a capital's height in any layout meant to
-# be read.
+# Texts whose baselines lie less than half a capital apart sit on one line. A superscript is
+# raised half its own em (WeasyPrint's vertical-align: super, as Pango's), in <sup> a font a
+# sixth smaller: seven tenths of its capital, a line of its own, such as a footnote's mark; a
+# digit raised a fifth of an em is not. The next line's baseline is a line-height away, past a
+# capital's height in any layout meant to be read.
 LINE_BASELINE_SHARE = 0.5
 
 

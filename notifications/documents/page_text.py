@@ -138,7 +138,7 @@ def _read(
         if isinstance(box, TextBox):
             band = _text_shown(box, outer, painting) if outer else None
             read = drawn_text(box) if band else box_text(box, UNSHOWN)
-            separator, text = gaps.spaced(parts, box, read)
+            separator, text = gaps.spaced(parts, box, read, band)
             parts.append(separator)
             line = line or Line(parts, len(parts) - 1, rtl=False)  # WeasyPrint lays texts in lines
             texts.append(_placed(box, outer, line, None if box.text.isspace() else band, read))

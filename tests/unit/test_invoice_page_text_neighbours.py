@@ -182,3 +182,14 @@ def test_a_space_at_a_texts_end_parts_a_row_only_where_the_glyphs_lie_apart(x, r
     read_as_drawn(texts)
     # then
     assert "".join(line.parts) == "".join(digit_line.parts) == read
+
+
+def test_a_mark_raised_in_a_row_is_read_apart_and_the_texts_either_side_run_on():
+    # given: a value, a mark raised half its capitals after it (a footnote's), and a digit's
+    # line of its own drawn against the value's end just past the mark
+    line, digit_line = Line(["\n"], 0, rtl=False), Line(["\n"], 0, rtl=False)
+    texts = [_text(line, "DE999", 0, 30), _text(line, "1", 30, 2, y=-4.0), _text(digit_line, "0", 32, 6)]
+    # when
+    read_as_drawn(texts)
+    # then: the mark a line of its own, the digit run into the value as drawn
+    assert "".join(line.parts) == "".join(digit_line.parts) == "\nDE9990 1"
