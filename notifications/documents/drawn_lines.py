@@ -2,42 +2,39 @@
 drawn. page_text.py reads a box of its own (an inline-block, a float, a table cell, a positioned
 box) as a block of its own, and a line's texts in the order of its boxes; so 1 in an
 inline-block, or floated, against 59,70 € reads apart from the value while the page shows
-159,70 €. Plain geometry on the glyph bands page_text.py measures, so that the child process
-that lays out (layout.py) needs nothing more.
+159,70 €. Plain geometry on the glyph bands page_text.py measures (glyph_lines.py), so that the
+child process that lays out (layout.py) needs nothing more.
 
 Two shown texts touch when they lie on one line of the page (both run along the page's lines,
 within MAX_TILT_DEGREES, and their baselines meet where the texts meet, less than
-LINE_BASELINE_SHARE of the smaller capital's height apart) and the one further along starts less
-than SPACED_EM of the larger font after the other ends, or over it. Where two touching texts are
-not read one right after the other (spaces aside) in their line's direction, their lines, and
-every line touching those, make a row, read in the order drawn: left to right (right to left in
-a right-to-left line), texts less than SPACED_EM apart run together, farther ones set apart by a
-space, or by UNSHOWN where a text not shown lies between. Each line of the row reads the whole
-row, so that each block it is in reads on through it (a value broken across the lines of a
-floated box, as across any other). Not seen: where a tilted text's bounds overstate its glyphs,
-and a space drawn narrower than its font's (a space read is a space, however it is drawn)."""
+LINE_BASELINE_SHARE of the smaller capital's height apart: glyph_lines.py) and the one further
+along starts less than SPACED_EM of the larger font after the other ends, or over it. Where two
+touching texts are not read one right after the other (spaces aside) in their line's direction,
+their lines, and every line touching those, make a row, read in the order drawn: left to right
+(right to left in a right-to-left line), each line of the page among its texts read on its own,
+a space between (a text raised or lowered off the line of those before it, a footnote's mark,
+stands on a line of its own). Texts run together or are set apart as drawn_spaces.py reads a
+line's: where a space lies between them (at the end of either, as the page draws it, or a text
+of spaces alone), by the gap it leaves between their glyphs, so that a space under a box pulled
+over it sets nothing apart; where none does, by their boxes, SPACED_EM apart; and UNSHOWN where
+a text not shown lies between. Each
+line of the row reads the whole row, so that each block it is in reads on through it (a value
+broken across the lines of a floated box, as across any other). Not seen: where a tilted text's
+bounds overstate its glyphs."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import islice
-from math import hypot, radians, tan
 
-from notifications.documents.piled_text import GlyphBand, Point
+from notifications.documents.drawn_spaces import least_gap, spaces_cut
+from notifications.documents.glyph_lines import along_page, em_drawn, on_one_line, spaced, upright
+from notifications.documents.page_areas import on_page
+from notifications.documents.piled_text import GlyphBand
 
 # A NUL where a text is not shown, and between blocks (page_text.py): no value holds one, so no
 # value is found across it.
 UNSHOWN = "\0"
-# Texts on a line this far apart, in their font's size, are set apart as by a space (about a
-# quarter of an em: a label and its value in spans with a margin between): read as one.
-SPACED_EM = 0.25
-# A text turned further than this from the page's lines runs across them more than along them,
-# and continues no word of theirs; one turned less (an italic's slant is 12 degrees) may.
-MAX_TILT_DEGREES = 45
-# Texts whose baselines are half a capital apart sit on one line (a superscript is raised a
-# third of an em, about half a capital: a line of its own, such as a footnote's mark); the next
-# line's baseline is a line-height away, past a capital's height in any layout meant to be read.
-LINE_BASELINE_SHARE = 0.5
 
 
 @dataclass(eq=False)
@@ -53,13 +50,17 @@ class Line:
 class Placed:
     """A text of a line, or an inline box not shown, where page_text.py read it (`index` in its
     line's parts) and where the page draws it: `left` and `right` across the page, and `band`,
-    its glyphs' band (None: not shown, or only spaces)."""
+    its glyphs' band (None: not shown, or only spaces). Along its band, as its `rect` runs:
+    `ink`, where its glyphs but spaces start and end (None: where the band does), and `spaces`,
+    the widths of the widest spaces drawn left and right of them (drawn_spaces.DrawnText's)."""
 
     line: Line
     index: int
     left: float
     right: float
     band: GlyphBand | None
+    ink: tuple[float, float] | None = None
+    spaces: tuple[float, float] = (0.0, 0.0)
 
 
 def read_as_drawn(texts: list[Placed]) -> None:
@@ -108,7 +109,7 @@ def _touching_pairs(texts: list[Placed]) -> list[tuple[Placed, Placed]]:
             if _glyphs(second).on_page[1] > 2 * bottom - top:
                 break  # this text and every one after it start a band's height below the first's
             left, right = sorted((first, second), key=lambda text: (text.left, text.right))
-            if _upright(left) and _upright(right) and _touch(left, right):
+            if upright(_glyphs(left)) and upright(_glyphs(right)) and _touch(left, right):
                 pairs.append((left, right))
     return pairs
 
@@ -116,9 +117,8 @@ def _touching_pairs(texts: list[Placed]) -> list[tuple[Placed, Placed]]:
 def _touch(left: Placed, right: Placed) -> bool:
     """Whether two upright texts (`left` starting first) lie on one line and touch."""
     near, far = _glyphs(left), _glyphs(right)
-    drop = _baseline_ends(near)[1][1] - _baseline_ends(far)[0][1]  # where they meet
-    on_one_line = abs(drop) < LINE_BASELINE_SHARE * min(_cap_height(near), _cap_height(far))
-    return on_one_line and right.right > left.right and right.left - left.right < _spaced(near, far)
+    touching = right.right > left.right and right.left - left.right < spaced(near, far)
+    return touching and on_one_line(near, far)
 
 
 def _glyphs(text: Placed) -> GlyphBand:
@@ -126,45 +126,8 @@ def _glyphs(text: Placed) -> GlyphBand:
     return text.band
 
 
-def _across(band: GlyphBand) -> float:
-    """How much its transformation scales a length across the text's line (1: none)."""
-    if not band.matrix:
-        return 1.0
-    a, b, c, d, _, _ = band.matrix.values
-    along = hypot(a, b)  # the length of the line's unit on the page
-    return abs(a * d - b * c) / along if along else 0.0
-
-
-def _cap_height(band: GlyphBand) -> float:
-    return (band.rect[3] - band.rect[1]) * _across(band)
-
-
-def _spaced(first: GlyphBand, second: GlyphBand) -> float:
-    """SPACED_EM of the larger font of two texts, as drawn on the page."""
-    return SPACED_EM * max(first.em * _across(first), second.em * _across(second))
-
-
-def _baseline_ends(band: GlyphBand) -> tuple[Point, Point]:
-    """The ends of the line the text stands on as the page draws it, the left one first: its
-    baseline, or where a transform turns it upside down (rotate(180deg), scale(1, -1)) the top
-    of its capitals, then lowest on the page: a 0 or an 8 turned over is drawn as itself,
-    standing where the line's own digits stand."""
-    x1, top, x2, baseline = band.rect
-    edges = [[(x1, y), (x2, y)] for y in (baseline, top)]
-    if band.matrix:
-        edges = [[band.matrix.transform_point(*end) for end in ends] for ends in edges]
-    lowest = max(edges, key=lambda ends: ends[0][1] + ends[1][1])  # y runs down the page
-    left, right = sorted(lowest)
-    return left, right
-
-
-def _upright(text: Placed) -> bool:
-    """Whether the text runs along the page's lines, within MAX_TILT_DEGREES."""
-    matrix = _glyphs(text).matrix
-    if not matrix:
-        return True
-    a, b, *_ = matrix.values  # the direction of the text's line on the page
-    return abs(b) <= tan(radians(MAX_TILT_DEGREES)) * abs(a)
+def _across_page(text: Placed) -> tuple[float, float]:
+    return text.left, text.right
 
 
 def _read_in_turn(left: Placed, right: Placed) -> bool:
@@ -176,23 +139,79 @@ def _read_in_turn(left: Placed, right: Placed) -> bool:
 
 
 def _row_text(texts: list[Placed], rtl: bool) -> str:
-    """The row's texts in the order drawn, run together or set apart by their gaps."""
+    """The row's texts in the order drawn: each line of the page among them (_levels) read on
+    its own, with the row's texts not shown and of spaces alone, a space between."""
+    others = [text for text in texts if not _shown(text)]
+    levels = _levels([text for text in texts if _shown(text)])
+    return " ".join(_level_text([*level, *others], rtl) for level in levels)
+
+
+def _levels(shown: list[Placed]) -> list[list[Placed]]:
+    """The row's shown texts by the line of the page they stand on, each left to right: a text
+    off the line of each level's last so far (a footnote's mark raised after a value) starts
+    one of its own, and the texts either side of it on their line read on without it."""
+    levels: list[list[Placed]] = []
+    for text in sorted(shown, key=_across_page):
+        level = next((level for level in levels if on_one_line(_glyphs(level[-1]), _glyphs(text))), None)
+        if level is None:
+            levels.append([text])
+        else:
+            level.append(text)
+    return levels
+
+
+def _level_text(texts: list[Placed], rtl: bool) -> str:
+    """The texts in the order drawn, the spaces at their ends left out, run together or set
+    apart as the page draws them (_apart)."""
     pieces: list[str] = []
-    last: Placed | None = None  # the last shown text, and how far right shown texts reach
-    reach, space, hidden = 0.0, False, False
-    for placed in sorted(texts, key=lambda text: (text.left, text.right)):
+    last: Placed | None = None  # the last shown text
+    reach = (0.0, 0.0)  # how far right the shown texts reach: their boxes, their glyphs
+    space, hidden = 0.0, False  # the widest space since the last shown text; a text not shown
+    for placed in sorted(texts, key=_across_page):
         part = placed.line.parts[placed.index]
         if part.isspace() or not part:
-            space = space or bool(part)
-        elif not _shown(placed):
+            space = max(space, placed.right - placed.left if part else 0.0)
+            continue
+        if not _shown(placed):
             hidden = True
+            continue
+        word = spaces_cut(spaces_cut(part, from_end=False), from_end=True)
+        left, right = _spaces_drawn(placed) if word != part else (0.0, 0.0)
+        if last is None:
+            pieces.append(UNSHOWN if hidden else "")
         else:
-            if last is None:
-                pieces.append(UNSHOWN if hidden else "")
-            else:
-                apart = placed.left - reach >= _spaced(_glyphs(last), _glyphs(placed))
-                pieces.append(UNSHOWN if apart and hidden else " " if apart or space else "")
-            pieces.append(part)
-            last, reach, space, hidden = placed, max(reach, placed.right), False, False
+            apart = _apart(last, placed, reach, max(space, left))
+            pieces.append(UNSHOWN if apart and hidden else " " if apart else "")
+        pieces.append(word)
+        reach = (max(reach[0], placed.right), max(reach[1], _ink(placed)[1]))
+        last, space, hidden = placed, right, False
     pieces.append(UNSHOWN if hidden else "")
     return "".join(reversed(pieces) if rtl else pieces)
+
+
+def _apart(last: Placed, placed: Placed, reach: tuple[float, float], space: float) -> bool:
+    """Whether the page sets `placed` apart from the texts before it (the last `last`, and
+    `reach`, how far right their boxes and glyphs reach): where a space `space` wide lies
+    between, its glyphs drawn_spaces.least_gap after theirs; where none does, its box SPACED_EM
+    after theirs (glyph_lines.spaced)."""
+    near, far = _glyphs(last), _glyphs(placed)
+    if space:
+        return _ink(placed)[0] - reach[1] >= least_gap(space, max(em_drawn(near), em_drawn(far)))
+    return placed.left - reach[0] >= spaced(near, far)
+
+
+def _ink(text: Placed) -> tuple[float, float]:
+    """Where the text's glyphs but spaces start and end across the page."""
+    if text.ink is None:
+        return text.left, text.right
+    band = _glyphs(text)
+    _, top, _, baseline = band.rect
+    left, _, right, _ = on_page(band.matrix, text.ink[0], top, text.ink[1] - text.ink[0], baseline - top)
+    return left, right
+
+
+def _spaces_drawn(text: Placed) -> tuple[float, float]:
+    """The widths across the page of the widest spaces drawn left and right of its glyphs."""
+    band = _glyphs(text)
+    left, right = (along_page(band, width) for width in text.spaces)
+    return (right, left) if band.matrix and band.matrix.values[0] < 0 else (left, right)

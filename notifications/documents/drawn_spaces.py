@@ -21,7 +21,8 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
-from notifications.documents.drawn_lines import SPACED_EM
+from notifications.documents.glyph_lines import SPACED_EM, on_one_line
+from notifications.documents.piled_text import GlyphBand
 
 # A space taken back to less than half its width no longer sets words apart: 1 19 with a space
 # of a tenth of an em reads as 119, the digits' own side bearings as wide. Justified text only
@@ -41,12 +42,15 @@ class DrawnText:
     """A text box's text as read: without the spaces at its ends, which the gaps the line
     leaves there decide (LineGaps), and without the spaces inside it the page takes back.
     `ink` spans its glyphs but spaces, from the left of the box (None: it draws spaces alone);
-    `lead` and `trail` are the widths of the widest spaces at its start and end (0: none)."""
+    `lead` and `trail` are the widths of the widest spaces at its start and end (0: none), and
+    `sides` those of the widest drawn left and right of its ink, as the page draws them
+    (drawn_lines.py reads a text beside another box's by where they lie)."""
 
     text: str
     ink: tuple[float, float] | None
     lead: float = 0.0
     trail: float = 0.0
+    sides: tuple[float, float] = (0.0, 0.0)
 
 
 def is_space(char: str) -> bool:
@@ -76,22 +80,26 @@ def drawn_text(box: Any) -> DrawnText:
     taken_back: set[int] = set()
     ink: tuple[float, float] | None = None
     spaces: list[int] = []
+    left = 0.0  # the widest space drawn left of its first glyph
     for index, start, end in _glyph_cells(box):
         if is_space(text[index]):
             spaces.append(index)
             widths[index] = max(widths[index], end - start)
         elif _is_drawn(text[index]):
             widest = max((widths[i] for i in spaces), default=0.0)
-            if ink and spaces and start - ink[1] < _least_gap(widest, box.style["font_size"]):
+            if ink and spaces and start - ink[1] < least_gap(widest, box.style["font_size"]):
                 taken_back.update(spaces)
+            left = left if ink else widest
             ink = (min(ink[0], start), max(ink[1], end)) if ink else (start, end)
             spaces = []
+    right = max((widths[i] for i in spaces), default=0.0)
     non_spaces = [index for index, char in enumerate(text) if not is_space(char)]
     lead, trail = (non_spaces[0], non_spaces[-1] + 1) if non_spaces else (len(text), 0)
     # The spaces at its ends stay as written: the texts beside it decide them (LineGaps).
     inner = "".join(text[index] for index in range(lead, trail) if index not in taken_back)
     kept = text[:lead] + inner + text[trail:] if non_spaces else text
-    return DrawnText(kept, ink, max(widths[:lead], default=0.0), max(widths[trail:], default=0.0))
+    ends = max(widths[:lead], default=0.0), max(widths[trail:], default=0.0)
+    return DrawnText(kept, ink, *ends, (left if ink else right, right))
 
 
 def _glyph_cells(box: Any) -> list[Cell]:
@@ -136,6 +144,7 @@ class _Line:
     edge: float | None = None
     ink: float = 0.0
     em: float = 0.0  # the last text's font size
+    band: GlyphBand | None = None  # the last text's glyphs (None: not shown)
     space: float = 0.0
     spaces_at: list[int] = field(default_factory=list)  # the parts ending in those spaces
 
@@ -150,7 +159,7 @@ class LineGaps:
     def start_line(self, block: int, *, rtl: bool) -> None:
         self._lines[block] = _Line(rtl)
 
-    def spaced(self, parts: list[str], box: Any, drawn: DrawnText) -> tuple[str, str]:
+    def spaced(self, parts: list[str], box: Any, drawn: DrawnText, band: GlyphBand | None) -> tuple[str, str]:
         """What to read between the line's last text and this one, and this one's text, where
         they go next in its block's `parts`. Where a space lies between them (at the end of
         either, or a text of spaces alone) it stays as written if it leaves SPACE_DRAWN_SHARE of
@@ -159,7 +168,8 @@ class LineGaps:
         font apart (a margin or padding between spans: the boxes, not the glyphs, so that a
         letter-spacing spreading a number's digits sets none apart). The first text of a line
         keeps its spaces: nothing before it in its block tells them (drawn_lines.py reads the
-        texts of other blocks beside it)."""
+        texts of other blocks beside it). A text shown off the line of the one before (raised
+        or lowered: a footnote's mark in superscript, glyph_lines.py) is read apart from it."""
         line = self._lines.setdefault(id(parts), _Line(rtl=False))
         space, at = max(line.space, drawn.lead), len(parts) + 1  # after its separator
         if drawn.ink is None:  # spaces alone: their advance is in the gap the next text finds
@@ -170,25 +180,28 @@ class LineGaps:
         edges = sorted(sign * x for x in (box.position_x, box.position_x + box.width))
         ink = sorted(sign * (box.position_x + x) for x in drawn.ink)
         last_edge, last_ink, last_em, ending = line.edge, line.ink, line.em, line.spaces_at
+        last_band, line.band = line.band, band
         line.edge, line.ink, line.space, line.em = edges[1], ink[1], drawn.trail, box.style["font_size"]
         line.spaces_at = [at] if drawn.trail else []
         if last_edge is None:
             return "", drawn.text
+        if last_band and band and not on_one_line(last_band, band):
+            return " ", drawn.text
         if not space:
             return (" " if edges[0] - last_edge >= SPACED_EM * box.style["font_size"] else ""), drawn.text
-        if ink[0] - last_ink >= _least_gap(space, max(last_em, line.em)):
+        if ink[0] - last_ink >= least_gap(space, max(last_em, line.em)):
             return "", drawn.text
         for index in ending:
-            parts[index] = _spaces_cut(parts[index], from_end=True)
-        return "", _spaces_cut(drawn.text, from_end=False)
+            parts[index] = spaces_cut(parts[index], from_end=True)
+        return "", spaces_cut(drawn.text, from_end=False)
 
 
-def _least_gap(space: float, em: float) -> float:
+def least_gap(space: float, em: float) -> float:
     """The gap a space of width `space` must leave between glyphs of a font of `em` to be read."""
     return max(SPACE_DRAWN_SHARE * space, MIN_SPACE_GAP_EM * em)
 
 
-def _spaces_cut(text: str, *, from_end: bool) -> str:
+def spaces_cut(text: str, *, from_end: bool) -> str:
     """`text` without the spaces at its end (or start), and among the invisible formatting
     characters there (a zero-width space WeasyPrint adds keeps its place)."""
     chars = list(reversed(text)) if from_end else list(text)

@@ -3,12 +3,12 @@
 placed off the page, clipped away or painted over) is left out as surely as a value never
 written. Read from WeasyPrint's box tree after the layout, in the process that lays out
 (layout.py), with WeasyPrint, the standard library and this package's bidi_overrides.py,
-contrast.py, drawn_lines.py, drawn_spaces.py, page_areas.py, paint_order.py, painted_boxes.py,
-painted_colours.py and piled_text.py only. Characters a bidi override draws in a forced order
-are not read (bidi_overrides.py); a space is read where the page draws a gap, whether or not
-the text holds one (drawn_spaces.py); texts a page draws as one word, though their boxes are
-read apart or in another order (a digit in an inline-block or a float against a value), are
-read together as drawn (drawn_lines.py).
+contrast.py, drawn_lines.py, drawn_spaces.py, glyph_lines.py, page_areas.py, paint_order.py,
+painted_boxes.py, painted_colours.py and piled_text.py only. Characters a bidi override draws
+in a forced order are not read (bidi_overrides.py); a space is read where the page draws a gap,
+whether or not the text holds one (drawn_spaces.py); texts a page draws as one word, though
+their boxes are read apart or in another order (a digit in an inline-block or a float against
+a value), are read together as drawn (drawn_lines.py).
 
 A text box counts as shown when it is visible; its font, as transformed, is at least
 MIN_SHOWN_FONT_SIZE_PT along the axis the transform shrinks most; its colour, as transparent
@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 from notifications.documents.bidi_overrides import overridden_replaced
 from notifications.documents.contrast import RGB, WHITE
 from notifications.documents.drawn_lines import UNSHOWN, Line, Placed, read_as_drawn
-from notifications.documents.drawn_spaces import LineGaps, box_text, drawn_text
+from notifications.documents.drawn_spaces import DrawnText, LineGaps, box_text, drawn_text
 from notifications.documents.page_areas import (
     Area,
     Ring,
@@ -138,10 +138,10 @@ def _read(
         if isinstance(box, TextBox):
             band = _text_shown(box, outer, painting) if outer else None
             read = drawn_text(box) if band else box_text(box, UNSHOWN)
-            separator, text = gaps.spaced(parts, box, read)
+            separator, text = gaps.spaced(parts, box, read, band)
             parts.append(separator)
             line = line or Line(parts, len(parts) - 1, rtl=False)  # WeasyPrint lays texts in lines
-            texts.append(_placed(box, outer, line, None if box.text.isspace() else band))
+            texts.append(_placed(box, outer, line, None if box.text.isspace() else band, read))
             parts.append(overridden_replaced(text, UNSHOWN) if band else UNSHOWN)
             continue
         if isinstance(box, LineBox):
@@ -162,11 +162,18 @@ def _read(
         stack.extend((child, inner, parts, line) for child in reversed(box.children))
 
 
-def _placed(box: Any, drawn: _Drawn | None, line: Line, band: GlyphBand | None) -> Placed:
-    """The box as read at the end of its line's parts, and where the page draws it across."""
+def _placed(
+    box: Any, drawn: _Drawn | None, line: Line, band: GlyphBand | None, read: DrawnText | None = None
+) -> Placed:
+    """The box as read at the end of its line's parts, and where the page draws it across; a
+    text's glyphs too (where it draws none, a point at its start)."""
     matrix = drawn.matrix if drawn else None
     left, _, right, _ = band.on_page if band else on_page(matrix, box.position_x, 0, box.width, 0)
-    return Placed(line, len(line.parts), left, right, band)
+    if read is None:
+        return Placed(line, len(line.parts), left, right, band)
+    start, end = read.ink or (0.0, 0.0)
+    ink = (box.position_x + start, box.position_x + end)
+    return Placed(line, len(line.parts), left, right, band, ink, read.sides)
 
 
 def _inside(box: Any, outer: _Drawn, *, clips: bool = True) -> _Drawn | None:

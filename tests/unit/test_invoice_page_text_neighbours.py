@@ -7,6 +7,7 @@ badge with a margin, a floated logo), which must still read it apart. Each HTML 
 WeasyPrint in this process; the rule itself on texts placed by hand."""
 
 import re
+from dataclasses import replace
 
 import pytest
 
@@ -164,3 +165,31 @@ def test_a_right_to_left_row_is_read_right_to_left():
     read_as_drawn(texts)
     # then: read from the right, as the line's own boxes are
     assert "".join(line.parts) == "".join(other.parts) == "\nabcdef"
+
+
+@pytest.mark.parametrize(
+    ("x", "read"),
+    [(31.0, "\nDE9990"), (33.0, "\nDE999 0")],
+    ids=["its box pulled over the space: run together", "past the space: apart"],
+)
+def test_a_space_at_a_texts_end_parts_a_row_only_where_the_glyphs_lie_apart(x, read):
+    # given: a value whose text ends in a space 3 px wide after its glyphs, and a digit's line
+    # of its own drawn from `x`, over the space or past it
+    line, digit_line = Line(["\n"], 0, rtl=False), Line(["\n"], 0, rtl=False)
+    value = replace(_text(line, "DE999 ", 0, 33), ink=(0.0, 30.0), spaces=(0.0, 3.0))
+    texts = [value, _text(digit_line, "0", x, 6)]
+    # when
+    read_as_drawn(texts)
+    # then
+    assert "".join(line.parts) == "".join(digit_line.parts) == read
+
+
+def test_a_mark_raised_in_a_row_is_read_apart_and_the_texts_either_side_run_on():
+    # given: a value, a mark raised half its capitals after it (a footnote's), and a digit's
+    # line of its own drawn against the value's end just past the mark
+    line, digit_line = Line(["\n"], 0, rtl=False), Line(["\n"], 0, rtl=False)
+    texts = [_text(line, "DE999", 0, 30), _text(line, "1", 30, 2, y=-4.0), _text(digit_line, "0", 32, 6)]
+    # when
+    read_as_drawn(texts)
+    # then: the mark a line of its own, the digit run into the value as drawn
+    assert "".join(line.parts) == "".join(digit_line.parts) == "\nDE9990 1"
