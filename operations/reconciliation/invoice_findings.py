@@ -75,9 +75,9 @@ def _invoice_due_since(since: datetime) -> Q | None:
     paid = Q(paid_at__gte=since)
     if invoice_due(placed=True, paid=False):
         return Q(created_at__gte=since) | paid
-    content_total = OrderVersion.objects.filter(order=OuterRef("pk"), number=OuterRef("content_version"))
-    in_full = Q(paid_minor__isnull=True) | Q(paid_minor__gte=Subquery(content_total.values("total_minor")[:1]))
-    return paid & in_full
+    content = OrderVersion.objects.filter(order=OuterRef("pk"), number=OuterRef("content_version"))
+    total = Subquery(content.values("total_minor")[:1])
+    return paid & (Q(paid_minor__isnull=True) | Q(paid_minor__gte=total))
 
 
 def _due_at(order: Order, since: datetime) -> datetime:

@@ -12,10 +12,10 @@ from django.conf import settings
 from django.utils import timezone
 
 from messaging.outbox import event_record
+from orders.currencies import amount_minor
 from orders.events import ORDER_INVOICED
 from orders.invoicing.document_data import credit_note_data, invoice_data
 from orders.invoicing.numbering import number_take, series_of
-from orders.currencies import amount_minor
 from orders.invoicing.settlement import to_credit
 from orders.models import Invoice, Order, Refund
 from orders.selectors import order_content
@@ -169,7 +169,9 @@ def invoice_issue_at_payment(order: Order) -> Invoice | None:
     paid = amount_minor(order.amount, order.currency) if order.paid_minor is None else order.paid_minor
     refunded = min(to_credit(order, paid_minor=paid), invoice.total_minor)
     if refunded > 0:
-        credit_note_issue(invoice, amount_minor=refunded, email_kind=INVOICE_EMAIL, email_subject_id=invoice_id)
+        credit_note_issue(
+            invoice, amount_minor=refunded, email_kind=INVOICE_EMAIL, email_subject_id=invoice_id
+        )
     return invoice
 
 

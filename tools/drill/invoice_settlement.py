@@ -4,9 +4,10 @@ judged from the database's rows alone, never from the code under test (docs/orde
 
 An order's invoices and credit notes together bill what it holds now (a cancelled order: what
 came in of it, at most its total) less what refunds gave back beyond its overpayment (what its
-payment took beyond its total, which an edit down after the payment leaves): its billable amount. A refund of that overpayment corrects no invoice; any
-other refund is credited, when it is made or by the edit after it (whose credit note names no
-refund). So the verdict sums each invoiced order's documents instead of matching notes to refunds.
+payment took beyond its total, which an edit down after the payment leaves): its billable
+amount. A refund of that overpayment corrects no invoice; any other refund is credited, when it
+is made or by the edit after it (whose credit note names no refund). So the verdict sums each
+invoiced order's documents instead of matching notes to refunds.
 """
 
 from collections import defaultdict

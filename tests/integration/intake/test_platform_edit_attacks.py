@@ -256,7 +256,11 @@ def test_a_woocommerce_order_edited_up_and_cancelled_with_a_refund_of_its_edited
     order = Order.objects.get(platform_order_id=str(woo.ORDER_ID))
     assert delivery.outcome == Outcome.COULD_NOT_USE, delivery.reason
     assert "but only 59.70 EUR of the 59.70 EUR paid is not refunded yet" in delivery.reason
-    assert (order.status, order.paid_minor, documents(order)) == (Order.Status.PAID, 5970, [("invoice", 5970)])
+    assert (order.status, order.paid_minor, documents(order)) == (
+        Order.Status.PAID,
+        5970,
+        [("invoice", 5970)],
+    )
 
 
 def test_a_platform_changes_an_order_at_most_the_cap_s_times_then_the_reason_shows(tea_house, settings):

@@ -150,7 +150,11 @@ def test_an_order_paid_in_part_is_invoiced_when_its_balance_comes_in(tea_house):
     # then: its invoice, in an email of its own after the confirmation
     order = tea_house_order()
     [invoice] = Invoice.objects.filter(order=order)
-    assert (invoice.total_minor, invoice.email_kind, invoice.email_subject_id) == (5970, "order_invoice", invoice.pk)
+    assert (invoice.total_minor, invoice.email_kind, invoice.email_subject_id) == (
+        5970,
+        "order_invoice",
+        invoice.pk,
+    )
     assert kinds(order) == ["order_confirmation", "order_invoice"]
 
 
@@ -184,7 +188,9 @@ def test_the_daily_sales_figure_counts_what_a_payment_in_part_took(tea_house):
     deliver("orders/create", _deposit())
     # when: its payment's event is counted
     event = OutboxEvent.objects.get(aggregate_id=str(tea_house_order().id), event_type="order.paid")
-    event_dispatch(raw_envelope=event.payload, delivery=Delivery(worker="test pid 1", retries=0, max_retries=8))
+    event_dispatch(
+        raw_envelope=event.payload, delivery=Delivery(worker="test pid 1", retries=0, max_retries=8)
+    )
     # then: one order paid, 20.00 of it, not its 59.70
     sales = DailySales.objects.get()
     assert (sales.currency, sales.paid_orders, str(sales.paid_amount)) == ("EUR", 1, "20.00")
@@ -341,5 +347,7 @@ def test_a_woocommerce_order_first_seen_refunded_without_its_refunds_counts_noth
     # then: created unpaid, the reason saying why: nothing it kept, nothing it owes
     order = _woo_order()
     assert (order.status, order.paid_minor) == (Order.Status.CREATED, None), delivery.reason
-    assert "WooCommerce says the order was paid (date_paid) and refunded, but lists no refund" in delivery.reason
+    assert (
+        "WooCommerce says the order was paid (date_paid) and refunded, but lists no refund" in delivery.reason
+    )
     assert documents(order) == []

@@ -94,7 +94,12 @@ def test_an_edit_s_balance_never_collected_is_not_paid_by_the_cancellation(woo_d
     order = _order()
     assert (cancelled.outcome, order.status) == (Outcome.USED, Order.Status.CANCELLED), cancelled.reason
     assert order.paid_minor == 5970
-    assert documents(order) == [("invoice", 5970), ("credit_note", -5970), ("invoice", 9370), ("credit_note", -3400)]
+    assert documents(order) == [
+        ("invoice", 5970),
+        ("credit_note", -5970),
+        ("invoice", 9370),
+        ("credit_note", -3400),
+    ]
 
 
 def test_after_such_a_cancellation_a_refund_of_the_edited_total_is_refused(woo_deliver):
@@ -104,7 +109,9 @@ def test_after_such_a_cancellation_a_refund_of_the_edited_total_is_refused(woo_d
     woo_deliver("order.updated", _teapot_added("2026-12-01T09:00:00", "cancelled"))
     # when: a refund of the edited total is recorded (by hand: WooCommerce lets the shop)
     refund = {"id": 806, "reason": "Cancelled", "total": "-93.70"}
-    refunded = woo_deliver("order.updated", _teapot_added("2026-12-01T10:00:00", "cancelled", refunds=[refund]))
+    refunded = woo_deliver(
+        "order.updated", _teapot_added("2026-12-01T10:00:00", "cancelled", refunds=[refund])
+    )
     # then: beyond what came in, refused with the reason, nothing stored
     assert refunded.outcome == Outcome.COULD_NOT_USE, refunded.reason
     assert "but only 59.70 EUR of the 59.70 EUR paid is not refunded yet" in refunded.reason
@@ -118,7 +125,9 @@ def test_after_such_a_cancellation_a_refund_of_what_came_in_leaves_nothing_bille
     woo_deliver("order.updated", _teapot_added("2026-12-01T09:00:00", "cancelled"))
     # when: the 59.70 that came in is refunded
     refund = {"id": 807, "reason": "Cancelled", "total": "-59.70"}
-    refunded = woo_deliver("order.updated", _teapot_added("2026-12-01T10:00:00", "cancelled", refunds=[refund]))
+    refunded = woo_deliver(
+        "order.updated", _teapot_added("2026-12-01T10:00:00", "cancelled", refunds=[refund])
+    )
     # then: recorded and credited: the documents of an order whose money all went back bill nothing
     order = _order()
     assert Refund.objects.get(order=order).amount_minor == 5970, refunded.reason
