@@ -8,10 +8,9 @@ taken yet, as for Shopify.
 
 Its state: paid once `date_paid_gmt` is set or its status is processing or completed (not by the
 status refunded, which refunds set: a refund proves no payment), and how much (payments.py);
-cancelled with the status
-cancelled; a completed order has left in one parcel (as the Shipment Tracking extension's
-`_wc_shipment_tracking_items` says, if installed); each of its `refunds` is a refund; the
-TrackShip plugin's status of the parcel is its news (parcel_news.py)."""
+cancelled with the status cancelled; a completed order has left in one parcel (as the Shipment
+Tracking extension's `_wc_shipment_tracking_items` says, if installed); each of its `refunds` is
+a refund; the TrackShip plugin's status of the parcel is its news (parcel_news.py)."""
 
 from decimal import Decimal
 from typing import Any
