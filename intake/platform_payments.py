@@ -7,25 +7,30 @@ says an amount (Shopify's current total less what is due, plus what went back), 
 counted as paid that much: one first seen paid in part (`partially_paid`), or edited and
 refunded before we heard of it, is not taken as paid in full. A payment reported without an
 amount that can be read (a WooCommerce order paid once and waiting for another) is not counted
-until the platform proves more, and the delivery's reason says why.
+until the platform proves more, and the delivery's reason says why. An order first seen refunded
+in full (WooCommerce's status refunded) is paid what its refunds gave back: what came in and went
+back, so it is neither owed (a balance) nor kept (money not refunded).
 
-There is no "paid" email: a payment, in full or in part, is the order's state and its invoice
-(orders/invoicing/), and the daily sales figure."""
+There is no "paid" email: a payment, in full or in part, is the order's state, its invoice once
+it is paid in full (orders/invoicing/), and the daily sales figure."""
 
 from intake.shapes import PlatformOrder, refunded_minor
 from orders.content import minor_to_amount
 from orders.currencies import amount_minor
+from orders.invoicing.issue import invoice_issue_at_payment
 from orders.models import Order
 
 
 def received_toward(snapshot: PlatformOrder, total_minor: int) -> int:
-    """What the platform's order proves came in toward a total of `total_minor`: 0 when it says
-    no payment, or one whose amount cannot be read."""
+    """What the platform's order proves came in toward a total of `total_minor`, at its first
+    payment: 0 when it says no payment, or one whose amount cannot be read; what its refunds gave
+    back when it says all went back (PlatformOrder.refunded_in_full)."""
     if not snapshot.paid:
         return 0
-    if snapshot.received_minor is None:
-        return total_minor
-    return max(0, min(snapshot.received_minor, total_minor))
+    received = snapshot.received_minor
+    if received is None:
+        received = refunded_minor(snapshot.refunds) if snapshot.refunded_in_full else total_minor
+    return max(0, min(received, total_minor))
 
 
 def payment_in_words(snapshot: PlatformOrder, received: int, total_minor: int, currency: str) -> list[str]:
@@ -35,7 +40,8 @@ def payment_in_words(snapshot: PlatformOrder, received: int, total_minor: int, c
         return ["paid"]
     if received > 0:
         part, whole = minor_to_amount(received, currency), minor_to_amount(total_minor, currency)
-        return [f"paid in part: {part} of {whole} {currency}"]
+        why = " (what its refunds gave back: it was refunded in full)" if snapshot.refunded_in_full else ""
+        return [f"paid in part: {part} of {whole} {currency}{why}"]
     return [snapshot.payment_unread] if snapshot.payment_unread else []
 
 
@@ -61,3 +67,5 @@ def paid_catch_up(order: Order, snapshot: PlatformOrder) -> None:
     if min(proven, total) > order.paid_minor:
         order.paid_minor = min(proven, total)
         order.save(update_fields=["paid_minor"])
+        # Paid in full now: the invoice a payment in part left waiting (orders/invoicing/issue.py).
+        invoice_issue_at_payment(order)

@@ -82,6 +82,11 @@ class PlatformOrder:
     # counted until the platform proves more (intake/platform_payments.py).
     received_minor: int | None = None
     payment_unread: str = ""
+    # The platform says every payment of the order went back (WooCommerce's status refunded, set
+    # when its refunds reach the total), with no amount of what came in: an order first seen so
+    # is paid what its refunds gave back, so that it ends neither owed nor kept. Not a proof of
+    # more for an order we hold (its refunds may be recorded by hand: refunds_prove_payment).
+    refunded_in_full: bool = False
     # Whether a refund proves that what it gave back came in first: one that went back through
     # the payment that took the money does (Shopify's refund transactions, Saleor's transaction
     # events); a refund the shop may record by hand, with no gateway (WooCommerce's), does not.

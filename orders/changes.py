@@ -20,7 +20,7 @@ from infra.keyed_hash import address_hash
 from messaging.outbox import event_record
 from orders.currencies import amount_minor
 from orders.events import ORDER_CANCELLED, ORDER_PAID
-from orders.invoicing.issue import invoice_issue_at_payment
+from orders.invoicing.issue import credit_note_for_cancellation, invoice_issue_at_payment
 from orders.models import Order
 
 
@@ -161,6 +161,9 @@ def order_change_apply(
     order.save(update_fields=["status", "version", "paid_at", "paid_minor", "updated_at"])
     if paid_now:
         invoice_issue_at_payment(order)
+    if target == Order.Status.CANCELLED:
+        # Before the refunds told with it: what never came in is credited by itself.
+        credit_note_for_cancellation(order, paid_minor=order_paid_minor(order))
     if also is not None:
         also(order, True)
     event_record(event_type=event_type, aggregate_id=order.id)

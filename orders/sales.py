@@ -1,4 +1,6 @@
-"""The daily sales figure, fed by `order.paid` events at least once (orders/events.py says why)."""
+"""The daily sales figure, fed by `order.paid` events at least once (orders/events.py says why):
+each paid order on the day of its payment, with what its payment took (an order paid in part,
+its deposit: a balance collected later is not added, the orders' `paid_minor` stays the record)."""
 
 from datetime import date
 
@@ -7,6 +9,8 @@ from django.db import connection
 from messaging.dispatch import Delivery
 from messaging.envelope import Envelope
 from messaging.errors import PermanentError
+from orders.changes import order_paid_minor
+from orders.content import minor_to_amount
 from orders.models import DailySales, Order
 
 
@@ -20,7 +24,8 @@ def daily_sales_count_handle(*, envelope: Envelope, delivery: Delivery) -> str:
 
 
 def daily_sales_count_payment(*, order: Order, day: date) -> None:
-    """Add a paid order to its day's figure: one upsert, no read-modify-write race."""
+    """Add a paid order to its day's figure, with what had come in when it is counted: one
+    upsert, no read-modify-write race."""
     table = DailySales._meta.db_table
     with connection.cursor() as cursor:
         cursor.execute(
@@ -31,5 +36,5 @@ def daily_sales_count_payment(*, order: Order, day: date) -> None:
                SET paid_orders = {table}.paid_orders + 1,
                    paid_amount = {table}.paid_amount + EXCLUDED.paid_amount
             """,
-            [day, order.currency, order.amount],
+            [day, order.currency, minor_to_amount(order_paid_minor(order), order.currency)],
         )

@@ -79,6 +79,7 @@ ORDER: dict[str, Any] = {
     "status": "UNFULFILLED",
     "isPaid": True,
     "chargeStatus": "FULL",
+    "totalCharged": {"currency": "EUR", "amount": 59.7},
     "userEmail": "ada@example.com",
     "languageCodeEnum": "EN_US",
     "billingAddress": _address(),
@@ -97,6 +98,12 @@ ORDER: dict[str, Any] = {
     "transactions": [_charge(59.7)],
     "events": [{"id": global_id("OrderEvent", 9001), "type": "PLACED", "amount": None}],
 }
+
+
+def charged(amount: float) -> dict[str, Any]:
+    """The order's `totalCharged` (a `Money`): what its transactions hold charged now, refunds
+    taken off."""
+    return {"currency": "EUR", "amount": amount}
 
 
 def event(type_name: str, order: dict[str, Any], *, issued_at: str = "") -> dict[str, Any]:

@@ -7,7 +7,7 @@ order is its own line when the total is less than the lines and shipping by exac
 discounts say, and amounts that do not add up otherwise are not guessed at (content_check).
 
 Its state: paid when Saleor says so (isPaid, or chargeStatus FULL or OVERCHARGED), and then paid
-in full, or once money went back (money.py); cancelled with the status CANCELED; each
+in full, or as much as it charged and gave back (money.py); cancelled with the status CANCELED; each
 fulfillment FULFILLED is a parcel that left (Saleor keeps a tracking number, no carrier: its
 email says only that the parcel left), its news in its metadata (parcel_news.py); each
 successful refund of a transaction (REFUND_SUCCESS), or of a payment of the older payments API
@@ -33,7 +33,7 @@ from intake.payload_fields import (
     required,
     text,
 )
-from intake.saleor.money import charged_in_full, money_minor, refunds_of
+from intake.saleor.money import money_minor, payment_of, refunds_of
 from intake.saleor.parcel_news import parcel_news_from_fulfillments
 from intake.shapes import PlatformOrder, PlatformShipment, Unusable
 from orders.content import NAME_TEXT, SHORT_TEXT, line_sku
@@ -61,6 +61,7 @@ def order_from_payload(payload: dict[str, Any]) -> PlatformOrder:
     currency = str(required(mapping(required(order, "total"), "total"), "currency"))
     content, refused = content_or_why(lambda: _content(order, currency))
     refunds = refunds_of(order, currency)
+    payment = payment_of(order, currency, refunds)
     fulfillments = objects(order.get("fulfillments"), "fulfillments")
     fulfilled = [fulfillment for fulfillment in fulfillments if fulfillment.get("status") == "FULFILLED"]
     news, news_left_out = parcel_news_from_fulfillments(fulfilled)
@@ -72,8 +73,10 @@ def order_from_payload(payload: dict[str, Any]) -> PlatformOrder:
         content=content,
         content_refused=refused,
         edit_left_out=f"{CONTENT_LEFT_OUT}: {refused}" if refused else "",
-        paid=charged_in_full(order) or bool(refunds),
-        paid_in_full=charged_in_full(order),
+        paid=payment.paid,
+        paid_in_full=payment.paid_in_full,
+        received_minor=payment.received_minor,
+        payment_unread=payment.payment_unread,
         cancelled=order.get("status") == "CANCELED",
         shipments=[_shipment(fulfillment) for fulfillment in fulfilled],
         refunds=refunds,

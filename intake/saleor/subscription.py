@@ -1,10 +1,12 @@
 """The subscription query a Saleor webhook of this service is registered with: what each
-delivery carries. Every event brings the whole order (lines, addresses, parcels, money that went
-back), so a delivery that was lost is caught up by the next one, and `issuedAt`, so that two
-events never share a body (intake/saleor/__init__.py). A fulfillment's public metadata carries
-its parcel's news (intake/saleor/parcel_news.py). The fields are those of Saleor's GraphQL
-schema (the types Order, OrderLine, Address, Fulfillment, TransactionItem, OrderEvent);
-docs/platforms.md shows where to paste it."""
+delivery carries. Every event brings the whole order (lines, addresses, parcels, what is charged
+now and money that went back), so a delivery that was lost is caught up by the next one, and
+`issuedAt`, so that two events never share a body (intake/saleor/__init__.py). A fulfillment's
+public metadata carries its parcel's news (intake/saleor/parcel_news.py). The fields are those of
+Saleor's GraphQL schema (the types Order, Money, OrderLine, Address, Fulfillment, TransactionItem,
+OrderEvent; `totalCharged` since 3.13, when it replaced `totalCaptured`); docs/platforms.md shows
+where to paste it. A webhook registered with an earlier query sends no `totalCharged`: its
+partly charged orders count nothing until the query is pasted again (intake/saleor/money.py)."""
 
 SUBSCRIPTION_QUERY = """\
 subscription {
@@ -42,6 +44,7 @@ fragment OrderForEmails on Order {
   status
   isPaid
   chargeStatus
+  totalCharged { currency amount }
   userEmail
   languageCodeEnum
   billingAddress { ...AddressForEmails }

@@ -5,23 +5,31 @@ in and went back. What came in is then the current total less what is due, plus 
 never what is due alone: a cancellation takes every line off the current total, and nothing is due
 then whether an edit's balance came in or not. So an order first seen paid in part
 (`partially_paid`: a deposit, or an edit's balance due) counts as paid that much, and one first
-seen edited and refunded counts as paid what came in, not its edited total. Those figures are in
-the shop's currency, so an order paid in another is read by its status, as a payload without them
-is (an older API version): `paid`, `partially_refunded` and `refunded` stand for its total; a
+seen edited and refunded counts as paid what came in, not its edited total.
+
+`total_outstanding` is in the shop's currency, and has no `*_set` of both moneys as Shopify's other
+amounts have. An order paid in another currency (its presentment currency) has what is due
+converted at the order's own rate: the one between the two moneys of its `current_total_price_set`
+(shop_money, presentment_money), rounded to the nearest minor unit of the order's currency, and
+never to nothing while something is due. A payload without the figures (an older API version) is
+read by its status: `paid`, `partially_refunded` and `refunded` stand for its total; a
 `partially_paid` with no amount to read counts nothing, with the reason."""
 
 from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from intake.payload_fields import text, to_minor
+from intake.payload_fields import mapping, text, to_minor
 from intake.shapes import PlatformRefund, refunded_minor
+from intake.shopify.fields import minor
 from orders.content import SHORT_TEXT
 
 PAID_STATUSES = frozenset({"paid", "partially_refunded", "refunded"})
 PARTIALLY_PAID = "partially_paid"
 PAYMENT_UNREAD = (
     "not counted as paid: Shopify says partially_paid, but how much came in cannot be read (no "
-    "total_outstanding and current_total_price in the order's currency)"
+    "total_outstanding and current_total_price, or no current_total_price_set in the shop's and "
+    "the order's currencies to convert what is due)"
 )
 
 
@@ -50,12 +58,33 @@ def payment_of(
 
 
 def _received(payload: dict[str, Any], currency: str, refunds: list[PlatformRefund]) -> int | None:
-    """The current total less what is due, plus what went back; None when the figures are not
-    there, or are in the shop's currency while the order is in another."""
+    """The current total less what is due, plus what went back, in the order's currency; None
+    when the figures are not there, or what is due cannot be put into the order's currency."""
     outstanding, current = payload.get("total_outstanding"), payload.get("current_total_price")
-    if outstanding is None or current is None or str(payload.get("currency") or currency) != currency:
+    if outstanding is None or current is None:
         return None
-    net = to_minor(current, "current_total_price", currency) - to_minor(
-        outstanding, "total_outstanding", currency
-    )
-    return max(0, net + refunded_minor(refunds))
+    due = _due_in_order_currency(payload, currency)
+    if due is None:
+        return None
+    return max(0, minor(payload, "current_total_price", currency) - due + refunded_minor(refunds))
+
+
+def _due_in_order_currency(payload: dict[str, Any], currency: str) -> int | None:
+    """`total_outstanding` (the shop's currency) in the order's: as it is when the two are one;
+    else at the rate of the order's `current_total_price_set`, whose two moneys must name the two
+    currencies (None when they do not, or its shop money is nothing to take a rate from)."""
+    shop_currency = str(payload.get("currency") or currency)
+    due_in_shop = to_minor(payload["total_outstanding"], "total_outstanding", shop_currency)
+    if shop_currency == currency:
+        return due_in_shop
+    money_set = mapping(payload.get("current_total_price_set"), "current_total_price_set")
+    shop = mapping(money_set.get("shop_money"), "current_total_price_set.shop_money")
+    shown = mapping(money_set.get("presentment_money"), "current_total_price_set.presentment_money")
+    if (shop.get("currency_code"), shown.get("currency_code")) != (shop_currency, currency):
+        return None
+    shop_minor = to_minor(shop.get("amount"), "current_total_price_set.shop_money.amount", shop_currency)
+    shown_minor = to_minor(shown.get("amount"), "current_total_price_set.presentment_money.amount", currency)
+    if shop_minor <= 0:
+        return due_in_shop if due_in_shop <= 0 else None  # nothing to take a rate from
+    due = (Decimal(due_in_shop) * shown_minor / shop_minor).to_integral_value(rounding=ROUND_HALF_UP)
+    return max(int(due), 1) if due_in_shop > 0 else int(due)

@@ -7,10 +7,10 @@ include their taxes, adds the two. An order whose prices do not include tax and 
 taken yet, as for Shopify.
 
 Its state: paid once `date_paid_gmt` is set or its status is processing or completed (not by the
-status refunded, which refunds set: a refund proves no payment); cancelled with the status
-cancelled; a completed order has left in one parcel (as the Shipment Tracking extension's
-`_wc_shipment_tracking_items` says, if installed); each of its `refunds` is a refund; the
-TrackShip plugin's status of the parcel is its news (parcel_news.py)."""
+status refunded, which refunds set: a refund proves no payment), and how much (payments.py);
+cancelled with the status cancelled; a completed order has left in one parcel (as the Shipment
+Tracking extension's `_wc_shipment_tracking_items` says, if installed); each of its `refunds` is
+a refund; the TrackShip plugin's status of the parcel is its news (parcel_news.py)."""
 
 from decimal import Decimal
 from typing import Any
@@ -33,21 +33,9 @@ from intake.payload_fields import (
 )
 from intake.shapes import PlatformOrder, PlatformRefund, PlatformShipment, Unusable
 from intake.woocommerce.parcel_news import parcel_news_from_payload
+from intake.woocommerce.payments import payment_of
 from orders.content import NAME_TEXT, SHORT_TEXT, line_sku
 
-PAID_STATUSES = frozenset({"processing", "completed", "delivered"})
-# The statuses of an order waiting for a payment. WooCommerce edits an order's lines only on hold
-# or pending, so a paid order an edit raised is saved so, its `date_paid` kept from its first
-# payment, until the shop takes the balance and moves it on: not paid in full until then. The
-# deposits extensions' statuses (WooCommerce Deposits' partial-payment, Webtomizer's
-# partially-paid) wait for the balance too. How much came in meanwhile is in no field of the
-# order: a payment reported so is not counted (PlatformOrder.received_minor 0) until it moves on.
-AWAITING_PAYMENT_STATUSES = frozenset({"pending", "on-hold", "failed", "partial-payment", "partially-paid"})
-PAYMENT_UNREAD = (
-    "not counted as paid: WooCommerce says a payment came in (date_paid) but the order waits for "
-    "another (status {status}), and its order does not say how much came in; it counts once the "
-    "shop moves the order on (processing, completed)"
-)
 # The statuses of an order that has left: WooCommerce's own, and "delivered", which TrackShip
 # (and Advanced Shipment Tracking) may give a completed order once its parcel arrived. Its save
 # may reach us before the "completed" one (WooCommerce keeps no order between deliveries), and
@@ -71,8 +59,15 @@ def order_from_payload(payload: dict[str, Any]) -> PlatformOrder:
     currency = str(required(payload, "currency"))
     content, refused = content_or_why(lambda: _content(payload, currency))
     status = text(payload.get("status") or "", SHORT_TEXT, "status")
-    paid = bool(payload.get("date_paid_gmt")) or status in PAID_STATUSES
-    waiting = paid and status in AWAITING_PAYMENT_STATUSES
+    refunds = [
+        PlatformRefund(
+            refund_id=str(required(refund, "id")),
+            amount_minor=abs(to_minor(required(refund, "total"), "refunds[].total", currency)),
+            reason=text(refund.get("reason") or "", NAME_TEXT, "refunds[].reason"),
+        )
+        for refund in objects(payload.get("refunds"), "refunds")
+    ]
+    payment = payment_of(payload, status, refunds)
     updated_at = iso_time(required(payload, "date_modified_gmt"), "date_modified_gmt", naive_is_utc=True)
     news, news_left_out = parcel_news_from_payload(payload, _shipment_id(payload), updated_at)
     return PlatformOrder(
@@ -83,28 +78,18 @@ def order_from_payload(payload: dict[str, Any]) -> PlatformOrder:
         content=content,
         content_refused=refused,
         edit_left_out=f"{CONTENT_LEFT_OUT}: {refused}" if refused else "",
-        paid=paid,
-        # WooCommerce keeps no record of how much came in: `date_paid` is set once, at the first
-        # payment, and an edit leaves no balance due in any field. An order it says is paid is
-        # taken as paid in full once it no longer waits for a payment (AWAITING_PAYMENT_STATUSES),
-        # nor was refunded into its status: the refunds set it.
-        paid_in_full=paid and not waiting and status != "refunded",
-        received_minor=0 if waiting else None,
-        payment_unread=PAYMENT_UNREAD.format(status=status) if waiting else "",
+        paid=payment.paid,
+        paid_in_full=payment.paid_in_full,
+        received_minor=payment.received_minor,
+        payment_unread=payment.payment_unread,
+        refunded_in_full=payment.refunded_in_full,
         # A refund may be recorded by hand ("Refund manually", no gateway), and the order's
         # `refunds` do not say how it went (`refunded_payment` is only in the refunds' endpoint),
         # whatever the `payment_method`: none proves that its money came in.
         refunds_prove_payment=False,
         cancelled=status == "cancelled",
         shipments=_shipments(payload) if status in SHIPPED_STATUSES else [],
-        refunds=[
-            PlatformRefund(
-                refund_id=str(required(refund, "id")),
-                amount_minor=abs(to_minor(required(refund, "total"), "refunds[].total", currency)),
-                reason=text(refund.get("reason") or "", NAME_TEXT, "refunds[].reason"),
-            )
-            for refund in objects(payload.get("refunds"), "refunds")
-        ],
+        refunds=refunds,
         parcel_news=news,
         parcel_news_left_out=news_left_out,
     )

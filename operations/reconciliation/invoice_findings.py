@@ -67,11 +67,17 @@ def missing_invoices(*, since: datetime) -> Found:
 def _invoice_due_since(since: datetime) -> Q | None:
     """The orders whose invoice fell due since `since`: placed then, when it is issued at the
     placing (paid or not); paid then, when at the payment, which also invoices an order placed
-    before it was issued at the placing (issue.py); none when invoices are off."""
+    before it was issued at the placing (issue.py); under `paid`, paid in full: an order paid in
+    part waits for its balance (its total in minor units is its content's, which every order
+    checked here has); none when invoices are off."""
     if not invoice_due_at_payment_if_none():
         return None
     paid = Q(paid_at__gte=since)
-    return Q(created_at__gte=since) | paid if invoice_due(placed=True, paid=False) else paid
+    if invoice_due(placed=True, paid=False):
+        return Q(created_at__gte=since) | paid
+    content = OrderVersion.objects.filter(order=OuterRef("pk"), number=OuterRef("content_version"))
+    total = Subquery(content.values("total_minor")[:1])
+    return paid & (Q(paid_minor__isnull=True) | Q(paid_minor__gte=total))
 
 
 def _due_at(order: Order, since: datetime) -> datetime:
@@ -111,6 +117,7 @@ def unsettled_documents(*, since: datetime) -> Found:
             total_minor=amount_minor(order.amount, order.currency),
             refunded_minor=refunded,
             paid_minor=order_paid_minor(order),
+            cancelled=order.status == Order.Status.CANCELLED,
         )
         if billed != owed:
             findings.append(_unsettled(order, billed=billed, owed=owed))

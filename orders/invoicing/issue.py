@@ -1,7 +1,8 @@
 """Issuing an invoice or a credit note, in the caller's transaction: its number (numbering.py)
 and everything it shows, frozen at that moment; the PDF is rendered later, once, from that
-(documents/). An invoice is issued when the order is paid, or when it is placed if
-INVOICE_ISSUED_WHEN says "confirmed"; each refund after it gets a credit note."""
+(documents/). An invoice is issued when the order is paid in full, or when it is placed if
+INVOICE_ISSUED_WHEN says "confirmed"; each refund after it gets a credit note, and so does the
+cancellation of an order that did not take all it was billed (settlement.py)."""
 
 from datetime import datetime
 from typing import Any
@@ -11,6 +12,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from messaging.outbox import event_record
+from orders.currencies import amount_minor
 from orders.events import ORDER_INVOICED
 from orders.invoicing.document_data import credit_note_data, invoice_data
 from orders.invoicing.numbering import number_take, series_of
@@ -127,9 +129,10 @@ def _store(order: Order, kind: str, data: dict[str, Any], **fields: Any) -> Invo
 
 def invoice_issue_at_placing(order: Order, *, content: dict[str, Any] | None, paid: bool) -> Invoice | None:
     """The invoice of an order being placed, in its transaction (its number with it: gapless),
-    if INVOICE_ISSUED_WHEN calls for one now; its confirmation carries it. None for an order
-    placed with the short body: it has no lines to invoice."""
-    if content is None or not invoice_due(placed=True, paid=paid):
+    if INVOICE_ISSUED_WHEN calls for one now (under `paid`, for an order placed paid in full);
+    its confirmation carries it. None for an order placed with the short body: it has no lines
+    to invoice."""
+    if content is None or not invoice_due(placed=True, paid=paid and paid_in_full(order)):
         return None
     return invoice_issue(order, content=content, version_number=1, email_kind=CONFIRMATION_EMAIL)
 
@@ -137,8 +140,13 @@ def invoice_issue_at_placing(order: Order, *, content: dict[str, Any] | None, pa
 def invoice_issue_at_payment(order: Order) -> Invoice | None:
     """The invoice of an order paid after its placing, in the payment's transaction, if it has
     none yet and invoices are on (invoice_due_at_payment_if_none): of its current content, in
-    an email of its own (`order.invoiced`). None for a short-body order (no lines to invoice)."""
+    an email of its own (`order.invoiced`), with a credit note of what refunds made before gave
+    back (an order paid in part may be refunded before its balance comes in). None for a
+    short-body order (no lines to invoice); under `paid`, for an order paid in part: its invoice
+    waits for the payment that completes it."""
     if order.content_version is None or not invoice_due_at_payment_if_none():
+        return None
+    if settings.INVOICE_ISSUED_WHEN == PAID and not paid_in_full(order):
         return None
     if order.erased_at is not None:
         # its lines lost their names and rates with the customer's data: nothing to bill by
@@ -158,7 +166,33 @@ def invoice_issue_at_payment(order: Order) -> Invoice | None:
         id=invoice_id,
     )
     event_record(event_type=ORDER_INVOICED, aggregate_id=invoice.id)
+    paid = amount_minor(order.amount, order.currency) if order.paid_minor is None else order.paid_minor
+    refunded = min(to_credit(order, paid_minor=paid), invoice.total_minor)
+    if refunded > 0:
+        credit_note_issue(
+            invoice, amount_minor=refunded, email_kind=INVOICE_EMAIL, email_subject_id=invoice_id
+        )
     return invoice
+
+
+def paid_in_full(order: Order) -> bool:
+    """Whether what the order's payment took covers its total (one paid before what it took was
+    kept took its total)."""
+    return order.paid_minor is None or order.paid_minor >= amount_minor(order.amount, order.currency)
+
+
+def credit_note_for_cancellation(order: Order, *, paid_minor: int) -> Invoice | None:
+    """The cancellation of an invoiced order, in its transaction, before the refunds told with
+    it: a credit note of what its documents bill beyond what came in (settlement.py: an edit's
+    balance never collected, or an invoice of its placing never paid), carried by the
+    cancellation's email. None when they bill no more, or it has no invoice."""
+    invoice = Invoice.objects.filter(order=order, kind=Invoice.Kind.INVOICE).order_by("-number").first()
+    if invoice is None:
+        return None
+    amount = min(to_credit(order, paid_minor=paid_minor), invoice_left(invoice))
+    if amount <= 0:
+        return None
+    return credit_note_issue(invoice, amount_minor=amount, email_kind=CANCELLATION_EMAIL)
 
 
 def credit_note_for_refund(refund: Refund, *, in_cancellation: bool, paid_minor: int) -> Invoice | None:

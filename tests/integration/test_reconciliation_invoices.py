@@ -142,6 +142,26 @@ def test_which_orders_are_due_an_invoice_follows_invoice_issued_when(settings):
     assert all(row.detail.startswith("Placed ") for row in rows if row.order_id == unpaid.id)
 
 
+def test_under_paid_an_order_paid_in_part_is_not_due_its_invoice_yet(settings):
+    # given: a platform's order placed with a deposit of 10.00 of its 34.80: not invoiced
+    shop_order = ShopOrder(shop_order_body(number="P1"))
+    with transaction.atomic():
+        order = order_record(
+            customer_email="acc@example.com",
+            amount=shop_order.amount,
+            currency="EUR",
+            shop_order=shop_order,
+            paid=True,
+            paid_minor=1000,
+        )
+    paid_in_full = _placed_without_invoice("P2", settings)
+    # when
+    reconcile_run(stuck_after=NOW)
+    # then: only the order paid in full is missing its invoice
+    assert not Invoice.objects.filter(order=order).exists()
+    assert {row.order_id for row in _open("missing_invoice")} == {paid_in_full.id}
+
+
 def test_under_confirmed_an_order_placed_before_the_window_and_paid_in_it_is_due_its_invoice(settings):
     # given: placed unpaid long ago while invoices were off, paid today without one (a bug)
     old = _placed_without_invoice("C3", settings, paid=False)
@@ -280,11 +300,15 @@ def test_the_admin_shows_them_in_plain_words(settings, admin_client):
     assert str(order.id)[:8] in page
 
 
-@pytest.mark.parametrize(("amount", "currency", "paid_minor", "refunds"), CASES.values(), ids=CASES.keys())
-def test_the_reconciliation_and_settlement_agree_on_what_is_to_credit(amount, currency, paid_minor, refunds):
+@pytest.mark.parametrize(
+    ("amount", "currency", "paid_minor", "refunds", "status"), CASES.values(), ids=CASES.keys()
+)
+def test_the_reconciliation_and_settlement_agree_on_what_is_to_credit(
+    amount, currency, paid_minor, refunds, status
+):
     # given: the settlement's own cases (tests/integration/invoices/test_billable_agrees.py), each
     # order billed 50.00 (or 500 JPY, 5.000 KWD) by one invoice
-    order = settlement_case_order(amount, currency, paid_minor, refunds)
+    order = settlement_case_order(amount, currency, paid_minor, refunds, status)
     billed = {"EUR": 5000, "JPY": 500, "KWD": 5000}[currency]
     Invoice.objects.create(
         order=order,

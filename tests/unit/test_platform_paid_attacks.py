@@ -23,7 +23,7 @@ NOT_PAID = [
 def test_saleor_s_order_is_paid_only_by_graphql_s_true_or_a_paid_charge_status(state):
     # given: an order Saleor says nothing came in for, its fields of another JSON type
     payload = saleor.order(**state)
-    payload["transactions"] = []
+    payload |= {"transactions": [], "totalCharged": saleor.charged(0.0)}
     # when
     order = saleor_order(saleor.event("OrderCreated", payload))
     # then: not paid (no invoice issued), nor paid in full (no refund ceiling raised)

@@ -77,8 +77,10 @@ def test_shopify_s_outstanding_in_the_shop_s_currency_is_not_read_for_an_order_p
         ({"isPaid": True, "chargeStatus": "OVERCHARGED"}, True, True),
         # what is charged covers the total less a refund granted and given back
         ({"isPaid": False, "chargeStatus": "FULL"}, True, True),
-        ({"isPaid": False, "chargeStatus": "PARTIAL"}, False, False),
-        ({"isPaid": False, "chargeStatus": "NONE"}, False, False),
+        # a webhook registered with an earlier query: no totalCharged to tell how much
+        ({"isPaid": False, "chargeStatus": "PARTIAL", "totalCharged": None}, False, False),
+        ({"isPaid": False, "chargeStatus": "PARTIAL", "totalCharged": saleor.charged(20.0)}, True, False),
+        ({"isPaid": False, "chargeStatus": "NONE", "totalCharged": saleor.charged(0.0)}, False, False),
     ],
 )
 def test_saleor_reads_its_charge_status(state, paid, in_full):
@@ -87,7 +89,7 @@ def test_saleor_reads_its_charge_status(state, paid, in_full):
 
 
 def test_saleor_s_refund_makes_the_order_paid_not_paid_in_full():
-    refunded = saleor.order(isPaid=False, chargeStatus="NONE")
+    refunded = saleor.order(isPaid=False, chargeStatus="NONE", totalCharged=saleor.charged(0.0))
     refunded["transactions"][0]["events"].append(saleor.refund_event(503, 59.7))
     order = saleor_order(saleor.event("OrderRefunded", refunded))
     assert (order.paid, order.paid_in_full) == (True, False)
@@ -100,3 +102,36 @@ def test_woocommerce_cannot_tell_so_paid_is_paid_in_full(status, paid):
         payload |= {"date_paid": None, "date_paid_gmt": None}
     order = woocommerce_order(payload)
     assert (order.paid, order.paid_in_full) == (paid, paid)
+
+
+def _shopify_in_another_currency(shop: str, shop_total: str, outstanding: str) -> dict[str, Any]:
+    """Shopify's 59.70 EUR order of a shop keeping its books in `shop`: its current total
+    `shop_total` there, `outstanding` due there (Shopify's total_outstanding has no `_set`)."""
+    payload = shopify.order(financial_status="partially_paid", currency=shop, presentment_currency="EUR")
+    payload["current_total_price"] = shop_total
+    payload["current_total_price_set"] = {
+        "shop_money": {"amount": shop_total, "currency_code": shop},
+        "presentment_money": {"amount": "59.70", "currency_code": "EUR"},
+    }
+    payload["total_outstanding"] = outstanding
+    return payload
+
+
+def test_shopify_s_outstanding_in_the_shop_s_currency_is_converted_at_the_order_s_own_rate():
+    # 39.70 EUR due, 37.32 CHF as the shop's money says (59.70 EUR were 56.12 CHF)
+    order = shopify_order(_shopify_in_another_currency("CHF", "56.12", "37.32"))
+    assert (order.paid, order.paid_in_full, order.received_minor) == (True, False, 2000)
+
+
+def test_shopify_s_balance_due_is_never_rounded_away_in_the_order_s_currency():
+    # 1 KRW due of 92000 KRW (59.70 EUR): less than half a cent, still a balance due
+    order = shopify_order(_shopify_in_another_currency("KRW", "92000", "1"))
+    assert (order.paid_in_full, order.received_minor) == (False, 5969)
+
+
+def test_shopify_s_outstanding_is_not_converted_by_a_money_set_of_other_currencies():
+    # the money set names EUR twice while the shop's money is CHF: no rate to read
+    payload = _shopify_in_another_currency("CHF", "56.12", "37.32")
+    payload["current_total_price_set"]["shop_money"]["currency_code"] = "EUR"
+    order = shopify_order(payload)
+    assert (order.paid, order.received_minor, order.payment_unread != "") == (False, None, True)

@@ -2,11 +2,12 @@
 judged from the database's rows alone, never from the code under test (docs/orders.md,
 "Invoices and credit notes").
 
-An order's invoices and credit notes together bill what it holds now less what refunds gave
-back beyond its overpayment (what its payment took beyond its total, which an edit down after
-the payment leaves): its billable amount. A refund of that overpayment corrects no invoice; any
-other refund is credited, when it is made or by the edit after it (whose credit note names no
-refund). So the verdict sums each invoiced order's documents instead of matching notes to refunds.
+An order's invoices and credit notes together bill what it holds now (a cancelled order: what
+came in of it, at most its total) less what refunds gave back beyond its overpayment (what its
+payment took beyond its total, which an edit down after the payment leaves): its billable
+amount. A refund of that overpayment corrects no invoice; any other refund is credited, when it
+is made or by the edit after it (whose credit note names no refund). So the verdict sums each
+invoiced order's documents instead of matching notes to refunds.
 """
 
 from collections import defaultdict
@@ -15,10 +16,10 @@ from decimal import Decimal
 from babel.numbers import get_currency_precision
 
 INVOICE, CREDIT_NOTE = "invoice", "credit_note"
-# The invoiced orders: what they hold now, and what their payment took (0 never paid; NULL
-# paid before it was kept, when their total stands for it, as for the product).
+# The invoiced orders: what they hold now, what their payment took (0 never paid; NULL
+# paid before it was kept, when their total stands for it, as for the product), and their status.
 ORDER_MONEY = (
-    "SELECT id::text, amount, currency, "
+    "SELECT id::text, amount, currency, status, "
     "CASE WHEN paid_at IS NULL AND status <> 'paid' THEN 0 ELSE paid_minor END AS paid_minor "
     "FROM orders_order o"
 )
@@ -29,12 +30,13 @@ INVOICED_ORDERS = (
 
 
 def billable_minor(order: dict, refunded_minor: int) -> int:
-    """What the order's documents must come to: its total less what its refunds
-    (`refunded_minor`) gave back beyond the overpayment."""
+    """What the order's documents must come to: its total (a cancelled order's: what came in
+    of it) less what its refunds (`refunded_minor`) gave back beyond the overpayment."""
     # Babel's CLDR decimals, the ones the product takes an amount in (JPY 0, EUR 2, KWD 3).
     total = int(Decimal(order["amount"]).scaleb(get_currency_precision(order["currency"])))
     paid = total if order["paid_minor"] is None else order["paid_minor"]
-    return total - max(0, refunded_minor - max(0, paid - total))
+    owed = min(total, paid) if order["status"] == "cancelled" else total
+    return owed - max(0, refunded_minor - max(0, paid - total))
 
 
 def settlement_problems(invoices: list[dict], orders: list[dict], refunds: list[dict]) -> list[str]:

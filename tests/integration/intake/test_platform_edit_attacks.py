@@ -182,8 +182,14 @@ def test_an_edit_in_the_delivery_that_cancels_the_order_is_not_told(woo_deliver)
     order = Order.objects.get(platform_order_id=str(woo.ORDER_ID))
     assert order.status == Order.Status.CANCELLED, delivery.reason
     assert kinds(order) == ["order_cancellation", "order_confirmation"]
-    # the edit's documents, carried by the cancellation's email: they bill what the order holds
-    assert documents(order) == [("invoice", 5970), ("credit_note", -5970), ("invoice", 9370)]
+    # the edit's documents, carried by the cancellation's email, bill what the order holds; the
+    # cancellation credits the teapot's 34.00, which never came in (a cancellation is no payment)
+    assert documents(order) == [
+        ("invoice", 5970),
+        ("credit_note", -5970),
+        ("invoice", 9370),
+        ("credit_note", -3400),
+    ]
 
 
 def test_an_order_edited_up_and_cancelled_in_one_delivery_refunds_what_was_paid(tea_house):
@@ -212,23 +218,49 @@ def test_an_order_edited_up_and_cancelled_in_one_delivery_refunds_what_was_paid(
 def test_a_woocommerce_order_edited_up_and_cancelled_with_its_refund_is_told_the_cancellation(woo_deliver):
     # given: a paid order of 59.70
     woo_deliver("order.created", woo.ORDER)
-    # when: one save says a teapot was added (93.70) and the order cancelled, the 93.70 refunded
+    # when: one save says a teapot was added (93.70) and the order cancelled, the 59.70 that came
+    # in refunded (WooCommerce edits an order on hold, waiting for the balance, which a
+    # cancellation does not say came in: the edited 93.70 is not what can go back)
     cancelled = woo.order(date_modified_gmt="2026-12-01T08:00:00", total="93.70", total_tax="14.96")
     cancelled["line_items"][1] |= {"quantity": 2, "subtotal": "57.14", "subtotal_tax": "10.86"}
     cancelled["line_items"][1] |= {"total": "57.14", "total_tax": "10.86"}
-    cancelled |= {"status": "cancelled", "refunds": [{"id": 803, "reason": "Cancelled", "total": "-93.70"}]}
+    cancelled |= {"status": "cancelled", "refunds": [{"id": 803, "reason": "Cancelled", "total": "-59.70"}]}
     delivery = woo_deliver("order.updated", cancelled)
-    # then
+    # then: the cancellation credits the 34.00 never paid, the refund what came in: nothing billed
     order = Order.objects.get(platform_order_id=str(woo.ORDER_ID))
     assert (delivery.outcome, order.status) == (Outcome.USED, Order.Status.CANCELLED), delivery.reason
-    assert Refund.objects.get(order=order).amount_minor == 9370
+    assert Refund.objects.get(order=order).amount_minor == 5970
     assert kinds(order) == ["order_cancellation", "order_confirmation"]
     assert documents(order) == [
         ("invoice", 5970),
         ("credit_note", -5970),
         ("invoice", 9370),
-        ("credit_note", -9370),
+        ("credit_note", -3400),
+        ("credit_note", -5970),
     ]
+
+
+def test_a_woocommerce_order_edited_up_and_cancelled_with_a_refund_of_its_edited_total_is_refused(
+    woo_deliver,
+):
+    # given: a paid order of 59.70
+    woo_deliver("order.created", woo.ORDER)
+    # when: one save says a teapot was added (93.70) and the order cancelled, 93.70 "refunded" (a
+    # refund WooCommerce lets the shop record by hand, of a balance nothing says came in)
+    cancelled = woo.order(date_modified_gmt="2026-12-01T08:00:00", total="93.70", total_tax="14.96")
+    cancelled["line_items"][1] |= {"quantity": 2, "subtotal": "57.14", "subtotal_tax": "10.86"}
+    cancelled["line_items"][1] |= {"total": "57.14", "total_tax": "10.86"}
+    cancelled |= {"status": "cancelled", "refunds": [{"id": 803, "reason": "Cancelled", "total": "-93.70"}]}
+    delivery = woo_deliver("order.updated", cancelled)
+    # then: beyond what came in, refused with the amounts; nothing of the delivery stored
+    order = Order.objects.get(platform_order_id=str(woo.ORDER_ID))
+    assert delivery.outcome == Outcome.COULD_NOT_USE, delivery.reason
+    assert "but only 59.70 EUR of the 59.70 EUR paid is not refunded yet" in delivery.reason
+    assert (order.status, order.paid_minor, documents(order)) == (
+        Order.Status.PAID,
+        5970,
+        [("invoice", 5970)],
+    )
 
 
 def test_a_platform_changes_an_order_at_most_the_cap_s_times_then_the_reason_shows(tea_house, settings):

@@ -71,12 +71,15 @@ def test_an_untold_edit_up_with_a_cancellation_and_no_refund_bills_what_the_orde
     woo_deliver("order.created", woo.ORDER)
     # when: one save adds a teapot (93.70) and cancels the order; its money is refunded later
     delivery = woo_deliver("order.updated", _woo_teapot_added_and_cancelled("2026-12-01T08:00:00"))
-    # then: the order holds 93.70 and is taken as paid so; its documents bill as much, carried
-    # by the cancellation's email (the customer hears of the cancellation alone)
+    # then: the order holds 93.70, of which 59.70 came in (a cancellation proves no balance paid);
+    # its documents bill what came in: the edit's invoice of 93.70 less the 34.00 never paid,
+    # credited by the cancellation. All carried by the cancellation's email (the customer hears
+    # of the cancellation alone)
     order = Order.objects.get(platform_order_id=str(woo.ORDER_ID))
     assert order.status == Order.Status.CANCELLED, delivery.reason
+    assert order.paid_minor == 5970
     billed, must = _billed_and_billable(order)
-    assert billed == must == 9370, documents(order)
+    assert billed == must == 5970, documents(order)
     assert kinds(order) == ["order_cancellation", "order_confirmation"]
     carried = Invoice.objects.filter(order=order).exclude(email_kind="order_confirmation")
     assert set(carried.values_list("email_kind", flat=True)) == {"order_cancellation"}
@@ -91,12 +94,12 @@ def test_a_refund_of_the_untold_edit_s_line_after_the_cancellation_gets_its_cred
         "2026-12-01T09:00:00", refunds=[{"id": 804, "reason": "Teapot", "total": "-34.00"}]
     )
     delivery = woo_deliver("order.updated", refunded)
-    # then: the money back is credited: the documents bill 93.70 - 34.00
+    # then: the money back is credited: the documents bill the 59.70 that came in - 34.00
     order = Order.objects.get(platform_order_id=str(woo.ORDER_ID))
     refund = Refund.objects.get(order=order)
     assert refund.amount_minor == 3400, delivery.reason
     assert Invoice.objects.filter(refund=refund, total_minor=-3400).exists(), documents(order)
-    assert _billed_and_billable(order) == (5970, 5970)
+    assert _billed_and_billable(order) == (2570, 2570)
 
 
 def test_an_order_cancelled_with_an_untold_edit_stays_cancelled_when_its_platform_reopens_it(woo_deliver):
@@ -113,7 +116,7 @@ def test_an_order_cancelled_with_an_untold_edit_stays_cancelled_when_its_platfor
     order = Order.objects.get(platform_order_id=str(woo.ORDER_ID))
     assert (order.status, order.content_version) == (Order.Status.CANCELLED, 2), delivery.reason
     assert documents(order) == issued
-    assert _billed_and_billable(order) == (9370, 9370)
+    assert _billed_and_billable(order) == (5970, 5970)
 
 
 def test_a_shopify_untold_edit_with_a_refund_of_all_still_comes_to_nothing(tea_house):

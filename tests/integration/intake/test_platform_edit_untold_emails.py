@@ -1,6 +1,6 @@
 """The edit stored untold with its cancellation, emailed by a real worker through RabbitMQ and
 the mail simulator: the customer gets the cancellation's email alone, and it carries the edit's
-credit note and new invoice with the credit note of the refund."""
+credit note and new invoice, the credit note of what never came in and that of the refund."""
 
 import pytest
 
@@ -15,11 +15,12 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("
 def test_the_cancellation_email_carries_the_untold_edit_s_documents(woo_deliver, mailsim, start_worker):
     # given: a paid order of 59.70, invoiced
     woo_deliver("order.created", woo.ORDER)
-    # when: one save adds a teapot (93.70) and cancels the order, the 93.70 refunded
+    # when: one save adds a teapot (93.70) and cancels the order, the 59.70 that came in refunded
+    # (its 34.00 balance never came in: a WooCommerce cancellation says no payment)
     cancelled = woo.order(date_modified_gmt="2026-12-01T08:00:00", total="93.70", total_tax="14.96")
     cancelled["line_items"][1] |= {"quantity": 2, "subtotal": "57.14", "subtotal_tax": "10.86"}
     cancelled["line_items"][1] |= {"total": "57.14", "total_tax": "10.86"}
-    cancelled |= {"status": "cancelled", "refunds": [{"id": 803, "reason": "Cancelled", "total": "-93.70"}]}
+    cancelled |= {"status": "cancelled", "refunds": [{"id": 803, "reason": "Cancelled", "total": "-59.70"}]}
     woo_deliver("order.updated", cancelled)
     start_worker()
     order = Order.objects.get(platform_order_id=str(woo.ORDER_ID))
@@ -39,8 +40,9 @@ def test_the_cancellation_email_carries_the_untold_edit_s_documents(woo_deliver,
     assert list(carried.values_list("kind", "total_minor")) == [
         ("credit_note", -5970),
         ("invoice", 9370),
-        ("credit_note", -9370),
+        ("credit_note", -3400),
+        ("credit_note", -5970),
     ]
     assert [entry["invoice"] for entry in cancellation.email_attachments] == [str(d.pk) for d in carried]
     [message] = [m for m in mailsim.messages() if m["subject"] == cancellation.email_subject]
-    assert len(message["attachments"]) == 3
+    assert len(message["attachments"]) == 4

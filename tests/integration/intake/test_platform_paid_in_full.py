@@ -121,7 +121,9 @@ def _saleor_two_teapots(updated_at: str, **state: Any) -> dict[str, Any]:
 
 def _saleor_cancelled_with(refunded: float, updated_at: str) -> dict[str, Any]:
     """The two teapots' order cancelled with `refunded` back: nothing charged any more."""
-    cancelled = _saleor_two_teapots(updated_at, status="CANCELED", isPaid=False, chargeStatus="NONE")
+    cancelled = _saleor_two_teapots(
+        updated_at, status="CANCELED", isPaid=False, chargeStatus="NONE", totalCharged=saleor.charged(0.0)
+    )
     cancelled["transactions"][0]["events"].append(saleor.refund_event(503, refunded))
     return cancelled
 
@@ -144,7 +146,9 @@ def test_a_saleor_edit_charged_in_full_took_its_new_total(saleor_deliver):
     # given
     saleor_deliver("order_created", saleor.event("OrderCreated", saleor.ORDER))
     # when: a teapot added (93.70), charged in full
-    full = _saleor_two_teapots("2026-12-01T08:00:00+00:00", isPaid=True, chargeStatus="FULL")
+    full = _saleor_two_teapots(
+        "2026-12-01T08:00:00+00:00", isPaid=True, chargeStatus="FULL", totalCharged=saleor.charged(93.7)
+    )
     assert saleor_deliver("order_updated", saleor.event("OrderUpdated", full)) == "used"
     # then
     assert Order.objects.get(platform_order_id=saleor.ORDER_ID).paid_minor == 9370

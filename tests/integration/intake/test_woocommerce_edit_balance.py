@@ -12,6 +12,7 @@ import pytest
 from intake.models import PlatformDelivery
 from orders.models import Order, Refund
 from tests import woocommerce_payloads as woo
+from tests.integration.intake.platform_edit_support import documents
 
 pytestmark = pytest.mark.django_db
 Outcome = PlatformDelivery.Outcome
@@ -80,3 +81,54 @@ def test_an_edit_s_balance_counts_once_the_shop_moves_the_order_on(woo_deliver):
     # then
     assert moved_on.outcome == Outcome.USED, moved_on.reason
     assert _order().paid_minor == 9370
+
+
+def test_an_edit_s_balance_never_collected_is_not_paid_by_the_cancellation(woo_deliver):
+    # given: a paid order of 59.70, edited on hold to 93.70: its 34.00 awaited (a bank transfer)
+    woo_deliver("order.created", woo.ORDER)
+    woo_deliver("order.updated", _teapot_added("2026-12-01T08:00:00", "on-hold"))
+    # when: the shop cancels it, the balance never having come in
+    cancelled = woo_deliver("order.updated", _teapot_added("2026-12-01T09:00:00", "cancelled"))
+    # then: cancelled, and what came in is still 59.70; the 34.00 never paid is credited with
+    # the cancellation, so its documents bill what came in
+    order = _order()
+    assert (cancelled.outcome, order.status) == (Outcome.USED, Order.Status.CANCELLED), cancelled.reason
+    assert order.paid_minor == 5970
+    assert documents(order) == [
+        ("invoice", 5970),
+        ("credit_note", -5970),
+        ("invoice", 9370),
+        ("credit_note", -3400),
+    ]
+
+
+def test_after_such_a_cancellation_a_refund_of_the_edited_total_is_refused(woo_deliver):
+    # given: a paid order of 59.70, edited on hold to 93.70, cancelled with its balance unpaid
+    woo_deliver("order.created", woo.ORDER)
+    woo_deliver("order.updated", _teapot_added("2026-12-01T08:00:00", "on-hold"))
+    woo_deliver("order.updated", _teapot_added("2026-12-01T09:00:00", "cancelled"))
+    # when: a refund of the edited total is recorded (by hand: WooCommerce lets the shop)
+    refund = {"id": 806, "reason": "Cancelled", "total": "-93.70"}
+    refunded = woo_deliver(
+        "order.updated", _teapot_added("2026-12-01T10:00:00", "cancelled", refunds=[refund])
+    )
+    # then: beyond what came in, refused with the reason, nothing stored
+    assert refunded.outcome == Outcome.COULD_NOT_USE, refunded.reason
+    assert "but only 59.70 EUR of the 59.70 EUR paid is not refunded yet" in refunded.reason
+    assert not Refund.objects.filter(order=_order()).exists()
+
+
+def test_after_such_a_cancellation_a_refund_of_what_came_in_leaves_nothing_billed(woo_deliver):
+    # given: a paid order of 59.70, edited on hold to 93.70, cancelled with its balance unpaid
+    woo_deliver("order.created", woo.ORDER)
+    woo_deliver("order.updated", _teapot_added("2026-12-01T08:00:00", "on-hold"))
+    woo_deliver("order.updated", _teapot_added("2026-12-01T09:00:00", "cancelled"))
+    # when: the 59.70 that came in is refunded
+    refund = {"id": 807, "reason": "Cancelled", "total": "-59.70"}
+    refunded = woo_deliver(
+        "order.updated", _teapot_added("2026-12-01T10:00:00", "cancelled", refunds=[refund])
+    )
+    # then: recorded and credited: the documents of an order whose money all went back bill nothing
+    order = _order()
+    assert Refund.objects.get(order=order).amount_minor == 5970, refunded.reason
+    assert sum(total for _, total in documents(order)) == 0, documents(order)

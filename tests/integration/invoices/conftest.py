@@ -23,7 +23,15 @@ def content_sample(**changes: Any) -> dict[str, Any]:
 
 @pytest.fixture
 def place_order():
-    def place(*, paid: bool = True, locale: str = "en", number: str = "1001", **changes: Any) -> Order:
+    def place(
+        *,
+        paid: bool = True,
+        paid_minor: int | None = None,
+        locale: str = "en",
+        number: str = "1001",
+        **changes: Any,
+    ) -> Order:
+        """`paid_minor`: what its payment took, when less than its total (paid in part)."""
         content = content_sample(number=number, **changes)
         shop_order = ShopOrder(content)
         with transaction.atomic():
@@ -34,6 +42,7 @@ def place_order():
                 locale=locale,
                 shop_order=shop_order,
                 paid=paid,
+                paid_minor=paid_minor,
             )
 
     return place

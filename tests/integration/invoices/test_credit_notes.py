@@ -1,13 +1,16 @@
 """Each refund of an invoiced order gets a credit note: its own number from the same unbroken
 series, naming the invoice it corrects, its amount shared among that invoice's VAT rates, every
 amount negative; carried by the refund's email (through a real worker to the simulator), or by
-the cancellation's that tells the refund. A refund of an order without an invoice gets none."""
+the cancellation's that tells the refund. A refund of an order without an invoice gets none. A
+cancellation credits what never came in (an invoice of the order's placing never paid): the
+documents of a cancelled order bill what it was paid."""
 
 import pytest
 import requests
 
 from notifications.documents.pdf import invoice_pdf
 from notifications.models import Notification
+from orders.changes import order_cancel
 from orders.models import Invoice
 from orders.refunds import RefundRequest, order_cancel_with_refund, refund_create
 from tests.integration.invoices.conftest import pdf_text
@@ -95,3 +98,24 @@ def test_a_refund_told_by_the_cancellation_rides_on_the_cancellation_email(place
         sum(row["vat"] for row in note.data["rates"])
         == -Invoice.objects.get(order=order, kind="invoice").data["vat_total"]
     )
+
+
+def test_under_confirmed_the_cancellation_of_an_order_never_paid_credits_its_invoice(place_order, settings):
+    # given: invoiced at its placing, never paid
+    settings.INVOICE_ISSUED_WHEN = "confirmed"
+    order = place_order(paid=False)
+    # when: cancelled (nothing to refund: nothing came in)
+    order_cancel(order_id=order.id, api_token=None)
+    # then: its invoice credited in full, on the cancellation's email: it bills nothing
+    note = Invoice.objects.get(order=order, kind="credit_note")
+    assert (note.email_kind, note.email_subject_id, note.total_minor) == ("order_cancellation", None, -4990)
+    assert note.corrects == Invoice.objects.get(order=order, kind="invoice")
+
+
+def test_the_cancellation_of_an_order_paid_in_full_credits_nothing_before_its_refund(place_order):
+    # given: paid in full, invoiced
+    order = place_order(paid=True)
+    # when: cancelled, its refund not made yet
+    order_cancel(order_id=order.id, api_token=None)
+    # then: no credit note: the money came in, and its refund is credited when it is made
+    assert not Invoice.objects.filter(order=order, kind="credit_note").exists()

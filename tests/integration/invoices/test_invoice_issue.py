@@ -90,6 +90,21 @@ def test_an_order_placed_unpaid_gets_its_invoice_at_its_payment_and_only_once(pl
     assert (invoice.email_kind, invoice.email_subject_id) == ("order_invoice", invoice.pk)
 
 
+def test_an_order_placed_paid_in_part_waits_for_its_payment_in_full_to_be_invoiced(place_order):
+    # a deposit of 10.00 of the 49.90: the invoice would bill the whole order as paid
+    order = place_order(paid=True, paid_minor=1000)
+    assert (order.status, order.paid_minor) == ("paid", 1000)
+    assert not Invoice.objects.filter(order=order).exists()
+
+
+def test_issued_when_confirmed_an_order_placed_paid_in_part_gets_its_invoice_with_its_confirmation(
+    place_order, settings
+):
+    settings.INVOICE_ISSUED_WHEN = "confirmed"
+    [invoice] = Invoice.objects.filter(order=place_order(paid=True, paid_minor=1000))
+    assert (invoice.email_kind, invoice.total_minor) == ("order_confirmation", 4990)
+
+
 def test_with_invoices_off_none_is_issued(place_order, settings):
     settings.INVOICE_ISSUED_WHEN = "off"
     assert not Invoice.objects.filter(order=place_order(paid=True)).exists()
