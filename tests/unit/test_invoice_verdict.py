@@ -38,9 +38,18 @@ def _credit_note(number: int, **fields) -> dict:
     return _invoice(number, **note | {"email_kind": "order_refund", "email_subject_id": REFUND} | fields)
 
 
-def _order(order_id: str = PAID, amount: str = "50.00", paid_minor: int | None = 5000) -> dict:
-    """An invoiced order as the verdict reads it: what it holds now, what its payment took."""
-    return {"id": order_id, "amount": Decimal(amount), "currency": "EUR", "paid_minor": paid_minor}
+def _order(
+    order_id: str = PAID, amount: str = "50.00", paid_minor: int | None = 5000, status: str = "paid"
+) -> dict:
+    """An invoiced order as the verdict reads it: what it holds now, what its payment took, and
+    its status (a cancelled order bills only what it was paid)."""
+    return {
+        "id": order_id,
+        "amount": Decimal(amount),
+        "currency": "EUR",
+        "paid_minor": paid_minor,
+        "status": status,
+    }
 
 
 def _email(kind: str, key: str, subject: str | None = None, status: str = "sent") -> dict:
@@ -289,3 +298,16 @@ def test_its_problems_fail_the_drills_verdict_and_its_counts_are_in_the_report()
     report = dict(invoice_report_rows(summary))
     assert report["invoices / credit notes (sum of their totals, minor units)"] == "1 (5000) / 0 (0)"
     assert invoice_report_rows({}) == []
+
+
+def test_a_cancelled_order_bills_only_what_came_in_of_it():
+    # given an order paid 30.00 of its 50.00, then cancelled: its 15.00 refund credited
+    cancelled = [_order(paid_minor=3000, status="cancelled")]
+    uncredited = _rows(invoices=[_invoice(1), _credit_note(2)], counters=[], invoiced_orders=cancelled)
+    # then the unpaid 20.00 must be credited too, or the documents bill what never came in
+    assert invoice_verdict(uncredited, MESSAGES).problems == [
+        f"order {PAID}: its invoices and credit notes bill 3500, its billable amount is 1500 (refunded 1500)"
+    ]
+    unpaid_part = _credit_note(3, total_minor=-2000, refund_id=None, email_kind="order_cancellation")
+    credited = replace(uncredited, invoices=[_invoice(1), _credit_note(2), unpaid_part])
+    assert invoice_verdict(credited, MESSAGES).passed, invoice_verdict(credited, MESSAGES).problems
