@@ -19,10 +19,11 @@ after it where its glyphs lie, in WeasyPrint's paint order (paint_order.py: a bo
 overflows onto, a column rule, its own underline, a box positioned over it); its glyphs lie on
 the sheet, inside every ancestor's clip (overflow, clip, a line's ellipsis) and off the band
 every ancestor's outline paints over it (page_areas.py); its letters advance by at least half
-their width, and no other shown text is laid along its glyphs (piled_text.py). A box of a
-negative z-index counts as hidden: its stacking context's backgrounds are painted over it. Not
-seen: a text laid over it that is not shown itself (too small, too pale, clipped in part), and
-what a fill's bounds overstate (a rounded corner, a dash: counted as the band they lie in)."""
+their width, and no other shown text's inked glyphs are laid along its own (piled_text.py). A
+box of a negative z-index counts as hidden: its stacking context's backgrounds are painted over
+it. Not seen: a text laid over it that is not shown itself (too small, too pale, clipped in
+part), and what a fill's bounds overstate (a rounded corner, a dash: counted as the band they
+lie in)."""
 
 from __future__ import annotations  # WeasyPrint's classes name types only: loaded when laid out
 
@@ -53,7 +54,7 @@ from notifications.documents.painted_colours import (
     border_image_backdrops,
     shown_among_fills,
 )
-from notifications.documents.piled_text import GlyphBand, piled, piled_within
+from notifications.documents.piled_text import GlyphBand, inked, piled, piled_within
 
 if TYPE_CHECKING:
     from weasyprint.document import Document, Page
@@ -90,6 +91,7 @@ def pages_shown_text(document: Document) -> str:
     blocks: dict[Any, list[str]] = {}
     for page in document.pages:
         texts: list[Placed] = []  # each text read, where it went and where the page draws it
+        inks: list[tuple[Placed, GlyphBand]] = []  # each shown text's inked glyphs (piled_text.py)
         page_box = laid_out_box(page)
         painting = paint_order(page_box)
         sheet = _Drawn(1.0, frozenset({WHITE}), (0.0, 0.0, page.width, page.height), None)
@@ -100,10 +102,9 @@ def pages_shown_text(document: Document) -> str:
             if inner and child.is_for_root_element and page_box.style["overflow"] != "visible":
                 viewport = on_page(None, *padding_box(page_box))  # the root's overflow, as drawn
                 inner = replace(inner, area=intersection(inner.area, viewport))
-            _read(child, inner, painting, (blocks, texts))
-        shown = [(text, text.band) for text in texts if text.band]
-        for index in piled([band for _, band in shown]):
-            text = shown[index][0]
+            _read(child, inner, painting, (blocks, texts, inks))
+        for index in piled([band for _, band in inks]):
+            text = inks[index][0]
             text.line.parts[text.index] = UNSHOWN
         read_as_drawn(texts)
     return UNSHOWN.join("".join(parts) for parts in blocks.values())
@@ -121,16 +122,17 @@ def _read(
     root: Any,
     drawn: _Drawn | None,
     painting: Painting,
-    found: tuple[dict[Any, list[str]], list[Placed]],
+    found: tuple[dict[Any, list[str]], list[Placed], list[tuple[Placed, GlyphBand]]],
 ) -> None:
     """Add the text of `root`'s boxes, in the tree's order, to the block each is in: a box that
     is neither a line nor inline starts one, and a box a page break split continues its
     element's (the parts of a split box keep their element). Each text, and each inline box
     not shown, goes to `texts` too, with its line, its place in its block and where it is
-    drawn, for the checks of piled texts and of the order drawn."""
+    drawn, for the check of the order drawn; and each shown text's inked glyphs to `inks`, for
+    the check of piled texts."""
     from weasyprint.formatting_structure.boxes import InlineBox, LineBox, TextBox
 
-    blocks, texts = found
+    blocks, texts, inks = found
     gaps = LineGaps()
     stack: list[tuple[Any, _Drawn | None, list[str], Line | None]] = [(root, drawn, [], None)]
     while stack:
@@ -141,7 +143,10 @@ def _read(
             separator, text = gaps.spaced(parts, box, read, band)
             parts.append(separator)
             line = line or Line(parts, len(parts) - 1, rtl=False)  # WeasyPrint lays texts in lines
-            texts.append(_placed(box, outer, line, None if box.text.isspace() else band, read))
+            texts.append(_placed(box, outer, line, band if read.ink else None, read))  # None: no glyph
+            if band and read.ink:
+                start, end = (box.position_x + x for x in read.ink)
+                inks.append((texts[-1], inked(band, (start, end))))
             parts.append(overridden_replaced(text, UNSHOWN) if band else UNSHOWN)
             continue
         if isinstance(box, LineBox):
