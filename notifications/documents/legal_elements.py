@@ -16,6 +16,7 @@ from typing import Any
 from notifications.content.errors import RenderError
 from notifications.documents.context import document_context
 from notifications.documents.page_text import MIN_SHOWN_FONT_SIZE_PT
+from notifications.documents.painted_colours import FAINT
 from orders.models import Invoice
 
 # What a document must show, each with its values: a value of the document that its pages do not
@@ -113,8 +114,9 @@ def _in_number(text: str, found: int, value: str) -> bool:
 
 
 def _joins(char: str) -> bool:
-    """A letter, a digit or a mark (a combining accent): read as one word with what it touches."""
-    return char.isalnum() or unicodedata.category(char).startswith("M")
+    """A letter, a digit or a mark (a combining accent), or a faint text's character (a pale
+    digit, painted_colours.py): read as one word with what it touches."""
+    return char.isalnum() or unicodedata.category(char).startswith("M") or char == FAINT
 
 
 def _values(context: dict[str, Any], name: str) -> list[str]:

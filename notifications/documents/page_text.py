@@ -21,9 +21,11 @@ the sheet, inside every ancestor's clip (overflow, clip, a line's ellipsis) and 
 every ancestor's outline paints over it (page_areas.py); its letters advance by at least half
 their width, and no other shown text's inked glyphs are laid along its own (piled_text.py). A
 box of a negative z-index counts as hidden: its stacking context's backgrounds are painted over
-it. Not seen: a text laid over it that is not shown itself (too small, too pale, clipped in
-part), and what a fill's bounds overstate (a rounded corner, a dash: counted as the band they
-lie in)."""
+it. A text that counts as shown but for its colour, too pale but not so pale that no reader sees
+it (painted_colours.py), is faint: read as characters no value holds that run into the letters
+beside them, so that it shows no value, but a pale digit against one is read into it. Not seen:
+a text laid over it that is not shown itself (too small, too pale, clipped in part), and what a
+fill's bounds overstate (a rounded corner, a dash: counted as the band they lie in)."""
 
 from __future__ import annotations  # WeasyPrint's classes name types only: loaded when laid out
 
@@ -50,9 +52,11 @@ from notifications.documents.page_areas import (
 from notifications.documents.paint_order import paint_order
 from notifications.documents.painted_boxes import Painting
 from notifications.documents.painted_colours import (
+    Seen,
     backdrops_under,
     border_image_backdrops,
-    shown_among_fills,
+    colour_seen,
+    faint_read,
 )
 from notifications.documents.piled_text import GlyphBand, inked, piled, piled_within
 
@@ -129,7 +133,7 @@ def _read(
     element's (the parts of a split box keep their element). Each text, and each inline box
     not shown, goes to `texts` too, with its line, its place in its block and where it is
     drawn, for the check of the order drawn; and each shown text's inked glyphs to `inks`, for
-    the check of piled texts."""
+    the check of piled texts. A faint text (painted_colours.py) is read as faint_read's."""
     from weasyprint.formatting_structure.boxes import InlineBox, LineBox, TextBox
 
     blocks, texts, inks = found
@@ -138,15 +142,16 @@ def _read(
     while stack:
         box, outer, parts, line = stack.pop()
         if isinstance(box, TextBox):
-            band = _text_shown(box, outer, painting) if outer else None
+            band, seen = _text_shown(box, outer, painting) if outer else (None, Seen.HIDDEN)
             read = drawn_text(box) if band else box_text(box, UNSHOWN)
             separator, text = gaps.spaced(parts, box, read, band)
             parts.append(separator)
             line = line or Line(parts, len(parts) - 1, rtl=False)  # WeasyPrint lays texts in lines
             texts.append(_placed(box, outer, line, band if read.ink else None, read))  # None: no glyph
-            if band and read.ink:
+            if band and read.ink and seen is Seen.SHOWN:
                 start, end = (box.position_x + x for x in read.ink)
                 inks.append((texts[-1], inked(band, (start, end))))
+            text = faint_read(text) if seen is Seen.FAINT else text
             parts.append(overridden_replaced(text, UNSHOWN) if band else UNSHOWN)
             continue
         if isinstance(box, LineBox):
@@ -220,22 +225,24 @@ def _line_inside(line: Any, drawn: _Drawn) -> _Drawn | None:
     return replace(drawn, area=intersection(drawn.area, (x1, drawn.area[1], x2, drawn.area[3])))
 
 
-def _text_shown(box: Any, drawn: _Drawn, painting: Painting) -> GlyphBand | None:
-    """The band of the text's glyphs where the text is shown (the module's rule but for texts
-    piled onto one another); None where it is not."""
+def _text_shown(box: Any, drawn: _Drawn, painting: Painting) -> tuple[GlyphBand | None, Seen]:
+    """The band of the text's glyphs where the text is shown or faint (the module's rule but for
+    texts piled onto one another), and which (None and HIDDEN where neither)."""
     style = box.style
     size = style["font_size"]
     shown_size = size * least_stretch(drawn.matrix)
+    hidden = None, Seen.HIDDEN
     if style["visibility"] != "visible" or shown_size < MIN_SHOWN_FONT_SIZE_PT * _PX_PER_PT:
-        return None
+        return hidden
     if piled_within(box.width, box.text, style["letter_spacing"], style["word_spacing"], size):
-        return None
+        return hidden
     top = box.position_y + box.baseline - _CAP_HEIGHT_EM * size
     left, right = sorted((box.position_x, box.position_x + box.width))  # < 0 wide: letters set back
     glyphs = on_page(drawn.matrix, left, top, right - left, _CAP_HEIGHT_EM * size)
     if not within(glyphs, drawn.area) or any(outline_covers(glyphs, ring) for ring in drawn.rings):
-        return None
+        return hidden
     alpha = style["color"].alpha * drawn.opacity
-    if not shown_among_fills(painting, box, glyphs, _CAP_HEIGHT_EM * shown_size, alpha, drawn.backdrops):
-        return None
-    return GlyphBand((left, top, right, top + _CAP_HEIGHT_EM * size), drawn.matrix, glyphs, size)
+    seen = colour_seen(painting, box, glyphs, _CAP_HEIGHT_EM * shown_size, alpha, drawn.backdrops)
+    if seen is Seen.HIDDEN:
+        return hidden
+    return GlyphBand((left, top, right, top + _CAP_HEIGHT_EM * size), drawn.matrix, glyphs, size), seen
