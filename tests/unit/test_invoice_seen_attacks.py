@@ -1,14 +1,19 @@
 """Attacks on what a reader sees against a value where the check read it apart: a digit too pale
-to show a value but still seen (notifications/documents/painted_colours.py, MIN_SEEN_CONTRAST),
-which the check must refuse; and beside it what no reader sees, which it must accept. The
+to show a value but still seen (notifications/documents/painted_colours.py, MIN_SEEN_CONTRAST)
+and a narrow space grouping a digit with a number (1&#x202F;159,70, legal_elements.py), each of
+which the check must refuse; and beside them what no reader sees, an information separator
+(U+001C to U+001F, drawn as a box), and the designs a shop would use, which it must accept. The
 shipped template with one value written otherwise, its sample invoice laid out by WeasyPrint in
 this process (texts laid over a digit's spaces: test_invoice_piled_spaces.py)."""
 
 import pytest
 
 from notifications.documents.contrast import RGB, WHITE, contrast_ratio, over
+from notifications.documents.page_text import laid_out_box
 from notifications.documents.painted_colours import MIN_SEEN_CONTRAST, MIN_SHOWN_CONTRAST
 from tests.unit.shipped_sample import VAT_NUMBER, written_refusal
+
+TOTAL = "{{ document.total }}"  # in Russian, 159,70 €: a number first
 
 
 @pytest.fixture(autouse=True)
@@ -16,8 +21,8 @@ def _vat_number(settings):
     settings.SHOP_VAT_NUMBER = "DE123456789"  # the tests' settings leave it empty: nothing to check
 
 
-def _refuses(written: str) -> bool:
-    return f"({VAT_NUMBER}: " in written_refusal(written)
+def _refuses(written: str, *, value: str = VAT_NUMBER, locale: str = "en") -> bool:
+    return f"({value}: " in written_refusal(written, value=value, locale=locale)
 
 
 def _grey(level: int) -> RGB:
@@ -75,3 +80,53 @@ def test_a_digit_no_reader_sees_is_read_as_nothing(colour):
 @pytest.mark.parametrize("colour", ["#d5d5d5", SEEN], ids=["#d5d5d5", "the palest grey seen"])
 def test_a_value_too_pale_to_show_is_refused_however_seen(colour):
     assert _refuses(f"<span style='color: {colour}'>{VAT_NUMBER}</span>")
+
+
+@pytest.mark.parametrize(
+    ("written", "value", "locale"),
+    [
+        (f"1&#x202F;{TOTAL}", TOTAL, "ru"),
+        (f"1&#x2009;{TOTAL}", TOTAL, "ru"),
+        (f"<span>1</span>&#x202F;<b>{TOTAL}</b>", TOTAL, "ru"),
+        (f"{VAT_NUMBER}&#x202F;0", VAT_NUMBER, "en"),
+    ],
+    ids=[
+        "a narrow no-break space before the total (1 159,70 €)",
+        "a thin space before the total",
+        "a narrow no-break space between boxes",
+        "a narrow no-break space after the VAT number",
+    ],
+)
+def test_a_digit_grouped_with_the_value_by_a_narrow_space_is_refused(written, value, locale):
+    assert _refuses(written, value=value, locale=locale)
+
+
+@pytest.mark.parametrize(
+    "written",
+    [f"&#x202F;{TOTAL}&#x202F;", f"№&#x202F;{TOTAL}", f"{TOTAL}&nbsp;/&#x202F;1"],
+    ids=["narrow spaces at a cell's edges", "a sign before", "a slash after"],
+)
+def test_a_narrow_space_between_no_two_digits_sets_nothing_together(written):
+    assert written_refusal(written, value=TOTAL, locale="ru") == ""
+
+
+def _drawn_width(html: str) -> float:
+    """The width of the one text of `html` as laid out."""
+    from weasyprint import HTML
+    from weasyprint.formatting_structure.boxes import TextBox
+
+    page = laid_out_box(HTML(string=html).render().pages[0])
+    [text] = [box for box in page.descendants() if isinstance(box, TextBox)]
+    return text.width
+
+
+@pytest.mark.parametrize("separator", ["&#x1C;", "&#x1D;", "&#x1E;", "&#x1F;"])
+def test_an_information_separator_is_drawn_as_a_mark_that_sets_a_digit_apart(separator):
+    # given: no font here has a glyph for U+001C to U+001F, so the page draws its box for a
+    # character it lacks (.notdef), half an em wide: a mark between, as a slash is, not a gap
+    # the digits close over (legal_elements.py reads it as neither a letter nor a digit)
+    style = "<p style='font: 20px \"DejaVu Sans\"'>"
+    assert _drawn_width(f"{style}1{separator}0</p>") - _drawn_width(f"{style}10</p>") > 0.4 * 20
+    # when / then
+    assert written_refusal(f"{VAT_NUMBER}{separator}0") == ""
+    assert written_refusal(f"1{separator}{VAT_NUMBER}") == ""

@@ -22,6 +22,7 @@ pytestmark = pytest.mark.django_db
         ("{{ document.total }}", "1{{ document.total }}", "{{ document.total }}"),
         ("{{ seller.vat_number }}", "{{ seller.vat_number }}0", "{{ seller.vat_number }}"),
         ("{{ document.total }}", "<b>1</b>&#x200B;{{ document.total }}", "{{ document.total }}"),
+        ("{{ seller.vat_number }}", "{{ seller.vat_number }}&#x202F;0", "{{ seller.vat_number }}"),
         (
             "{{ seller.vat_number }}",
             "{{ seller.vat_number }}<i style='color: #ddd'>0</i>",
@@ -32,6 +33,7 @@ pytestmark = pytest.mark.django_db
         "a digit before the total",
         "a digit after the VAT number",
         "a bold digit, a zero-width space",
+        "a digit after a narrow no-break space",
         "a pale grey digit",
     ],
 )
