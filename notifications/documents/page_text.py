@@ -21,11 +21,10 @@ the sheet, inside every ancestor's clip (overflow, clip, a line's ellipsis) and 
 every ancestor's outline paints over it (page_areas.py); its letters advance by at least half
 their width, and no other shown text's inked glyphs are laid along its own (piled_text.py). A
 box of a negative z-index counts as hidden: its stacking context's backgrounds are painted over
-it. A text that counts as shown but for its colour, too pale but not so pale that no reader sees
-it (painted_colours.py), is faint: read as characters no value holds that run into the letters
-beside them, so that it shows no value, but a pale digit against one is read into it. Not seen:
-a text laid over it that is not shown itself (too small, too pale, clipped in part), and what a
-fill's bounds overstate (a rounded corner, a dash: counted as the band they lie in)."""
+it. One too pale but still seen (painted_colours.py) is faint, read as letters no value holds:
+it shows no value, but a pale digit runs into one. Not seen: a text laid over it that is not
+shown itself (too small, too pale, clipped in part), and what a fill's bounds overstate (a
+rounded corner, a dash: counted as the band they lie in)."""
 
 from __future__ import annotations  # WeasyPrint's classes name types only: loaded when laid out
 
@@ -133,7 +132,7 @@ def _read(
     element's (the parts of a split box keep their element). Each text, and each inline box
     not shown, goes to `texts` too, with its line, its place in its block and where it is
     drawn, for the check of the order drawn; and each shown text's inked glyphs to `inks`, for
-    the check of piled texts. A faint text (painted_colours.py) is read as faint_read's."""
+    the check of piled texts."""
     from weasyprint.formatting_structure.boxes import InlineBox, LineBox, TextBox
 
     blocks, texts, inks = found
@@ -147,10 +146,10 @@ def _read(
             separator, text = gaps.spaced(parts, box, read, band)
             parts.append(separator)
             line = line or Line(parts, len(parts) - 1, rtl=False)  # WeasyPrint lays texts in lines
-            texts.append(_placed(box, outer, line, band if read.ink else None, read))  # None: no glyph
-            if band and read.ink and seen is Seen.SHOWN:
-                start, end = (box.position_x + x for x in read.ink)
-                inks.append((texts[-1], inked(band, (start, end))))
+            placed = _placed(box, outer, line, band if read.ink else None, read)  # None: no glyph
+            texts.append(placed)
+            if band and read.ink and placed.ink and seen is Seen.SHOWN:
+                inks.append((placed, inked(band, placed.ink)))  # its glyphs but spaces
             text = faint_read(text) if seen is Seen.FAINT else text
             parts.append(overridden_replaced(text, UNSHOWN) if band else UNSHOWN)
             continue

@@ -42,7 +42,7 @@ COVER_SHARE = 0.25
 # letters beside it.
 FAINT = "\x1a"
 # More colours than this under one text (nested translucent gradients) are not followed: the
-# text counts as hidden, which bounds the work a template can ask of the check.
+# text shows no value, which bounds the work a template can ask of the check.
 MAX_BACKDROPS = 32
 
 

@@ -6,6 +6,8 @@ which the check must refuse; and beside them what no reader sees, an information
 shipped template with one value written otherwise, its sample invoice laid out by WeasyPrint in
 this process (texts laid over a digit's spaces: test_invoice_piled_spaces.py)."""
 
+from typing import Any
+
 import pytest
 
 from notifications.documents.contrast import RGB, WHITE, contrast_ratio, over
@@ -116,7 +118,8 @@ def _drawn_width(html: str) -> float:
     from weasyprint.formatting_structure.boxes import TextBox
 
     page = laid_out_box(HTML(string=html).render().pages[0])
-    [text] = [box for box in page.descendants() if isinstance(box, TextBox)]
+    texts: list[Any] = [box for box in page.descendants() if isinstance(box, TextBox)]
+    [text] = texts
     return text.width
 
 
