@@ -10,7 +10,7 @@ process (layout_child.py) for any HTML written in the admin: a draft's samples
 layout cannot be stopped once it runs, and a few bytes of CSS (pages of 3 mm) lay out ten
 thousand pages in minutes, so there it runs under a CPU limit, the reading of its pages too.
 The child imports nothing of the project but this module, page_text.py and the modules it
-names (no Django, no settings), and gets none of its environment's secrets."""
+names, and svg_text.py (no Django, no settings), and gets none of its environment's secrets."""
 
 import base64
 import json
@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from notifications.documents.page_text import pages_shown_text
+from notifications.documents.svg_text import svg_drawn_texts
 
 
 @dataclass(frozen=True)
@@ -28,19 +29,22 @@ class Layout:
     pages: int
     refused: tuple[str, ...]  # the addresses the HTML named, none of them fetched
     shown_text: str  # what its pages show (page_text.py)
+    svg_texts: tuple[str, ...]  # what its inline SVG images draw as text (svg_text.py)
 
 
 def pdf_layout(html: str) -> Layout:
     from weasyprint import HTML  # loads Pango: only in the processes that render one
 
     fetcher = _fetcher_refusing_all()
-    document = HTML(string=html, url_fetcher=fetcher).render()
+    parsed = HTML(string=html, url_fetcher=fetcher)
+    document = parsed.render()
     shown_text = pages_shown_text(document)  # read before the paint, from the layout as it came
     return Layout(
         pdf=document.write_pdf(),
         pages=len(document.pages),
         refused=tuple(fetcher.refused),
         shown_text=shown_text,
+        svg_texts=svg_drawn_texts(parsed.etree_element),
     )
 
 
@@ -67,6 +71,7 @@ def layouts_as_json(layouts: list[Layout]) -> str:
                 "pages": layout.pages,
                 "refused": layout.refused,
                 "shown_text": layout.shown_text,
+                "svg_texts": layout.svg_texts,
             }
             for layout in layouts
         ]
@@ -80,6 +85,7 @@ def layouts_from_json(text: str) -> list[Layout]:
             pages=item["pages"],
             refused=tuple(item["refused"]),
             shown_text=item["shown_text"],
+            svg_texts=tuple(item["svg_texts"]),
         )
         for item in json.loads(text)
     ]

@@ -9,6 +9,7 @@ display: none) or one hidden by CSS (white on white, a font of 0 pt, off the pag
 is not on a page, and counts as left out; so does one the page runs into other letters or
 digits (1{{ document.total }} shows another total), or draws backwards (bidi_overrides.py)."""
 
+import re
 import unicodedata
 from itertools import accumulate
 from typing import Any
@@ -16,6 +17,7 @@ from typing import Any
 from notifications.content.errors import RenderError
 from notifications.documents.context import document_context
 from notifications.documents.page_text import MIN_SHOWN_FONT_SIZE_PT
+from notifications.documents.painted_colours import FAINT
 from orders.models import Invoice
 
 # What a document must show, each with its values: a value of the document that its pages do not
@@ -49,6 +51,12 @@ _BREAK_HYPHENS = str.maketrans("", "", "\u2010\u00ad")
 # Group and decimal separators of a number, as locales write them (1,159.70; 1.159,70; 1'159.70;
 # Arabic's): between digits they make one number of both sides.
 _SEPARATORS = frozenset(".,'\u2019\u066b\u066c")
+# Spaces narrower than a word space, which typography sets between a number's groups of digits
+# (1 159,70: U+202F is CLDR's group separator for French, U+2009 the SI's; U+2006, U+200A): one
+# between two digits makes one number of both sides, as a comma does, and is left out as one.
+# A word space (U+0020, U+00A0, a figure space) sets them apart: a row's texts, two cells' values,
+# are read with one between them.
+_DIGIT_GROUP_SPACE = re.compile("(?<=\\d)[\u2006\u2009\u200a\u202f](?=\\d)")
 
 
 def legal_elements_check(document: Invoice, shown_text: str, label: str, *, sample: bool) -> None:
@@ -80,13 +88,15 @@ def comparable_text(text: str) -> str:
     compatibility forms folded (text-transform: full-width) and case folded (uppercase), without
     spaces (a value broken across lines or pages, wherever they break), break hyphens or
     invisible formatting characters (a zero-width space, a joiner, a bidi mark), which show
-    nothing between the letters either side."""
+    nothing between the letters either side; without a narrow space between two digits
+    (_DIGIT_GROUP_SPACE), which groups them."""
     return "".join(_comparable_words(text))
 
 
 def _comparable_words(text: str) -> list[str]:
     """comparable_text's words: the runs of `text` between its spaces and line breaks."""
-    folded = unicodedata.normalize("NFKC", text).casefold().translate(_BREAK_HYPHENS)
+    grouped = _DIGIT_GROUP_SPACE.sub("", text)  # before NFKC takes a U+202F for a space
+    folded = unicodedata.normalize("NFKC", grouped).casefold().translate(_BREAK_HYPHENS)
     return "".join(char for char in folded if unicodedata.category(char) != "Cf").split()
 
 
@@ -113,8 +123,9 @@ def _in_number(text: str, found: int, value: str) -> bool:
 
 
 def _joins(char: str) -> bool:
-    """A letter, a digit or a mark (a combining accent): read as one word with what it touches."""
-    return char.isalnum() or unicodedata.category(char).startswith("M")
+    """A letter, a digit or a mark (a combining accent), or a faint text's character (a pale
+    digit, painted_colours.py): read as one word with what it touches."""
+    return char.isalnum() or unicodedata.category(char).startswith("M") or char == FAINT
 
 
 def _values(context: dict[str, Any], name: str) -> list[str]:

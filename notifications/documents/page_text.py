@@ -19,10 +19,12 @@ after it where its glyphs lie, in WeasyPrint's paint order (paint_order.py: a bo
 overflows onto, a column rule, its own underline, a box positioned over it); its glyphs lie on
 the sheet, inside every ancestor's clip (overflow, clip, a line's ellipsis) and off the band
 every ancestor's outline paints over it (page_areas.py); its letters advance by at least half
-their width, and no other shown text is laid along its glyphs (piled_text.py). A box of a
-negative z-index counts as hidden: its stacking context's backgrounds are painted over it. Not
-seen: a text laid over it that is not shown itself (too small, too pale, clipped in part), and
-what a fill's bounds overstate (a rounded corner, a dash: counted as the band they lie in)."""
+their width, and no other shown text's inked glyphs are laid along its own (piled_text.py). A
+box of a negative z-index counts as hidden: its stacking context's backgrounds are painted over
+it. One too pale but still seen (painted_colours.py) is faint, read as letters no value holds:
+it shows no value, but a pale digit runs into one. Not seen: a text laid over it that is not
+shown itself (too small, too pale, clipped in part), and what a fill's bounds overstate (a
+rounded corner, a dash: counted as the band they lie in)."""
 
 from __future__ import annotations  # WeasyPrint's classes name types only: loaded when laid out
 
@@ -49,11 +51,13 @@ from notifications.documents.page_areas import (
 from notifications.documents.paint_order import paint_order
 from notifications.documents.painted_boxes import Painting
 from notifications.documents.painted_colours import (
+    Seen,
     backdrops_under,
     border_image_backdrops,
-    shown_among_fills,
+    colour_seen,
+    faint_read,
 )
-from notifications.documents.piled_text import GlyphBand, piled, piled_within
+from notifications.documents.piled_text import GlyphBand, inked, piled, piled_within
 
 if TYPE_CHECKING:
     from weasyprint.document import Document, Page
@@ -90,6 +94,7 @@ def pages_shown_text(document: Document) -> str:
     blocks: dict[Any, list[str]] = {}
     for page in document.pages:
         texts: list[Placed] = []  # each text read, where it went and where the page draws it
+        inks: list[tuple[Placed, GlyphBand]] = []  # each shown text's inked glyphs (piled_text.py)
         page_box = laid_out_box(page)
         painting = paint_order(page_box)
         sheet = _Drawn(1.0, frozenset({WHITE}), (0.0, 0.0, page.width, page.height), None)
@@ -100,10 +105,9 @@ def pages_shown_text(document: Document) -> str:
             if inner and child.is_for_root_element and page_box.style["overflow"] != "visible":
                 viewport = on_page(None, *padding_box(page_box))  # the root's overflow, as drawn
                 inner = replace(inner, area=intersection(inner.area, viewport))
-            _read(child, inner, painting, (blocks, texts))
-        shown = [(text, text.band) for text in texts if text.band]
-        for index in piled([band for _, band in shown]):
-            text = shown[index][0]
+            _read(child, inner, painting, (blocks, texts, inks))
+        for index in piled([band for _, band in inks]):
+            text = inks[index][0]
             text.line.parts[text.index] = UNSHOWN
         read_as_drawn(texts)
     return UNSHOWN.join("".join(parts) for parts in blocks.values())
@@ -121,27 +125,32 @@ def _read(
     root: Any,
     drawn: _Drawn | None,
     painting: Painting,
-    found: tuple[dict[Any, list[str]], list[Placed]],
+    found: tuple[dict[Any, list[str]], list[Placed], list[tuple[Placed, GlyphBand]]],
 ) -> None:
     """Add the text of `root`'s boxes, in the tree's order, to the block each is in: a box that
     is neither a line nor inline starts one, and a box a page break split continues its
     element's (the parts of a split box keep their element). Each text, and each inline box
     not shown, goes to `texts` too, with its line, its place in its block and where it is
-    drawn, for the checks of piled texts and of the order drawn."""
+    drawn, for the check of the order drawn; and each shown text's inked glyphs to `inks`, for
+    the check of piled texts."""
     from weasyprint.formatting_structure.boxes import InlineBox, LineBox, TextBox
 
-    blocks, texts = found
+    blocks, texts, inks = found
     gaps = LineGaps()
     stack: list[tuple[Any, _Drawn | None, list[str], Line | None]] = [(root, drawn, [], None)]
     while stack:
         box, outer, parts, line = stack.pop()
         if isinstance(box, TextBox):
-            band = _text_shown(box, outer, painting) if outer else None
+            band, seen = _text_shown(box, outer, painting) if outer else (None, Seen.HIDDEN)
             read = drawn_text(box) if band else box_text(box, UNSHOWN)
             separator, text = gaps.spaced(parts, box, read, band)
             parts.append(separator)
             line = line or Line(parts, len(parts) - 1, rtl=False)  # WeasyPrint lays texts in lines
-            texts.append(_placed(box, outer, line, None if box.text.isspace() else band, read))
+            placed = _placed(box, outer, line, band if read.ink else None, read)  # None: no glyph
+            texts.append(placed)
+            if band and read.ink and placed.ink and seen is Seen.SHOWN:
+                inks.append((placed, inked(band, placed.ink)))  # its glyphs but spaces
+            text = faint_read(text) if seen is Seen.FAINT else text
             parts.append(overridden_replaced(text, UNSHOWN) if band else UNSHOWN)
             continue
         if isinstance(box, LineBox):
@@ -215,22 +224,24 @@ def _line_inside(line: Any, drawn: _Drawn) -> _Drawn | None:
     return replace(drawn, area=intersection(drawn.area, (x1, drawn.area[1], x2, drawn.area[3])))
 
 
-def _text_shown(box: Any, drawn: _Drawn, painting: Painting) -> GlyphBand | None:
-    """The band of the text's glyphs where the text is shown (the module's rule but for texts
-    piled onto one another); None where it is not."""
+def _text_shown(box: Any, drawn: _Drawn, painting: Painting) -> tuple[GlyphBand | None, Seen]:
+    """The band of the text's glyphs where the text is shown or faint (the module's rule but for
+    texts piled onto one another), and which (None and HIDDEN where neither)."""
     style = box.style
     size = style["font_size"]
     shown_size = size * least_stretch(drawn.matrix)
+    hidden = None, Seen.HIDDEN
     if style["visibility"] != "visible" or shown_size < MIN_SHOWN_FONT_SIZE_PT * _PX_PER_PT:
-        return None
+        return hidden
     if piled_within(box.width, box.text, style["letter_spacing"], style["word_spacing"], size):
-        return None
+        return hidden
     top = box.position_y + box.baseline - _CAP_HEIGHT_EM * size
     left, right = sorted((box.position_x, box.position_x + box.width))  # < 0 wide: letters set back
     glyphs = on_page(drawn.matrix, left, top, right - left, _CAP_HEIGHT_EM * size)
     if not within(glyphs, drawn.area) or any(outline_covers(glyphs, ring) for ring in drawn.rings):
-        return None
+        return hidden
     alpha = style["color"].alpha * drawn.opacity
-    if not shown_among_fills(painting, box, glyphs, _CAP_HEIGHT_EM * shown_size, alpha, drawn.backdrops):
-        return None
-    return GlyphBand((left, top, right, top + _CAP_HEIGHT_EM * size), drawn.matrix, glyphs, size)
+    seen = colour_seen(painting, box, glyphs, _CAP_HEIGHT_EM * shown_size, alpha, drawn.backdrops)
+    if seen is Seen.HIDDEN:
+        return hidden
+    return GlyphBand((left, top, right, top + _CAP_HEIGHT_EM * size), drawn.matrix, glyphs, size), seen

@@ -4,7 +4,10 @@ texts' glyphs in one heap, and reads as neither. Plain geometry on the glyph ban
 measures, so that the child process that lays out (layout.py) needs nothing more.
 
 A text counts as piled when another shown text's band covers a part of its own band longer
-than PILED_RUN_EM of its font along its line and taller than PILED_BAND_SHARE of its height.
+than PILED_RUN_EM of its font along its line and taller than PILED_BAND_SHARE of its height,
+each band running along the text's inked glyphs alone (inked): a text of spaces and invisible
+characters (no-break spaces, a zero-width space) piles on nothing, and a text's spaces are no
+place another text can pile on, as the page draws nothing there to heap onto.
 Legitimate layouts stay short of one or the other: lines next to one another (their bands, a
 capital's height above each baseline, meet only below a line-height of 0.7), texts end to end
 on a line (their bands touch, or meet by less than an em where a negative margin pulls one
@@ -47,6 +50,18 @@ class GlyphBand:
     matrix: Any
     on_page: Area
     em: float
+
+
+def inked(band: GlyphBand, run: tuple[float, float]) -> GlyphBand:
+    """The band along `run` of it alone (from and to along its line, in its coordinates): where
+    its inked glyphs lie, its spaces left out."""
+    left, right = sorted(run)
+    _, top, _, bottom = band.rect
+    corners: list[Point] = [(left, top), (right, top), (right, bottom), (left, bottom)]
+    if band.matrix:
+        corners = _through(band.matrix, corners)
+    xs, ys = [point[0] for point in corners], [point[1] for point in corners]
+    return GlyphBand((left, top, right, bottom), band.matrix, (min(xs), min(ys), max(xs), max(ys)), band.em)
 
 
 def piled(bands: list[GlyphBand]) -> set[int]:

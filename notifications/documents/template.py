@@ -4,7 +4,7 @@ sources.py, kind DOCUMENT_KIND), the document's HTML from it in the documents' r
 language (template_language.py) with its plain values (context.py), and the layout of the HTML
 of a draft or a version written in the admin in a child process under a CPU limit (layout.py
 says why), for the samples and for real documents alike, each checked for its legal elements
-on the pages laid out (legal_elements.py)."""
+on the pages laid out (legal_elements.py) and for text the check cannot read (svg_text.py)."""
 
 import json
 import os
@@ -69,8 +69,21 @@ def document_pdf(source: TemplateSource, invoice: Invoice) -> bytes:
         layout = pdf_layout(html)
     else:
         [layout] = layouts_in_child([html], label=source.label)
-    legal_elements_check(invoice, layout.shown_text, source.label, sample=False)
+    pages_check(invoice, layout, source.label, sample=False)
     return layout.pdf
+
+
+def pages_check(document: Invoice, layout: Layout, label: str, *, sample: bool) -> None:
+    """Raise RenderError where the laid-out pages of `document` draw text in an SVG image, which
+    the check cannot read (svg_text.py), or leave out what it must show (legal_elements.py)."""
+    if layout.svg_texts:
+        raise RenderError(
+            f"The html template of {label} draws text in an SVG image ({layout.svg_texts[0]!r}), which "
+            "the check of what an invoice must show cannot read: it could not tell whether that text "
+            "runs into a value, such as a digit drawn against the VAT number or the total. Write the "
+            "text as HTML text; an SVG of shapes alone, such as a logo, may stay."
+        )
+    legal_elements_check(document, layout.shown_text, label, sample=sample)
 
 
 def document_preview_pdf(source: TemplateSource, invoice: Invoice) -> bytes:

@@ -2,15 +2,15 @@
 before it is published: rendered against the sample invoice and the sample credit note
 (samples.py), it must render in the documents' language, name no outside address (none would
 be fetched), lay out as a PDF in the child process (template.py) on a few pages, and show on
-them every element an EU invoice must (Directive 2006/112/EC art. 226). Raises RenderError saying
-what is wrong; returns the two PDFs, which the admin's preview shows."""
+them every element an EU invoice must (Directive 2006/112/EC art. 226), drawing no text in an SVG
+image, which that check cannot read. Raises RenderError saying what is wrong; returns the two
+PDFs, which the admin's preview shows."""
 
 from notifications.content.errors import RenderError
 from notifications.content.sources import DOCUMENT_KIND, TemplateSource
 from notifications.documents.layout import Layout
-from notifications.documents.legal_elements import legal_elements_check
 from notifications.documents.samples import sample_documents
-from notifications.documents.template import document_html, layouts_in_child
+from notifications.documents.template import document_html, layouts_in_child, pages_check
 from orders.models import Invoice
 
 # The shipped template lays out each sample on one page. A loop's body repeats once per line
@@ -36,7 +36,7 @@ def document_samples_render(source: TemplateSource, *, only: int | None = None) 
     layouts = layouts_in_child(htmls, label=source.label)
     for document, layout in zip(documents, layouts, strict=True):
         _layout_check(document, layout, source.label)
-        legal_elements_check(document, layout.shown_text, source.label, sample=True)
+        pages_check(document, layout, source.label, sample=True)
     return [layout.pdf for layout in layouts]
 
 

@@ -954,6 +954,10 @@ ORDERS = rows(
         computed(lambda: contrast_ratio((0.0, 0.0, 0.0), WHITE), lambda ratio: number(round(ratio, 2))),
     ),
     (
+        "a contrast ratio of at least `MIN_SEEN_CONTRAST` ({}): a pale grey digit",
+        constant("notifications.documents.painted_colours.MIN_SEEN_CONTRAST"),
+    ),
+    (
         "the sample invoice or credit note takes more than {} pages.",
         constant("notifications.documents.template_check.SAMPLE_MAX_PAGES"),
     ),

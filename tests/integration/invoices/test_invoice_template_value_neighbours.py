@@ -22,8 +22,20 @@ pytestmark = pytest.mark.django_db
         ("{{ document.total }}", "1{{ document.total }}", "{{ document.total }}"),
         ("{{ seller.vat_number }}", "{{ seller.vat_number }}0", "{{ seller.vat_number }}"),
         ("{{ document.total }}", "<b>1</b>&#x200B;{{ document.total }}", "{{ document.total }}"),
+        ("{{ seller.vat_number }}", "{{ seller.vat_number }}&#x202F;0", "{{ seller.vat_number }}"),
+        (
+            "{{ seller.vat_number }}",
+            "{{ seller.vat_number }}<i style='color: #ddd'>0</i>",
+            "{{ seller.vat_number }}",
+        ),
     ],
-    ids=["a digit before the total", "a digit after the VAT number", "a bold digit, a zero-width space"],
+    ids=[
+        "a digit before the total",
+        "a digit after the VAT number",
+        "a bold digit, a zero-width space",
+        "a digit after a narrow no-break space",
+        "a pale grey digit",
+    ],
 )
 def test_a_legal_value_written_into_a_longer_one_is_refused(
     client, invoice_editor, settings, value, written, element
