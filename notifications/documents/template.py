@@ -31,7 +31,10 @@ from orders.models import Invoice
 # stays under gunicorn's worker timeout (its default, 30 s), which would kill the admin's request.
 LAYOUT_MAX_CPU_SECONDS = 10
 LAYOUT_MAX_WALL_SECONDS = 20
-LAYOUT_MAX_MEMORY_BYTES = 1 << 30  # its heap; the shipped template's check takes under 100 MB
+# Its heap. A real invoice of 250 lines of long names, the most a document repeats, lays out in
+# under 100 MB; each process that lays out may hold one child, so this is what a worker pool
+# process or a web worker may add to a host at once (docs/deploy.md).
+LAYOUT_MAX_MEMORY_BYTES = 512 << 20
 # What the child may see of the environment: where the fonts and the caches are, no secret.
 _CHILD_ENVIRONMENT = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "XDG_CACHE_HOME", "FONTCONFIG_FILE")
 

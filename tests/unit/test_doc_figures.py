@@ -408,6 +408,15 @@ WORKER_SCALING = "orders-worker"
 PROBE_PATHS = setting("PROBE_PATHS")
 
 
+def _layout_memory_mib() -> int:
+    return constant(f"{DOCUMENT_TEMPLATE}.LAYOUT_MAX_MEMORY_BYTES").read() >> 20
+
+
+def _worker_concurrency() -> int:
+    [worker] = manifest("Deployment", "orders-worker")["spec"]["template"]["spec"]["containers"][:1]
+    return int(next(env["value"] for env in worker["env"] if env["name"] == "WORKER_CONCURRENCY"))
+
+
 DEPLOY = rows(
     "docs/deploy.md",
     ("| web | 2 or more (the manifests: {}) |", replicas("web")),
@@ -417,6 +426,13 @@ DEPLOY = rows(
         computed(lambda: manifest("ScaledObject", WORKER_SCALING)["spec"]["minReplicaCount"]),
     ),
     ("| beat | {}, on two machines |", replicas("beat")),
+    ("limited to `LAYOUT_MAX_MEMORY_BYTES` ({} MiB) of", computed(lambda: _layout_memory_mib())),
+    ("plan for up to {} MiB more per pool process", computed(lambda: _layout_memory_mib())),
+    (
+        "run `WORKER_CONCURRENCY` {}, so up to {} MiB more per",
+        computed(_worker_concurrency),
+        computed(lambda: _worker_concurrency() * _layout_memory_mib()),
+    ),
     ("| Flower | {} | read-only view of the workers;", replicas("flower")),
     ("once a Flower has asked (within {} s of seeing them)", FLOWER_ENABLES_EVENTS_WITHIN),
     (
