@@ -44,8 +44,8 @@ def module_worker(worker_launcher, tmp_path_factory):
     queues_purge()
     worker = worker_launcher(log_dir=tmp_path_factory.mktemp("worker"), concurrency=2)
     yield worker
-    worker.stop()
-    queues_purge()  # what it handed back on its way out
+    worker.kill()  # as start_worker's; the queues are purged again before the next one starts
+    queues_purge()
 
 
 @pytest.fixture(autouse=True)
@@ -100,7 +100,7 @@ def start_web(service_env, tmp_path):
 
     yield start
     for web in started:
-        web.stop()
+        web.kill()  # as start_worker's: nothing is looked at any more
 
 
 class SmtpSim:
