@@ -7,6 +7,7 @@ than before, gets one invoice at most per content, every series stays gapless, a
 bill what it owes (orders/invoicing/settlement.py). Each delivery is posted signed through the
 real webhook view."""
 
+import copy
 from decimal import Decimal
 from itertools import groupby
 from typing import Any
@@ -26,6 +27,7 @@ from tests.integration.intake.platform_edit_support import (
     money,
     one_tea_less,
     tea_house_order,
+    with_mug,
 )
 
 pytestmark = pytest.mark.django_db
@@ -41,7 +43,7 @@ def books_add_up(order: Order) -> None:
         assert taken == list(range(1, len(taken) + 1)), (series, taken)
     order.refresh_from_db()
     if Invoice.objects.filter(order=order).exists():
-            assert to_credit(order, paid_minor=order_paid_minor(order)) == 0, documents(order)
+        assert to_credit(order, paid_minor=order_paid_minor(order)) == 0, documents(order)
 
 
 def _deposit(updated_at: str, *, outstanding: str = "39.70", status: str = "partially_paid") -> dict:
@@ -89,6 +91,32 @@ def test_an_edit_down_to_what_the_deposit_paid_issues_the_invoice_it_waited_for(
     assert (order.amount, order.paid_minor) == (Decimal("46.80"), 5000), delivery.reason
     assert documents(order) == [("invoice", 4680)]
     books_add_up(order)
+
+
+def test_a_balance_collected_then_an_edit_s_balance_never_collected_is_credited(tea_house):
+    # given: a deposit, then its balance: invoiced 59.70
+    deliver("orders/create", _deposit("2026-12-01T10:00:00+01:00"))
+    deliver("orders/paid", _deposit("2026-12-02T10:00:00+01:00", outstanding="0.00", status="paid"))
+    # when: a mug added (69.60), its 9.90 due; then cancelled, the 59.70 that came in refunded
+    mug = with_mug(shopify.order(updated_at="2026-12-03T10:00:00+01:00"))
+    deliver("orders/updated", mug | {"financial_status": "partially_paid", "total_outstanding": "9.90"})
+    books_add_up(tea_house_order())
+    cancelled = with_mug(shopify.order(updated_at="2026-12-04T10:00:00+01:00", refunds=[_refund("59.70")]))
+    cancelled |= {"cancelled_at": "2026-12-04T10:00:00+01:00", "financial_status": "refunded"}
+    money(cancelled, "current_total_price", "0.00")
+    cancelled["total_outstanding"] = "0.00"
+    delivery = deliver("orders/cancelled", cancelled)
+    # then: paid 59.70, never the mug's 9.90; every document adds up to nothing billed
+    order = tea_house_order()
+    assert (order.status, order.paid_minor) == (Order.Status.CANCELLED, 5970), delivery.reason
+    assert sum(total for _, total in documents(order)) == 0, documents(order)
+    books_add_up(order)
+
+
+def _refund(amount: str) -> dict[str, Any]:
+    refund = copy.deepcopy(shopify.REFUND) | {"refund_line_items": []}
+    refund["transactions"][0]["amount"] = amount
+    return refund
 
 
 def _saleor(updated_at: str, *, charged: float, **state: Any) -> dict[str, Any]:
