@@ -32,7 +32,7 @@ from orders.content import (
 )
 from orders.currencies import money_check
 from orders.events import ORDER_EDITED
-from orders.invoicing.issue import invoice_reissue_for_edit
+from orders.invoicing.reissue import invoice_reissue_for_edit
 from orders.models import Order, OrderEdit, OrderVersion, Refund, Shipment
 from orders.selectors import order_content
 

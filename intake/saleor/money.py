@@ -6,21 +6,32 @@ older payment's captured amount, less what their refunds gave back) plus what we
 Shopify's is its current total less what is due plus what went back (intake/shopify/payments.py).
 So an order charged in part (its charge status PARTIAL: a deposit, or an edit's balance due) is
 paid that much. Where Saleor says the order is paid (`isPaid`, FULL, OVERCHARGED), its word
-stands for the total, as before; a delivery of a webhook registered with an earlier query, which
-selects no `totalCharged`, is read by that word alone, and a PARTIAL then counts nothing."""
+stands for the total, as before. Short of it, a `totalCharged` that cannot be read (a webhook
+registered with an earlier query selects none; one in another currency is not the order's
+money) leaves what went back, the least that came in: a PARTIAL with nothing back counts
+nothing, and the delivery's reason says why."""
 
 from dataclasses import dataclass
 from typing import Any
 
 from intake.payload_fields import mapping, objects, required, text, to_minor
 from intake.shapes import PlatformRefund, Unusable, refunded_minor
-from orders.content import NAME_TEXT
+from orders.content import NAME_TEXT, minor_to_amount
 
 PAID_CHARGE_STATUSES = frozenset({"FULL", "OVERCHARGED"})
+PARTIAL = "PARTIAL"
 PAYMENT_UNREAD = (
     "not counted as paid: Saleor says PARTIAL (charged in part), but the delivery has no "
     "totalCharged to tell how much: the webhook's subscription query is an earlier one; paste the "
     "query the shop's page shows"
+)
+OTHER_CURRENCY = (
+    "not counted as paid: Saleor says PARTIAL (charged in part), but its totalCharged is in "
+    "{charged}, the order in {currency}: what was charged is not read as the order's money"
+)
+NOTHING_CHARGED = (
+    "not counted as paid: Saleor says PARTIAL (charged in part), but its totalCharged is {amount} "
+    "{currency} and nothing went back: nothing is proven to have come in"
 )
 
 
@@ -34,25 +45,30 @@ class SaleorPayment:
 
 def payment_of(order: dict[str, Any], currency: str, refunds: list[PlatformRefund]) -> SaleorPayment:
     """What came in: the total where Saleor says the order is paid (charged_in_full); else what
-    is charged now plus what went back, where the delivery says what is charged."""
-    in_full = charged_in_full(order)
-    charged = None if in_full else _charged_minor(order, currency)
-    if charged is None:
-        partial = not in_full and not refunds and order.get("chargeStatus") == "PARTIAL"
-        return SaleorPayment(in_full or bool(refunds), in_full, None, PAYMENT_UNREAD if partial else "")
-    received = charged + refunded_minor(refunds)
-    return SaleorPayment(received > 0, False, received, "")
+    is charged now plus what went back, where the delivery says what is charged in the order's
+    currency; else what went back alone, the least that came in (never the total: that would
+    invoice an order charged in part as paid, and let all of it be refunded)."""
+    if charged_in_full(order):
+        return SaleorPayment(True, True, None, "")
+    charged, unread = _charged_minor(order, currency)
+    received = (charged or 0) + refunded_minor(refunds)
+    if received > 0 or order.get("chargeStatus") != PARTIAL:
+        unread = ""
+    return SaleorPayment(received > 0, False, received, unread)
 
 
-def _charged_minor(order: dict[str, Any], currency: str) -> int | None:
-    """`totalCharged` in minor units; None where the query did not select it, or it is in another
-    currency than the order's (Saleor keeps one per order: never read as the order's)."""
+def _charged_minor(order: dict[str, Any], currency: str) -> tuple[int | None, str]:
+    """`totalCharged` in minor units (at least 0), or None with why it is not read: the query did
+    not select it, or it is in another currency than the order's (Saleor keeps one per order:
+    never read as the order's)."""
     charged = order.get("totalCharged")
     if charged is None:
-        return None
-    if mapping(charged, "totalCharged").get("currency", currency) != currency:
-        return None
-    return max(0, money_minor(charged, "totalCharged", currency))
+        return None, PAYMENT_UNREAD
+    named = mapping(charged, "totalCharged").get("currency", currency)
+    if named != currency:
+        return None, OTHER_CURRENCY.format(charged=named, currency=currency)
+    amount = money_minor(charged, "totalCharged", currency)
+    return max(0, amount), NOTHING_CHARGED.format(amount=minor_to_amount(amount, currency), currency=currency)
 
 
 def money_minor(money: Any, field: str, currency: str) -> int:

@@ -22,7 +22,7 @@ from typing import Any
 from intake.payload_fields import mapping, text, to_minor
 from intake.shapes import PlatformRefund, refunded_minor
 from intake.shopify.fields import minor
-from orders.content import SHORT_TEXT
+from orders.content import SHORT_TEXT, minor_to_amount
 
 PAID_STATUSES = frozenset({"paid", "partially_refunded", "refunded"})
 PARTIALLY_PAID = "partially_paid"
@@ -30,6 +30,13 @@ PAYMENT_UNREAD = (
     "not counted as paid: Shopify says partially_paid, but how much came in cannot be read (no "
     "total_outstanding and current_total_price, or no current_total_price_set in the shop's and "
     "the order's currencies to convert what is due)"
+)
+# Figures that add up to nothing: the platform's word that money came in is not taken for more
+# than they prove, and the delivery says why the order stays unpaid.
+NOTHING_CAME_IN = (
+    "not counted as paid: Shopify says {status}, but its figures prove nothing came in: its current "
+    "total {current} less what is due (total_outstanding, {due} {currency}) plus what went back "
+    "({back})"
 )
 
 
@@ -41,6 +48,18 @@ class ShopifyPayment:
     payment_unread: str
 
 
+@dataclass(frozen=True)
+class _Figures:
+    """Shopify's figures in the order's currency: its current total, what is due, what went back."""
+
+    current: int
+    due: int
+    back: int
+
+    def received(self) -> int:
+        return max(0, self.current - self.due + self.back)
+
+
 def payment_of(
     payload: dict[str, Any], currency: str, total: int, refunds: list[PlatformRefund]
 ) -> ShopifyPayment:
@@ -48,38 +67,45 @@ def payment_of(
     `partially_refunded` and `refunded` say that money went back, not how much came in first (what
     went back counts for that)."""
     status = text(payload.get("financial_status") or "", SHORT_TEXT, "financial_status")
-    received = _received(payload, currency, refunds)
-    if received is None:
+    figures = _figures(payload, currency, refunds)
+    if figures is None:
         in_full = status == "paid"
         unread = PAYMENT_UNREAD if status == PARTIALLY_PAID else ""
         return ShopifyPayment(status in PAID_STATUSES, in_full, None, unread)
+    received = figures.received()
+    said_paid = status in PAID_STATUSES or status == PARTIALLY_PAID
+    unread = ""
+    if said_paid and received == 0:
+        amounts = {key: minor_to_amount(value, currency) for key, value in vars(figures).items()}
+        unread = NOTHING_CAME_IN.format(status=status, currency=currency, **amounts)
     paid = status in PAID_STATUSES or (status == PARTIALLY_PAID and received > 0)
-    return ShopifyPayment(paid, received >= total, received, "")
+    return ShopifyPayment(paid, received >= total, received, unread)
 
 
-def _received(payload: dict[str, Any], currency: str, refunds: list[PlatformRefund]) -> int | None:
-    """The current total less what is due, plus what went back, in the order's currency; None
-    when the figures are not there, or what is due cannot be put into the order's currency."""
+def _figures(payload: dict[str, Any], currency: str, refunds: list[PlatformRefund]) -> _Figures | None:
+    """The current total, what is due and what went back, in the order's currency; None when the
+    figures are not there, or what is due cannot be put into the order's currency."""
     outstanding, current = payload.get("total_outstanding"), payload.get("current_total_price")
     if outstanding is None or current is None:
         return None
     due = _due_in_order_currency(payload, currency)
     if due is None:
         return None
-    return max(0, minor(payload, "current_total_price", currency) - due + refunded_minor(refunds))
+    return _Figures(minor(payload, "current_total_price", currency), due, refunded_minor(refunds))
 
 
 def _due_in_order_currency(payload: dict[str, Any], currency: str) -> int | None:
     """`total_outstanding` (the shop's currency) in the order's: as it is when the two are one;
-    else at the rate of the order's `current_total_price_set`, whose two moneys must name the two
-    currencies (None when they do not, or its shop money is nothing to take a rate from)."""
-    shop_currency = str(payload.get("currency") or currency)
-    due_in_shop = to_minor(payload["total_outstanding"], "total_outstanding", shop_currency)
-    if shop_currency == currency:
-        return due_in_shop
+    else at the rate of the order's `current_total_price_set`, whose two moneys
+    must name the two currencies (None when they do not, or its shop money is nothing to take a
+    rate from). The shop's currency is its `currency`, or, left out, its shop money's."""
     money_set = mapping(payload.get("current_total_price_set"), "current_total_price_set")
     shop = mapping(money_set.get("shop_money"), "current_total_price_set.shop_money")
     shown = mapping(money_set.get("presentment_money"), "current_total_price_set.presentment_money")
+    shop_currency = str(payload.get("currency") or shop.get("currency_code") or currency)
+    due_in_shop = to_minor(payload["total_outstanding"], "total_outstanding", shop_currency)
+    if shop_currency == currency:
+        return due_in_shop
     if (shop.get("currency_code"), shown.get("currency_code")) != (shop_currency, currency):
         return None
     shop_minor = to_minor(shop.get("amount"), "current_total_price_set.shop_money.amount", shop_currency)

@@ -217,32 +217,6 @@ def credit_note_for_refund(refund: Refund, *, in_cancellation: bool, paid_minor:
     )
 
 
-def invoice_reissue_for_edit(
-    order: Order, *, content: dict[str, Any], version_number: int, edit_id: UUID | None, paid_minor: int
-) -> tuple[Invoice | None, Invoice] | None:
-    """An edit of an invoiced order, in the edit's transaction: a credit note of what is left of
-    its latest invoice (its total less the credit notes already against it), then a new invoice
-    of the edited content and, when money went back before (a return), a credit note of it
-    against the new one (settlement.py), all carried by the "order changed" email, or by the
-    cancellation's for an edit untold with it (`edit_id` None). None for an order without an
-    invoice (its invoice, when it is paid, bills the content of that moment)."""
-    invoice = Invoice.objects.filter(order=order, kind=Invoice.Kind.INVOICE).order_by("-number").first()
-    if invoice is None:
-        return None
-    carried: dict[str, Any] = (
-        {"email_kind": EDIT_EMAIL, "email_subject_id": edit_id}
-        if edit_id is not None
-        else {"email_kind": CANCELLATION_EMAIL, "email_subject_id": None}
-    )
-    left = invoice_left(invoice)
-    note = credit_note_issue(invoice, amount_minor=left, **carried) if left > 0 else None
-    new = invoice_issue(order, content=content, version_number=version_number, **carried)
-    refunded = min(to_credit(order, paid_minor=paid_minor), new.total_minor)
-    if refunded > 0:
-        credit_note_issue(new, amount_minor=refunded, **carried)
-    return note, new
-
-
 def invoice_left(invoice: Invoice) -> int:
     """What is left of an invoice to credit: its total less the credit notes against it."""
     notes = Invoice.objects.filter(corrects=invoice, kind=Invoice.Kind.CREDIT_NOTE)
