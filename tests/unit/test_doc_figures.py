@@ -778,7 +778,9 @@ OPERATIONS = rows(
     ),
     (
         "every unfinished email older than {} dates from before the restore point",
-        constant("tools.drill.restore.STUCK_AFTER", lambda value: "a minute" if value == "1m" else value),
+        constant(
+            "tools.drill.restore_runbook.STUCK_AFTER", lambda value: "a minute" if value == "1m" else value
+        ),
     ),
 )
 
@@ -1335,7 +1337,7 @@ DRILLS = rows(
     ),
     (
         "`manage.py reconcile --repair --stuck-after {}` (the safety net",
-        constant("tools.drill.restore.STUCK_AFTER", str),
+        constant("tools.drill.restore_runbook.STUCK_AFTER", str),
     ),
     (
         "`tests/system/test_drill_restore.py` runs {} orders",

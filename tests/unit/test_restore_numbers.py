@@ -6,6 +6,7 @@ a clean one, it passes and counts the documents emailed before, voided and issue
 from dataclasses import replace
 from datetime import UTC, datetime
 
+from tools.drill.load import LoadResult
 from tools.drill.restore_numbers import (
     RestoreNumbersEvidence,
     VoidAsked,
@@ -14,6 +15,9 @@ from tools.drill.restore_numbers import (
     restore_numbers_verdict,
     voids_to_ask,
 )
+from tools.drill.restore_report import restore_outcome
+from tools.drill.restore_verdict import RestoreEvidence, restore_verdict
+from tools.drill.verdict import Verdict
 
 SERIES = "client-7c0e"
 DUMP, STOP, RESTORED = 1000.0, 1100.0, 1200.0  # epoch seconds
@@ -150,3 +154,46 @@ def test_the_numbers_to_void_are_read_from_the_pdfs_names_per_series():
     assert voids_to_ask(messages, {SERIES: 8}, SERIES_OF) == []  # the counter is past every one
     # a series the restored database does not know: its counter is created, from 1
     assert voids_to_ask(messages, {}, SERIES_OF) == [VoidAsked(SERIES, 1, 7, True)]
+
+
+def _outcome(numbers_evidence: RestoreNumbersEvidence) -> tuple[str, list[str]]:
+    """The drill's outcome with a clean restore but for the numbers."""
+    message = {
+        "id": "k",
+        "idempotency_key": "k",
+        "to": ["a@example.com"],
+        "subject": "Your order confirmation",
+    }
+    evidence = RestoreEvidence(
+        messages_before=[message],
+        messages=[message],
+        requests_after=[{"idempotency_key": "k", "outcome": "replayed"}],
+        placed_before_dump={"o1"},
+        placed_after_dump={"o2"},
+        queued_at_stop=set(),
+        restored_orders={"o1"},
+        dead_lettered_orders=set(),
+        customer_of={"o1": "a@example.com", "o2": "b@example.com"},
+    )
+    load = LoadResult(orders_asked=1, accepted={"o1": "a@example.com"})
+    numbers = restore_numbers_verdict(numbers_evidence)
+    return restore_outcome(
+        restore_verdict(evidence), numbers, Verdict(), evidence, loads=(load,), settled=(True, True)
+    )
+
+
+def test_the_drill_fails_on_a_number_given_twice_and_is_incomplete_with_nothing_to_void():
+    assert _outcome(_evidence(voided=[(2, 3)], after=[(4, "sha-d4")]))[0] == "PASSED"
+    outcome, problems = _outcome(_evidence(voided=[], after=[(2, "sha-d2")]))
+    assert outcome == "FAILED"
+    assert any("number 2 was emailed for 2 different documents" in problem for problem in problems)
+    # nothing emailed after the dump, nothing issued after the restore: shown nothing
+    nothing = replace(
+        _evidence(voided=[], after=[]), messages=BEFORE_THE_STOP[:1], emailed_at_the_stop=BEFORE_THE_STOP[:1]
+    )
+    outcome, problems = _outcome(nothing)
+    assert outcome == "INCOMPLETE"
+    assert problems == [
+        "no number emailed before the restore lay past the restored counter: nothing to void",
+        "no document was issued after the restore",
+    ]
