@@ -2,8 +2,10 @@
 orders, a few more with the workers stopped, `pg_restore` into the same database, then the
 runbook's steps (docs/operations.md). Nothing from before the dump is lost, every email the
 restored database sends again goes under its original key and the provider (the simulator)
-delivers one message per key; the orders the restore lost are listed. The verdict's own
-self-test (a key delivered twice fails it) is tests/unit/test_restore_verdict.py."""
+delivers one message per key; the orders the restore lost are listed; the invoice numbers
+emailed after the restore point are voided, and no number goes to a second document. The
+verdict's own self-tests (a key delivered twice, a void left out fail it) are
+tests/unit/test_restore_verdict.py and tests/unit/test_restore_numbers.py."""
 
 import json
 import re
@@ -12,6 +14,7 @@ import pytest
 
 from tools.drill.restore import RestoreConfig, restore_drill_run
 from tools.drill.restore_report import restore_report_markdown, restore_report_write
+from tools.drill.restore_void import VOID_STEP
 
 
 @pytest.mark.tool_check  # `make test-tools` and CI: a few minutes of the whole stack
@@ -44,10 +47,17 @@ def test_a_short_restore_drill_loses_nothing_from_before_the_dump_and_resends_un
     )
     assert c["orders_lost_by_the_restore"] == not_restored + 3 == len(report.lost_by_restore)
     assert c["orders_queued_at_the_stop_dead_lettered_restore"] == 3
+    # the runbook's step 4: the numbers emailed past the restored counter voided before the web
+    # started; the documents issued after it numbered past them, none given twice
+    assert c["invoice_documents_emailed_before_the_dump"] > 0
+    assert c["invoice_numbers_voided"] > 0
+    assert c["invoice_documents_issued_after_the_restore"] == c["orders_paid_after_the_restore_placed"] == 3
+    assert c["invoice_numbers_given_twice"] == 0
     steps = [row["step"] for row in report.steps]
     assert steps.index("manage.py reconcile --after-restore (workers stopped)") < steps.index(
         "start web, relays, workers and beat"
     )
+    assert steps.index(f"{VOID_STEP} (web stopped)") < steps.index("start web, relays, workers and beat")
     # the after-restore check sent the emails in flight at the restore point on their way:
     # the repair, the runbook's safety net, finds nothing left
     notes = {row["step"]: row["note"] for row in report.steps}

@@ -637,6 +637,32 @@ def reported(name: str, read: Callable[[dict], Any], show: Show | None = None) -
     return computed(lambda: read(drill_report(name)), show)
 
 
+def restore_report(name: str = "restore-latest") -> dict:
+    """The restore drill's committed report (docs/drills/<name>.json): restore-latest, or its
+    counter-proof's, restore-skip-void-latest."""
+    import json
+
+    return json.loads((REPO / f"docs/drills/{name}.json").read_text())
+
+
+def restore_reported(
+    read: Callable[[dict], Any], show: Show | None = None, name: str = "restore-latest"
+) -> Figure:
+    """A figure of the restore drill's committed report (`name`), as reported() for the others."""
+    return computed(lambda: read(restore_report(name)), show)
+
+
+def restore_step(report: dict, starts: str) -> dict:
+    """The report's step whose name starts with `starts` (the first, in the drill's order)."""
+    return next(row for row in report["steps"] if row["step"].strip().startswith(starts))
+
+
+def restore_series(report: dict) -> dict:
+    """The invoice numbers of the drill's one series (every order is its one API client's)."""
+    [series] = report["numbers"]["series"].values()
+    return series
+
+
 def database_fault(name: str, number: int, key: str, show: Show | None = None) -> Figure:
     """A measurement of the database drill's fault `number` (1, 2, ...) in its committed report."""
     return reported(name, lambda report: report["chaos"]["database_faults"][number - 1][key], show)

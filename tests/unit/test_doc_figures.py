@@ -76,6 +76,9 @@ from tests.unit.code_figures import (
     replicas,
     reported,
     restore_queued_at_stop,
+    restore_reported,
+    restore_series,
+    restore_step,
     seconds_in_words,
     secret_hint_length,
     setting,
@@ -778,7 +781,9 @@ OPERATIONS = rows(
     ),
     (
         "every unfinished email older than {} dates from before the restore point",
-        constant("tools.drill.restore.STUCK_AFTER", lambda value: "a minute" if value == "1m" else value),
+        constant(
+            "tools.drill.restore_runbook.STUCK_AFTER", lambda value: "a minute" if value == "1m" else value
+        ),
     ),
 )
 
@@ -1233,6 +1238,49 @@ DRILL_CONFIG = "tools.drill.harness.DrillConfig"
 OUTAGE_DRILL_TEST = "tests/system/test_drill_outage.py"
 
 
+SKIP_VOID = "restore-skip-void-latest"
+
+
+def _restore_counts(*names: str) -> tuple[Figure, ...]:
+    """Counts of the restore drill's committed report, in the order given."""
+    return tuple(_restore_count(name) for name in names)
+
+
+def _restore_count(name: str) -> Figure:
+    return restore_reported(lambda report: report["counts"][name])
+
+
+def _restore_placing(report: dict) -> dict:
+    return restore_step(report, f"place {report['counts']['orders_asked']} orders")
+
+
+def _restore_to_settled(report: dict) -> float:
+    """From pg_restore's start to the end of the last step (every email final), in seconds."""
+    last = report["steps"][-1]
+    return round(last["at"] + last["seconds"] - restore_step(report, "pg_restore")["at"], 1)
+
+
+def _restore_in_flight(report: dict) -> int:
+    note = restore_step(report, "manage.py reconcile --after-restore")["note"]
+    found = re.search(r"(\d+) event\(s\) of emails in flight at the restore point published again", note)
+    assert found, note
+    return int(found.group(1))
+
+
+def _runs(runs: list[list[int]]) -> str:
+    return ", ".join(f"{first}..{last}" for first, last in runs)
+
+
+def _emailed_past_the_reissued(report: dict) -> int:
+    """The numbers emailed before the restore past the last one given again after it."""
+    series = restore_series(report)
+    return series["to_void"][1] - series["issued_after_the_restore"][1]
+
+
+def _documents(report: dict) -> int:
+    return sum(kind["count"] for kind in report["database_verdict"]["invoices"]["by_kind"].values())
+
+
 DRILLS = rows(
     "docs/drills.md",
     (
@@ -1335,13 +1383,99 @@ DRILLS = rows(
     ),
     (
         "`manage.py reconcile --repair --stuck-after {}` (the safety net",
-        constant("tools.drill.restore.STUCK_AFTER", str),
+        constant("tools.drill.restore_runbook.STUCK_AFTER", str),
     ),
     (
         "`tests/system/test_drill_restore.py` runs {} orders",
         source_match("tests/system/test_drill_restore.py", r"RestoreConfig\(orders=(\d+)"),
     ),
     ("with its default threshold of {} minutes would have left them pending", STUCK_AFTER),
+    (
+        "The latest run ([drills/restore-latest.md](drills/restore-latest.md)), {} orders offered at {}/s "
+        "(placed in {} s on the 2-core machine, shared with other runs): {}.",
+        restore_reported(lambda report: report["counts"]["orders_asked"]),
+        restore_reported(lambda report: report["config"]["rate"]),
+        restore_reported(lambda report: _restore_placing(report)["seconds"]),
+        restore_reported(lambda report: report["outcome"], str),
+    ),
+    (
+        "{} orders placed before the dump, {} after it ({} of them in the dump), {} with the workers "
+        "stopped, {} paid after the restore; {} orders in the restored database, {} lost by the restore "
+        "({} whose customers had their emails, once; {} dead-lettered with class `restore`, no email).",
+        *_restore_counts(
+            "orders_placed_before_the_dump",
+            "orders_placed_after_the_dump_started",
+            "orders_after_the_dump_in_the_restored_database",
+            "orders_queued_at_the_stop_placed",
+            "orders_paid_after_the_restore_placed",
+            "orders_in_the_restored_database",
+            "orders_lost_by_the_restore",
+            "orders_lost_by_the_restore_whose_customer_got_their_email_once",
+            "orders_queued_at_the_stop_dead_lettered_restore",
+        ),
+    ),
+    (
+        "{} emails accepted by the provider in all, one message per key; {} sent again after the restore, "
+        "all under their original keys, all replayed; {} duplicates, {} lost.",
+        *_restore_counts(
+            "emails_accepted_in_all",
+            "emails_resent_after_the_restore",
+            "duplicates_to_a_customer",
+            "lost_emails_of_restored_orders",
+        ),
+    ),
+    (
+        "From `pg_restore` to settled: {} s ({} s of it starting the processes). The after-restore check "
+        "published again the events of the {} emails in flight at the restore point",
+        restore_reported(_restore_to_settled),
+        restore_reported(lambda report: restore_step(report, "start web, relays")["seconds"]),
+        restore_reported(_restore_in_flight),
+    ),
+    (
+        "Invoices: {} documents emailed before the dump and {} after it; the restore left the series' "
+        "counter to give {} next, and the simulator's messages had numbers up to {}: {} numbers ({}) "
+        "voided before the web started; the {} documents issued after the restore took {}; {} numbers "
+        "given twice.",
+        *_restore_counts(
+            "invoice_documents_emailed_before_the_dump", "invoice_documents_emailed_after_the_dump_started"
+        ),
+        restore_reported(lambda report: restore_series(report)["restored_counter_next"]),
+        restore_reported(lambda report: restore_series(report)["to_void"][1]),
+        *_restore_counts("invoice_numbers_voided"),
+        restore_reported(lambda report: restore_series(report)["voided"], _runs),
+        *_restore_counts("invoice_documents_issued_after_the_restore"),
+        restore_reported(lambda report: [restore_series(report)["issued_after_the_restore"]], _runs),
+        *_restore_counts("invoice_numbers_given_twice"),
+    ),
+    (
+        "cancelled; {} in this run), and the delivery states the provider's webhooks reported after the "
+        "dump ({} sent emails without one at the end).",
+        *_restore_counts("cancellations_the_restore_lost", "sent_emails_without_a_delivery_state"),
+    ),
+    (
+        "The latest run ([drills/restore-skip-void-latest.md](drills/restore-skip-void-latest.md)): **{}**. "
+        "The restore left the counter to give {} next, below the numbers emailed up to {}; the {} documents "
+        "issued after the restore took {}, each already emailed for another document: {} numbers given "
+        "twice, and the {} emailed after them held by no document and voided by nobody,",
+        restore_reported(lambda report: report["outcome"], str, name=SKIP_VOID),
+        restore_reported(lambda report: restore_series(report)["restored_counter_next"], name=SKIP_VOID),
+        restore_reported(lambda report: restore_series(report)["to_void"][1], name=SKIP_VOID),
+        restore_reported(
+            lambda report: report["counts"]["invoice_documents_issued_after_the_restore"], name=SKIP_VOID
+        ),
+        restore_reported(
+            lambda report: [restore_series(report)["issued_after_the_restore"]], _runs, SKIP_VOID
+        ),
+        restore_reported(lambda report: report["counts"]["invoice_numbers_given_twice"], name=SKIP_VOID),
+        restore_reported(_emailed_past_the_reissued, name=SKIP_VOID),
+    ),
+    (
+        "The invoices' verdict of the fault drill finds {} problems in that database (its {} documents "
+        "are numbered 1..{}, no gap, none twice)",
+        restore_reported(lambda report: report["database_verdict"]["invoices"]["problems"], name=SKIP_VOID),
+        restore_reported(_documents, name=SKIP_VOID),
+        restore_reported(_documents, name=SKIP_VOID),
+    ),
     (
         "`make drill-outage` (`python -m tools.drill.outage --minutes {} --rate {} --mail-rate-limit {}`;",
         makefile_default("OUTAGE_MINUTES"),

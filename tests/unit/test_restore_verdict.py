@@ -3,11 +3,18 @@ wrong (a key delivered twice, a resend under a new key, an order from before the
 a queued event not dead-lettered), it says so; handed a clean one, it passes."""
 
 from tools.drill.load import LoadResult
+from tools.drill.restore_numbers import RestoreNumbersVerdict
 from tools.drill.restore_report import restore_outcome
 from tools.drill.restore_verdict import RestoreEvidence, restore_verdict
 from tools.drill.verdict import Verdict
 
 BEFORE, AFTER, QUEUED = "order-before", "order-after", "order-queued"
+# The invoice numbers of a clean restore, all shown (tests/unit/test_restore_numbers.py judges them).
+NUMBERS_SHOWN = RestoreNumbersVerdict(
+    documents_emailed_before_the_dump=1,
+    documents_issued_after_the_restore=1,
+    series={"api": {"to_void": [2, 2]}},
+)
 
 
 def _message(key: str, to: str, kind: str = "confirmation") -> dict:
@@ -95,7 +102,7 @@ def test_a_queued_event_left_in_the_broker_or_emailed_fails_it():
 def _outcome_of(evidence: RestoreEvidence, *, placed: int = 2, settled: tuple[bool, bool] = (True, True)):
     load = LoadResult(orders_asked=2, accepted={f"order-{n}": "x@example.com" for n in range(placed)})
     return restore_outcome(
-        restore_verdict(evidence), Verdict(), evidence, loads=(load, load), settled=settled
+        restore_verdict(evidence), NUMBERS_SHOWN, Verdict(), evidence, loads=(load, load), settled=settled
     )
 
 

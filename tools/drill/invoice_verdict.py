@@ -85,7 +85,7 @@ def invoice_verdict(rows: InvoiceRows, messages: list[dict[str, Any]]) -> Invoic
         counted["count"] += 1
         counted["total_minor"] += invoice["total_minor"]
     verdict.series = len({invoice["series"] for invoice in rows.invoices})
-    verdict.problems += _numbering_problems(rows.invoices, rows.counters, rows.voided)
+    verdict.problems += numbering_problems(rows.invoices, rows.counters, rows.voided)
     verdict.problems += _invoice_problems(rows.invoices, rows.orders)
     verdict.problems += settlement_problems(rows.invoices, rows.invoiced_orders, rows.refunds)
     verdict.emails_with_documents, email_problems = _email_problems(rows.invoices, rows.emails, messages)
@@ -119,7 +119,7 @@ def invoice_report_rows(summary: dict[str, Any]) -> list[tuple[str, str]]:
     ]
 
 
-def _numbering_problems(invoices: list[dict], counters: list[dict], voided: list[dict]) -> list[str]:
+def numbering_problems(invoices: list[dict], counters: list[dict], voided: list[dict]) -> list[str]:
     """Each series 1..n: a number missing is a gap, a number held twice a duplicate; a counter
     past n gave numbers no document holds. A voided number is held by its void (and held
     twice if a document holds it too)."""

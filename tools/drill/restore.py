@@ -14,19 +14,17 @@ import argparse
 import os
 import sys
 import tempfile
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from tools.drill.load import api_throttle_rate_for
+from tools.drill.restore_numbers import RestoreNumbersEvidence
 from tools.drill.restore_parts import (
     HOLD_LEAD_SECONDS,
     DumpAt,
     Steps,
     TimedOrderStream,
     order_ids,
-    pg_restore,
-    queues_ready_empty,
     restore_dead_lettered_orders,
     settled,
     sim_messages,
@@ -39,13 +37,11 @@ from tools.drill.restore_report import (
     restore_report_markdown,
     restore_report_write,
 )
+from tools.drill.restore_runbook import AfterRestore, restore_and_runbook
 from tools.drill.restore_verdict import RestoreEvidence
+from tools.drill.restore_void import invoice_numbers_read
 from tools.drill.stack import DrillStack
 from tools.drill.verdict import unfinished_counts
-
-# The runbook's repair threshold: after a restore every unfinished email dates from before the
-# restore point, so one unfinished for a minute with no live lease is stuck.
-STUCK_AFTER = "1m"
 
 
 @dataclass
@@ -60,6 +56,7 @@ class RestoreConfig:
     settle_timeout: float = 240.0
     seed: int = 42
     workdir: Path | None = None
+    skip_void: bool = False  # the counter-proof: leave out the runbook's step 4 (the verdict must fail)
 
     @property
     def tail_orders(self) -> int:
@@ -89,7 +86,8 @@ def restore_drill_run(config: RestoreConfig) -> RestoreReport:
             row["note"] = ", ".join(stack.stop_app())
             messages_before = sim_messages(stack.mailsim_url)
             requests_before = len(sim_requests(stack.mailsim_url))
-        settled_after = _restore_and_runbook(stack, config, steps, dump)
+        customer_of = stream.result.accepted | tail.result.accepted
+        after = restore_and_runbook(stack, config, steps, dump, customer_of)
         evidence = RestoreEvidence(
             messages_before=messages_before,
             messages=sim_messages(stack.mailsim_url),
@@ -99,16 +97,17 @@ def restore_drill_run(config: RestoreConfig) -> RestoreReport:
             queued_at_stop=set(tail.result.accepted),
             restored_orders=order_ids(stack.database_dsn),
             dead_lettered_orders=restore_dead_lettered_orders(stack.database_dsn),
-            customer_of=stream.result.accepted | tail.result.accepted,
+            customer_of=customer_of,
         )
         return restore_report_build(
             config,
             steps,
             stack,
             evidence,
-            loads=(stream.result, tail.result),
+            _numbers_evidence(stack, evidence, dump, after),
+            loads=(stream.result, tail.result, after.stream.result),
             dump=dump,
-            settled=(settled_before, settled_after),
+            settled=(settled_before, after.settled),
         )
     finally:
         stack.stop()
@@ -165,28 +164,21 @@ def _orders_left_in_the_broker(stack: DrillStack, config: RestoreConfig, steps: 
     return tail
 
 
-def _restore_and_runbook(stack: DrillStack, config: RestoreConfig, steps: Steps, dump: DumpAt) -> bool:
-    with steps.step("pg_restore --clean --if-exists --single-transaction into the same database") as row:
-        stack.terminate_database_connections()
-        row["note"] = pg_restore(stack.database, dump.path)
-    with steps.step("manage.py reconcile --after-restore (workers stopped)") as row:
-        row["note"] = stack.manage("reconcile", "--after-restore").strip()
-    with steps.step("start web, relays, workers and beat"):
-        stack.start_app()
-    with steps.step("wait until the queues are worked off") as row:
-        row["note"] = str(wait_until(lambda: _queues_and_outbox_done(stack), config.settle_timeout))
-    with steps.step(f"wait until the restore point is {STUCK_AFTER} old (the repair's threshold)"):
-        time.sleep(max(0.0, dump.started_at + 65 - time.time()))
-    with steps.step(f"manage.py reconcile --repair --stuck-after {STUCK_AFTER}") as row:
-        row["note"] = stack.manage("reconcile", "--repair", "--stuck-after", STUCK_AFTER).strip()
-    with steps.step("wait until every email is final") as row:
-        done = wait_until(lambda: settled(stack.database_dsn, stack.rabbit.url), config.settle_timeout)
-        row["note"] = "settled" if done else f"not settled in {config.settle_timeout:.0f} s"
-    return done
-
-
-def _queues_and_outbox_done(stack: DrillStack) -> bool:
-    return unfinished_counts(stack.database_dsn)[1] == 0 and queues_ready_empty(stack.rabbit.url)
+def _numbers_evidence(
+    stack: DrillStack, evidence: RestoreEvidence, dump: DumpAt, after: AfterRestore
+) -> RestoreNumbersEvidence:
+    documents, counters, voided = invoice_numbers_read(stack.database_dsn)
+    return RestoreNumbersEvidence(
+        messages=evidence.messages,
+        emailed_at_the_stop=evidence.messages_before,
+        dump_started_at=dump.started_at,
+        restored_at=after.restored_at,
+        series_of=after.series_of,
+        counters_at_restore=after.counters_at_restore,
+        documents=documents,
+        counters=counters,
+        voided=voided,
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -197,11 +189,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rate", type=float, default=25.0, help="orders per second offered (default 25)")
     parser.add_argument("--dump-at", type=float, default=0.5, help="share of the stream before pg_dump")
     parser.add_argument("--seed", type=int, default=42)
+    parser.add_argument(
+        "--skip-void",
+        action="store_true",
+        help="the counter-proof: leave out the runbook's step 4 (invoice_numbers_void): it must FAIL",
+    )
     parser.add_argument("--out", default="docs/drills", help="where the JSON and Markdown report go")
     args = parser.parse_args(argv)
     if args.orders < 1 or not 0 < args.dump_at < 1:
         parser.error("--orders must be at least 1 and --dump-at between 0 and 1")
-    config = RestoreConfig(orders=args.orders, rate=args.rate, dump_at=args.dump_at, seed=args.seed)
+    config = RestoreConfig(
+        orders=args.orders, rate=args.rate, dump_at=args.dump_at, seed=args.seed, skip_void=args.skip_void
+    )
     report = restore_drill_run(config)
     json_path, markdown_path = restore_report_write(report, Path(args.out))
     print(restore_report_markdown(report))

@@ -77,6 +77,23 @@ class TimedOrderStream(OrderStream):
         return response
 
 
+class PaidOrderStream(TimedOrderStream):
+    """Orders after the restore: each a shop's, with lines, paid at once, so each is issued an
+    invoice (INVOICE_ISSUED_WHEN=paid, the stack's) and takes the next number of its series:
+    past the void when the runbook's step 4 was done, one already emailed when it was not."""
+
+    def _place(self, number: int) -> None:
+        number += self.first_number
+        email = f"customer{number}@drill.example"
+        body = self._shop_body(number, email)
+        response = self._request(
+            "post", "/api/orders/", json=body, headers={"Idempotency-Key": f"drill-{number}"}
+        )
+        if response is not None:
+            self.result.accepted[response.json()["id"]] = email
+            self._change(response.json()["id"], "pay")
+
+
 class DumpAt(threading.Thread):
     """`pg_dump -Fc` of the database in the background once `stream` has placed `after_orders`
     orders (the orders keep flowing); its wall-clock start and end. From HOLD_LEAD_SECONDS before

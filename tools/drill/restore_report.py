@@ -8,6 +8,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tools.drill.load import LoadResult
+from tools.drill.restore_numbers import (
+    RestoreNumbersEvidence,
+    RestoreNumbersVerdict,
+    numbers_shortfalls,
+    restore_numbers_verdict,
+)
 from tools.drill.restore_parts import DumpAt, Steps, lost_cancellations, sent_without_delivery_state
 from tools.drill.restore_verdict import RestoreEvidence, RestoreVerdict, restore_verdict
 from tools.drill.verdict import Verdict, verdict_compute
@@ -25,6 +31,7 @@ class RestoreReport:
     steps: list[dict]
     counts: dict
     verdict: dict  # tools/drill/restore_verdict.py: keys, resends, orders lost by the restore
+    numbers: dict  # tools/drill/restore_numbers.py: the invoice numbers emailed, voided, issued after
     database_verdict: dict  # tools/drill/verdict.py on the restored database: every email final
     problems: list[str]
     lost_by_restore: list[str]  # orders accepted after the dump that the restored database lacks
@@ -35,22 +42,30 @@ def restore_report_build(
     steps: Steps,
     stack: "DrillStack",
     evidence: RestoreEvidence,
+    numbers_evidence: RestoreNumbersEvidence,
     *,
-    loads: tuple[LoadResult, LoadResult],
+    loads: tuple[LoadResult, LoadResult, LoadResult],
     dump: DumpAt,
     settled: tuple[bool, bool],
 ) -> RestoreReport:
+    """`loads`: the stream with the dump, the orders placed with the workers stopped, the paid
+    orders placed after the restore."""
     verdict = restore_verdict(evidence)
-    database = verdict_compute(stack.database_dsn, stack.mailsim_url, evidence.placed_before_dump)
-    outcome, problems = restore_outcome(verdict, database, evidence, loads=loads, settled=settled)
+    numbers = restore_numbers_verdict(numbers_evidence)
+    # The restored database, the orders placed after the restore with it, under the main
+    # drill's verdict, invoices included: their numbers (with the voided runs), PDFs and sums.
+    expected = evidence.placed_before_dump | set(loads[2].accepted)
+    database = verdict_compute(stack.database_dsn, stack.mailsim_url, expected, invoices=True)
+    outcome, problems = restore_outcome(verdict, numbers, database, evidence, loads=loads, settled=settled)
     return RestoreReport(
         config={k: v for k, v in asdict(config).items() if k != "workdir"}
         | {"tail_orders": config.tail_orders},
         outcome=outcome,
         passed=outcome == "PASSED",
         steps=steps.rows,
-        counts=_counts(stack, evidence, verdict, database, loads=loads, dump=dump),
+        counts=_counts(stack, evidence, verdict, database, loads=loads, dump=dump) | _numbers_counts(numbers),
         verdict=asdict(verdict) | {"problems": verdict.problems[:50]},
+        numbers=asdict(numbers) | {"problems": numbers.problems[:50]},
         database_verdict=asdict(database) | {"problems": database.problems[:50]},
         problems=problems[:50],
         lost_by_restore=verdict.lost_by_restore,
@@ -59,14 +74,16 @@ def restore_report_build(
 
 def restore_outcome(
     verdict: RestoreVerdict,
+    numbers: RestoreNumbersVerdict,
     database: Verdict,
     evidence: RestoreEvidence,
     *,
-    loads: tuple[LoadResult, LoadResult],
+    loads: tuple[LoadResult, ...],
     settled: tuple[bool, bool],
 ) -> tuple[str, list[str]]:
-    """FAILED when anything was lost, doubled, resent under a new key or left unsettled;
-    INCOMPLETE when the drill did less than it was asked to show; else PASSED."""
+    """FAILED when anything was lost, doubled, resent under a new key, an invoice number given
+    twice or left unsettled; INCOMPLETE when the drill did less than it was asked to show; else
+    PASSED."""
     shortfalls = [
         *(load.shortfall() for load in loads if not load.complete),
         *(["no order was placed before the dump"] if not evidence.placed_before_dump else []),
@@ -76,14 +93,16 @@ def restore_outcome(
             else []
         ),
         *(["no order was lost by the restore"] if not verdict.lost_by_restore else []),
+        *numbers_shortfalls(numbers),
     ]
     problems = [
         *(["the emails did not settle before the stop"] if not settled[0] else []),
         *(["the emails did not settle after the restore"] if not settled[1] else []),
         *verdict.problems,
-        *database.problems,
+        # the numbering rule runs in both (invoice_verdict.py's): each of its problems once
+        *dict.fromkeys([*numbers.problems, *database.problems]),
     ]
-    if not (verdict.passed and database.passed and all(settled)):
+    if not (verdict.passed and numbers.passed and database.passed and all(settled)):
         return "FAILED", shortfalls + problems
     return ("INCOMPLETE" if shortfalls else "PASSED"), shortfalls + problems
 
@@ -94,7 +113,7 @@ def _counts(
     verdict: RestoreVerdict,
     database: Verdict,
     *,
-    loads: tuple[LoadResult, LoadResult],
+    loads: tuple[LoadResult, LoadResult, LoadResult],
     dump: DumpAt,
 ) -> dict:
     after_dump = [m for m in evidence.messages_before if _epoch(m["accepted_at"]) >= dump.started_at]
@@ -105,6 +124,8 @@ def _counts(
         "orders_placed_after_the_dump_started": len(evidence.placed_after_dump),
         "orders_queued_at_the_stop_asked": loads[1].orders_asked,
         "orders_queued_at_the_stop_placed": len(loads[1].accepted),
+        "orders_paid_after_the_restore_asked": loads[2].orders_asked,
+        "orders_paid_after_the_restore_placed": len(loads[2].paid),
         "orders_in_the_restored_database": len(evidence.restored_orders),
         "orders_after_the_dump_in_the_restored_database": len(
             evidence.placed_after_dump & evidence.restored_orders
@@ -129,28 +150,44 @@ def _counts(
     }
 
 
+def _numbers_counts(numbers: RestoreNumbersVerdict) -> dict:
+    return {
+        "invoice_documents_emailed_before_the_dump": numbers.documents_emailed_before_the_dump,
+        "invoice_documents_emailed_after_the_dump_started": numbers.documents_emailed_after_the_dump_started,
+        "invoice_numbers_voided": numbers.numbers_voided,
+        "invoice_documents_issued_after_the_restore": numbers.documents_issued_after_the_restore,
+        "invoice_documents_emailed_after_the_restore": numbers.documents_emailed_after_the_restore,
+        "invoice_numbers_given_twice": len(numbers.numbers_given_twice),
+    }
+
+
 def _epoch(iso: str) -> float:
     return datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp()
 
 
 def restore_report_write(report: RestoreReport, directory: Path) -> tuple[Path, Path]:
+    """restore-latest.*; the counter-proof's (the void left out) restore-skip-void-latest.*."""
     directory.mkdir(parents=True, exist_ok=True)
-    json_path = directory / "restore-latest.json"
+    name = "restore-skip-void-latest" if report.config.get("skip_void") else "restore-latest"
+    json_path = directory / f"{name}.json"
     json_path.write_text(json.dumps(asdict(report), indent=2, sort_keys=True, default=str) + "\n")
-    markdown_path = directory / "restore-latest.md"
+    markdown_path = directory / f"{name}.md"
     markdown_path.write_text(restore_report_markdown(report))
     return json_path, markdown_path
 
 
 def restore_report_markdown(report: RestoreReport) -> str:
     c = report.counts
+    which = " without the void (the counter-proof)" if report.config.get("skip_void") else ""
     lines = [
-        f"# Restore drill: {report.outcome}",
+        f"# Restore drill{which}: {report.outcome}",
         "",
         f"{c['orders_placed']} of {c['orders_asked']} orders placed at {report.config['rate']:g}/s, "
         f"`pg_dump -Fc` after {report.config['dump_at']:.0%} of the stream, "
         f"{c['orders_queued_at_the_stop_placed']} of {c['orders_queued_at_the_stop_asked']} more with "
-        "the workers stopped; then the runbook's restore steps (docs/operations.md).",
+        "the workers stopped; then the runbook's restore steps (docs/operations.md), and "
+        f"{c['orders_paid_after_the_restore_placed']} of {c['orders_paid_after_the_restore_asked']} "
+        "orders paid after it.",
         "",
         "| at (s) | step | took (s) | what it said |",
         "|---:|---|---:|---|",
@@ -160,12 +197,34 @@ def restore_report_markdown(report: RestoreReport) -> str:
         "|---|---|",
         *(f"| {label.replace('_', ' ')} | {value} |" for label, value in c.items()),
     ]
+    lines += _numbers_markdown(report.numbers)
     if report.lost_by_restore:
         lines += ["", "Orders the restore lost (accepted after the dump; enter them again):"]
         lines += [f"- {order_id}" for order_id in report.lost_by_restore]
     if report.problems:
         lines += ["", "Problems:", *(f"- {problem}" for problem in report.problems)]
     return "\n".join(lines) + "\n"
+
+
+def _numbers_markdown(numbers: dict) -> list[str]:
+    """Per series, the runbook's step 4 as asked and as done: the run past the restored counter
+    up to the highest number emailed, the runs voided, the numbers issued after the restore."""
+
+    def run(pair: list[int] | None) -> str:
+        return "none" if not pair else f"{pair[0]}..{pair[1]}"
+
+    return [
+        "",
+        "Invoice numbers per series (runbook step 4):",
+        "",
+        "| series | next number as restored | to void (emailed before the restore) | voided | issued after |",
+        "|---|---:|---|---|---|",
+        *(
+            f"| {series} | {row['restored_counter_next']} | {run(row['to_void'])} | "
+            f"{', '.join(map(run, row['voided'])) or 'none'} | {run(row['issued_after_the_restore'])} |"
+            for series, row in numbers["series"].items()
+        ),
+    ]
 
 
 def _cell(note: str) -> str:
