@@ -87,7 +87,7 @@ def _due_at(order: Order, since: datetime) -> datetime:
     """Its placing, its payment, or (a deposit paid before the window) its last change, which
     is at or after the balance that completed it."""
     placing = invoice_due(placed=True, paid=False) and order.created_at >= since
-    if placing or order.paid_at is None and order.status != Order.Status.PAID:
+    if placing or (order.paid_at is None and order.status != Order.Status.PAID):
         return order.created_at
     return order.paid_at if order.paid_at is not None and order.paid_at >= since else order.updated_at
 

@@ -367,3 +367,24 @@ def test_a_woocommerce_order_first_seen_refunded_without_its_refunds_counts_noth
         "WooCommerce says the order was paid (date_paid) and refunded, but lists no refund" in delivery.reason
     )
     assert documents(order) == []
+
+
+def test_a_woocommerce_order_first_seen_cancelled_is_paid_what_its_refunds_gave_back(woo_deliver):
+    # when: the first we hear of the order (paid once: date_paid) says cancelled, 50.00 refunded
+    refund = {"id": 810, "reason": "Cancelled", "total": "-50.00"}
+    delivery = woo_deliver("order.created", woo.order(status="cancelled", refunds=[refund]))
+    # then: as one first seen refunded: paid what went back, nothing kept nor owed
+    order = _woo_order()
+    assert (order.status, order.paid_minor) == (Order.Status.CANCELLED, 5000), delivery.reason
+    assert Refund.objects.get(order=order).amount_minor == 5000
+    assert sum(total for _, total in documents(order)) == 0, documents(order)
+
+
+def test_a_woocommerce_order_first_seen_cancelled_without_its_refunds_counts_nothing(woo_deliver):
+    # when: cancelled, paid once, no refund listed: refunded outside WooCommerce, or not at all
+    delivery = woo_deliver("order.created", woo.order(status="cancelled", refunds=[]))
+    # then: not taken as paid its total (money a cancelled order would keep), the reason says why
+    order = _woo_order()
+    assert (order.status, order.paid_minor) == (Order.Status.CANCELLED, None), delivery.reason
+    assert "WooCommerce says the order was paid (date_paid) and cancelled" in delivery.reason
+    assert documents(order) == []
