@@ -66,6 +66,7 @@ def paid_catch_up(order: Order, snapshot: PlatformOrder) -> None:
         proven = max(proven, refunded_minor(snapshot.refunds))
     if min(proven, total) > order.paid_minor:
         order.paid_minor = min(proven, total)
-        order.save(update_fields=["paid_minor"])
+        # Its last change: the reconciliation finds an order paid in full by it (invoice_findings.py).
+        order.save(update_fields=["paid_minor", "updated_at"])
         # Paid in full now: the invoice a payment in part left waiting (orders/invoicing/issue.py).
         invoice_issue_at_payment(order)

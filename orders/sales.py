@@ -1,6 +1,8 @@
 """The daily sales figure, fed by `order.paid` events at least once (orders/events.py says why):
-each paid order on the day of its payment, with what its payment took (an order paid in part,
-its deposit: a balance collected later is not added, the orders' `paid_minor` stays the record)."""
+each paid order once, on the day of its first payment, with what had come in when its event is
+counted (an order paid in part, its deposit, and a balance collected before a worker counted it;
+one collected after is not added: the orders' `paid_minor` stays the record). The event carries
+ids only (messaging/envelope.py), so what the payment itself took is not known here."""
 
 from datetime import date
 

@@ -5,7 +5,8 @@ and an edit leaves no balance due in any field. So an order it says is paid (a `
 the status processing or completed) is taken as paid in full once the shop moved it on: not
 while it waits for a payment, nor by a status that proves no payment. One first seen refunded
 (its payment came in, and all of it went back, by the status WooCommerce sets when its refunds
-reach the total) is paid what its refunds gave back: neither owed nor kept."""
+reach the total) is paid what its refunds gave back: neither owed nor kept; one first seen
+cancelled with a payment date likewise (how much came in and whether it went back is unknown)."""
 
 from dataclasses import dataclass
 from typing import Any
@@ -31,7 +32,7 @@ PAYMENT_UNREAD = (
     "shop moves the order on (processing, completed)"
 )
 REFUNDED_UNREAD = (
-    "not counted as paid: WooCommerce says the order was paid (date_paid) and refunded, but lists "
+    "not counted as paid: WooCommerce says the order was paid (date_paid) and {status}, but lists "
     "no refund to tell how much came in and went back"
 )
 
@@ -50,12 +51,16 @@ def payment_of(payload: dict[str, Any], status: str, refunds: list[PlatformRefun
     the shop may record by hand, never prove one: PlatformOrder.refunds_prove_payment)."""
     paid = bool(payload.get("date_paid_gmt")) or status in PAID_STATUSES
     waiting = paid and status in AWAITING_PAYMENT_STATUSES
-    refunded_in_full = paid and status == REFUNDED
+    # A cancelled order with a payment date is taken as one refunded: WooCommerce sets refunded
+    # when its refunds reach the total, so its money went back outside WooCommerce, or was a
+    # deposit never completed, or was kept; its order says none of it. Paid what its refunds gave
+    # back, neither owed nor kept; nothing, the reason saying why, when it lists none.
+    refunded_in_full = paid and status in NO_PAYMENT_PROVEN_STATUSES
     unread = ""
     if waiting:
         unread = PAYMENT_UNREAD.format(status=status)
     elif refunded_in_full and not refunded_minor(refunds):
-        unread = REFUNDED_UNREAD
+        unread = REFUNDED_UNREAD.format(status=status)
     return WooCommercePayment(
         paid=paid,
         paid_in_full=paid and not waiting and status not in NO_PAYMENT_PROVEN_STATUSES,

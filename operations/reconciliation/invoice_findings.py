@@ -66,13 +66,16 @@ def missing_invoices(*, since: datetime) -> Found:
 
 def _invoice_due_since(since: datetime) -> Q | None:
     """The orders whose invoice fell due since `since`: placed then, when it is issued at the
-    placing (paid or not); paid then, when at the payment, which also invoices an order placed
-    before it was issued at the placing (issue.py); under `paid`, paid in full: an order paid in
-    part waits for its balance (its total in minor units is its content's, which every order
-    checked here has); none when invoices are off."""
+    placing (paid or not); paid and changed since, when at the payment, which also invoices an
+    order placed before it was issued at the placing (issue.py); under `paid`, paid in full: an
+    order paid in part waits for its balance (its total in minor units is its content's, which
+    every order checked here has); none when invoices are off. "Changed since", not "paid
+    since": a paid order changed in the window is checked again, which costs a row at most."""
     if not invoice_due_at_payment_if_none():
         return None
-    paid = Q(paid_at__gte=since)
+    # A payment moves the order's last change, and so does the balance that completes a deposit
+    # (intake/platform_payments.py): a deposit paid before the window does not hide its balance.
+    paid = (Q(paid_at__isnull=False) | Q(status=Order.Status.PAID)) & Q(updated_at__gte=since)
     if invoice_due(placed=True, paid=False):
         return Q(created_at__gte=since) | paid
     content = OrderVersion.objects.filter(order=OuterRef("pk"), number=OuterRef("content_version"))
@@ -81,12 +84,19 @@ def _invoice_due_since(since: datetime) -> Q | None:
 
 
 def _due_at(order: Order, since: datetime) -> datetime:
+    """Its placing, its payment, or (a deposit paid before the window) its last change, which
+    is at or after the balance that completed it."""
     placing = invoice_due(placed=True, paid=False) and order.created_at >= since
-    return order.created_at if placing or order.paid_at is None else order.paid_at
+    if placing or (order.paid_at is None and order.status != Order.Status.PAID):
+        return order.created_at
+    return order.paid_at if order.paid_at is not None and order.paid_at >= since else order.updated_at
 
 
 def _paid_or_placed(order: Order, since: datetime) -> str:
-    return "Placed" if _due_at(order, since) == order.created_at else "Paid"
+    due_at = _due_at(order, since)
+    if due_at == order.created_at:
+        return "Placed"
+    return "Paid" if due_at == order.paid_at else "Paid in full (or changed) by"
 
 
 def unsettled_documents(*, since: datetime) -> Found:

@@ -16,6 +16,8 @@ from django.db.models import F
 from django.urls import reverse
 from django.utils import timezone
 
+from intake.platform_payments import paid_catch_up
+from intake.shapes import PlatformOrder
 from notifications.models import ReconcileMismatch
 from operations.reconciliation.findings import window_start
 from operations.reconciliation.invoice_findings import unsettled_documents
@@ -160,6 +162,51 @@ def test_under_paid_an_order_paid_in_part_is_not_due_its_invoice_yet(settings):
     # then: only the order paid in full is missing its invoice
     assert not Invoice.objects.filter(order=order).exists()
     assert {row.order_id for row in _open("missing_invoice")} == {paid_in_full.id}
+
+
+def test_an_order_whose_deposit_is_older_than_the_window_and_balance_in_it_is_checked(settings):
+    # given: a platform's order paid a deposit of 10.00 of its 34.80 long before the window
+    shop_order = ShopOrder(shop_order_body(number="P3"))
+    with transaction.atomic():
+        order = order_record(
+            customer_email="acc@example.com",
+            amount=shop_order.amount,
+            currency="EUR",
+            shop_order=shop_order,
+            paid=True,
+            paid_minor=1000,
+        )
+    long_ago = timezone.now() - timedelta(days=30)
+    Order.objects.filter(pk=order.pk).update(paid_at=long_ago, created_at=long_ago, updated_at=long_ago)
+    order.refresh_from_db()
+    # when: its balance comes in today while invoices are off (no invoice, as a bug would leave it)
+    settings.INVOICE_ISSUED_WHEN = "off"
+    with transaction.atomic():
+        paid_catch_up(order, _balance_collected(order))
+    settings.INVOICE_ISSUED_WHEN = "paid"
+    report = reconcile_run(stuck_after=NOW)
+    # then: its catch-up moved its last change, and the check finds it on the balance's day
+    order.refresh_from_db()
+    assert (order.paid_minor, order.paid_at) == (3480, long_ago)
+    assert order.updated_at >= report.started_at - timedelta(minutes=5)
+    [row] = _open("missing_invoice")
+    assert row.order_id == order.id
+    assert row.day == timezone.localdate(order.updated_at)
+    assert row.detail.startswith("Paid in full "), row.detail
+
+
+def _balance_collected(order: Order) -> PlatformOrder:
+    """The platform's word that the order is paid in full now."""
+    return PlatformOrder(
+        platform_order_id="P3",
+        updated_at=timezone.now(),
+        customer_email=order.customer_email,
+        locale=None,
+        content=order_content(order),
+        paid=True,
+        paid_in_full=True,
+        cancelled=False,
+    )
 
 
 def test_under_confirmed_an_order_placed_before_the_window_and_paid_in_it_is_due_its_invoice(settings):

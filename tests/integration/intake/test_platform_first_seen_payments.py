@@ -196,6 +196,22 @@ def test_the_daily_sales_figure_counts_what_a_payment_in_part_took(tea_house):
     assert (sales.currency, sales.paid_orders, str(sales.paid_amount)) == ("EUR", 1, "20.00")
 
 
+def test_the_daily_sales_figure_counts_a_balance_that_came_in_before_it_was_counted(tea_house):
+    # given: an order first seen with a deposit of 20.00, and its 39.70 due collected before a
+    # worker counted the payment's event (docs/orders.md, "Paid in part", says so)
+    deliver("orders/create", _deposit())
+    deliver("orders/updated", _deposit("2026-12-02T10:00:00+01:00") | {"total_outstanding": "0.00"})
+    assert tea_house_order().paid_minor == 5970
+    # when: its payment's event is counted
+    event = OutboxEvent.objects.get(aggregate_id=str(tea_house_order().id), event_type="order.paid")
+    event_dispatch(
+        raw_envelope=event.payload, delivery=Delivery(worker="test pid 1", retries=0, max_retries=8)
+    )
+    # then: what had come in when it was counted, on the day of the deposit's payment
+    sales = DailySales.objects.get()
+    assert (sales.paid_orders, str(sales.paid_amount), sales.day) == (1, "59.70", event.created_at.date())
+
+
 def test_a_shopify_order_first_seen_partially_paid_without_its_figures_counts_nothing(tea_house):
     # when: partially_paid, and no total_outstanding to tell how much (an older API version)
     delivery = deliver("orders/create", shopify.order(financial_status="partially_paid"))
@@ -350,4 +366,25 @@ def test_a_woocommerce_order_first_seen_refunded_without_its_refunds_counts_noth
     assert (
         "WooCommerce says the order was paid (date_paid) and refunded, but lists no refund" in delivery.reason
     )
+    assert documents(order) == []
+
+
+def test_a_woocommerce_order_first_seen_cancelled_is_paid_what_its_refunds_gave_back(woo_deliver):
+    # when: the first we hear of the order (paid once: date_paid) says cancelled, 50.00 refunded
+    refund = {"id": 810, "reason": "Cancelled", "total": "-50.00"}
+    delivery = woo_deliver("order.created", woo.order(status="cancelled", refunds=[refund]))
+    # then: as one first seen refunded: paid what went back, nothing kept nor owed
+    order = _woo_order()
+    assert (order.status, order.paid_minor) == (Order.Status.CANCELLED, 5000), delivery.reason
+    assert Refund.objects.get(order=order).amount_minor == 5000
+    assert sum(total for _, total in documents(order)) == 0, documents(order)
+
+
+def test_a_woocommerce_order_first_seen_cancelled_without_its_refunds_counts_nothing(woo_deliver):
+    # when: cancelled, paid once, no refund listed: refunded outside WooCommerce, or not at all
+    delivery = woo_deliver("order.created", woo.order(status="cancelled", refunds=[]))
+    # then: not taken as paid its total (money a cancelled order would keep), the reason says why
+    order = _woo_order()
+    assert (order.status, order.paid_minor) == (Order.Status.CANCELLED, None), delivery.reason
+    assert "WooCommerce says the order was paid (date_paid) and cancelled" in delivery.reason
     assert documents(order) == []
