@@ -8,25 +8,28 @@ child process that lays out (layout.py) needs nothing more.
 Two shown texts touch when they lie on one line of the page (both run along the page's lines,
 within MAX_TILT_DEGREES, and their baselines meet where the texts meet, less than
 LINE_BASELINE_SHARE of the smaller capital's height apart: glyph_lines.py) and the one further
-along starts less than SPACED_EM of the larger font after the other ends, or over it. Where two
+along starts less than SPACED_EM of the larger font after the other ends, or over it; a text
+ending with a digit and one starting with a digit touch up to a word space apart too, as a
+reader groups them (digit_groups.py: 1 in a cell of its own before 159,70 €). Where two
 touching texts are not read one right after the other (spaces aside) in their line's direction,
 their lines, and every line touching those, make a row, read in the order drawn: left to right
 (right to left in a right-to-left line), each line of the page among its texts read on its own,
 a space between (a text raised or lowered off the line of those before it, a footnote's mark,
-stands on a line of its own). Texts run together or are set apart as drawn_spaces.py reads a
+stands on a line of its own). Texts run together or are set apart as line_gaps.py reads a
 line's: where a space lies between them (at the end of either, as the page draws it, or a text
 of spaces alone), by the gap it leaves between their glyphs, so that a space under a box pulled
-over it sets nothing apart; where none does, by their boxes, SPACED_EM apart; and UNSHOWN where
-a text not shown lies between. Each
-line of the row reads the whole row, so that each block it is in reads on through it (a value
-broken across the lines of a floated box, as across any other). Not seen: where a tilted text's
-bounds overstate its glyphs."""
+over it sets nothing apart; where none does, by their boxes, SPACED_EM apart; two digits set
+apart, with GROUPING or a space as digit_groups.py reads their gap; and UNSHOWN where a text not
+shown lies between. Each line of the row reads the whole row, so that each block it is in reads
+on through it (a value broken across the lines of a floated box, as across any other). Not
+seen: where a tilted text's bounds overstate its glyphs."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import islice
 
+from notifications.documents.digit_groups import digit_gap
 from notifications.documents.drawn_spaces import least_gap, spaces_cut
 from notifications.documents.glyph_lines import along_page, em_drawn, on_one_line, spaced, upright
 from notifications.documents.page_areas import on_page
@@ -52,7 +55,9 @@ class Placed:
     line's parts) and where the page draws it: `left` and `right` across the page, and `band`,
     its glyphs' band (None: not shown, or only spaces). Along its band, as its `rect` runs:
     `ink`, where its glyphs but spaces start and end (None: where the band does), and `spaces`,
-    the widths of the widest spaces drawn left and right of them (drawn_spaces.DrawnText's)."""
+    the widths of the widest spaces drawn left and right of them (drawn_spaces.DrawnText's);
+    whether its text starts and ends with a digit, and how far a digit of another text may lie
+    from one of them and group with it (digit_groups.py)."""
 
     line: Line
     index: int
@@ -61,6 +66,8 @@ class Placed:
     band: GlyphBand | None
     ink: tuple[float, float] | None = None
     spaces: tuple[float, float] = (0.0, 0.0)
+    digits: tuple[bool, bool] = (False, False)  # whether it starts, and ends, with a digit
+    group_gap: float = 0.0  # digit_groups.group_gap of its font, across the page
 
 
 def read_as_drawn(texts: list[Placed]) -> None:
@@ -115,10 +122,17 @@ def _touching_pairs(texts: list[Placed]) -> list[tuple[Placed, Placed]]:
 
 
 def _touch(left: Placed, right: Placed) -> bool:
-    """Whether two upright texts (`left` starting first) lie on one line and touch."""
+    """Whether two upright texts (`left` starting first) lie on one line and touch: less than
+    SPACED_EM apart, or digits a word space apart (digit_groups.py)."""
     near, far = _glyphs(left), _glyphs(right)
-    touching = right.right > left.right and right.left - left.right < spaced(near, far)
+    gap = right.left - left.right
+    grouped = _digits_meet(left, right) and gap <= max(left.group_gap, right.group_gap)
+    touching = right.right > left.right and (gap < spaced(near, far) or grouped)
     return touching and on_one_line(near, far)
+
+
+def _digits_meet(left: Placed, right: Placed) -> bool:
+    return left.digits[1] and right.digits[0]
 
 
 def _glyphs(text: Placed) -> GlyphBand:
@@ -162,7 +176,7 @@ def _levels(shown: list[Placed]) -> list[list[Placed]]:
 
 def _level_text(texts: list[Placed], rtl: bool) -> str:
     """The texts in the order drawn, the spaces at their ends left out, run together or set
-    apart as the page draws them (_apart)."""
+    apart as the page draws them (_between)."""
     pieces: list[str] = []
     last: Placed | None = None  # the last shown text
     reach = (0.0, 0.0)  # how far right the shown texts reach: their boxes, their glyphs
@@ -180,8 +194,8 @@ def _level_text(texts: list[Placed], rtl: bool) -> str:
         if last is None:
             pieces.append(UNSHOWN if hidden else "")
         else:
-            apart = _apart(last, placed, reach, max(space, left))
-            pieces.append(UNSHOWN if apart and hidden else " " if apart else "")
+            between = _between(last, placed, reach, max(space, left))
+            pieces.append(UNSHOWN if between and hidden else between)
         pieces.append(word)
         reach = (max(reach[0], placed.right), max(reach[1], _ink(placed)[1]))
         last, space, hidden = placed, right, False
@@ -189,15 +203,22 @@ def _level_text(texts: list[Placed], rtl: bool) -> str:
     return "".join(reversed(pieces) if rtl else pieces)
 
 
-def _apart(last: Placed, placed: Placed, reach: tuple[float, float], space: float) -> bool:
-    """Whether the page sets `placed` apart from the texts before it (the last `last`, and
-    `reach`, how far right their boxes and glyphs reach): where a space `space` wide lies
-    between, its glyphs drawn_spaces.least_gap after theirs; where none does, its box SPACED_EM
-    after theirs (glyph_lines.spaced)."""
+def _between(last: Placed, placed: Placed, reach: tuple[float, float], space: float) -> str:
+    """What the page draws between `placed` and the texts before it (the last `last`, and
+    `reach`, how far right their boxes and glyphs reach): nothing ("") where it sets it apart
+    from none of them; else a space, but one GROUPING between two digits a word space apart
+    (digit_groups.py). Apart where a space `space` wide lies between, its glyphs
+    drawn_spaces.least_gap after theirs; where none does, its box SPACED_EM after theirs
+    (glyph_lines.spaced)."""
     near, far = _glyphs(last), _glyphs(placed)
+    glyphs = _ink(placed)[0] - reach[1]
     if space:
-        return _ink(placed)[0] - reach[1] >= least_gap(space, max(em_drawn(near), em_drawn(far)))
-    return placed.left - reach[0] >= spaced(near, far)
+        apart = glyphs >= least_gap(space, max(em_drawn(near), em_drawn(far)))
+    else:
+        apart = placed.left - reach[0] >= spaced(near, far)
+    if not apart:
+        return ""
+    return digit_gap(glyphs, max(last.group_gap, placed.group_gap)) if _digits_meet(last, placed) else " "
 
 
 def _ink(text: Placed) -> tuple[float, float]:

@@ -1,28 +1,27 @@
-"""Which spaces of a line's texts the page draws as a gap, which page_text.py reads as a space:
-a space sets the glyphs either side apart only where the page leaves at least SPACE_DRAWN_SHARE
+"""Which spaces of a text box the page draws as a gap, which page_text.py reads as a space: a
+space sets the glyphs either side apart only where the page leaves at least SPACE_DRAWN_SHARE
 of the space's own width between them, and MIN_SPACE_GAP_EM of their font (a hair space draws
 no gap a reader sees). A negative word-spacing or letter-spacing takes a space's width back
 (`<span style='word-spacing: -0.3em'>1 </span>19 %` draws 119 % while its texts still hold "1 "
 and "19 %"), and a box pulled back over a space (a negative margin, a relative offset) draws
-onto it: the text holds a space the page does not show. So a space is
-read from where the glyphs lie: from the end of the glyph before it (its advance as the font
-sets it, from where the page draws it) to the start of the glyph after it, in one text box or
-across two on a line.
+onto it: the text holds a space the page does not show. So a space is read from where the
+glyphs lie: from the end of the glyph before it (its advance as the font sets it, from where
+the page draws it) to the start of the glyph after it, in one text box here, across two on a
+line in line_gaps.py. A glyph that draws no ink (U+2800, a braille pattern blank) is read as
+the space it draws; between two digits, a space is read as grouping them or not by the gap
+(digit_groups.py).
 
-Measured on the glyphs Pango sets for a text box, the way WeasyPrint sets them to draw it
-(draw/text.py: the box's style, its text and its justification spacing): WeasyPrint documents
-no way to a box's glyphs, so this uses its text.line_break.Layout and the Pango functions its
-text.ffi declares, public names of weasyprint (pinned in requirements.in); the tests of
-page_text.py fail on a release that changes them."""
+Measured on the glyphs Pango sets for the box (pango_glyphs.py), which give where its inked
+glyphs lie too: the runs another text may pile onto (piled_text.py)."""
 
 from __future__ import annotations
 
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from notifications.documents.glyph_lines import SPACED_EM, on_one_line
-from notifications.documents.piled_text import GlyphBand
+from notifications.documents.digit_groups import digit_gap, digits_meet, group_gap
+from notifications.documents.pango_glyphs import Cell, glyph_cells
 
 # A space taken back to less than half its width no longer sets words apart: 1 19 with a space
 # of a tenth of an em reads as 119, the digits' own side bearings as wide. Justified text only
@@ -33,24 +32,29 @@ SPACE_DRAWN_SHARE = 0.5
 # leaves digits no further apart than their side bearings vary (DE123&#x200A;0 draws DE1230).
 # A word space is a quarter to a third of an em; a thin space, a fifth.
 MIN_SPACE_GAP_EM = 0.15
+# The width read for a space Pango gives none (a tab at tab-size 0): still a space, which must
+# leave MIN_SPACE_GAP_EM between the glyphs either side to set them apart.
+_NO_WIDTH = 1e-3
 
-Cell = tuple[int, float, float]  # a glyph's character, where its advance starts and ends
+Run = tuple[float, float]  # from and to along a text's line, from its box's left
 
 
 @dataclass(frozen=True)
 class DrawnText:
-    """A text box's text as read: without the spaces at its ends, which the gaps the line
-    leaves there decide (LineGaps), and without the spaces inside it the page takes back.
-    `ink` spans its glyphs but spaces, from the left of the box (None: it draws spaces alone);
-    `lead` and `trail` are the widths of the widest spaces at its start and end (0: none), and
-    `sides` those of the widest drawn left and right of its ink, as the page draws them
-    (drawn_lines.py reads a text beside another box's by where they lie)."""
+    """A text box's text as read: without the spaces inside it the page takes back, a blank
+    glyph read as a space, the spaces at its ends left for the gaps the line leaves there to
+    decide (line_gaps.py). `ink` spans its inked glyphs, from the left of the box (None: it
+    draws no ink), `runs` those glyphs' runs between blanks; `lead` and `trail` are the widths
+    of the widest spaces at its start and end (0: none), and `sides` those of the widest drawn
+    left and right of its ink, as the page draws them (drawn_lines.py reads a text beside
+    another box's by where they lie)."""
 
     text: str
     ink: tuple[float, float] | None
     lead: float = 0.0
     trail: float = 0.0
     sides: tuple[float, float] = (0.0, 0.0)
+    runs: tuple[Run, ...] = ()
 
 
 def is_space(char: str) -> bool:
@@ -64,136 +68,76 @@ def _is_drawn(char: str) -> bool:
     return not is_space(char) and unicodedata.category(char) != "Cf"
 
 
+def _is_glyph(char: str) -> bool:
+    """A character a font draws as a glyph of its own: neither a space, an invisible formatting
+    character, a control character nor a line or paragraph separator (which end a line, and a
+    bidi override: bidi_overrides.py)."""
+    return _is_drawn(char) and unicodedata.category(char) not in ("Cc", "Zl", "Zp")
+
+
 def box_text(box: Any, text: str) -> DrawnText:
     """`text` for a box whose glyphs are not measured: its ink spans the box."""
-    return DrawnText(text, (0.0, box.width))
+    return DrawnText(text, (0.0, box.width), runs=((0.0, box.width),))
 
 
 def drawn_text(box: Any) -> DrawnText:
-    """The text of a WeasyPrint TextBox as the page shows its words, its spaces read from its
-    glyphs (_glyph_cells) left to right: a run of spaces between two glyphs is kept where they
-    lie at least SPACE_DRAWN_SHARE of its widest space apart, else left out."""
-    text = box.text
-    if not any(is_space(char) for char in text) and box.style["letter_spacing"] == "normal":
-        return box_text(box, text)  # nothing to measure: its glyphs span its box, as laid out
+    """The text of a WeasyPrint TextBox as the page shows its words, read from its glyphs left
+    to right (pango_glyphs.py): a run of blanks between two inked glyphs is kept where they lie
+    at least SPACE_DRAWN_SHARE of its widest blank apart, else left out; kept between two
+    digits, it is read as one GROUPING or one space (digit_groups.py)."""
+    text, cells = box.text, glyph_cells(box)
+    blank = _blanks(text, cells)
+    read = [" " if index in blank else char for index, char in enumerate(text)]
     widths = [0.0] * len(text)
-    taken_back: set[int] = set()
-    ink: tuple[float, float] | None = None
-    spaces: list[int] = []
-    left = 0.0  # the widest space drawn left of its first glyph
-    for index, start, end in _glyph_cells(box):
-        if is_space(text[index]):
-            spaces.append(index)
-            widths[index] = max(widths[index], end - start)
-        elif _is_drawn(text[index]):
-            widest = max((widths[i] for i in spaces), default=0.0)
-            if ink and spaces and start - ink[1] < least_gap(widest, box.style["font_size"]):
-                taken_back.update(spaces)
-            left = left if ink else widest
-            ink = (min(ink[0], start), max(ink[1], end)) if ink else (start, end)
-            spaces = []
-    right = max((widths[i] for i in spaces), default=0.0)
-    non_spaces = [index for index, char in enumerate(text) if not is_space(char)]
-    lead, trail = (non_spaces[0], non_spaces[-1] + 1) if non_spaces else (len(text), 0)
-    # The spaces at its ends stay as written: the texts beside it decide them (LineGaps).
-    inner = "".join(text[index] for index in range(lead, trail) if index not in taken_back)
-    kept = text[:lead] + inner + text[trail:] if non_spaces else text
+    runs: list[Run] = []
+    spaces: list[int] = []  # the blanks since the last inked glyph
+    left, last = 0.0, -1  # the widest blank left of its first glyph; the last inked character
+    for cell in cells:
+        if cell.char in blank:
+            spaces.append(cell.char)
+            widths[cell.char] = max(widths[cell.char], cell.end - cell.start, _NO_WIDTH)
+        elif cell.inked:
+            widest = max((widths[index] for index in spaces), default=0.0)
+            if runs and spaces:
+                gap = (cell.start - runs[-1][1], widest)
+                _between(read, spaces, (text[last], text[cell.char]), gap, box.style)
+            if runs and not spaces:
+                runs[-1] = (min(runs[-1][0], cell.start), max(runs[-1][1], cell.end))
+            else:
+                left = left if runs else widest
+                runs.append((cell.start, cell.end))
+            spaces, last = [], cell.char
+    right = max((widths[index] for index in spaces), default=0.0)
+    kept = [index for index in range(len(text)) if index not in blank]
+    lead, trail = (kept[0], kept[-1] + 1) if kept else (len(text), 0)
     ends = max(widths[:lead], default=0.0), max(widths[trail:], default=0.0)
-    return DrawnText(kept, ink, *ends, (left if ink else right, right))
+    ink = (min(run[0] for run in runs), max(run[1] for run in runs)) if runs else None
+    return DrawnText("".join(read), ink, *ends, (left if ink else right, right), tuple(runs))
 
 
-def _glyph_cells(box: Any) -> list[Cell]:
-    """The box's glyphs left to right, as Pango sets them to draw it: for each, the index of its
-    character in the text (a cluster's first) and the advance its font gives it, from where
-    the glyph is drawn (the pen's position and the glyph's offset), relative to the box."""
-    from weasyprint.text.ffi import FROM_UNITS, ffi, pango
-    from weasyprint.text.line_break import Layout
-
-    offsets: dict[int, int] = {}  # each character's index by its offset in UTF-8, as Pango counts
-    offset = 0
-    for index, char in enumerate(box.text):
-        offsets[offset] = index
-        offset += len(char.encode())
-    layout = Layout(box.style, box.justification_spacing)
-    layout.set_text(box.text, justify=True)
-    line, _ = layout.get_first_line()
-    logical = ffi.new("PangoRectangle *")
-    cells: list[Cell] = []
-    pen, run = 0.0, line.runs
-    while run != ffi.NULL:
-        item, glyphs = run.data.item, run.data.glyphs
-        for glyph in range(glyphs.num_glyphs):
-            info = glyphs.glyphs[glyph]
-            char = offsets.get(item.offset + glyphs.log_clusters[glyph])
-            pango.pango_font_get_glyph_extents(item.analysis.font, info.glyph, ffi.NULL, logical)
-            start = pen + info.geometry.x_offset * FROM_UNITS
-            if char is not None:
-                cells.append((char, start, start + logical.width * FROM_UNITS))
-            pen += info.geometry.width * FROM_UNITS
-        run = run.next
-    return cells
+def _blanks(text: str, cells: list[Cell]) -> set[int]:
+    """The characters the page draws as a blank advance: spaces, and glyphs of no ink."""
+    inked = {cell.char for cell in cells if cell.inked}
+    blank = {cell.char for cell in cells if cell.char not in inked and _is_glyph(text[cell.char])}
+    return blank | {index for index, char in enumerate(text) if is_space(char)}
 
 
-@dataclass
-class _Line:
-    """Where a line's last text ends along it (its box: None before its first text, and its
-    glyphs), the widest space read since (that text's last, or a text of spaces alone), and
-    whether the line runs right to left, from its right edge."""
-
-    rtl: bool
-    edge: float | None = None
-    ink: float = 0.0
-    em: float = 0.0  # the last text's font size
-    band: GlyphBand | None = None  # the last text's glyphs (None: not shown)
-    space: float = 0.0
-    spaces_at: list[int] = field(default_factory=list)  # the parts ending in those spaces
-
-
-class LineGaps:
-    """Each block's current line, read text by text in the line's order: whether the page sets
-    a text apart from the one before it as a space does."""
-
-    def __init__(self) -> None:
-        self._lines: dict[int, _Line] = {}
-
-    def start_line(self, block: int, *, rtl: bool) -> None:
-        self._lines[block] = _Line(rtl)
-
-    def spaced(self, parts: list[str], box: Any, drawn: DrawnText, band: GlyphBand | None) -> tuple[str, str]:
-        """What to read between the line's last text and this one, and this one's text, where
-        they go next in its block's `parts`. Where a space lies between them (at the end of
-        either, or a text of spaces alone) it stays as written if it leaves SPACE_DRAWN_SHARE of
-        its width between their glyphs, else it is taken out of both texts (a space taken back,
-        a negative margin over it). Where none does, a space if their boxes lie SPACED_EM of its
-        font apart (a margin or padding between spans: the boxes, not the glyphs, so that a
-        letter-spacing spreading a number's digits sets none apart). The first text of a line
-        keeps its spaces: nothing before it in its block tells them (drawn_lines.py reads the
-        texts of other blocks beside it). A text shown off the line of the one before (raised
-        or lowered: a footnote's mark in superscript, glyph_lines.py) is read apart from it."""
-        line = self._lines.setdefault(id(parts), _Line(rtl=False))
-        space, at = max(line.space, drawn.lead), len(parts) + 1  # after its separator
-        if drawn.ink is None:  # spaces alone: their advance is in the gap the next text finds
-            line.space = max(space, drawn.trail)
-            line.spaces_at.append(at)
-            return "", drawn.text
-        sign = -1 if line.rtl else 1
-        edges = sorted(sign * x for x in (box.position_x, box.position_x + box.width))
-        ink = sorted(sign * (box.position_x + x) for x in drawn.ink)
-        last_edge, last_ink, last_em, ending = line.edge, line.ink, line.em, line.spaces_at
-        last_band, line.band = line.band, band
-        line.edge, line.ink, line.space, line.em = edges[1], ink[1], drawn.trail, box.style["font_size"]
-        line.spaces_at = [at] if drawn.trail else []
-        if last_edge is None:
-            return "", drawn.text
-        if last_band and band and not on_one_line(last_band, band):
-            return " ", drawn.text
-        if not space:
-            return (" " if edges[0] - last_edge >= SPACED_EM * box.style["font_size"] else ""), drawn.text
-        if ink[0] - last_ink >= least_gap(space, max(last_em, line.em)):
-            return "", drawn.text
-        for index in ending:
-            parts[index] = spaces_cut(parts[index], from_end=True)
-        return "", spaces_cut(drawn.text, from_end=False)
+def _between(
+    read: list[str], spaces: list[int], sides: tuple[str, str], gap: tuple[float, float], style: Any
+) -> None:
+    """Read the blanks `spaces` between two inked glyphs (`sides`, their characters) as the page
+    draws them, the glyphs `gap[0]` apart and the widest blank `gap[1]` wide: left out where
+    they leave no gap a reader sees; one GROUPING or one space between two digits; as written
+    otherwise."""
+    drawn, widest = gap
+    if drawn < least_gap(widest, style["font_size"]):
+        for index in spaces:
+            read[index] = ""
+    elif digits_meet(*sides):
+        first, *others = sorted(spaces)
+        read[first] = digit_gap(drawn, group_gap(style))
+        for index in others:
+            read[index] = ""
 
 
 def least_gap(space: float, em: float) -> float:

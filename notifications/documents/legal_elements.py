@@ -7,17 +7,16 @@ for every document of the shipped template, on the layout made in the process.
 A value in a comment, an attribute, an element no page displays (<title>, `hidden`,
 display: none) or one hidden by CSS (white on white, a font of 0 pt, off the page, clipped away)
 is not on a page, and counts as left out; so does one the page runs into other letters or
-digits (1{{ document.total }} shows another total), or draws backwards (bidi_overrides.py)."""
+digits (1{{ document.total }} shows another total), splits into two words, or draws backwards
+(bidi_overrides.py); and one it shows apart once but runs into a number elsewhere
+(value_places.py)."""
 
-import re
-import unicodedata
-from itertools import accumulate
 from typing import Any
 
 from notifications.content.errors import RenderError
 from notifications.documents.context import document_context
-from notifications.documents.page_text import MIN_SHOWN_FONT_SIZE_PT
-from notifications.documents.painted_colours import FAINT
+from notifications.documents.shown_boxes import MIN_SHOWN_FONT_SIZE_PT
+from notifications.documents.value_places import comparable_words, value_shown
 from orders.models import Invoice
 
 # What a document must show, each with its values: a value of the document that its pages do not
@@ -44,31 +43,18 @@ LEGAL_ELEMENTS = {
     "document.rates.vat": "the VAT per rate",
     "document.total": "the total",
 }
-# Left out of both sides of the comparison: the hyphen WeasyPrint adds where it breaks a word
-# across lines (its hyphenate-character, U+2010 unless a template sets another) and the soft
-# hyphen where it may; neither is part of a value.
-_BREAK_HYPHENS = str.maketrans("", "", "\u2010\u00ad")
-# Group and decimal separators of a number, as locales write them (1,159.70; 1.159,70; 1'159.70;
-# Arabic's): between digits they make one number of both sides.
-_SEPARATORS = frozenset(".,'\u2019\u066b\u066c")
-# Spaces narrower than a word space, which typography sets between a number's groups of digits
-# (1 159,70: U+202F is CLDR's group separator for French, U+2009 the SI's; U+2006, U+200A): one
-# between two digits makes one number of both sides, as a comma does, and is left out as one.
-# A word space (U+0020, U+00A0, a figure space) sets them apart: a row's texts, two cells' values,
-# are read with one between them.
-_DIGIT_GROUP_SPACE = re.compile("(?<=\\d)[\u2006\u2009\u200a\u202f](?=\\d)")
 
 
 def legal_elements_check(document: Invoice, shown_text: str, label: str, *, sample: bool) -> None:
     """Raise RenderError naming each element of `document` that `shown_text`, the text of its
     laid-out pages (page_text.py), does not show."""
-    page_words = _comparable_words(shown_text)
-    page = "".join(page_words), {0, *accumulate(len(word) for word in page_words)}
+    page = comparable_words(shown_text)
     context = document_context(document)
+    others = {words.text: words for words in map(comparable_words, _leaves(context))}.values()
     missing = []
     for name, words in LEGAL_ELEMENTS.items():
         values = dict.fromkeys(_values(context, name))
-        absent = [value for value in values if value and not _shown_apart(comparable_text(value), page)]
+        absent = [value for value in values if not value_shown(value, page, others)]
         if absent:
             missing.append(f"{words} ({{{{ {name} }}}}: {absent[0]})")
     if missing:
@@ -83,49 +69,13 @@ def legal_elements_check(document: Invoice, shown_text: str, label: str, *, samp
         )
 
 
-def comparable_text(text: str) -> str:
-    """`text` as the check compares it, so that a value counts however a page sets it: in
-    compatibility forms folded (text-transform: full-width) and case folded (uppercase), without
-    spaces (a value broken across lines or pages, wherever they break), break hyphens or
-    invisible formatting characters (a zero-width space, a joiner, a bidi mark), which show
-    nothing between the letters either side; without a narrow space between two digits
-    (_DIGIT_GROUP_SPACE), which groups them."""
-    return "".join(_comparable_words(text))
-
-
-def _comparable_words(text: str) -> list[str]:
-    """comparable_text's words: the runs of `text` between its spaces and line breaks."""
-    grouped = _DIGIT_GROUP_SPACE.sub("", text)  # before NFKC takes a U+202F for a space
-    folded = unicodedata.normalize("NFKC", grouped).casefold().translate(_BREAK_HYPHENS)
-    return "".join(char for char in folded if unicodedata.category(char) != "Cf").split()
-
-
-def _shown_apart(value: str, page: tuple[str, set[int]]) -> bool:
-    """Whether `value` (comparable_text's) is in the page's text (comparable_text's), whose
-    words start at the offsets given with it, and apart: with a space, the end of a text or a
-    character that is neither a letter, a digit nor a mark at each end. Run into another letter
-    or digit (1€59.70, DE9998887770), the page shows another word than the value."""
-    text, spaces = page
-    found = text.find(value)
-    while found >= 0 and value:
-        end = found + len(value)
-        starts = found in spaces or not (_joins(text[found - 1]) or _in_number(text, found, value))
-        if starts and (end in spaces or not _joins(text[end])):
-            return True
-        found = text.find(value, found + 1)
-    return not value
-
-
-def _in_number(text: str, found: int, value: str) -> bool:
-    """Whether a value starting with a digit follows a digit and a group or decimal separator
-    with no space (1.19 %, 1,159.70): the page shows another number, the value its tail."""
-    return value[0].isdigit() and found >= 2 and text[found - 1] in _SEPARATORS and text[found - 2].isdigit()
-
-
-def _joins(char: str) -> bool:
-    """A letter, a digit or a mark (a combining accent), or a faint text's character (a pale
-    digit, painted_colours.py): read as one word with what it touches."""
-    return char.isalnum() or unicodedata.category(char).startswith("M") or char == FAINT
+def _leaves(value: Any) -> list[str]:
+    """Every value of the document's context, as text, in its lists and dicts."""
+    if isinstance(value, dict):
+        return [leaf for item in value.values() for leaf in _leaves(item)]
+    if isinstance(value, list):
+        return [leaf for item in value for leaf in _leaves(item)]
+    return [str(value)]
 
 
 def _values(context: dict[str, Any], name: str) -> list[str]:

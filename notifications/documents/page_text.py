@@ -3,85 +3,37 @@
 placed off the page, clipped away or painted over) is left out as surely as a value never
 written. Read from WeasyPrint's box tree after the layout, in the process that lays out
 (layout.py), with WeasyPrint, the standard library and this package's bidi_overrides.py,
-contrast.py, drawn_lines.py, drawn_spaces.py, glyph_lines.py, page_areas.py, paint_order.py,
-painted_boxes.py, painted_colours.py and piled_text.py only. Characters a bidi override draws
-in a forced order are not read (bidi_overrides.py); a space is read where the page draws a gap,
-whether or not the text holds one (drawn_spaces.py); texts a page draws as one word, though
-their boxes are read apart or in another order (a digit in an inline-block or a float against
-a value), are read together as drawn (drawn_lines.py).
-
-A text box counts as shown when it is visible; its font, as transformed, is at least
-MIN_SHOWN_FONT_SIZE_PT along the axis the transform shrinks most; its colour, as transparent
-as its alpha and every ancestor's opacity make it, stands out from every colour painted under
-its glyphs and with every fill painted over them (painted_colours.py): its ancestors'
-backgrounds, gradients, inset shadows and border images, and whatever any box paints before or
-after it where its glyphs lie, in WeasyPrint's paint order (paint_order.py: a border it
-overflows onto, a column rule, its own underline, a box positioned over it); its glyphs lie on
-the sheet, inside every ancestor's clip (overflow, clip, a line's ellipsis) and off the band
-every ancestor's outline paints over it (page_areas.py); its letters advance by at least half
-their width, and no other shown text's inked glyphs are laid along its own (piled_text.py). A
-box of a negative z-index counts as hidden: its stacking context's backgrounds are painted over
-it. One too pale but still seen (painted_colours.py) is faint, read as letters no value holds:
-it shows no value, but a pale digit runs into one. Not seen: a text laid over it that is not
-shown itself (too small, too pale, clipped in part), and what a fill's bounds overstate (a
-rounded corner, a dash: counted as the band they lie in)."""
+contrast.py, digit_groups.py, drawn_lines.py, drawn_spaces.py, glyph_lines.py, line_gaps.py,
+page_areas.py, paint_order.py, painted_boxes.py, painted_colours.py, pango_glyphs.py,
+piled_text.py and shown_boxes.py only. Which texts count as shown, too pale to show a value
+but seen (faint), or hidden, is shown_boxes.py's rule. Characters a bidi override draws in a
+forced order are not read (bidi_overrides.py); a space is read where the page draws a gap,
+whether or not the text holds one (drawn_spaces.py, line_gaps.py), and between two digits as
+grouping them or not (digit_groups.py); texts a page draws as one word, though their boxes are
+read apart or in another order (a digit in an inline-block or a float against a value), are
+read together as drawn (drawn_lines.py)."""
 
 from __future__ import annotations  # WeasyPrint's classes name types only: loaded when laid out
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from notifications.documents.bidi_overrides import overridden_replaced
-from notifications.documents.contrast import RGB, WHITE
+from notifications.documents.contrast import WHITE
+from notifications.documents.digit_groups import digits_at_ends, group_gap
 from notifications.documents.drawn_lines import UNSHOWN, Line, Placed, read_as_drawn
-from notifications.documents.drawn_spaces import DrawnText, LineGaps, box_text, drawn_text
-from notifications.documents.page_areas import (
-    Area,
-    Ring,
-    box_clip,
-    intersection,
-    least_stretch,
-    on_page,
-    outline_covers,
-    outline_ring,
-    padding_box,
-    sunk,
-    within,
-)
+from notifications.documents.drawn_spaces import DrawnText, box_text, drawn_text
+from notifications.documents.glyph_lines import along_page
+from notifications.documents.line_gaps import LineGaps
+from notifications.documents.page_areas import intersection, on_page, padding_box
 from notifications.documents.paint_order import paint_order
 from notifications.documents.painted_boxes import Painting
-from notifications.documents.painted_colours import (
-    Seen,
-    backdrops_under,
-    border_image_backdrops,
-    colour_seen,
-    faint_read,
-)
-from notifications.documents.piled_text import GlyphBand, inked, piled, piled_within
+from notifications.documents.painted_colours import Seen, backdrops_under, faint_read
+from notifications.documents.piled_text import GlyphBand, inked, piled
+from notifications.documents.shown_boxes import Drawn, inside, line_inside, text_shown
 
 if TYPE_CHECKING:
     from weasyprint.document import Document, Page
-
-# Below 4 pt no print and no screen at 100 % is read (fine print runs at 6 to 8 pt); hiding
-# uses 0 to 1 pt.
-MIN_SHOWN_FONT_SIZE_PT = 4
-_PX_PER_PT = 96 / 72  # WeasyPrint's lengths are CSS pixels
-# The glyphs' band tested against the clips: from the baseline up a capital's height (about
-# 0.7 em), since a line's own box may be taller than a block that clips it and still shows it.
-_CAP_HEIGHT_EM = 0.7
-
-
-@dataclass(frozen=True)
-class _Drawn:
-    """How a box's content is drawn: its ancestors' opacities multiplied, the colours that may
-    lie under it, the part of the page it may show in, its ancestors' transformation from its
-    coordinates to the page's (None: none), and their outlines, painted over it."""
-
-    opacity: float
-    backdrops: frozenset[RGB]
-    area: Area
-    matrix: Any
-    rings: tuple[Ring, ...] = ()
 
 
 def pages_shown_text(document: Document) -> str:
@@ -97,8 +49,8 @@ def pages_shown_text(document: Document) -> str:
         inks: list[tuple[Placed, GlyphBand]] = []  # each shown text's inked glyphs (piled_text.py)
         page_box = laid_out_box(page)
         painting = paint_order(page_box)
-        sheet = _Drawn(1.0, frozenset({WHITE}), (0.0, 0.0, page.width, page.height), None)
-        drawn = _inside(page_box, sheet, clips=False)
+        sheet = Drawn(1.0, frozenset({WHITE}), (0.0, 0.0, page.width, page.height), None)
+        drawn = inside(page_box, sheet, clips=False)
         backdrops = backdrops_under(drawn.backdrops, page_box.canvas_background) if drawn else None
         for child in page_box.children:
             inner = replace(drawn, backdrops=backdrops) if drawn and backdrops else None
@@ -123,7 +75,7 @@ def laid_out_box(page: Page) -> Any:
 
 def _read(
     root: Any,
-    drawn: _Drawn | None,
+    drawn: Drawn | None,
     painting: Painting,
     found: tuple[dict[Any, list[str]], list[Placed], list[tuple[Placed, GlyphBand]]],
 ) -> None:
@@ -137,11 +89,11 @@ def _read(
 
     blocks, texts, inks = found
     gaps = LineGaps()
-    stack: list[tuple[Any, _Drawn | None, list[str], Line | None]] = [(root, drawn, [], None)]
+    stack: list[tuple[Any, Drawn | None, list[str], Line | None]] = [(root, drawn, [], None)]
     while stack:
         box, outer, parts, line = stack.pop()
         if isinstance(box, TextBox):
-            band, seen = _text_shown(box, outer, painting) if outer else (None, Seen.HIDDEN)
+            band, seen = text_shown(box, outer, painting) if outer else (None, Seen.HIDDEN)
             read = drawn_text(box) if band else box_text(box, UNSHOWN)
             separator, text = gaps.spaced(parts, box, read, band)
             parts.append(separator)
@@ -160,9 +112,9 @@ def _read(
         elif not isinstance(box, InlineBox):
             key = id(box) if box.element is None else (box.element, box.element_tag)
             parts, line = blocks.setdefault(key, []), None
-        inner = _inside(box, outer) if outer else None
+        inner = inside(box, outer) if outer else None
         if inner is not None and isinstance(box, LineBox):
-            inner = _line_inside(box, inner)
+            inner = line_inside(box, inner)
         if inner is None:
             if line and isinstance(box, InlineBox):
                 texts.append(_placed(box, outer, line, None))
@@ -172,7 +124,7 @@ def _read(
 
 
 def _placed(
-    box: Any, drawn: _Drawn | None, line: Line, band: GlyphBand | None, read: DrawnText | None = None
+    box: Any, drawn: Drawn | None, line: Line, band: GlyphBand | None, read: DrawnText | None = None
 ) -> Placed:
     """The box as read at the end of its line's parts, and where the page draws it across; a
     text's glyphs too (where it draws none, a point at its start)."""
@@ -182,66 +134,6 @@ def _placed(
         return Placed(line, len(line.parts), left, right, band)
     start, end = read.ink or (0.0, 0.0)
     ink = (box.position_x + start, box.position_x + end)
-    return Placed(line, len(line.parts), left, right, band, ink, read.sides)
-
-
-def _inside(box: Any, outer: _Drawn, *, clips: bool = True) -> _Drawn | None:
-    """How `box`'s content is drawn, as WeasyPrint's draw/ package draws it; None if nothing of
-    it shows, or what shows cannot be told."""
-    style = box.style
-    matrix = outer.matrix
-    if sunk(box):
-        return None
-    if box.transformation_matrix is not None:  # set by the Page, for a box with a transform
-        if not box.transformation_matrix.determinant:
-            return None  # flattened: WeasyPrint draws nothing of it
-        matrix = box.transformation_matrix @ matrix if matrix else box.transformation_matrix
-    if style["mask_border_source"][0] != "none":
-        return None  # an image as an alpha mask over it: what shows through is not known
-    backdrops = backdrops_under(outer.backdrops, box.background)
-    if backdrops is not None and style["border_image_source"][0] != "none":
-        backdrops = border_image_backdrops(backdrops, getattr(box, "border_image", None))
-    if backdrops is None:
-        return None
-    area = outer.area
-    if clips and style["overflow"] != "visible":
-        area = intersection(area, on_page(matrix, *padding_box(box)))
-    if (clip := box_clip(box)) is not None:
-        area = intersection(area, on_page(matrix, *clip))
-    ring = outline_ring(box, matrix)
-    rings = (*outer.rings, ring) if ring else outer.rings
-    return _Drawn(outer.opacity * style["opacity"], backdrops, area, matrix, rings)
-
-
-def _line_inside(line: Any, drawn: _Drawn) -> _Drawn | None:
-    """A line whose block clips it with text-overflow: ellipsis is cut at its own width when
-    drawn; one a line-clamp ends may lose its last words to the ellipsis."""
-    if line.block_ellipsis != "none":
-        return None
-    if line.text_overflow != "ellipsis":
-        return drawn
-    x1, _, x2, _ = on_page(drawn.matrix, line.position_x, line.position_y, line.width, line.height)
-    return replace(drawn, area=intersection(drawn.area, (x1, drawn.area[1], x2, drawn.area[3])))
-
-
-def _text_shown(box: Any, drawn: _Drawn, painting: Painting) -> tuple[GlyphBand | None, Seen]:
-    """The band of the text's glyphs where the text is shown or faint (the module's rule but for
-    texts piled onto one another), and which (None and HIDDEN where neither)."""
-    style = box.style
-    size = style["font_size"]
-    shown_size = size * least_stretch(drawn.matrix)
-    hidden = None, Seen.HIDDEN
-    if style["visibility"] != "visible" or shown_size < MIN_SHOWN_FONT_SIZE_PT * _PX_PER_PT:
-        return hidden
-    if piled_within(box.width, box.text, style["letter_spacing"], style["word_spacing"], size):
-        return hidden
-    top = box.position_y + box.baseline - _CAP_HEIGHT_EM * size
-    left, right = sorted((box.position_x, box.position_x + box.width))  # < 0 wide: letters set back
-    glyphs = on_page(drawn.matrix, left, top, right - left, _CAP_HEIGHT_EM * size)
-    if not within(glyphs, drawn.area) or any(outline_covers(glyphs, ring) for ring in drawn.rings):
-        return hidden
-    alpha = style["color"].alpha * drawn.opacity
-    seen = colour_seen(painting, box, glyphs, _CAP_HEIGHT_EM * shown_size, alpha, drawn.backdrops)
-    if seen is Seen.HIDDEN:
-        return hidden
-    return GlyphBand((left, top, right, top + _CAP_HEIGHT_EM * size), drawn.matrix, glyphs, size), seen
+    digits = digits_at_ends(read.text)
+    gap = along_page(band, group_gap(box.style)) if band and any(digits) else 0.0
+    return Placed(line, len(line.parts), left, right, band, ink, read.sides, digits, gap)

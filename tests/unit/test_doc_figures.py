@@ -967,7 +967,7 @@ ORDERS = rows(
     ),
     (
         "in a font of at least `MIN_SHOWN_FONT_SIZE_PT` ({} pt) as",
-        constant("notifications.documents.page_text.MIN_SHOWN_FONT_SIZE_PT"),
+        constant("notifications.documents.shown_boxes.MIN_SHOWN_FONT_SIZE_PT"),
     ),
     (
         "`MIN_SHOWN_CONTRAST` ({}, WCAG's ratio; black on white is {})",

@@ -7,7 +7,7 @@ from tinycss2.color5 import parse_color
 
 from notifications.documents.contrast import WHITE, contrast_ratio, srgb
 from notifications.documents.layout import pdf_layout
-from notifications.documents.legal_elements import comparable_text
+from notifications.documents.value_places import comparable_text
 
 VALUE = "DE999888777"
 

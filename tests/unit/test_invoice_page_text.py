@@ -8,9 +8,9 @@ from tinycss2.color5 import parse_color
 
 from notifications.documents.contrast import WHITE, contrast_ratio, srgb
 from notifications.documents.layout import pdf_layout
-from notifications.documents.legal_elements import comparable_text
 from notifications.documents.page_text import UNSHOWN
 from notifications.documents.painted_colours import MIN_SHOWN_CONTRAST
+from notifications.documents.value_places import comparable_text
 
 VALUE = "DE999888777"
 

@@ -8,8 +8,8 @@ each, the legitimate layout that comes nearest and must still be read."""
 import pytest
 
 from notifications.documents.layout import pdf_layout
-from notifications.documents.legal_elements import comparable_text
 from notifications.documents.piled_text import GlyphBand, piled
+from notifications.documents.value_places import comparable_text
 
 VALUE = "DE999888777"
 

@@ -8,7 +8,7 @@ import pytest
 
 from notifications.documents.bidi_overrides import overridden_replaced
 from notifications.documents.layout import pdf_layout
-from notifications.documents.legal_elements import comparable_text
+from notifications.documents.value_places import comparable_text
 
 VALUE = "DE999888777"
 HEBREW = "\u05d3\u05d5\u05d3 \u05db\u05d4\u05df"  # a customer's name, written right to left

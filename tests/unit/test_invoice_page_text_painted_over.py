@@ -7,7 +7,7 @@ value's squashed or piled glyphs are test_invoice_page_text_distortions.py's."""
 import pytest
 
 from notifications.documents.layout import pdf_layout
-from notifications.documents.legal_elements import comparable_text
+from notifications.documents.value_places import comparable_text
 
 VALUE = "DE999888777"
 

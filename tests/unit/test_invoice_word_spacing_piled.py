@@ -6,7 +6,7 @@ text (piled_text.piled_within) must not read it; a word-spacing that only tighte
 import pytest
 
 from notifications.documents.layout import pdf_layout
-from notifications.documents.legal_elements import comparable_text
+from notifications.documents.value_places import comparable_text
 
 VALUE = "DE999888777"
 
