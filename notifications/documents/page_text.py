@@ -100,8 +100,8 @@ def _read(
             line = line or Line(parts, len(parts) - 1, rtl=False)  # WeasyPrint lays texts in lines
             placed = _placed(box, outer, line, band if read.ink else None, read)  # None: no glyph
             texts.append(placed)
-            if band and read.ink and placed.ink and seen is Seen.SHOWN:
-                inks.append((placed, inked(band, placed.ink)))  # its glyphs but spaces
+            if band and read.runs and seen is Seen.SHOWN:
+                inks.append((placed, _inked(box, band, read)))
             text = faint_read(text) if seen is Seen.FAINT else text
             parts.append(overridden_replaced(text, UNSHOWN) if band else UNSHOWN)
             continue
@@ -121,6 +121,11 @@ def _read(
             parts.append(UNSHOWN)
             continue
         stack.extend((child, inner, parts, line) for child in reversed(box.children))
+
+
+def _inked(box: Any, band: GlyphBand, read: DrawnText) -> GlyphBand:
+    """The band of a shown text's inked glyphs alone, between its blanks (piled_text.py)."""
+    return inked(band, [(box.position_x + start, box.position_x + end) for start, end in read.runs])
 
 
 def _placed(

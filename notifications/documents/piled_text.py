@@ -3,11 +3,12 @@ positioned onto a line), which page_text.py leaves out of what a page shows: the
 texts' glyphs in one heap, and reads as neither. Plain geometry on the glyph bands page_text.py
 measures, so that the child process that lays out (layout.py) needs nothing more.
 
-A text counts as piled when another shown text's band covers a part of its own band longer
-than PILED_RUN_EM of its font along its line and taller than PILED_BAND_SHARE of its height,
-each band running along the text's inked glyphs alone (inked): a text of spaces and invisible
-characters (no-break spaces, a zero-width space) piles on nothing, and a text's spaces are no
-place another text can pile on, as the page draws nothing there to heap onto.
+A text counts as piled when another shown text's band covers parts of its own band longer in
+all than PILED_RUN_EM of its font along its line, each taller than PILED_BAND_SHARE of its
+height, each band made of the runs of the text's inked glyphs alone (inked, from Pango's ink:
+drawn_spaces.py): a text of spaces, blank glyphs and invisible characters (no-break spaces,
+U+2800, a zero-width space) piles on nothing, and a text's spaces are no place another text
+can pile on, as the page draws nothing there to heap onto, whatever glyphs lie either side.
 Legitimate layouts stay short of one or the other: lines next to one another (their bands, a
 capital's height above each baseline, meet only below a line-height of 0.7), texts end to end
 on a line (their bands touch, or meet by less than an em where a negative margin pulls one
@@ -16,6 +17,7 @@ height of the line). A text laid along it, glyph on glyph, passes both."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import islice
 from typing import Any
@@ -44,24 +46,29 @@ PILED_WORD_SPACING_EM = -0.5
 class GlyphBand:
     """Where a text box's glyphs lie: `rect`, in the box's own coordinates, runs along its width
     from its baseline up a capital's height; `matrix` takes those coordinates to the page's
-    (None: they are the page's); `on_page` bounds the band on the page; `em` is its font size."""
+    (None: they are the page's); `on_page` bounds the band on the page; `em` is its font size;
+    `runs`, from and to along its width, are where its inked glyphs lie between its blanks
+    (empty: all along it)."""
 
     rect: Area
     matrix: Any
     on_page: Area
     em: float
+    runs: tuple[tuple[float, float], ...] = ()
 
 
-def inked(band: GlyphBand, run: tuple[float, float]) -> GlyphBand:
-    """The band along `run` of it alone (from and to along its line, in its coordinates): where
-    its inked glyphs lie, its spaces left out."""
-    left, right = sorted(run)
+def inked(band: GlyphBand, runs: Sequence[tuple[float, float]]) -> GlyphBand:
+    """The band along its `runs` alone (from and to along its line, in its coordinates, each a
+    run of inked glyphs): its spaces and blank glyphs left out, within it and at its ends."""
+    runs = tuple((min(run), max(run)) for run in runs)
+    left, right = min(run[0] for run in runs), max(run[1] for run in runs)
     _, top, _, bottom = band.rect
     corners: list[Point] = [(left, top), (right, top), (right, bottom), (left, bottom)]
     if band.matrix:
         corners = _through(band.matrix, corners)
     xs, ys = [point[0] for point in corners], [point[1] for point in corners]
-    return GlyphBand((left, top, right, bottom), band.matrix, (min(xs), min(ys), max(xs), max(ys)), band.em)
+    bounds = (min(xs), min(ys), max(xs), max(ys))
+    return GlyphBand((left, top, right, bottom), band.matrix, bounds, band.em, runs)
 
 
 def piled(bands: list[GlyphBand]) -> set[int]:
@@ -87,19 +94,29 @@ def piled(bands: list[GlyphBand]) -> set[int]:
 
 def _covers(other: GlyphBand, band: GlyphBand) -> bool:
     """Whether `other` covers `band` as a piled text does, measured in `band`'s coordinates,
-    where its glyphs are `em` tall and run along x, whatever transform draws them."""
-    x1, y1, x2, y2 = other.rect
-    corners: list[Point] = [(x1, y1), (x2, y1), (x2, y2), (x1, y2)]  # in turn around it
-    if other.matrix:
-        corners = _through(other.matrix, corners)
-    if band.matrix:
-        corners = _through(band.matrix.invert, corners)
-    covered = _clipped(corners, band.rect)
-    if not covered:
-        return False
-    xs, ys = [point[0] for point in covered], [point[1] for point in covered]
+    where its glyphs are `em` tall and run along x, whatever transform draws them: the lengths
+    along it where a run of `other`'s inked glyphs lies on one of its own, each across more
+    than PILED_BAND_SHARE of its height, add up to more than PILED_RUN_EM."""
     height = band.rect[3] - band.rect[1]
-    return max(xs) - min(xs) > PILED_RUN_EM * band.em and max(ys) - min(ys) > PILED_BAND_SHARE * height
+    covered = 0.0
+    for x1, y1, x2, y2 in _run_rects(other):
+        corners: list[Point] = [(x1, y1), (x2, y1), (x2, y2), (x1, y2)]  # in turn around it
+        if other.matrix:
+            corners = _through(other.matrix, corners)
+        if band.matrix:
+            corners = _through(band.matrix.invert, corners)
+        for rect in _run_rects(band):
+            piece = _clipped(corners, rect)
+            xs, ys = [point[0] for point in piece], [point[1] for point in piece]
+            if piece and max(ys) - min(ys) > PILED_BAND_SHARE * height:
+                covered += max(xs) - min(xs)
+    return covered > PILED_RUN_EM * band.em
+
+
+def _run_rects(band: GlyphBand) -> list[Area]:
+    """The rectangles of the band's runs of inked glyphs, in its coordinates."""
+    _, top, _, bottom = band.rect
+    return [(left, top, right, bottom) for left, right in band.runs] or [band.rect]
 
 
 def _through(matrix: Any, points: list[Point]) -> list[Point]:

@@ -47,6 +47,16 @@ def test_a_digit_under_a_text_of_blank_glyphs_is_still_read_against_the_value():
     assert _refuses(VAT_NUMBER + POSITIONED.format("&#x2800;" * 4, "0.7em", "&#x2800;" * 4))
 
 
+def test_a_digit_whose_spaces_another_text_s_marks_bracket_is_still_read_against_the_value():
+    # given: the digit's own text ends in a mark past its spaces, and another text's marks lie
+    # on those spaces, either side of nothing: the two texts' first-to-last glyph spans overlap
+    # by more than an em, while no glyph of one lies on a glyph of the other (the page shows
+    # DE1234567890 . ..)
+    written = VAT_NUMBER + POSITIONED.format("&nbsp;" * 4 + ".", "0.7em", "." + "&nbsp;" * 4 + ".")
+    # when / then: piled_text.py compares their inked glyphs' runs, not their spans
+    assert _refuses(written)
+
+
 def test_a_badge_set_over_the_value_s_own_trailing_spaces_is_accepted():
     # the spaces after the value are no place a text piles on: the badge leaves its glyphs be
     written = (
