@@ -44,6 +44,17 @@ def outline_covers(glyphs: Area, ring: Ring) -> bool:
     return meets and not (inner and within(glyphs, inner))
 
 
+def outline_hides(glyphs: Area, ring: Ring) -> bool:
+    """Whether an outline's band covers all of the glyphs."""
+    inner, outer = ring
+    if not within(glyphs, outer):
+        return False
+    if inner is None:
+        return True
+    x1, y1, x2, y2 = intersection(glyphs, inner)
+    return x2 - x1 <= TOLERANCE_PX or y2 - y1 <= TOLERANCE_PX
+
+
 def padding_box(box: Any) -> Area:
     return box.padding_box_x(), box.padding_box_y(), box.padding_width(), box.padding_height()
 

@@ -13,10 +13,14 @@ the sheet, inside every ancestor's clip (overflow, clip, a line's ellipsis) and 
 every ancestor's outline paints over it (page_areas.py); its letters advance by at least half
 their width, and no other shown text's inked glyphs are laid along its own (piled_text.py). A
 box of a negative z-index counts as hidden: its stacking context's backgrounds are painted over
-it. One too pale but still seen (painted_colours.py) is faint, read as letters no value holds:
-it shows no value, but a pale digit runs into one. Not seen: a text laid over it that is not
-shown itself (too small, too pale, clipped in part), and what a fill's bounds overstate (a
-rounded corner, a dash: counted as the band they lie in)."""
+it. One a reader still sees though it shows no value is faint, read as letters no value holds,
+so that a digit of it runs into a value it is set against: too pale but seen
+(painted_colours.py), smaller than MIN_SHOWN_FONT_SIZE_PT but not than MIN_SEEN_FONT_SIZE_PT,
+or with a part of its glyphs clipped away or under an outline and a part left in view. Not
+seen: a text laid over it that is not shown itself (too small, too pale, clipped in part),
+what a fill's bounds overstate (a rounded corner, a dash: counted as the band they lie in),
+and a glyph clipped to a part that stands off its own baseline (a digit cut to its top by an
+inline-block of half its height, read on the line of its baseline, below the value's)."""
 
 from __future__ import annotations  # WeasyPrint's classes name types only: loaded when laid out
 
@@ -25,6 +29,7 @@ from typing import Any
 
 from notifications.documents.contrast import RGB
 from notifications.documents.page_areas import (
+    TOLERANCE_PX,
     Area,
     Ring,
     box_clip,
@@ -32,6 +37,7 @@ from notifications.documents.page_areas import (
     least_stretch,
     on_page,
     outline_covers,
+    outline_hides,
     outline_ring,
     padding_box,
     sunk,
@@ -44,6 +50,10 @@ from notifications.documents.piled_text import GlyphBand, piled_within
 # Below 4 pt no print and no screen at 100 % is read (fine print runs at 6 to 8 pt); hiding
 # uses 0 to 1 pt.
 MIN_SHOWN_FONT_SIZE_PT = 4
+# But a reader still sees a mark down to 1 pt (a capital a quarter of a millimetre tall, a speck
+# of print), and reads a digit that small against a value into it, as a pale digit
+# (painted_colours.MIN_SEEN_CONTRAST): below, a text is seen by no one (the hidings' 0 and 1 px).
+MIN_SEEN_FONT_SIZE_PT = 1
 _PX_PER_PT = 96 / 72  # WeasyPrint's lengths are CSS pixels
 # The glyphs' band tested against the clips: from the baseline up a capital's height (about
 # 0.7 em), since a line's own box may be taller than a block that clips it and still shows it.
@@ -104,22 +114,37 @@ def line_inside(line: Any, drawn: Drawn) -> Drawn | None:
 
 def text_shown(box: Any, drawn: Drawn, painting: Painting) -> tuple[GlyphBand | None, Seen]:
     """The band of the text's glyphs where the text is shown or faint (the module's rule but for
-    texts piled onto one another), and which (None and HIDDEN where neither)."""
+    texts piled onto one another), and which (None and HIDDEN where neither). A text too small
+    to show a value (under MIN_SHOWN_FONT_SIZE_PT) or shown in part (a clip or an outline over
+    some of its glyphs) is faint where a reader still sees it: at MIN_SEEN_FONT_SIZE_PT or more,
+    a part of its glyphs left in view."""
     style = box.style
     size = style["font_size"]
     shown_size = size * least_stretch(drawn.matrix)
     hidden = None, Seen.HIDDEN
-    if style["visibility"] != "visible" or shown_size < MIN_SHOWN_FONT_SIZE_PT * _PX_PER_PT:
+    if style["visibility"] != "visible" or shown_size < MIN_SEEN_FONT_SIZE_PT * _PX_PER_PT:
         return hidden
     if piled_within(box.width, box.text, style["letter_spacing"], style["word_spacing"], size):
         return hidden
     top = box.position_y + box.baseline - _CAP_HEIGHT_EM * size
     left, right = sorted((box.position_x, box.position_x + box.width))  # < 0 wide: letters set back
     glyphs = on_page(drawn.matrix, left, top, right - left, _CAP_HEIGHT_EM * size)
-    if not within(glyphs, drawn.area) or any(outline_covers(glyphs, ring) for ring in drawn.rings):
+    whole = within(glyphs, drawn.area) and not any(outline_covers(glyphs, ring) for ring in drawn.rings)
+    if not whole and not _partly_seen(glyphs, drawn):
         return hidden
     alpha = style["color"].alpha * drawn.opacity
     seen = colour_seen(painting, box, glyphs, _CAP_HEIGHT_EM * shown_size, alpha, drawn.backdrops)
     if seen is Seen.HIDDEN:
         return hidden
+    if not whole or shown_size < MIN_SHOWN_FONT_SIZE_PT * _PX_PER_PT:
+        seen = Seen.FAINT
     return GlyphBand((left, top, right, top + _CAP_HEIGHT_EM * size), drawn.matrix, glyphs, size), seen
+
+
+def _partly_seen(glyphs: Area, drawn: Drawn) -> bool:
+    """Whether some of the glyphs lie inside every clip (more than TOLERANCE_PX each way) and
+    no outline covers all of that part."""
+    x1, y1, x2, y2 = part = intersection(glyphs, drawn.area)
+    if x2 - x1 <= TOLERANCE_PX or y2 - y1 <= TOLERANCE_PX:
+        return False
+    return not any(outline_hides(part, ring) for ring in drawn.rings)

@@ -1,6 +1,7 @@
 """Attacks on what a reader sees against a value where the check read it apart: a digit too pale
-to show a value but still seen (notifications/documents/painted_colours.py, MIN_SEEN_CONTRAST)
-and a narrow space grouping a digit with a number (1&#x202F;159,70, legal_elements.py), each of
+to show a value but still seen (notifications/documents/painted_colours.py, MIN_SEEN_CONTRAST),
+too small to show one but still seen, or clipped in part (shown_boxes.py, MIN_SEEN_FONT_SIZE_PT)
+and a narrow space grouping a digit with a number (1&#x202F;159,70, value_places.py), each of
 which the check must refuse; and beside them what no reader sees, an information separator
 (U+001C to U+001F, drawn as a box), and the designs a shop would use, which it must accept. The
 shipped template with one value written otherwise, its sample invoice laid out by WeasyPrint in
@@ -72,6 +73,44 @@ def test_the_palest_grey_seen_is_far_paler_than_the_palest_that_shows_a_value():
 )
 def test_a_digit_a_reader_still_sees_against_the_value_is_refused(written):
     assert _refuses(written)
+
+
+CLIPPED = "<span style='display: inline-block; overflow: hidden; vertical-align: baseline; {}'>{}</span>"
+
+
+@pytest.mark.parametrize(
+    ("written", "value", "locale"),
+    [
+        (f"{VAT_NUMBER}<span style='font-size: 3pt'>0</span>", VAT_NUMBER, "en"),
+        (f"<span style='font-size: 1.5pt'>1</span>{TOTAL}", TOTAL, "ru"),
+        (f"{VAT_NUMBER}" + CLIPPED.format("width: 0.35em", "0"), VAT_NUMBER, "en"),
+        (CLIPPED.format("width: 0.4em; direction: rtl", "1") + TOTAL, TOTAL, "ru"),
+    ],
+    ids=[
+        "a digit of 3 pt after it",
+        "a digit of 1.5 pt before it",
+        "a digit after it clipped to its left part",
+        "a digit before it clipped to its right part",
+    ],
+)
+def test_a_digit_too_small_or_clipped_to_show_a_value_but_seen_is_refused(written, value, locale):
+    # under MIN_SHOWN_FONT_SIZE_PT, or not all inside its clip, a text shows no value, but a
+    # reader still sees a mark there, as a pale digit (shown_boxes.py, MIN_SEEN_FONT_SIZE_PT)
+    assert _refuses(written, value=value, locale=locale)
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        f"{VAT_NUMBER}<span style='font-size: 0.5pt'>0</span>",
+        f"{VAT_NUMBER}" + CLIPPED.format("width: 0", "0"),
+        "<span style='position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0)'>"
+        f"VAT</span>{VAT_NUMBER}",
+    ],
+    ids=["a digit of half a point", "a digit clipped away whole", "a label for screen readers, clipped away"],
+)
+def test_a_text_no_reader_sees_beside_the_value_is_read_as_nothing(written):
+    assert written_refusal(written) == ""
 
 
 @pytest.mark.parametrize("colour", [UNSEEN, "white"], ids=["a grey just paler than the palest seen", "white"])
