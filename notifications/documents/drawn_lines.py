@@ -31,9 +31,9 @@ from itertools import islice
 
 from notifications.documents.digit_groups import digit_gap
 from notifications.documents.drawn_spaces import least_gap, spaces_cut
+from notifications.documents.glyph_bands import GlyphBand
 from notifications.documents.glyph_lines import along_page, em_drawn, on_one_line, spaced, upright
 from notifications.documents.page_areas import on_page
-from notifications.documents.piled_text import GlyphBand
 
 # A NUL where a text is not shown, and between blocks (page_text.py): no value holds one, so no
 # value is found across it.

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from math import hypot, radians, tan
 
-from notifications.documents.piled_text import GlyphBand, Point
+from notifications.documents.glyph_bands import GlyphBand, Point
 
 # Texts on a line this far apart, in their font's size, are set apart as by a space (about a
 # quarter of an em: a label and its value in spans with a margin between): read as one.

@@ -14,8 +14,8 @@ from typing import Any
 
 from notifications.documents.digit_groups import digit_gap, digits_meet, group_gap
 from notifications.documents.drawn_spaces import DrawnText, least_gap, spaces_cut
+from notifications.documents.glyph_bands import GlyphBand
 from notifications.documents.glyph_lines import SPACED_EM, on_one_line
-from notifications.documents.piled_text import GlyphBand
 
 
 @dataclass

@@ -23,13 +23,14 @@ from notifications.documents.contrast import WHITE
 from notifications.documents.digit_groups import digits_at_ends, group_gap
 from notifications.documents.drawn_lines import UNSHOWN, Line, Placed, read_as_drawn
 from notifications.documents.drawn_spaces import DrawnText, box_text, drawn_text
+from notifications.documents.glyph_bands import GlyphBand, inked
 from notifications.documents.glyph_lines import along_page
 from notifications.documents.line_gaps import LineGaps
 from notifications.documents.page_areas import intersection, on_page, padding_box
 from notifications.documents.paint_order import paint_order
 from notifications.documents.painted_boxes import Painting
 from notifications.documents.painted_colours import Seen, backdrops_under, faint_read
-from notifications.documents.piled_text import GlyphBand, inked, piled
+from notifications.documents.piled_text import piled
 from notifications.documents.shown_boxes import Drawn, inside, line_inside, text_shown
 
 if TYPE_CHECKING:

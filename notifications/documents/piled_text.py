@@ -4,31 +4,37 @@ texts' glyphs in one heap, and reads as neither. Plain geometry on the glyph ban
 measures, so that the child process that lays out (layout.py) needs nothing more.
 
 A text counts as piled when another shown text's band covers parts of its own band longer in
-all than PILED_RUN_EM of its font along its line, each taller than PILED_BAND_SHARE of its
-height, each band made of the runs of the text's inked glyphs alone (inked, from Pango's ink:
+all than PILED_RUN_EM of its font along its line (PILED_GLYPH_EM, half a glyph, where both run
+along the page's lines: a glyph laid onto one of its own), each taller than PILED_BAND_SHARE
+of its height, each band made of the runs of the text's inked glyphs alone (inked, from Pango's ink:
 drawn_spaces.py): a text of spaces, blank glyphs and invisible characters (no-break spaces,
 U+2800, a zero-width space) piles on nothing, and a text's spaces are no place another text
 can pile on, as the page draws nothing there to heap onto, whatever glyphs lie either side.
 Legitimate layouts stay short of one or the other: lines next to one another (their bands, a
 capital's height above each baseline, meet only below a line-height of 0.7), texts end to end
 on a line (their bands touch, or meet by less than an em where a negative margin pulls one
-back), and a text crossing it at a steep angle (a rotated label: it covers its own capital's
-height of the line). A text laid along it, glyph on glyph, passes both."""
+back by a little), and a text crossing it at a steep angle (a rotated label: it covers its own
+capital's height of the line). A text laid along it, glyph on glyph, passes both. Not seen: a
+single glyph turned across the line onto one of its glyphs (a minus sign turned upright across
+a minus sign draws a plus), which covers less than PILED_RUN_EM."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
 from itertools import islice
 from typing import Any
 
-Area = tuple[float, float, float, float]  # x1, y1, x2, y2
-Point = tuple[float, float]
+from notifications.documents.glyph_bands import Area, GlyphBand, Point, through
+from notifications.documents.glyph_lines import upright
 
 # A text of the line's size crossing it at a right angle covers a capital's height (0.7 em) of
-# its run, one at 70 degrees 1 em; one nearer the line's direction covers more. One letter laid
-# onto it (0.6 to 0.8 em) covers less and passes, as a box drawn over it does (page_text.py).
+# its run, one at 70 degrees 1 em; one nearer the line's direction covers more.
 PILED_RUN_EM = 1.0
+# But a text laid along it, both running along the page's lines, piles on it by half a glyph (a
+# digit is 0.5 to 0.64 em wide): one glyph laid onto one of its own (an 8 over its 3, a bar
+# across a minus sign) heaps them into another character. Texts end to end on a line meet by
+# less (a badge pulled back 0.1 em onto a value's end; a box pulled over a space covers none of
+# its glyphs); a rotated label crossing it is not laid along it.
+PILED_GLYPH_EM = 0.3
 # A quarter of the band: lines of one font meet only below a line-height of 0.7, and cover a
 # quarter of each other's capitals below 0.525, which no layout meant to be read comes near;
 # above it, a line laid over another leaves three quarters of its capitals, where they differ.
@@ -40,35 +46,6 @@ PILED_ADVANCE_SHARE = 0.5
 # after it back onto the one before (or off the page's left edge), whatever the whole text's
 # width, which one space's spacing barely shortens (X DE999888777 at -60px draws E999X888777).
 PILED_WORD_SPACING_EM = -0.5
-
-
-@dataclass(frozen=True)
-class GlyphBand:
-    """Where a text box's glyphs lie: `rect`, in the box's own coordinates, runs along its width
-    from its baseline up a capital's height; `matrix` takes those coordinates to the page's
-    (None: they are the page's); `on_page` bounds the band on the page; `em` is its font size;
-    `runs`, from and to along its width, are where its inked glyphs lie between its blanks
-    (empty: all along it)."""
-
-    rect: Area
-    matrix: Any
-    on_page: Area
-    em: float
-    runs: tuple[tuple[float, float], ...] = ()
-
-
-def inked(band: GlyphBand, runs: Sequence[tuple[float, float]]) -> GlyphBand:
-    """The band along its `runs` alone (from and to along its line, in its coordinates, each a
-    run of inked glyphs): its spaces and blank glyphs left out, within it and at its ends."""
-    runs = tuple((min(run), max(run)) for run in runs)
-    left, right = min(run[0] for run in runs), max(run[1] for run in runs)
-    _, top, _, bottom = band.rect
-    corners: list[Point] = [(left, top), (right, top), (right, bottom), (left, bottom)]
-    if band.matrix:
-        corners = _through(band.matrix, corners)
-    xs, ys = [point[0] for point in corners], [point[1] for point in corners]
-    bounds = (min(xs), min(ys), max(xs), max(ys))
-    return GlyphBand((left, top, right, bottom), band.matrix, bounds, band.em, runs)
 
 
 def piled(bands: list[GlyphBand]) -> set[int]:
@@ -96,31 +73,29 @@ def _covers(other: GlyphBand, band: GlyphBand) -> bool:
     """Whether `other` covers `band` as a piled text does, measured in `band`'s coordinates,
     where its glyphs are `em` tall and run along x, whatever transform draws them: the lengths
     along it where a run of `other`'s inked glyphs lies on one of its own, each across more
-    than PILED_BAND_SHARE of its height, add up to more than PILED_RUN_EM."""
+    than PILED_BAND_SHARE of its height, add up to more than PILED_RUN_EM, or PILED_GLYPH_EM
+    where both run along the page's lines (glyph_lines.upright)."""
     height = band.rect[3] - band.rect[1]
     covered = 0.0
     for x1, y1, x2, y2 in _run_rects(other):
         corners: list[Point] = [(x1, y1), (x2, y1), (x2, y2), (x1, y2)]  # in turn around it
         if other.matrix:
-            corners = _through(other.matrix, corners)
+            corners = through(other.matrix, corners)
         if band.matrix:
-            corners = _through(band.matrix.invert, corners)
+            corners = through(band.matrix.invert, corners)
         for rect in _run_rects(band):
             piece = _clipped(corners, rect)
             xs, ys = [point[0] for point in piece], [point[1] for point in piece]
             if piece and max(ys) - min(ys) > PILED_BAND_SHARE * height:
                 covered += max(xs) - min(xs)
-    return covered > PILED_RUN_EM * band.em
+    along = upright(other) and upright(band)
+    return covered > (PILED_GLYPH_EM if along else PILED_RUN_EM) * band.em
 
 
 def _run_rects(band: GlyphBand) -> list[Area]:
     """The rectangles of the band's runs of inked glyphs, in its coordinates."""
     _, top, _, bottom = band.rect
     return [(left, top, right, bottom) for left, right in band.runs] or [band.rect]
-
-
-def _through(matrix: Any, points: list[Point]) -> list[Point]:
-    return [(x, y) for x, y in (matrix.transform_point(*point) for point in points)]
 
 
 def _clipped(polygon: list[Point], rect: Area) -> list[Point]:

@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from notifications.documents.contrast import RGB
+from notifications.documents.glyph_bands import GlyphBand
 from notifications.documents.page_areas import (
     TOLERANCE_PX,
     Area,
@@ -45,7 +46,7 @@ from notifications.documents.page_areas import (
 )
 from notifications.documents.painted_boxes import Painting
 from notifications.documents.painted_colours import Seen, backdrops_under, border_image_backdrops, colour_seen
-from notifications.documents.piled_text import GlyphBand, piled_within
+from notifications.documents.piled_text import piled_within
 
 # Below 4 pt no print and no screen at 100 % is read (fine print runs at 6 to 8 pt); hiding
 # uses 0 to 1 pt.
