@@ -16,7 +16,7 @@ from typing import Any
 from notifications.content.errors import RenderError
 from notifications.documents.context import document_context
 from notifications.documents.shown_boxes import MIN_SHOWN_FONT_SIZE_PT
-from notifications.documents.value_places import comparable_words, value_shown
+from notifications.documents.value_places import Others, comparable_words, value_shown, written_text
 from orders.models import Invoice
 
 # What a document must show, each with its values: a value of the document that its pages do not
@@ -45,12 +45,18 @@ LEGAL_ELEMENTS = {
 }
 
 
-def legal_elements_check(document: Invoice, shown_text: str, label: str, *, sample: bool) -> None:
+def legal_elements_check(
+    document: Invoice, shown_text: str, label: str, *, sample: bool, template: str = ""
+) -> None:
     """Raise RenderError naming each element of `document` that `shown_text`, the text of its
-    laid-out pages (page_text.py), does not show."""
+    laid-out pages (page_text.py), does not show, rendered from the HTML `template` (whose own
+    numbers a value may lie within: value_places.py; none given, none)."""
     page = comparable_words(shown_text)
     context = document_context(document)
-    others = {words.text: words for words in map(comparable_words, _leaves(context))}.values()
+    others = Others(
+        {words.text: words for words in map(comparable_words, _leaves(context))}.values(),
+        written_text(template),
+    )
     missing = []
     for name, words in LEGAL_ELEMENTS.items():
         values = dict.fromkeys(_values(context, name))

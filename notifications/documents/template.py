@@ -72,13 +72,15 @@ def document_pdf(source: TemplateSource, invoice: Invoice) -> bytes:
         layout = pdf_layout(html)
     else:
         [layout] = layouts_in_child([html], label=source.label)
-    pages_check(invoice, layout, source.label, sample=False)
+    pages_check(invoice, layout, source, sample=False)
     return layout.pdf
 
 
-def pages_check(document: Invoice, layout: Layout, label: str, *, sample: bool) -> None:
-    """Raise RenderError where the laid-out pages of `document` draw text in an SVG image, which
-    the check cannot read (svg_text.py), or leave out what it must show (legal_elements.py)."""
+def pages_check(document: Invoice, layout: Layout, source: TemplateSource, *, sample: bool) -> None:
+    """Raise RenderError where the laid-out pages of `document`, rendered from `source`, draw text
+    in an SVG image, which the check cannot read (svg_text.py), or leave out what it must show
+    (legal_elements.py)."""
+    label = source.label
     if layout.svg_texts:
         raise RenderError(
             f"The html template of {label} draws text in an SVG image ({layout.svg_texts[0]!r}), which "
@@ -86,7 +88,7 @@ def pages_check(document: Invoice, layout: Layout, label: str, *, sample: bool) 
             "runs into a value, such as a digit drawn against the VAT number or the total. Write the "
             "text as HTML text; an SVG of shapes alone, such as a logo, may stay."
         )
-    legal_elements_check(document, layout.shown_text, label, sample=sample)
+    legal_elements_check(document, layout.shown_text, label, sample=sample, template=source.html)
 
 
 def document_preview_pdf(source: TemplateSource, invoice: Invoice) -> bytes:

@@ -36,7 +36,7 @@ def document_samples_render(source: TemplateSource, *, only: int | None = None) 
     layouts = layouts_in_child(htmls, label=source.label)
     for document, layout in zip(documents, layouts, strict=True):
         _layout_check(document, layout, source.label)
-        pages_check(document, layout, source.label, sample=True)
+        pages_check(document, layout, source, sample=True)
     return [layout.pdf for layout in layouts]
 
 

@@ -14,6 +14,7 @@ or ends with a digit must be run into no digit, nor into a group or decimal sepa
 digit, wherever the page shows it whole, but where that place is within another value of the
 document shown there (a line's 2,00 € within another's 12,00 €)."""
 
+import html
 import re
 import unicodedata
 from bisect import bisect_left, bisect_right
@@ -40,6 +41,8 @@ _SEPARATORS = frozenset(".,'\u2019\u066b\u066c\u201a\u00b7\u2027\u2219\u22c5\u20
 # (or pale ones, painted_colours.FAINT) makes one number of both sides, as a comma does, and is
 # left out as one; a wider gap the reading writes as a space, which sets them apart.
 _DIGIT_GROUP_SPACE = re.compile(f"(?<=[\\d{FAINT}])[{GROUPING}\u2006\u2009\u200a\u202f](?=[\\d{FAINT}])")
+# What a template writes that is not its own text: variables, tags and comments.
+_TEMPLATE_PARTS = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}", re.DOTALL)
 # Where a line ends in the text of the pages: a value may wrap there.
 _LINE_BREAKS = frozenset("\n\r\u2028\u2029")
 
@@ -90,10 +93,26 @@ def comparable_words(text: str) -> Words:
     return Words("".join(words), tuple(starts), frozenset(starts), frozenset(breaks))
 
 
-def value_shown(value: str, page: Words, others: Iterable[Words] = ()) -> bool:
+@dataclass(frozen=True)
+class Others:
+    """What a value run into a number may lie within: `values`, the comparable_words of the
+    document's other values, and `written`, the comparable text of the numbers and words its
+    template writes itself (written_text)."""
+
+    values: Iterable[Words] = ()
+    written: str = ""
+
+
+def written_text(template: str) -> str:
+    """The comparable text of what an HTML template writes itself: its source without its tags,
+    variables and comments (each a break), HTML's character references read."""
+    return comparable_text(html.unescape(_TEMPLATE_PARTS.sub(" ", template)))
+
+
+def value_shown(value: str, page: Words, others: Others = Others()) -> bool:
     """Whether the page (comparable_words of its text) shows `value` whole and apart somewhere,
-    and nowhere whole and run into a number but within one of `others` (the comparable_words of
-    the document's other values) shown there."""
+    and nowhere whole and run into a number but within another value of the document shown
+    there, or within a number the template writes itself (`others`)."""
     own = comparable_words(value)
     if not own.text:
         return True
@@ -140,10 +159,15 @@ def _run_into_number(value: str, page: Words, found: int) -> bool:
     return before or after
 
 
-def _within_another(value: str, page: Words, found: int, others: Iterable[Words]) -> bool:
-    """Whether the value at `found` lies within another value of `others` that the page shows
-    there whole and apart (a line's 2,00 € within another's 12,00 €)."""
-    for other in others:
+def _within_another(value: str, page: Words, found: int, others: Others) -> bool:
+    """Whether the value at `found` lies within another value of the document that the page
+    shows there whole and apart (a line's 2,00 € within another's 12,00 €), or within words the
+    template writes itself (Free delivery from 50,00 €, which holds a line's 0,00 €)."""
+    first = page.ordered[bisect_right(page.ordered, found) - 1]
+    last = page.ordered[bisect_left(page.ordered, found + len(value))]
+    if others.written and page.text[first:last] in others.written:
+        return True
+    for other in others.values:
         if len(other.text) <= len(value) or value not in other.text:
             continue
         for offset in _places(value, other.text):

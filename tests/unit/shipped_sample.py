@@ -40,7 +40,7 @@ def written_refusal(written: str, *, value: str = VAT_NUMBER, locale: str = "en"
     source = replace(SOURCE, html=html, locale=locale, draft=True)
     invoice = sample_documents(locale)[0]
     try:
-        pages_check(invoice, pdf_layout(document_html(source, invoice)), source.label, sample=True)
+        pages_check(invoice, pdf_layout(document_html(source, invoice)), source, sample=True)
     except RenderError as refused:
         return str(refused)
     return ""

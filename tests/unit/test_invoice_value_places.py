@@ -123,6 +123,14 @@ def test_an_ordinary_design_of_the_total_is_accepted(written, locale):
     assert written_refusal(written, value=TOTAL, locale=locale) == ""
 
 
+def test_a_value_within_a_number_the_template_writes_itself_is_shown():
+    # given: the template writes 17 % itself, which holds the sample's 7 % rate after a digit;
+    # the rate shows apart in the rates' table
+    written = f"{VAT_NUMBER}<br>Discounts of up to 17 % apply."
+    # when / then: a number the template writes whole counts as its own text
+    assert written_refusal(written) == ""
+
+
 @pytest.fixture(scope="module")
 def russian() -> tuple[Invoice, str]:
     """The Russian sample invoice and the text the shipped template's pages show of it."""
