@@ -93,6 +93,33 @@ def test_a_box_of_its_own_set_apart_from_a_legal_value_is_accepted(client, invoi
     assert response.status_code == 302, page_words(response)  # saved: the check let it through
 
 
+@pytest.mark.parametrize(
+    ("written", "saved"),
+    [
+        ("1&nbsp;{{ document.total }}", False),
+        ("<span style='display: inline-block; margin-right: 0.3em'>1</span>{{ document.total }}", False),
+        ("<small>{{ document.total }}</small><br>1{{ document.total }}", False),
+        ("2 &#xD7; {{ document.total }}", True),
+    ],
+    ids=[
+        "a digit a no-break space before the total (1 49,90 €)",
+        "a digit a word space before it in an inline-block",
+        "the total apart in small print, and run into a digit",
+        "a quantity times the total",
+    ],
+)
+def test_a_russian_draft_with_a_digit_grouped_with_the_total_is_refused(
+    client, invoice_editor, written, saved
+):
+    # given: Russian groups a number's digits with a no-break space (1 159,70 €)
+    html = SHIPPED_HTML.replace("{{ document.total }}", written)
+    # when
+    response = draft_post(client, html, locale="ru")
+    # then
+    assert (response.status_code == 302) is saved, page_words(response)
+    assert ("({{ document.total }}: 49,90" in page_words(response)) is not saved
+
+
 def test_a_logo_floated_into_a_table_cell_beside_a_legal_value_is_accepted(client, invoice_editor):
     # given: a logo floated before the date of issue, its margin keeping it apart on the line
     logo = "<span style='float: left; margin-right: 2mm; font-size: 16pt; font-weight: bold'>ACME</span>"
