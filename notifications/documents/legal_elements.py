@@ -70,8 +70,9 @@ def legal_elements_check(
             f"(an EU invoice, Directive 2006/112/EC art. 226): {'; '.join(missing)}. A value counts "
             f"where a page shows it: visible, on the page, at {MIN_SHOWN_FONT_SIZE_PT} pt or more, "
             "in a colour that stands out from what lies under it, in the order it is written (no "
-            "bidirectional override, U+202D or U+202E, turning it around), and apart from other "
-            "letters and digits (1{{ document.total }} shows another total)."
+            "bidirectional override, U+202D or U+202E, turning it around), whole (no gap drawn "
+            "inside it), and apart from other letters and digits, a digit a word space from it "
+            "included, wherever the page shows it (1{{ document.total }} shows another total)."
         )
 
 

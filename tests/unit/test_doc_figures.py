@@ -975,8 +975,18 @@ ORDERS = rows(
         computed(lambda: contrast_ratio((0.0, 0.0, 0.0), WHITE), lambda ratio: number(round(ratio, 2))),
     ),
     (
-        "a contrast ratio of at least `MIN_SEEN_CONTRAST` ({}): a pale grey digit",
+        "one too pale, down to a contrast ratio of `MIN_SEEN_CONTRAST` ({}), one too small, down to "
+        "`MIN_SEEN_FONT_SIZE_PT` ({} pt),",
         constant("notifications.documents.painted_colours.MIN_SEEN_CONTRAST"),
+        constant("notifications.documents.shown_boxes.MIN_SEEN_FONT_SIZE_PT"),
+    ),
+    (
+        "no wider than `GROUP_GAP_SHARE` ({}) of a word space of their font",
+        constant("notifications.documents.digit_groups.GROUP_GAP_SHARE"),
+    ),
+    (
+        "fill narrower than `COVER_SHARE` ({}) of its capitals",
+        constant("notifications.documents.painted_colours.COVER_SHARE"),
     ),
     (
         "the sample invoice or credit note takes more than {} pages.",
