@@ -3,9 +3,9 @@
 placed off the page, clipped away or painted over) is left out as surely as a value never
 written. Read from WeasyPrint's box tree after the layout, in the process that lays out
 (layout.py), with WeasyPrint, the standard library and this package's bidi_overrides.py,
-contrast.py, digit_groups.py, drawn_lines.py, drawn_spaces.py, glyph_lines.py, line_gaps.py,
-page_areas.py, paint_order.py, painted_boxes.py, painted_colours.py, pango_glyphs.py,
-piled_text.py and shown_boxes.py only. Which texts count as shown, too pale to show a value
+contrast.py, digit_groups.py, drawn_lines.py, drawn_spaces.py, glyph_bands.py, glyph_lines.py,
+line_gaps.py, page_areas.py, paint_order.py, painted_boxes.py, painted_colours.py,
+pango_glyphs.py, piled_text.py and shown_boxes.py only. Which texts count as shown, too pale to show a value
 but seen (faint), or hidden, is shown_boxes.py's rule. Characters a bidi override draws in a
 forced order are not read (bidi_overrides.py); a space is read where the page draws a gap,
 whether or not the text holds one (drawn_spaces.py, line_gaps.py), and between two digits as
