@@ -2,7 +2,7 @@
 web processes take them), one saying it was paid in part and the other paid in full: whichever
 commits first, the order ends paid in full, with one invoice and its series gapless."""
 
-import threading
+from functools import partial
 
 import pytest
 from django.db import connection
@@ -11,6 +11,7 @@ from intake.receive import delivery_receive
 from orders.models import Invoice, Order
 from shops.models import Shop
 from tests import shopify_payloads as shopify
+from tests.at_once import at_once
 from tests.connected_shop import tea_house_create
 from tests.integration.intake.platform_edit_support import money
 
@@ -26,29 +27,17 @@ def _order(order_id: int, updated_at: str, *, outstanding: str, status: str) -> 
 
 def _at_once(shop: Shop, bodies: list[tuple[str, bytes]]) -> list[str]:
     """Each (event key, body) received as orders/updated in its own thread and connection."""
-    start = threading.Barrier(len(bodies))
-    outcomes: list[str] = []
-    errors: list[BaseException] = []
 
-    def receive(event_key: str, body: bytes) -> None:
+    def receive(event_key: str, body: bytes) -> str:
         try:
-            start.wait(timeout=10)
             received = delivery_receive(
                 shop=shop, event_key=event_key, webhook_id="", topic="orders/updated", body=body.decode()
             )
-            outcomes.append(received.delivery.outcome)
-        except BaseException as exc:
-            errors.append(exc)
+            return received.delivery.outcome
         finally:
             connection.close()
 
-    threads = [threading.Thread(target=receive, args=body) for body in bodies]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=30)
-    assert not errors, errors
-    return sorted(outcomes)
+    return sorted(at_once([partial(receive, *body) for body in bodies]))
 
 
 def test_a_deposit_and_its_balance_at_once_pay_the_order_in_full_and_invoice_it_once():
