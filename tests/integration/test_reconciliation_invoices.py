@@ -144,11 +144,11 @@ def test_which_orders_are_due_an_invoice_follows_invoice_issued_when(settings):
     assert all(row.detail.startswith("Placed ") for row in rows if row.order_id == unpaid.id)
 
 
-def test_under_paid_an_order_paid_in_part_is_not_due_its_invoice_yet(settings):
-    # given: a platform's order placed with a deposit of 10.00 of its 34.80: not invoiced
-    shop_order = ShopOrder(shop_order_body(number="P1"))
+def _placed_with_a_deposit(number: str) -> Order:
+    """A platform's order placed with a deposit of 10.00 of its 34.80."""
+    shop_order = ShopOrder(shop_order_body(number=number))
     with transaction.atomic():
-        order = order_record(
+        return order_record(
             customer_email="acc@example.com",
             amount=shop_order.amount,
             currency="EUR",
@@ -156,6 +156,11 @@ def test_under_paid_an_order_paid_in_part_is_not_due_its_invoice_yet(settings):
             paid=True,
             paid_minor=1000,
         )
+
+
+def test_under_paid_an_order_paid_in_part_is_not_due_its_invoice_yet(settings):
+    # given: a platform's order placed with a deposit of 10.00 of its 34.80: not invoiced
+    order = _placed_with_a_deposit("P1")
     paid_in_full = _placed_without_invoice("P2", settings)
     # when
     reconcile_run(stuck_after=NOW)
@@ -166,16 +171,7 @@ def test_under_paid_an_order_paid_in_part_is_not_due_its_invoice_yet(settings):
 
 def test_an_order_whose_deposit_is_older_than_the_window_and_balance_in_it_is_checked(settings):
     # given: a platform's order paid a deposit of 10.00 of its 34.80 long before the window
-    shop_order = ShopOrder(shop_order_body(number="P3"))
-    with transaction.atomic():
-        order = order_record(
-            customer_email="acc@example.com",
-            amount=shop_order.amount,
-            currency="EUR",
-            shop_order=shop_order,
-            paid=True,
-            paid_minor=1000,
-        )
+    order = _placed_with_a_deposit("P3")
     long_ago = timezone.now() - timedelta(days=30)
     Order.objects.filter(pk=order.pk).update(paid_at=long_ago, created_at=long_ago, updated_at=long_ago)
     order.refresh_from_db()
